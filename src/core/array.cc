@@ -1,0 +1,79 @@
+#include "hhlo/core/array.h"
+
+#include <complex>
+#include <cstdlib>
+#include <new>
+
+namespace hhlo {
+
+void Array::Free::operator()(std::byte* p) const { std::free(p); }
+
+Array::Array(DType dtype, Dims dims) : type_{dtype, std::move(dims)} {
+  for (int64_t d : type_.dims)
+    if (d < 0)
+      throw Error("Array: dimension sizes must be static and non-negative, got [" +
+                  dims_to_string(type_.dims) + "]");
+  num_elements_ = hhlo::num_elements(type_.dims);
+  bytes_ = static_cast<std::size_t>(num_elements_) * hhlo::byte_size(dtype);
+  std::size_t alloc = ((bytes_ + 63) / 64) * 64;
+  if (alloc == 0) alloc = 64;
+  auto* p = static_cast<std::byte*>(std::aligned_alloc(64, alloc));
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, alloc);
+  data_.reset(p);
+}
+
+Array Array::from_bytes(const TensorType& type, const void* bytes, std::size_t size) {
+  Array a(type);
+  if (size != a.byte_size())
+    throw Error("Array::from_bytes: " + std::to_string(size) + " bytes given for " +
+                type.to_string() + " which needs " + std::to_string(a.byte_size()));
+  if (size) std::memcpy(a.data(), bytes, size);
+  return a;
+}
+
+Array::Array(const Array& other) : Array(other.type_) {
+  if (bytes_) std::memcpy(data(), other.data(), bytes_);
+}
+
+Array& Array::operator=(const Array& other) {
+  if (this != &other) *this = Array(other);
+  return *this;
+}
+
+void Array::check_type(DType t) const {
+  if (t != type_.dtype)
+    throw Error("Array: element type is " + std::string(dtype_name(type_.dtype)) +
+                ", requested " + std::string(dtype_name(t)));
+}
+
+double Array::element_as_double(int64_t i) const {
+  if (i < 0 || i >= num_elements_)
+    throw Error("Array: index " + std::to_string(i) + " out of range for " + type_.to_string());
+  return visit_dtype(dtype(), [&](auto tag) -> double {
+    using T = decltype(tag);
+    T v;
+    std::memcpy(&v, static_cast<const std::byte*>(data()) + i * sizeof(T), sizeof(T));
+    if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)
+      return static_cast<double>(v.real());
+    else if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>)
+      return static_cast<double>(static_cast<float>(v));
+    else
+      return static_cast<double>(v);
+  });
+}
+
+Array Array::reshaped(Dims dims) const {
+  Array a(dtype(), std::move(dims));
+  if (a.num_elements() != num_elements_)
+    throw Error("Array::reshaped: cannot reshape " + type_.to_string() + " to " +
+                a.type().to_string());
+  if (bytes_) std::memcpy(a.data(), data(), bytes_);
+  return a;
+}
+
+bool Array::operator==(const Array& o) const {
+  return type_ == o.type_ && (bytes_ == 0 || std::memcmp(data(), o.data(), bytes_) == 0);
+}
+
+}  // namespace hhlo

@@ -1,0 +1,18 @@
+#include "hhlo/core/error.h"
+
+#include <fmt/format.h>
+
+namespace hhlo {
+
+ShapeError::ShapeError(std::string op, std::string constraint, const std::string& detail)
+    : Error(constraint.empty() ? fmt::format("op '{}': {}", op, detail)
+                               : fmt::format("op '{}' ({}): {}", op, constraint, detail)),
+      op_(std::move(op)),
+      constraint_(std::move(constraint)) {}
+
+PjrtError::PjrtError(std::string function, int code, const std::string& message)
+    : Error(fmt::format("{} failed (PJRT error code {}): {}", function, code, message)),
+      function_(std::move(function)),
+      code_(code) {}
+
+}  // namespace hhlo
