@@ -1,0 +1,56 @@
+// Device buffers (PJRT_Buffer_*).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "hhlo/core/array.h"
+#include "hhlo/runtime/device.h"
+#include "hhlo/runtime/event.h"
+
+namespace hhlo {
+
+/// A move-only owner of a PJRT_Buffer: an array on a device. Keeps its client alive.
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(Buffer&&) noexcept;
+  Buffer& operator=(Buffer&&) noexcept;
+  ~Buffer();
+
+  bool valid() const { return handle_ != nullptr; }
+  /// Dimension sizes (PJRT_Buffer_Dimensions).
+  Dims dims() const;
+  /// Element type (PJRT_Buffer_ElementType); throws hhlo::Error for a type HHLO-C++ lacks.
+  DType dtype() const;
+  TensorType type() const { return {dtype(), dims()}; }
+  /// Bytes the buffer occupies on the device (PJRT_Buffer_OnDeviceSizeInBytes).
+  int64_t on_device_size() const;
+  /// The device holding the buffer (PJRT_Buffer_Device).
+  Device device() const;
+  /// Copies to a new host Array, blocking until done (PJRT_Buffer_ToHostBuffer + await).
+  /// Throws hhlo::PjrtError when the buffer was deleted or donated, or the computation failed.
+  Array to_host() const;
+  /// Copies into caller memory of exactly `size` bytes (dense row-major); returns the event of
+  /// the copy without waiting. Throws hhlo::Error when `size` differs from the buffer's byte size.
+  Event to_host_async(void* dst, std::size_t size) const;
+  /// Event that is ready when the buffer's data is (PJRT_Buffer_ReadyEvent).
+  Event ready_event() const;
+  /// Copies to another device of the same client (PJRT_Buffer_CopyToDevice).
+  Buffer copy_to_device(const Device& device) const;
+  /// Frees the device memory now; the handle stays and reports is_deleted() (PJRT_Buffer_Delete).
+  void delete_data();
+  /// True after delete_data() or after the buffer was donated to an execution (PJRT_Buffer_IsDeleted).
+  bool is_deleted() const;
+
+  /// Internal: takes ownership of a PJRT_Buffer*.
+  Buffer(std::shared_ptr<const detail::ClientState> client, void* buffer);
+  void* handle() const { return handle_; }
+  const std::shared_ptr<const detail::ClientState>& client_state() const { return client_; }
+
+ private:
+  std::shared_ptr<const detail::ClientState> client_;
+  void* handle_ = nullptr;
+};
+
+}  // namespace hhlo

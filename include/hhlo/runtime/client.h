@@ -1,0 +1,75 @@
+// PJRT clients: the entry point to a platform's devices (PJRT_Client_*).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "hhlo/core/array.h"
+#include "hhlo/runtime/buffer.h"
+#include "hhlo/runtime/compile_options.h"
+#include "hhlo/runtime/device.h"
+#include "hhlo/runtime/executable.h"
+#include "hhlo/runtime/plugin.h"
+
+namespace hhlo {
+
+class Module;
+
+/// A typed client-create option (PJRT_NamedValue), e.g. {"cpu_device_count", int64_t{4}}.
+struct ClientOption {
+  std::string name;
+  std::variant<int64_t, std::string, bool, float, std::vector<int64_t>> value;
+};
+
+/// A PJRT client. Cheap to copy (shared ownership): the underlying PJRT_Client is destroyed
+/// when the last Client, Device, Buffer, Event or LoadedExecutable of it goes away, so
+/// destruction order cannot go wrong.
+class Client {
+ public:
+  /// Creates a client (PJRT_Client_Create). The stock CPU plugin reads `cpu_device_count`
+  /// (default 4 devices there); the CUDA plugin rejects unknown names. Throws hhlo::PjrtError.
+  static Client create(const Plugin& plugin, const std::vector<ClientOption>& options = {});
+  /// Plugin::for_platform(platform) then create(). Throws hhlo::PluginError / PjrtError.
+  static Client create(const std::string& platform, const std::vector<ClientOption>& options = {});
+
+  const Plugin& plugin() const;
+  /// e.g. "cpu", "cuda" (PJRT_Client_PlatformName).
+  std::string platform_name() const;
+  /// Platform version string (PJRT_Client_PlatformVersion).
+  std::string platform_version() const;
+  /// Devices this process can use (PJRT_Client_AddressableDevices).
+  std::vector<Device> devices() const;
+  /// The device with global id `id` (PJRT_Client_LookupDevice); throws hhlo::PjrtError if none.
+  Device device(int id) const;
+
+  /// Copies `array` to `device` (default: the first device) (PJRT_Client_BufferFromHostBuffer,
+  /// kImmutableOnlyDuringCall: the array may be reused as soon as this returns).
+  Buffer buffer_from_host(const Array& array, const std::optional<Device>& device = {}) const;
+  /// Same from raw dense row-major memory of `type`; `size` must equal type.byte_size().
+  Buffer buffer_from_host(const void* data, std::size_t size, const TensorType& type,
+                          const std::optional<Device>& device = {}) const;
+
+  /// Compiles StableHLO MLIR text or bytecode (PJRT_Client_Compile, format "mlir").
+  /// Throws hhlo::PjrtError for a program the plugin rejects (the message holds the MLIR
+  /// diagnostics with line:column; the stock CPU plugin reports parse errors with code UNKNOWN)
+  /// or hhlo::Error for inconsistent options.
+  LoadedExecutable compile(std::string_view mlir, const CompileOptions& options = {}) const;
+  /// Prints `module` (to_mlir) and compiles it.
+  LoadedExecutable compile(const Module& module, const CompileOptions& options = {}) const;
+  /// Loads an executable from LoadedExecutable::serialize() bytes
+  /// (PJRT_Executable_DeserializeAndLoad). Throws hhlo::PjrtError for bytes of another plugin.
+  LoadedExecutable deserialize(std::string_view bytes) const;
+
+  /// Internal.
+  const std::shared_ptr<const detail::ClientState>& state() const { return state_; }
+
+ private:
+  explicit Client(std::shared_ptr<const detail::ClientState> s) : state_(std::move(s)) {}
+  std::shared_ptr<const detail::ClientState> state_;
+};
+
+}  // namespace hhlo

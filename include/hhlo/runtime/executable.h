@@ -1,0 +1,83 @@
+// Compiled programs loaded on devices (PJRT_LoadedExecutable_*, PJRT_Executable_*).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hhlo/runtime/buffer.h"
+#include "hhlo/runtime/compile_options.h"
+
+namespace hhlo {
+
+/// Options for one execution.
+struct ExecuteOptions {
+  /// For a portable executable: the device to run on (PJRT_LoadedExecutable_Execute_Args::
+  /// execute_device). Ignored otherwise.
+  std::optional<Device> device;
+  /// Argument indices that must not be donated even if the program aliases them.
+  std::vector<int64_t> non_donatable_inputs;
+};
+
+/// The outputs of an asynchronous execution on one device and its completion event.
+struct ExecuteResult {
+  std::vector<Buffer> outputs;
+  Event done;
+};
+
+/// A move-only owner of a PJRT_LoadedExecutable. Keeps its client alive.
+class LoadedExecutable {
+ public:
+  LoadedExecutable() = default;
+  LoadedExecutable(LoadedExecutable&&) noexcept;
+  LoadedExecutable& operator=(LoadedExecutable&&) noexcept;
+  ~LoadedExecutable();
+
+  /// Number of outputs per device (PJRT_Executable_NumOutputs).
+  std::size_t num_outputs() const;
+  /// Output types (PJRT_Executable_OutputElementTypes + PJRT_Executable_OutputDimensions).
+  std::vector<TensorType> output_types() const;
+  /// Parameter types of `@main`, when known (parsed from the MLIR text it was compiled from);
+  /// empty optional for deserialized executables or unparsable signatures.
+  const std::optional<std::vector<TensorType>>& input_types() const { return input_types_; }
+  /// Fingerprint string of the compiled program (PJRT_LoadedExecutable_Fingerprint);
+  /// empty when the plugin provides none.
+  std::string fingerprint() const;
+  /// Devices the executable runs on, one per replica/partition (PJRT_LoadedExecutable_AddressableDevices).
+  std::vector<Device> devices() const;
+  /// Serialized executable bytes for Client::deserialize (PJRT_Executable_Serialize).
+  std::string serialize() const;
+
+  /// Runs on the executable's single device and waits for completion.
+  /// Checks the arguments before executing: count, dtype and dims against input_types() when
+  /// known, every buffer from this executable's client, none deleted or donated; each failure
+  /// is a hhlo::Error naming the argument. Execution errors are hhlo::PjrtError.
+  std::vector<Buffer> execute(const std::vector<const Buffer*>& args,
+                              const ExecuteOptions& options = {}) const;
+  /// Convenience: execute(args) with Buffer references.
+  std::vector<Buffer> execute(std::initializer_list<std::reference_wrapper<const Buffer>> args,
+                              const ExecuteOptions& options = {}) const;
+  /// Starts execution and returns at once with the output buffers and the completion event.
+  ExecuteResult execute_async(const std::vector<const Buffer*>& args,
+                              const ExecuteOptions& options = {}) const;
+  /// Runs on every device of the executable at once: `args[d]` are the arguments for device d
+  /// (in devices() order). Returns outputs per device, after all devices finished.
+  std::vector<std::vector<Buffer>> execute_replicated(
+      const std::vector<std::vector<const Buffer*>>& args, const ExecuteOptions& options = {}) const;
+
+  /// Internal.
+  LoadedExecutable(std::shared_ptr<const detail::ClientState> client, void* executable,
+                   std::optional<std::vector<TensorType>> input_types);
+  void* handle() const { return handle_; }
+
+ private:
+  std::vector<std::vector<Buffer>> launch(const std::vector<std::vector<const Buffer*>>& args,
+                                          const ExecuteOptions& options,
+                                          std::vector<Event>* events) const;
+  std::shared_ptr<const detail::ClientState> client_;
+  void* handle_ = nullptr;
+  std::optional<std::vector<TensorType>> input_types_;
+};
+
+}  // namespace hhlo

@@ -1,0 +1,139 @@
+#include "hhlo/runtime/client.h"
+
+#include <fmt/format.h>
+
+#include "pjrt.h"
+#include "signature.h"
+
+namespace hhlo {
+
+using detail::args;
+using detail::ClientState;
+
+Client Client::create(const Plugin& plugin, const std::vector<ClientOption>& options) {
+  const PJRT_Api* api = plugin.state().api;
+  std::vector<PJRT_NamedValue> values(options.size());
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    PJRT_NamedValue& v = values[i];
+    v.struct_size = sizeof(PJRT_NamedValue);
+    v.name = options[i].name.c_str();
+    v.name_size = options[i].name.size();
+    std::visit(
+        [&](const auto& x) {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, int64_t>) {
+            v.type = PJRT_NamedValue_kInt64, v.int64_value = x, v.value_size = 1;
+          } else if constexpr (std::is_same_v<T, std::string>) {
+            v.type = PJRT_NamedValue_kString, v.string_value = x.c_str(), v.value_size = x.size();
+          } else if constexpr (std::is_same_v<T, bool>) {
+            v.type = PJRT_NamedValue_kBool, v.bool_value = x, v.value_size = 1;
+          } else if constexpr (std::is_same_v<T, float>) {
+            v.type = PJRT_NamedValue_kFloat, v.float_value = x, v.value_size = 1;
+          } else {
+            v.type = PJRT_NamedValue_kInt64List, v.int64_array_value = x.data(),
+            v.value_size = x.size();
+          }
+        },
+        options[i].value);
+  }
+  auto a = args<PJRT_Client_Create_Args>();
+  a.create_options = values.data();
+  a.num_options = values.size();
+  HHLO_PJRT_CALL(api, PJRT_Client_Create, a);
+  return Client(std::make_shared<const ClientState>(plugin, api, a.client));
+}
+
+Client Client::create(const std::string& platform, const std::vector<ClientOption>& options) {
+  return create(Plugin::for_platform(platform), options);
+}
+
+const Plugin& Client::plugin() const { return state_->plugin; }
+
+std::string Client::platform_name() const {
+  auto a = args<PJRT_Client_PlatformName_Args>();
+  a.client = state_->client;
+  HHLO_PJRT_CALL(state_->api, PJRT_Client_PlatformName, a);
+  return {a.platform_name, a.platform_name_size};
+}
+
+std::string Client::platform_version() const {
+  auto a = args<PJRT_Client_PlatformVersion_Args>();
+  a.client = state_->client;
+  HHLO_PJRT_CALL(state_->api, PJRT_Client_PlatformVersion, a);
+  return {a.platform_version, a.platform_version_size};
+}
+
+std::vector<Device> Client::devices() const {
+  auto a = args<PJRT_Client_AddressableDevices_Args>();
+  a.client = state_->client;
+  HHLO_PJRT_CALL(state_->api, PJRT_Client_AddressableDevices, a);
+  std::vector<Device> out;
+  for (std::size_t i = 0; i < a.num_addressable_devices; ++i)
+    out.emplace_back(state_, a.addressable_devices[i]);
+  return out;
+}
+
+Device Client::device(int id) const {
+  auto a = args<PJRT_Client_LookupDevice_Args>();
+  a.client = state_->client;
+  a.id = id;
+  HHLO_PJRT_CALL(state_->api, PJRT_Client_LookupDevice, a);
+  return Device(state_, a.device);
+}
+
+Buffer Client::buffer_from_host(const Array& array, const std::optional<Device>& device) const {
+  return buffer_from_host(array.data(), array.byte_size(), array.type(), device);
+}
+
+Buffer Client::buffer_from_host(const void* data, std::size_t size, const TensorType& type,
+                                const std::optional<Device>& device) const {
+  if (!type.is_static())
+    throw Error("Client::buffer_from_host: type " + type.to_string() + " has a dynamic dimension");
+  if (static_cast<int64_t>(size) != type.byte_size())
+    throw Error(fmt::format("Client::buffer_from_host: {} bytes given for {} which needs {}", size,
+                            type.to_string(), type.byte_size()));
+  if (device && device->client_state() != state_)
+    throw Error("Client::buffer_from_host: the device belongs to another client");
+  PJRT_Device* dev = device ? static_cast<PJRT_Device*>(device->handle())
+                            : static_cast<PJRT_Device*>(devices().at(0).handle());
+  auto a = args<PJRT_Client_BufferFromHostBuffer_Args>();
+  a.client = state_->client;
+  a.data = data;
+  a.type = detail::to_pjrt(type.dtype);
+  a.dims = type.dims.data();
+  a.num_dims = type.dims.size();
+  a.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+  a.device = dev;
+  HHLO_PJRT_CALL(state_->api, PJRT_Client_BufferFromHostBuffer, a);
+  Event done(state_, a.done_with_host_buffer);  // destroyed here: the data was copied during the call
+  return Buffer(state_, a.buffer);
+}
+
+LoadedExecutable Client::compile(std::string_view mlir, const CompileOptions& options) const {
+  std::string opts = serialize_compile_options(options);
+  std::string code(mlir);
+  static constexpr char kFormat[] = "mlir";
+  auto program = args<PJRT_Program>();
+  program.code = code.data();
+  program.code_size = code.size();
+  program.format = kFormat;
+  program.format_size = sizeof(kFormat) - 1;
+  auto a = args<PJRT_Client_Compile_Args>();
+  a.client = state_->client;
+  a.program = &program;
+  a.compile_options = opts.data();
+  a.compile_options_size = opts.size();
+  HHLO_PJRT_CALL(state_->api, PJRT_Client_Compile, a);
+  return LoadedExecutable(state_, a.executable, detail::parse_main_inputs(mlir));
+}
+
+LoadedExecutable Client::deserialize(std::string_view bytes) const {
+  auto a = args<PJRT_Executable_DeserializeAndLoad_Args>();
+  a.client = state_->client;
+  a.serialized_executable = bytes.data();
+  a.serialized_executable_size = bytes.size();
+  HHLO_PJRT_CALL(state_->api, PJRT_Executable_DeserializeAndLoad, a);
+  return LoadedExecutable(state_, a.loaded_executable, std::nullopt);
+}
+
+}  // namespace hhlo

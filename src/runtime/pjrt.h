@@ -1,0 +1,60 @@
+// Private to the runtime: the PJRT C API declarations and the one helper every C call goes through.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "hhlo/core/dtype.h"
+#include "hhlo/core/error.h"
+#include "hhlo/runtime/plugin.h"
+#include "xla/pjrt/c/pjrt_c_api.h"
+
+namespace hhlo::detail {
+
+struct PluginState {
+  std::string path;
+  void* library = nullptr;
+  const PJRT_Api* api = nullptr;
+  std::map<std::string, PluginAttribute> attributes;
+};
+
+/// Owns the PJRT_Client; shared by every object of the client, so it is destroyed last.
+struct ClientState {
+  ClientState(Plugin p, const PJRT_Api* a, PJRT_Client* c) : plugin(p), api(a), client(c) {}
+  ClientState(const ClientState&) = delete;
+  ClientState& operator=(const ClientState&) = delete;
+  ~ClientState();
+  Plugin plugin;
+  const PJRT_Api* api;
+  PJRT_Client* client;
+};
+
+/// A zeroed PJRT args struct with struct_size set: `auto a = args<PJRT_Foo_Args>();`
+/// (the *_STRUCT_SIZE macro of the header; sizeof is the same or larger, never smaller).
+template <typename T>
+T args() {
+  T a{};
+  a.struct_size = sizeof(T);
+  return a;
+}
+
+/// Turns a returned PJRT_Error into hhlo::PjrtError naming `function`, destroying the error.
+void check(const PJRT_Api* api, PJRT_Error* error, const char* function);
+/// Message and code of `error`, which is destroyed.
+std::string take_error(const PJRT_Api* api, PJRT_Error* error, int* code);
+
+/// Throws PluginError when the plugin's PJRT_Api table is too small to hold `offset`.
+void require(const PJRT_Api* api, std::size_t offset, const char* function);
+#define HHLO_PJRT_FN(api, name) \
+  (::hhlo::detail::require((api), offsetof(PJRT_Api, name), #name), (api)->name)
+
+/// Calls api->NAME(&a) and throws PjrtError("NAME") on error.
+#define HHLO_PJRT_CALL(api, name, a) \
+  ::hhlo::detail::check((api), HHLO_PJRT_FN(api, name)(&(a)), #name)
+
+PJRT_Buffer_Type to_pjrt(DType t);
+DType from_pjrt(PJRT_Buffer_Type t);
+
+}  // namespace hhlo::detail

@@ -1,0 +1,180 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "runtime_util.h"
+
+namespace hhlo {
+namespace {
+
+constexpr char kAdd[] = R"(
+func.func @main(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %0 = stablehlo.add %a, %b : tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+)";
+
+TEST(Executable, CompilesAndAddsOnTheCpu) {
+  LoadedExecutable exe = test::compile(kAdd);
+  EXPECT_EQ(exe.num_outputs(), 1u);
+  EXPECT_EQ(exe.output_types(), (std::vector<TensorType>{{DType::f32, {2, 2}}}));
+  ASSERT_TRUE(exe.input_types().has_value());
+  EXPECT_EQ(exe.input_types()->size(), 2u);
+  auto out = test::run(exe, {Array::from<float>({2, 2}, {1, 2, 3, 4}),
+                             Array::from<float>({2, 2}, {10, 20, 30, 40.5f})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{11, 22, 33, 44.5f}));
+}
+
+TEST(Executable, SeveralResultsBecomeSeveralBuffers) {
+  LoadedExecutable exe = test::compile(R"(
+func.func @main(%a: tensor<3xi32>) -> (tensor<3xi32>, tensor<i32>) {
+  %m = stablehlo.multiply %a, %a : tensor<3xi32>
+  %z = stablehlo.constant dense<0> : tensor<i32>
+  %s = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [0] : (tensor<3xi32>, tensor<i32>) -> tensor<i32>
+  return %m, %s : tensor<3xi32>, tensor<i32>
+}
+)");
+  auto out = test::run(exe, {Array::from<int32_t>({3}, {2, -3, 5})});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].to_vector<int32_t>(), (std::vector<int32_t>{4, 9, 25}));
+  EXPECT_EQ(out[1].to_vector<int32_t>(), (std::vector<int32_t>{4}));
+}
+
+TEST(Executable, MalformedProgramIsAPjrtErrorWithTheParserMessage) {
+  try {
+    test::compile("func.func @main( this is not mlir");
+    FAIL();
+  } catch (const PjrtError& e) {
+    EXPECT_EQ(e.function(), "PJRT_Client_Compile");
+    // Fact (xla-cpu-pjrt 0.0.1): parse failures come back as UNKNOWN (2), not INVALID_ARGUMENT,
+    // with the MLIR diagnostic and its line:column in the message.
+    EXPECT_EQ(e.code(), 2);
+    EXPECT_NE(std::string(e.what()).find("-:1:17: error: expected non-function type"),
+              std::string::npos)
+        << e.what();
+  }
+  // Well-formed MLIR, wrong StableHLO types.
+  EXPECT_THROW(test::compile(R"(
+func.func @main(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.add %a, %b : (tensor<2xf32>, tensor<3xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+})"),
+               PjrtError);
+}
+
+void expect_error(const LoadedExecutable& exe, const std::vector<const Buffer*>& args,
+                  const std::string& needle) {
+  try {
+    exe.execute(args);
+    FAIL() << "no error";
+  } catch (const PjrtError& e) {
+    FAIL() << "reached the plugin: " << e.what();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(Executable, ArgumentsNotMatchingMainAreRejectedBeforeExecute) {
+  LoadedExecutable exe = test::compile(kAdd);
+  const Client& c = test::cpu();
+  Buffer ok = c.buffer_from_host(Array(DType::f32, {2, 2}));
+  Buffer wrong_dtype = c.buffer_from_host(Array(DType::f64, {2, 2}));
+  Buffer wrong_shape = c.buffer_from_host(Array(DType::f32, {4}));
+  expect_error(exe, {&ok}, "takes 2 arguments, 1 given");
+  expect_error(exe, {&ok, &wrong_dtype}, "argument 1 has type tensor<2x2xf64>, @main expects tensor<2x2xf32>");
+  expect_error(exe, {&wrong_shape, &ok}, "argument 0 has type tensor<4xf32>");
+  Client other = Client::create("cpu", {{"cpu_device_count", int64_t{1}}});
+  Buffer foreign = other.buffer_from_host(Array(DType::f32, {2, 2}));
+  expect_error(exe, {&ok, &foreign}, "another client");
+}
+
+TEST(Executable, DonatedBufferCannotBeUsedAgain) {
+  LoadedExecutable exe = test::compile(R"(
+func.func @main(%a: tensor<4xf32> {tf.aliasing_output = 0 : i32}) -> tensor<4xf32> {
+  %0 = stablehlo.add %a, %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+)");
+  Buffer in = test::cpu().buffer_from_host(Array::from<float>({4}, {1, 2, 3, 4}));
+  auto out = exe.execute({in});
+  EXPECT_EQ(out[0].to_host().to_vector<float>(), (std::vector<float>{2, 4, 6, 8}));
+  EXPECT_TRUE(in.is_deleted());
+  expect_error(exe, {&in}, "donated");
+  // A non-donatable input survives.
+  Buffer kept = test::cpu().buffer_from_host(Array::from<float>({4}, {1, 1, 1, 1}));
+  auto out2 = exe.execute({&kept}, {.non_donatable_inputs = {0}});
+  EXPECT_FALSE(kept.is_deleted());
+  EXPECT_EQ(out2[0].to_host().to_vector<float>(), (std::vector<float>{2, 2, 2, 2}));
+}
+
+TEST(Executable, AsyncExecutionReturnsAnEvent) {
+  LoadedExecutable exe = test::compile(kAdd);
+  Buffer a = test::cpu().buffer_from_host(Array::from<float>({2, 2}, {1, 1, 1, 1}));
+  ExecuteResult r = exe.execute_async({&a, &a});
+  std::atomic<int> called{0};
+  r.done.on_ready([&](std::exception_ptr e) { called = e ? -1 : 1; });
+  r.done.await();
+  for (int i = 0; i < 1000 && called == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(called.load(), 1);
+  EXPECT_EQ(r.outputs[0].to_host().to_vector<float>(), (std::vector<float>{2, 2, 2, 2}));
+}
+
+TEST(Executable, ReplicasRunOnSeveralDevicesAtOnce) {
+  const Client& c = test::cpu();
+  LoadedExecutable exe = test::compile(kAdd, {.num_replicas = 2, .device_assignment = {2, 3}});
+  auto devs = exe.devices();
+  ASSERT_EQ(devs.size(), 2u);
+  EXPECT_EQ(devs[0].id(), 2);
+  EXPECT_EQ(devs[1].id(), 3);
+  Buffer a0 = c.buffer_from_host(Array::from<float>({2, 2}, {1, 2, 3, 4}), devs[0]);
+  Buffer a1 = c.buffer_from_host(Array::from<float>({2, 2}, {5, 6, 7, 8}), devs[1]);
+  auto out = exe.execute_replicated({{&a0, &a0}, {&a1, &a1}});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0][0].to_host().to_vector<float>(), (std::vector<float>{2, 4, 6, 8}));
+  EXPECT_EQ(out[1][0].to_host().to_vector<float>(), (std::vector<float>{10, 12, 14, 16}));
+  EXPECT_EQ(out[1][0].device().id(), 3);
+  EXPECT_THROW(exe.execute_replicated({{&a0, &a0}}), Error);
+}
+
+TEST(Executable, PortableExecutableRunsOnTheChosenDevice) {
+  const Client& c = test::cpu();
+  LoadedExecutable exe = test::compile(kAdd, {.portable = true});
+  Buffer a = c.buffer_from_host(Array::from<float>({2, 2}, {1, 2, 3, 4}), c.devices()[1]);
+  auto out = exe.execute({&a, &a}, {.device = c.devices()[1]});
+  EXPECT_EQ(out[0].device().id(), 1);
+  EXPECT_EQ(out[0].to_host().to_vector<float>(), (std::vector<float>{2, 4, 6, 8}));
+}
+
+TEST(Executable, SerializesAndDeserializes) {
+  LoadedExecutable exe = test::compile(kAdd);
+  std::string bytes = exe.serialize();
+  ASSERT_FALSE(bytes.empty());
+  LoadedExecutable back = test::cpu().deserialize(bytes);
+  auto out = test::run(back, {Array::from<float>({2, 2}, {1, 2, 3, 4}),
+                              Array::from<float>({2, 2}, {1, 1, 1, 1})});
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{2, 3, 4, 5}));
+  EXPECT_THROW(test::cpu().deserialize("not an executable"), PjrtError);
+}
+
+TEST(Executable, FingerprintIsStableForTheSameProgram) {
+  std::string a = test::compile(kAdd).fingerprint(), b = test::compile(kAdd).fingerprint();
+  EXPECT_EQ(a, b);
+}
+
+TEST(CompileOptions, SerializesTheProtoFieldsJaxlibWrites) {
+  // jaxlib 0.10.2: CompileOptions with num_replicas=2, num_partitions=1 and device assignment
+  // [[5],[7]] serializes its build options with these fields (debug_options left out here).
+  std::string s = serialize_compile_options({.num_replicas = 2, .device_assignment = {5, 7}});
+  std::string build = std::string("\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11) +
+                      "\x20\x02\x28\x01" + "\x4a\x0a\x08\x02\x10\x01\x1a\x04\x0a\x02\x05\x07";
+  EXPECT_EQ(s, std::string("\x1a") + static_cast<char>(build.size()) + build);
+  EXPECT_THROW(serialize_compile_options({.num_replicas = 0}), Error);
+  EXPECT_THROW(serialize_compile_options({.num_replicas = 2, .device_assignment = {1}}), Error);
+  EXPECT_THROW(serialize_compile_options({.num_replicas = 2, .portable = true}), Error);
+}
+
+}  // namespace
+}  // namespace hhlo

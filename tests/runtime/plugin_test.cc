@@ -1,0 +1,81 @@
+#include <gtest/gtest.h>
+
+#include "hhlo/runtime/client.h"
+#include "runtime_util.h"
+
+namespace hhlo {
+namespace {
+
+TEST(Plugin, LoadsTheCpuPluginAndReadsItsAttributes) {
+  Plugin p = Plugin::for_platform("cpu");
+  EXPECT_EQ(p.api_major(), 0);
+  EXPECT_GE(p.api_minor(), Plugin::header_api_minor());
+  EXPECT_EQ(p.stablehlo_current_version().size(), 3u);
+  EXPECT_EQ(p.stablehlo_minimum_version().size(), 3u);
+  EXPECT_TRUE(p.attributes().contains("xla_version"));
+  EXPECT_TRUE(p.has_extension(PluginExtension::ffi));
+  EXPECT_FALSE(p.has_extension(PluginExtension::gpu_custom_call));
+  // Loading again returns the same process-lifetime plugin.
+  EXPECT_EQ(&Plugin::load(p.path()).state(), &p.state());
+}
+
+void expect_plugin_error(const std::string& path, const std::string& needle) {
+  try {
+    Plugin::load(path);
+    FAIL() << "no error for " << path;
+  } catch (const PluginError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(Plugin, MissingFileIsAClearError) {
+  expect_plugin_error("/nonexistent/libplugin.so", "does not exist");
+}
+
+TEST(Plugin, FileThatIsNotALibraryIsAClearError) {
+  expect_plugin_error(HHLO_SOURCE_DIR "/README.md", "cannot load PJRT plugin");
+}
+
+TEST(Plugin, LibraryWithoutGetPjrtApiIsNotAPlugin) {
+  expect_plugin_error(HHLO_FIXTURE_NOT_A_PLUGIN, "does not export GetPjrtApi");
+}
+
+TEST(Plugin, PluginOlderThanOurHeadersIsRefused) {
+  expect_plugin_error(HHLO_FIXTURE_OLD_PLUGIN, "implements PJRT C API 0.1");
+}
+
+TEST(Plugin, UnknownPlatformIsAClearError) {
+  EXPECT_THROW(Plugin::for_platform("tpu9"), PluginError);
+}
+
+TEST(Plugin, EnvironmentVariableOverridesThePath) {
+  setenv("HHLO_PJRT_PLUGIN_CPU", "/nonexistent/env.so", 1);
+  EXPECT_THROW(Plugin::for_platform("cpu"), PluginError);
+  unsetenv("HHLO_PJRT_PLUGIN_CPU");
+  EXPECT_NO_THROW(Plugin::for_platform("cpu"));
+}
+
+TEST(Client, ReportsPlatformAndDevices) {
+  const Client& c = test::cpu();
+  EXPECT_EQ(c.platform_name(), "cpu");
+  EXPECT_FALSE(c.platform_version().empty());
+  auto devs = c.devices();
+  ASSERT_EQ(devs.size(), 4u);
+  for (std::size_t i = 0; i < devs.size(); ++i) {
+    EXPECT_EQ(devs[i].id(), static_cast<int>(i));
+    EXPECT_EQ(devs[i].kind(), "cpu");
+    EXPECT_TRUE(devs[i].is_addressable());
+    EXPECT_FALSE(devs[i].to_string().empty());
+    EXPECT_FALSE(devs[i].debug_string().empty());
+  }
+  EXPECT_EQ(c.device(2), devs[2]);
+  EXPECT_THROW(c.device(99), PjrtError);
+}
+
+TEST(Client, CpuDeviceCountOptionIsHonoured) {
+  Client c = Client::create("cpu", {{"cpu_device_count", int64_t{2}}});
+  EXPECT_EQ(c.devices().size(), 2u);
+}
+
+}  // namespace
+}  // namespace hhlo
