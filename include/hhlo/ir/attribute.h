@@ -1,0 +1,166 @@
+// Typed op attributes: the closed set StableHLO ops carry (spec "Ops" sections list each op's
+// attributes). There is deliberately no raw-text attribute: every form here is printed by
+// ir/printer.h in a syntax the pinned plugin (StableHLO <= 1.13) parses.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "hhlo/core/array.h"
+#include "hhlo/core/dtype.h"
+
+namespace hhlo {
+
+/// compare's `comparison_direction` (spec "compare").
+enum class ComparisonDirection : uint8_t { EQ, NE, GE, GT, LE, LT };
+/// compare's `compare_type` (spec "compare", C3).
+enum class ComparisonType : uint8_t { NOTYPE, FLOAT, TOTALORDER, SIGNED, UNSIGNED };
+/// dot_general/convolution `precision_config` entries.
+enum class Precision : uint8_t { DEFAULT, HIGH, HIGHEST };
+/// rng `rng_distribution`.
+enum class RngDistribution : uint8_t { UNIFORM, NORMAL };
+/// rng_bit_generator `rng_algorithm`.
+enum class RngAlgorithm : uint8_t { DEFAULT, THREE_FRY, PHILOX };
+/// fft `fft_type`.
+enum class FftType : uint8_t { FFT, IFFT, RFFT, IRFFT };
+/// triangular_solve `transpose_a`.
+enum class Transpose : uint8_t { NO_TRANSPOSE, TRANSPOSE, ADJOINT };
+
+/// Spelling of an enum value as StableHLO prints it ("LT", "THREE_FRY", ...).
+std::string_view enum_name(ComparisonDirection v);
+std::string_view enum_name(ComparisonType v);
+std::string_view enum_name(Precision v);
+std::string_view enum_name(RngDistribution v);
+std::string_view enum_name(RngAlgorithm v);
+std::string_view enum_name(FftType v);
+std::string_view enum_name(Transpose v);
+
+/// `#stablehlo.dot<...>` (spec "dot_general").
+struct DotDimensionNumbers {
+  std::vector<int64_t> lhs_batching_dimensions, rhs_batching_dimensions;
+  std::vector<int64_t> lhs_contracting_dimensions, rhs_contracting_dimensions;
+  bool operator==(const DotDimensionNumbers&) const = default;
+};
+
+/// `#stablehlo.conv<...>` (spec "convolution"): which dimension of input, kernel and output is
+/// batch / feature / spatial.
+struct ConvDimensionNumbers {
+  int64_t input_batch_dimension = 0, input_feature_dimension = 1;
+  std::vector<int64_t> input_spatial_dimensions;
+  int64_t kernel_input_feature_dimension = 0, kernel_output_feature_dimension = 1;
+  std::vector<int64_t> kernel_spatial_dimensions;
+  int64_t output_batch_dimension = 0, output_feature_dimension = 1;
+  std::vector<int64_t> output_spatial_dimensions;
+  bool operator==(const ConvDimensionNumbers&) const = default;
+};
+
+/// `#stablehlo.gather<...>` (spec "gather"), batching dims included.
+struct GatherDimensionNumbers {
+  std::vector<int64_t> offset_dims, collapsed_slice_dims, operand_batching_dims,
+      start_indices_batching_dims, start_index_map;
+  int64_t index_vector_dim = 0;
+  bool operator==(const GatherDimensionNumbers&) const = default;
+};
+
+/// `#stablehlo.scatter<...>` (spec "scatter"), batching dims included.
+struct ScatterDimensionNumbers {
+  std::vector<int64_t> update_window_dims, inserted_window_dims, input_batching_dims,
+      scatter_indices_batching_dims, scatter_dims_to_operand_dims;
+  int64_t index_vector_dim = 0;
+  bool operator==(const ScatterDimensionNumbers&) const = default;
+};
+
+class Attribute;
+
+/// Integer attribute printed `5 : i64` (type is the MLIR integer type: i1..i64, ui*).
+struct IntAttr {
+  int64_t value = 0;
+  DType type = DType::i64;
+};
+/// Float attribute printed `1.0e-05 : f32` (exact; NaN/Inf as hex bits).
+struct FloatAttr {
+  double value = 0;
+  DType type = DType::f32;
+};
+/// `true` / `false`.
+struct BoolAttr {
+  bool value = false;
+};
+/// `"text"` (escaped).
+struct StringAttr {
+  std::string value;
+};
+/// `array<i64: 1, 2>` (MLIR DenseI64ArrayAttr).
+struct I64ArrayAttr {
+  std::vector<int64_t> values;
+};
+/// `array<i1: true, false>` (MLIR DenseBoolArrayAttr).
+struct BoolArrayAttr {
+  std::vector<bool> values;
+};
+/// `dense<...> : tensor<...>` holding a host array (exact for every dtype).
+struct DenseAttr {
+  std::shared_ptr<const Array> array;
+};
+/// `@name` (callee of func.call).
+struct SymbolRefAttr {
+  std::string name;
+};
+/// `[dense<[1, 0]> : tensor<2xindex>, ...]`: custom_call operand/result layouts (minor-to-major).
+struct LayoutsAttr {
+  std::vector<std::vector<int64_t>> layouts;
+};
+/// `[a, b, ...]`.
+struct ArrayAttr {
+  std::vector<Attribute> values;
+};
+/// `{a = ..., b = ...}` (keys printed sorted).
+struct DictAttr {
+  std::vector<std::pair<std::string, Attribute>> entries;
+};
+
+/// One attribute value: a closed variant of the kinds above plus the StableHLO enums and
+/// dimension-number structs.
+class Attribute {
+ public:
+  using Variant =
+      std::variant<IntAttr, FloatAttr, BoolAttr, StringAttr, I64ArrayAttr, BoolArrayAttr, DenseAttr,
+                   SymbolRefAttr, LayoutsAttr, ArrayAttr, DictAttr, ComparisonDirection,
+                   ComparisonType, Precision, RngDistribution, RngAlgorithm, FftType, Transpose,
+                   DotDimensionNumbers, ConvDimensionNumbers, GatherDimensionNumbers,
+                   ScatterDimensionNumbers>;
+  template <typename T>
+    requires std::is_constructible_v<Variant, T&&>
+  Attribute(T&& v) : v_(std::forward<T>(v)) {}  // NOLINT: implicit by design
+  const Variant& variant() const { return v_; }
+  template <typename T>
+  const T* get_if() const {
+    return std::get_if<T>(&v_);
+  }
+
+ private:
+  Variant v_;
+};
+
+/// A named attribute of an op (`dimensions = array<i64: 1>`).
+struct NamedAttr {
+  std::string name;
+  Attribute value;
+};
+
+/// Convenience constructors.
+inline Attribute i64_attr(int64_t v) { return IntAttr{v, DType::i64}; }
+inline Attribute i32_attr(int64_t v) { return IntAttr{v, DType::i32}; }
+inline Attribute i64_array(std::vector<int64_t> v) { return I64ArrayAttr{std::move(v)}; }
+inline Attribute dense_attr(Array a) {
+  return DenseAttr{std::make_shared<const Array>(std::move(a))};
+}
+
+/// MLIR text of an attribute value (used by the printer and in error messages).
+std::string to_string(const Attribute& a);
+
+}  // namespace hhlo

@@ -1,0 +1,213 @@
+// The SSA IR: Module > Func > Block > Op, with Value handles (DESIGN.md "The IR").
+// A Func is also its own builder: op builders (hhlo/ir/ops.h) append to the innermost open block
+// of the function their operands belong to.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <source_location>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hhlo/core/error.h"
+#include "hhlo/core/tensor_type.h"
+#include "hhlo/ir/attribute.h"
+
+namespace hhlo {
+
+class Func;
+class Block;
+class Op;
+class Module;
+
+/// The call site recorded for each op; every builder takes `Loc loc = Loc::current()` last.
+using Loc = std::source_location;
+
+/// A source position printed as MLIR `loc("file":line:col)`; empty file means `loc(unknown)`.
+struct Location {
+  std::string file;
+  uint32_t line = 0, column = 0;
+  static Location from(const Loc& l) { return {l.file_name(), l.line(), l.column()}; }
+};
+
+/// A cheap SSA value handle: the owning function plus an id unique within it. Copyable, trivially
+/// destructible; valid as long as its Func lives. A default-constructed Value is invalid.
+class Value {
+ public:
+  Value() = default;
+  Value(Func* func, uint32_t id) : func_(func), id_(id) {}
+  bool valid() const { return func_ != nullptr; }
+  /// The owning function. Throws hhlo::Error on an invalid value.
+  Func& func() const;
+  uint32_t id() const { return id_; }
+  /// Tensor type of the value. Throws hhlo::Error on an invalid value.
+  const TensorType& type() const;
+  DType dtype() const { return type().dtype; }
+  const Dims& dims() const { return type().dims; }
+  int64_t rank() const { return type().rank(); }
+  /// Size of dimension `i` (negative counts from the end). Throws hhlo::Error when out of range.
+  int64_t dim(int64_t i) const;
+  /// The op producing this value, or nullptr for a block argument.
+  const Op* defining_op() const;
+  /// Index among the defining op's results (or the block argument index).
+  uint32_t index() const;
+  bool operator==(const Value&) const = default;
+
+ private:
+  Func* func_ = nullptr;
+  uint32_t id_ = 0;
+};
+static_assert(std::is_trivially_destructible_v<Value>);
+
+/// A basic block: arguments plus ops. A function body or one region of an op.
+class Block {
+ public:
+  const std::vector<Value>& args() const { return args_; }
+  Value arg(size_t i) const { return args_.at(i); }
+  const std::vector<std::unique_ptr<Op>>& ops() const { return ops_; }
+  /// The block enclosing this one (the block holding the op owning this region); nullptr for a
+  /// function body.
+  Block* parent() const { return parent_; }
+  Func& func() const { return *func_; }
+  /// Operand types of the block's terminator (`stablehlo.return` / `func.return`); empty if none.
+  std::vector<TensorType> returned_types() const;
+
+ private:
+  friend class Func;
+  Func* func_ = nullptr;
+  Block* parent_ = nullptr;
+  std::vector<Value> args_;
+  std::vector<std::unique_ptr<Op>> ops_;
+};
+
+/// One operation: StableHLO name ("stablehlo.add", "func.call", ...), operands, results, typed
+/// attributes, regions and the call site that built it.
+class Op {
+ public:
+  const std::string& name() const { return name_; }
+  const std::vector<Value>& operands() const { return operands_; }
+  const std::vector<Value>& results() const { return results_; }
+  Value result(size_t i = 0) const { return results_.at(i); }
+  const std::vector<NamedAttr>& attrs() const { return attrs_; }
+  /// The attribute named `name`, or nullptr.
+  const Attribute* attr(std::string_view name) const;
+  const std::vector<std::unique_ptr<Block>>& regions() const { return regions_; }
+  const Location& loc() const { return loc_; }
+  Block* parent() const { return parent_; }
+
+ private:
+  friend class Func;
+  std::string name_;
+  std::vector<Value> operands_, results_;
+  std::vector<NamedAttr> attrs_;
+  std::vector<std::unique_ptr<Block>> regions_;
+  Location loc_;
+  Block* parent_ = nullptr;
+};
+
+/// Everything needed to append an op; result types must already be inferred.
+struct OpState {
+  std::string name;
+  std::vector<Value> operands;
+  std::vector<TensorType> result_types;
+  std::vector<NamedAttr> attrs;
+  std::vector<std::unique_ptr<Block>> regions;
+  Location loc;
+};
+
+/// A region body: receives the block arguments, returns the values for `stablehlo.return`.
+using RegionBody = std::function<std::vector<Value>(const std::vector<Value>& args)>;
+
+enum class Visibility : uint8_t { public_, private_ };
+
+/// A `func.func`: one body block with typed arguments, ended by `ret`. Non-copyable, non-movable
+/// (values point at it); owned by its Module.
+class Func {
+ public:
+  Func(const Func&) = delete;
+  Func& operator=(const Func&) = delete;
+
+  const std::string& name() const { return name_; }
+  Visibility visibility() const { return visibility_; }
+  Value arg(size_t i) const { return body_.arg(i); }
+  const std::vector<Value>& args() const { return body_.args(); }
+  const std::vector<TensorType>& arg_types() const { return arg_types_; }
+  /// Result types, known once `ret` was called.
+  const std::vector<TensorType>& result_types() const { return result_types_; }
+  bool returned() const { return returned_; }
+  const Block& body() const { return body_; }
+  /// True when both functions belong to the same Module.
+  bool same_module(const Func& other) const { return module_id_ == other.module_id_; }
+
+  /// Ends the function with `func.return results...` and fixes its result types.
+  /// Throws hhlo::Error when called twice, inside an open region, or with a value of another
+  /// function or of a closed region.
+  void ret(const std::vector<Value>& results, Loc loc = Loc::current());
+
+  // ---- Builder interface (used by op builders; stable for other layers) ----
+  /// Checks that every operand is valid, belongs to this function and is visible from the current
+  /// insertion block. Throws hhlo::Error naming op, operand and both functions otherwise.
+  void check_operands(std::string_view op, std::span<const Value> operands) const;
+  /// Appends an op (operands checked first; nothing changes if the check throws) and returns its
+  /// results. Throws hhlo::Error after `ret`.
+  std::vector<Value> append(OpState state);
+  /// Builds a detached region block with arguments of `arg_types` by running `body` with this
+  /// block as insertion point, then appends `stablehlo.return` of what body returned. If `body`
+  /// throws, the function is left unchanged and the exception propagates.
+  std::unique_ptr<Block> build_region(std::string_view op, const std::vector<TensorType>& arg_types,
+                                      const RegionBody& body, const Location& loc);
+  /// The block new ops go to (the innermost region being built, else the body).
+  const Block& insertion_block() const { return *stack_.back(); }
+  /// Type of value `id` (what Value::type() returns).
+  const TensorType& value_type(uint32_t id) const { return values_.at(id).type; }
+
+ private:
+  friend class Module;
+  friend class Value;
+  Func(const void* module_id, std::string name, std::vector<TensorType> arg_types,
+       Visibility visibility);
+  Value new_value(TensorType type, Block* block, Op* op, uint32_t index);
+  bool visible(Value v, const Block* from) const;
+
+  struct ValueInfo {
+    TensorType type;
+    const Block* block;
+    const Op* op;
+    uint32_t index;
+  };
+  const void* module_id_;
+  std::string name_;
+  Visibility visibility_;
+  std::vector<TensorType> arg_types_, result_types_;
+  bool returned_ = false;
+  Block body_;
+  std::deque<ValueInfo> values_;
+  std::vector<Block*> stack_;
+};
+
+/// A `module`: an ordered list of functions; the entry point is `@main`. Movable, not copyable.
+class Module {
+ public:
+  Module();
+  Module(Module&&) noexcept = default;
+  Module& operator=(Module&&) noexcept = default;
+  ~Module();
+
+  /// Adds an empty function. Throws hhlo::Error if `name` is taken or empty.
+  Func& add_func(std::string name, std::vector<TensorType> arg_types,
+                 Visibility visibility = Visibility::public_);
+  /// The function named `name`, or nullptr.
+  Func* find(std::string_view name);
+  const Func* find(std::string_view name) const;
+  const std::vector<std::unique_ptr<Func>>& funcs() const { return funcs_; }
+
+ private:
+  std::unique_ptr<int> id_;  // stable identity across moves
+  std::vector<std::unique_ptr<Func>> funcs_;
+};
+
+}  // namespace hhlo

@@ -1,0 +1,181 @@
+// Op builders: one free function per StableHLO op, named as in the spec. Each checks its
+// operands (same function, visible in the current region), infers result types with the matching
+// infer_<op> of hhlo/ir/infer.h (throwing hhlo::ShapeError before anything is appended, so a
+// failed call leaves the function unchanged), then appends the op with the caller's source
+// location. Ops without operands take the Func to build in.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "hhlo/ir/infer.h"
+#include "hhlo/ir/module.h"
+
+namespace hhlo {
+
+/// A host scalar of any C++ arithmetic type, for `constant(f, scalar, dtype)`.
+struct Scalar {
+  enum class Kind : uint8_t { int_, uint_, float_, bool_ } kind;
+  int64_t i = 0;
+  uint64_t u = 0;
+  double f = 0;
+  template <typename T>
+    requires std::is_arithmetic_v<T>
+  Scalar(T v) {  // NOLINT: implicit by design
+    if constexpr (std::is_same_v<T, bool>) {
+      kind = Kind::bool_;
+      i = v;
+    } else if constexpr (std::is_floating_point_v<T>) {
+      kind = Kind::float_;
+      f = static_cast<double>(v);
+    } else if constexpr (std::is_signed_v<T>) {
+      kind = Kind::int_;
+      i = v;
+    } else {
+      kind = Kind::uint_;
+      u = v;
+    }
+  }
+};
+
+// ---------------------------------------------------------------- constants / creation
+
+/// stablehlo.constant (spec "constant") holding `value` exactly (any dtype, NaN/Inf included).
+/// Result: value.type().
+Value constant(Func& f, const Array& value, Loc loc = Loc::current());
+/// stablehlo.constant of type tensor<dims x dtype> filled with `value` (a splat).
+/// Throws ShapeError("constant", "") when `value` is out of range of `dtype` (e.g. 300 for i8,
+/// -1 for ui32, 2 for pred, a fraction for an integer type).
+Value constant(Func& f, Scalar value, DType dtype, Dims dims = {}, Loc loc = Loc::current());
+/// stablehlo.iota (spec "iota"): `type` with values counting along `iota_dimension` (C1).
+Value iota(Func& f, const TensorType& type, int64_t iota_dimension, Loc loc = Loc::current());
+
+// ---------------------------------------------------------------- elementwise
+
+/// Elementwise unary op by StableHLO name ("abs", "exponential", ...); see infer_unary.
+Value unary(std::string_view op, Value x, Loc loc = Loc::current());
+/// Elementwise binary op by StableHLO name ("add", "atan2", ...); see infer_binary. Shapes must
+/// match exactly (use hhlo/ops/tensor.h for NumPy broadcasting).
+Value binary(std::string_view op, Value lhs, Value rhs, Loc loc = Loc::current());
+
+#define HHLO_UNARY_OP(fn, name) \
+  inline Value fn(Value x, Loc loc = Loc::current()) { return unary(name, x, loc); }
+#define HHLO_BINARY_OP(fn, name) \
+  inline Value fn(Value a, Value b, Loc loc = Loc::current()) { return binary(name, a, b, loc); }
+/// Elementwise unary ops (spec sections of the same names); C++ keywords get a trailing `_`.
+HHLO_UNARY_OP(abs, "abs")
+HHLO_UNARY_OP(cbrt, "cbrt")
+HHLO_UNARY_OP(ceil, "ceil")
+HHLO_UNARY_OP(cosine, "cosine")
+HHLO_UNARY_OP(count_leading_zeros, "count_leading_zeros")
+HHLO_UNARY_OP(exponential, "exponential")
+HHLO_UNARY_OP(exponential_minus_one, "exponential_minus_one")
+HHLO_UNARY_OP(floor, "floor")
+HHLO_UNARY_OP(imag, "imag")
+HHLO_UNARY_OP(is_finite, "is_finite")
+HHLO_UNARY_OP(log, "log")
+HHLO_UNARY_OP(log_plus_one, "log_plus_one")
+HHLO_UNARY_OP(logistic, "logistic")
+HHLO_UNARY_OP(negate, "negate")
+HHLO_UNARY_OP(not_, "not")
+HHLO_UNARY_OP(popcnt, "popcnt")
+HHLO_UNARY_OP(real, "real")
+HHLO_UNARY_OP(round_nearest_afz, "round_nearest_afz")
+HHLO_UNARY_OP(round_nearest_even, "round_nearest_even")
+HHLO_UNARY_OP(rsqrt, "rsqrt")
+HHLO_UNARY_OP(sign, "sign")
+HHLO_UNARY_OP(sine, "sine")
+HHLO_UNARY_OP(sqrt, "sqrt")
+HHLO_UNARY_OP(tan, "tan")
+HHLO_UNARY_OP(tanh, "tanh")
+/// Elementwise binary ops (spec sections of the same names).
+HHLO_BINARY_OP(add, "add")
+HHLO_BINARY_OP(subtract, "subtract")
+HHLO_BINARY_OP(multiply, "multiply")
+HHLO_BINARY_OP(divide, "divide")
+HHLO_BINARY_OP(remainder, "remainder")
+HHLO_BINARY_OP(power, "power")
+HHLO_BINARY_OP(maximum, "maximum")
+HHLO_BINARY_OP(minimum, "minimum")
+HHLO_BINARY_OP(and_, "and")
+HHLO_BINARY_OP(or_, "or")
+HHLO_BINARY_OP(xor_, "xor")
+HHLO_BINARY_OP(atan2, "atan2")
+HHLO_BINARY_OP(shift_left, "shift_left")
+HHLO_BINARY_OP(shift_right_arithmetic, "shift_right_arithmetic")
+HHLO_BINARY_OP(shift_right_logical, "shift_right_logical")
+HHLO_BINARY_OP(complex, "complex")
+#undef HHLO_UNARY_OP
+#undef HHLO_BINARY_OP
+
+/// stablehlo.compare (spec "compare"): i1 tensor of lhs's shape. `type` defaults to SIGNED /
+/// UNSIGNED / FLOAT from the element type; see infer_compare for the constraints.
+Value compare(Value lhs, Value rhs, ComparisonDirection direction,
+              std::optional<ComparisonType> type = std::nullopt, Loc loc = Loc::current());
+/// stablehlo.select (spec "select"): pred i1 scalar or shaped like on_true.
+Value select(Value pred, Value on_true, Value on_false, Loc loc = Loc::current());
+/// stablehlo.clamp (spec "clamp"): min/max scalar or shaped like operand.
+Value clamp(Value min, Value operand, Value max, Loc loc = Loc::current());
+/// stablehlo.convert (spec "convert"): same shape, element type `to`.
+Value convert(Value operand, DType to, Loc loc = Loc::current());
+
+// ---------------------------------------------------------------- shape ops
+
+/// stablehlo.broadcast_in_dim (spec "broadcast_in_dim"): operand dim d maps to result dim
+/// broadcast_dimensions[d]. Result: tensor<result_dims x dtype>.
+Value broadcast_in_dim(Value operand, Dims result_dims, std::vector<int64_t> broadcast_dimensions,
+                       Loc loc = Loc::current());
+/// stablehlo.reshape (spec "reshape"): same elements, new dims.
+Value reshape(Value operand, Dims result_dims, Loc loc = Loc::current());
+/// stablehlo.transpose (spec "transpose"): result dim i = operand dim permutation[i].
+Value transpose(Value operand, std::vector<int64_t> permutation, Loc loc = Loc::current());
+/// stablehlo.slice (spec "slice"); empty `strides` means all ones.
+Value slice(Value operand, std::vector<int64_t> start_indices, std::vector<int64_t> limit_indices,
+            std::vector<int64_t> strides = {}, Loc loc = Loc::current());
+/// stablehlo.concatenate (spec "concatenate") along `dimension`.
+Value concatenate(const std::vector<Value>& inputs, int64_t dimension, Loc loc = Loc::current());
+
+// ---------------------------------------------------------------- linear algebra
+
+/// Optional attributes of dot_general.
+struct DotOptions {
+  /// Empty, or two entries (lhs, rhs).
+  std::vector<Precision> precision_config;
+  /// Result element type; default: the operands' element type.
+  std::optional<DType> preferred_element_type;
+};
+/// stablehlo.dot_general (spec "dot_general"). Result dims: batch dims, lhs free dims, rhs free.
+Value dot_general(Value lhs, Value rhs, const DotDimensionNumbers& dims, const DotOptions& options = {},
+                  Loc loc = Loc::current());
+
+// ---------------------------------------------------------------- reductions
+
+/// stablehlo.reduce (spec "reduce") over `dimensions` of N inputs with N scalar inits. `body`
+/// receives 2N scalars (accumulators, then elements) and returns N scalars of the inits' types
+/// (C6, else ShapeError). Results: inputs' shape without `dimensions`.
+std::vector<Value> reduce(const std::vector<Value>& inputs, const std::vector<Value>& init_values,
+                          std::vector<int64_t> dimensions, const RegionBody& body,
+                          Loc loc = Loc::current());
+/// Single-input reduce: `body(acc, x)` returns the new accumulator.
+Value reduce(Value input, Value init_value, std::vector<int64_t> dimensions,
+             const std::function<Value(Value, Value)>& body, Loc loc = Loc::current());
+
+// ---------------------------------------------------------------- functions
+
+/// func.call of `callee` (same Module, must have returned). Throws ShapeError("call", "") when
+/// argument types differ from callee's parameters. Results: callee's result types.
+std::vector<Value> call(const Func& callee, const std::vector<Value>& args,
+                        Loc loc = Loc::current());
+
+namespace detail {
+/// The function all `operands` belong to (checked: valid, same function, visible). Throws
+/// hhlo::Error naming both functions on a mix.
+Func& func_of(std::string_view op, std::span<const Value> operands);
+/// Operand types.
+std::vector<TensorType> types_of(std::span<const Value> values);
+}  // namespace detail
+
+}  // namespace hhlo

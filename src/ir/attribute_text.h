@@ -1,0 +1,17 @@
+// Literal formatting shared by the attribute and module printers (internal).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "hhlo/core/array.h"
+
+namespace hhlo::detail {
+/// Exact MLIR float literal of `v` as element type `t` (decimal with '.', or hex bits for
+/// NaN/Inf and for f16/bf16).
+std::string format_float(double v, DType t);
+/// MLIR string literal with quotes and escapes.
+std::string escape_string(std::string_view s);
+/// `dense<...> : tensor<...>`: splats as one literal, pred as nested lists, others as hex bytes.
+std::string dense_literal(const Array& a);
+}  // namespace hhlo::detail

@@ -1,0 +1,154 @@
+#include "hhlo/ir/module.h"
+
+#include <fmt/format.h>
+
+namespace hhlo {
+
+Func& Value::func() const {
+  if (!func_) throw Error("use of an invalid (default-constructed) hhlo::Value");
+  return *func_;
+}
+
+const TensorType& Value::type() const { return func().value_type(id_); }
+
+int64_t Value::dim(int64_t i) const {
+  int64_t r = rank();
+  int64_t j = i < 0 ? i + r : i;
+  if (j < 0 || j >= r)
+    throw Error(fmt::format("dimension {} out of range for {}", i, type().to_string()));
+  return dims()[static_cast<size_t>(j)];
+}
+
+const Op* Value::defining_op() const { return func().values_.at(id_).op; }
+uint32_t Value::index() const { return func().values_.at(id_).index; }
+
+std::vector<TensorType> Block::returned_types() const {
+  std::vector<TensorType> out;
+  if (ops_.empty()) return out;
+  const Op& last = *ops_.back();
+  if (last.name() != "stablehlo.return" && last.name() != "func.return") return out;
+  for (const Value& v : last.operands()) out.push_back(v.type());
+  return out;
+}
+
+const Attribute* Op::attr(std::string_view name) const {
+  for (const auto& a : attrs_)
+    if (a.name == name) return &a.value;
+  return nullptr;
+}
+
+Func::Func(const void* module_id, std::string name, std::vector<TensorType> arg_types,
+           Visibility visibility)
+    : module_id_(module_id),
+      name_(std::move(name)),
+      visibility_(visibility),
+      arg_types_(std::move(arg_types)) {
+  body_.func_ = this;
+  for (size_t i = 0; i < arg_types_.size(); ++i)
+    body_.args_.push_back(new_value(arg_types_[i], &body_, nullptr, static_cast<uint32_t>(i)));
+  stack_.push_back(&body_);
+}
+
+Value Func::new_value(TensorType type, Block* block, Op* op, uint32_t index) {
+  values_.push_back(ValueInfo{std::move(type), block, op, index});
+  return Value(this, static_cast<uint32_t>(values_.size() - 1));
+}
+
+bool Func::visible(Value v, const Block* from) const {
+  const Block* def = values_.at(v.id()).block;
+  for (const Block* b = from; b; b = b->parent())
+    if (b == def) return true;
+  return false;
+}
+
+void Func::check_operands(std::string_view op, std::span<const Value> operands) const {
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const Value& v = operands[i];
+    if (!v.valid())
+      throw Error(fmt::format("op '{}': operand {} is an invalid (default-constructed) Value", op, i));
+    if (&v.func() != this)
+      throw Error(fmt::format(
+          "op '{}': operand {} ({}) belongs to function @{}, but the op is being built in "
+          "function @{}; pass values between functions with call()",
+          op, i, v.type().to_string(), v.func().name(), name_));
+    if (!visible(v, stack_.back()))
+      throw Error(fmt::format(
+          "op '{}': operand {} ({}) of function @{} is used outside its region: values defined "
+          "inside a region body are visible only inside that region",
+          op, i, v.type().to_string(), name_));
+  }
+}
+
+std::vector<Value> Func::append(OpState state) {
+  if (returned_)
+    throw Error(fmt::format("op '{}': function @{} has already returned", state.name, name_));
+  check_operands(state.name, state.operands);
+  Block* block = stack_.back();
+  auto op = std::make_unique<Op>();
+  Op* raw = op.get();
+  raw->name_ = std::move(state.name);
+  raw->operands_ = std::move(state.operands);
+  raw->attrs_ = std::move(state.attrs);
+  raw->regions_ = std::move(state.regions);
+  raw->loc_ = std::move(state.loc);
+  raw->parent_ = block;
+  for (size_t i = 0; i < state.result_types.size(); ++i)
+    raw->results_.push_back(
+        new_value(std::move(state.result_types[i]), block, raw, static_cast<uint32_t>(i)));
+  block->ops_.push_back(std::move(op));
+  return raw->results_;
+}
+
+std::unique_ptr<Block> Func::build_region(std::string_view op,
+                                          const std::vector<TensorType>& arg_types,
+                                          const RegionBody& body, const Location& loc) {
+  if (returned_)
+    throw Error(fmt::format("op '{}': function @{} has already returned", op, name_));
+  auto block = std::make_unique<Block>();
+  block->func_ = this;
+  block->parent_ = stack_.back();
+  for (size_t i = 0; i < arg_types.size(); ++i)
+    block->args_.push_back(new_value(arg_types[i], block.get(), nullptr, static_cast<uint32_t>(i)));
+  stack_.push_back(block.get());
+  struct Pop {
+    std::vector<Block*>& s;
+    ~Pop() { s.pop_back(); }
+  } pop{stack_};
+  std::vector<Value> results = body(block->args_);
+  append(OpState{"stablehlo.return", std::move(results), {}, {}, {}, loc});
+  return block;
+}
+
+void Func::ret(const std::vector<Value>& results, Loc loc) {
+  if (returned_) throw Error(fmt::format("function @{} has already returned", name_));
+  if (stack_.size() != 1)
+    throw Error(fmt::format("function @{}: ret() called while a region is being built", name_));
+  append(OpState{"func.return", results, {}, {}, {}, Location::from(loc)});
+  for (const Value& v : results) result_types_.push_back(v.type());
+  returned_ = true;
+}
+
+Module::Module() : id_(std::make_unique<int>(0)) {}
+Module::~Module() = default;
+
+Func& Module::add_func(std::string name, std::vector<TensorType> arg_types, Visibility visibility) {
+  if (name.empty()) throw Error("Module::add_func: empty function name");
+  if (find(name)) throw Error(fmt::format("Module::add_func: function @{} already exists", name));
+  funcs_.push_back(std::unique_ptr<Func>(
+      new Func(id_.get(), std::move(name), std::move(arg_types), visibility)));
+  return *funcs_.back();
+}
+
+Func* Module::find(std::string_view name) {
+  for (auto& f : funcs_)
+    if (f->name() == name) return f.get();
+  return nullptr;
+}
+
+const Func* Module::find(std::string_view name) const {
+  for (auto& f : funcs_)
+    if (f->name() == name) return f.get();
+  return nullptr;
+}
+
+}  // namespace hhlo

@@ -1,0 +1,163 @@
+// The elementwise unary and binary ops: one table (name, arity, accepted element types, result
+// element type rule), one shape rule per arity, one builder per arity.
+#include <algorithm>
+#include <array>
+
+#include "../infer_util.h"
+#include "hhlo/ir/ops.h"
+
+namespace hhlo {
+namespace {
+
+// Accepted element type classes (bit set).
+enum : unsigned { kPred = 1, kSInt = 2, kUInt = 4, kFloat = 8, kComplex = 16 };
+constexpr unsigned kInt = kSInt | kUInt;
+constexpr unsigned kAny = kPred | kInt | kFloat | kComplex;
+constexpr unsigned kFC = kFloat | kComplex;
+
+enum class Result : uint8_t { same, part, pred, complex };
+
+struct Entry {
+  std::string_view name;
+  int arity;
+  unsigned accepts;
+  Result result;
+};
+
+constexpr std::array kTable = {
+    Entry{"abs", 1, kSInt | kFC, Result::part},
+    Entry{"cbrt", 1, kFC, Result::same},
+    Entry{"ceil", 1, kFloat, Result::same},
+    Entry{"cosine", 1, kFC, Result::same},
+    Entry{"count_leading_zeros", 1, kInt, Result::same},
+    Entry{"exponential", 1, kFC, Result::same},
+    Entry{"exponential_minus_one", 1, kFC, Result::same},
+    Entry{"floor", 1, kFloat, Result::same},
+    Entry{"imag", 1, kFC, Result::part},
+    Entry{"is_finite", 1, kFloat, Result::pred},
+    Entry{"log", 1, kFC, Result::same},
+    Entry{"log_plus_one", 1, kFC, Result::same},
+    Entry{"logistic", 1, kFC, Result::same},
+    Entry{"negate", 1, kInt | kFC, Result::same},
+    Entry{"not", 1, kPred | kInt, Result::same},
+    Entry{"popcnt", 1, kInt, Result::same},
+    Entry{"real", 1, kFC, Result::part},
+    Entry{"round_nearest_afz", 1, kFloat, Result::same},
+    Entry{"round_nearest_even", 1, kFloat, Result::same},
+    Entry{"rsqrt", 1, kFC, Result::same},
+    Entry{"sign", 1, kSInt | kFC, Result::same},
+    Entry{"sine", 1, kFC, Result::same},
+    Entry{"sqrt", 1, kFC, Result::same},
+    Entry{"tan", 1, kFC, Result::same},
+    Entry{"tanh", 1, kFC, Result::same},
+    Entry{"add", 2, kAny, Result::same},
+    Entry{"subtract", 2, kInt | kFC, Result::same},
+    Entry{"multiply", 2, kAny, Result::same},
+    Entry{"divide", 2, kInt | kFC, Result::same},
+    Entry{"remainder", 2, kInt | kFloat, Result::same},
+    Entry{"power", 2, kInt | kFC, Result::same},
+    Entry{"maximum", 2, kAny, Result::same},
+    Entry{"minimum", 2, kAny, Result::same},
+    Entry{"and", 2, kPred | kInt, Result::same},
+    Entry{"or", 2, kPred | kInt, Result::same},
+    Entry{"xor", 2, kPred | kInt, Result::same},
+    Entry{"atan2", 2, kFC, Result::same},
+    Entry{"shift_left", 2, kInt, Result::same},
+    Entry{"shift_right_arithmetic", 2, kInt, Result::same},
+    Entry{"shift_right_logical", 2, kInt, Result::same},
+    Entry{"complex", 2, kFloat, Result::complex},
+};
+
+unsigned class_of(DType t) {
+  if (is_pred(t)) return kPred;
+  if (is_signed_int(t)) return kSInt;
+  if (is_unsigned_int(t)) return kUInt;
+  if (is_float(t)) return kFloat;
+  return kComplex;
+}
+
+const Entry& lookup(std::string_view op, int arity) {
+  for (const Entry& e : kTable)
+    if (e.name == op && e.arity == arity) return e;
+  detail::fail(op, "", "not an elementwise op of arity {}", arity);
+}
+
+std::string accepted(unsigned a) {
+  std::string s;
+  auto add = [&](unsigned bit, const char* n) {
+    if (a & bit) s += (s.empty() ? "" : ", ") + std::string(n);
+  };
+  add(kPred, "pred");
+  add(kSInt, "signed integer");
+  add(kUInt, "unsigned integer");
+  add(kFloat, "float");
+  add(kComplex, "complex");
+  return s;
+}
+
+DType result_dtype(const Entry& e, DType t) {
+  switch (e.result) {
+    case Result::same: return t;
+    case Result::part: return complex_part(t);
+    case Result::pred: return DType::pred;
+    case Result::complex: break;
+  }
+  return t == DType::f64 ? DType::c128 : DType::c64;
+}
+
+}  // namespace
+
+bool is_elementwise(std::string_view op, int arity) {
+  return std::any_of(kTable.begin(), kTable.end(),
+                     [&](const Entry& e) { return e.name == op && e.arity == arity; });
+}
+
+std::vector<std::string_view> elementwise_op_names(int arity) {
+  std::vector<std::string_view> out;
+  for (const Entry& e : kTable)
+    if (e.arity == arity) out.push_back(e.name);
+  return out;
+}
+
+TensorType infer_unary(std::string_view op, const TensorType& x) {
+  const Entry& e = lookup(op, 1);
+  if (!(class_of(x.dtype) & e.accepts))
+    detail::fail(op, "C1", "operand {} has element type {}; {} accepts {}", x.to_string(),
+                 mlir_name(x.dtype), op, accepted(e.accepts));
+  return TensorType{result_dtype(e, x.dtype), x.dims};
+}
+
+TensorType infer_binary(std::string_view op, const TensorType& lhs, const TensorType& rhs) {
+  const Entry& e = lookup(op, 2);
+  if (!detail::dims_compatible(lhs.dims, rhs.dims))
+    detail::fail(op, "C1", "operand shapes differ: lhs {}, rhs {}; broadcast explicitly with "
+                 "broadcast_in_dim (or use hhlo::Tensor operators)", lhs.to_string(), rhs.to_string());
+  if (lhs.dtype != rhs.dtype)
+    detail::fail(op, "C1", "element types differ: lhs {}, rhs {}; convert one operand first",
+                 lhs.to_string(), rhs.to_string());
+  if (!(class_of(lhs.dtype) & e.accepts) ||
+      (e.result == Result::complex && lhs.dtype != DType::f32 && lhs.dtype != DType::f64))
+    detail::fail(op, "C1", "operands {} have element type {}; {} accepts {}", lhs.to_string(),
+                 mlir_name(lhs.dtype), op,
+                 e.result == Result::complex ? std::string("f32, f64") : accepted(e.accepts));
+  Dims dims = lhs.dims;
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] == kDynamic) dims[i] = rhs.dims[i];
+  return TensorType{result_dtype(e, lhs.dtype), dims};
+}
+
+Value unary(std::string_view op, Value x, Loc loc) {
+  Value ops[] = {x};
+  Func& f = detail::func_of(op, ops);
+  TensorType t = infer_unary(op, x.type());
+  return f.append({"stablehlo." + std::string(op), {x}, {t}, {}, {}, Location::from(loc)})[0];
+}
+
+Value binary(std::string_view op, Value lhs, Value rhs, Loc loc) {
+  Value ops[] = {lhs, rhs};
+  Func& f = detail::func_of(op, ops);
+  TensorType t = infer_binary(op, lhs.type(), rhs.type());
+  return f.append({"stablehlo." + std::string(op), {lhs, rhs}, {t}, {}, {}, Location::from(loc)})[0];
+}
+
+}  // namespace hhlo

@@ -1,0 +1,156 @@
+// IR core: building functions, value scoping, printing (golden text).
+#include <gtest/gtest.h>
+
+#include "hhlo/ir/ops.h"
+#include "hhlo/ir/printer.h"
+
+namespace hhlo {
+namespace {
+
+TensorType f32(Dims d) { return {DType::f32, std::move(d)}; }
+std::string text(const Module& m) { return to_mlir(m, {.locations = false}); }
+
+TEST(Builder, AddFunction) {
+  Module m;
+  Func& f = m.add_func("main", {f32({2}), f32({2})});
+  f.ret({add(f.arg(0), f.arg(1))});
+  EXPECT_EQ(text(m),
+            "module {\n"
+            "  func.func @main(%arg0: tensor<2xf32>, %arg1: tensor<2xf32>) -> tensor<2xf32> {\n"
+            "    %0 = \"stablehlo.add\"(%arg0, %arg1) : (tensor<2xf32>, tensor<2xf32>) -> "
+            "tensor<2xf32>\n"
+            "    \"func.return\"(%0) : (tensor<2xf32>) -> ()\n"
+            "  }\n"
+            "}\n");
+}
+
+TEST(Builder, LocationsAreCallSites) {
+  Module m;
+  Func& f = m.add_func("main", {f32({})});
+  Value v = negate(f.arg(0));
+  int line = __LINE__ - 1;
+  f.ret({v});
+  std::string t = to_mlir(m);
+  EXPECT_NE(t.find("builder_test.cc\":" + std::to_string(line) + ":"), std::string::npos) << t;
+}
+
+TEST(Builder, PrivateFunctionAndCall) {
+  Module m;
+  Func& g = m.add_func("twice", {f32({3})}, Visibility::private_);
+  g.ret({add(g.arg(0), g.arg(0)), g.arg(0)});
+  Func& f = m.add_func("main", {f32({3})});
+  auto r = call(g, {f.arg(0)});
+  ASSERT_EQ(r.size(), 2u);
+  f.ret({r[0], r[1]});
+  std::string t = text(m);
+  EXPECT_NE(t.find("func.func private @twice(%arg0: tensor<3xf32>) -> (tensor<3xf32>, "
+                   "tensor<3xf32>)"), std::string::npos) << t;
+  EXPECT_NE(t.find("%0:2 = \"func.call\"(%arg0) {callee = @twice} : (tensor<3xf32>) -> "
+                   "(tensor<3xf32>, tensor<3xf32>)"), std::string::npos) << t;
+  EXPECT_NE(t.find("\"func.return\"(%0#0, %0#1)"), std::string::npos) << t;
+}
+
+TEST(Builder, CallArgumentMismatch) {
+  Module m;
+  Func& g = m.add_func("g", {f32({3})}, Visibility::private_);
+  g.ret({g.arg(0)});
+  Func& f = m.add_func("main", {f32({4})});
+  EXPECT_THROW(call(g, {f.arg(0)}), ShapeError);
+}
+
+TEST(Builder, MixingFunctionsNamesBoth) {
+  Module m;
+  Func& f = m.add_func("f", {f32({2})});
+  Func& g = m.add_func("g", {f32({2})});
+  try {
+    add(f.arg(0), g.arg(0));
+    FAIL();
+  } catch (const Error& e) {
+    std::string w = e.what();
+    EXPECT_NE(w.find("@f"), std::string::npos) << w;
+    EXPECT_NE(w.find("@g"), std::string::npos) << w;
+  }
+}
+
+TEST(Builder, FailedCallLeavesFunctionUnchanged) {
+  Module m;
+  Func& f = m.add_func("main", {f32({2}), f32({3})});
+  EXPECT_THROW(add(f.arg(0), f.arg(1)), ShapeError);
+  EXPECT_TRUE(f.body().ops().empty());
+  EXPECT_THROW(reduce(f.arg(0), constant(f, 0.0f, DType::f32), {0},
+                      [](Value a, Value) { return convert(a, DType::f64); }),
+               ShapeError);
+  EXPECT_EQ(f.body().ops().size(), 1u);  // only the constant
+}
+
+TEST(Builder, ValueOutsideItsRegion) {
+  Module m;
+  Func& f = m.add_func("main", {f32({2})});
+  Value leaked;
+  Value zero = constant(f, 0.0f, DType::f32);
+  reduce(f.arg(0), zero, {0}, [&](Value a, Value b) {
+    leaked = add(a, b);
+    return leaked;
+  });
+  EXPECT_THROW(negate(leaked), Error);
+}
+
+TEST(Builder, RegionMayUseEnclosingValues) {
+  Module m;
+  Func& f = m.add_func("main", {f32({2})});
+  Value one = constant(f, 1.0f, DType::f32);
+  Value r = reduce(f.arg(0), one, {0}, [&](Value a, Value b) { return add(add(a, b), one); });
+  f.ret({r});
+  EXPECT_EQ(r.type(), f32({}));
+}
+
+TEST(Builder, RetTwiceThrows) {
+  Module m;
+  Func& f = m.add_func("main", {f32({2})});
+  f.ret({f.arg(0)});
+  EXPECT_THROW(f.ret({f.arg(0)}), Error);
+  EXPECT_THROW(negate(f.arg(0)), Error);
+}
+
+TEST(Builder, DuplicateFunctionName) {
+  Module m;
+  m.add_func("main", {});
+  EXPECT_THROW(m.add_func("main", {}), Error);
+}
+
+TEST(Builder, PrintWithoutReturnThrows) {
+  Module m;
+  m.add_func("main", {});
+  EXPECT_THROW(to_mlir(m), Error);
+}
+
+TEST(Builder, ModuleMovesKeepFunctions) {
+  Module m;
+  Func& f = m.add_func("main", {f32({2})});
+  f.ret({f.arg(0)});
+  Module m2 = std::move(m);
+  EXPECT_NE(m2.find("main"), nullptr);
+}
+
+TEST(Builder, ReduceGolden) {
+  Module m;
+  Func& f = m.add_func("main", {f32({2, 3})});
+  Value r = reduce(f.arg(0), constant(f, 0.0f, DType::f32), {1},
+                   [](Value a, Value b) { return add(a, b); });
+  f.ret({r});
+  EXPECT_EQ(text(m),
+            "module {\n"
+            "  func.func @main(%arg0: tensor<2x3xf32>) -> tensor<2xf32> {\n"
+            "    %0 = \"stablehlo.constant\"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>\n"
+            "    %1 = \"stablehlo.reduce\"(%arg0, %0) ({\n"
+            "      ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):\n"
+            "        %2 = \"stablehlo.add\"(%arg1, %arg2) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n"
+            "        \"stablehlo.return\"(%2) : (tensor<f32>) -> ()\n"
+            "    }) {dimensions = array<i64: 1>} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>\n"
+            "    \"func.return\"(%1) : (tensor<2xf32>) -> ()\n"
+            "  }\n"
+            "}\n");
+}
+
+}  // namespace
+}  // namespace hhlo
