@@ -1,0 +1,19 @@
+// Shared fixture of the execution tests: compile a Module on the CPU plugin and run @main.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hhlo/core/array.h"
+#include "hhlo/ir/module.h"
+
+namespace hhlo::test {
+
+/// Prints `m`, compiles it on one CPU client (created once per test binary) and runs @main on
+/// device 0 with `args`; returns all outputs copied to the host.
+std::vector<Array> run(const Module& m, const std::vector<Array>& args = {});
+
+/// Element values of `a` as doubles (complex: real parts), for EXPECT comparisons.
+std::vector<double> values(const Array& a);
+
+}  // namespace hhlo::test
