@@ -1,0 +1,56 @@
+// One-call compile-and-run with an executable cache: the convenience layer above the runtime.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hhlo/core/array.h"
+#include "hhlo/runtime/client.h"
+
+namespace hhlo {
+
+class Module;
+
+/// A client plus a cache of compiled executables keyed by program text and compile options, so
+/// running the same program twice compiles it once. Thread-safe.
+class Session {
+ public:
+  /// Uses `client` (shared). Throws nothing.
+  explicit Session(Client client);
+  const Client& client() const { return client_; }
+
+  /// The executable for `mlir`, compiled on first use (PJRT_Client_Compile) and cached.
+  /// Throws hhlo::PjrtError when the plugin rejects the program.
+  const LoadedExecutable& compile(std::string_view mlir, const CompileOptions& options = {});
+  /// Same for a built module (printed with to_mlir).
+  const LoadedExecutable& compile(const Module& module, const CompileOptions& options = {});
+
+  /// Copies `args` to device 0, runs `@main`, waits and copies every output back.
+  /// Throws hhlo::Error when the arguments do not match @main (count, dtype, dims),
+  /// hhlo::PjrtError on compile or execution failure.
+  std::vector<Array> run(std::string_view mlir, const std::vector<Array>& args);
+  std::vector<Array> run(const Module& module, const std::vector<Array>& args);
+
+  /// Number of distinct executables compiled so far.
+  std::size_t cache_size() const;
+
+ private:
+  Client client_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::unique_ptr<LoadedExecutable>> cache_;
+};
+
+/// The process-wide session on the CPU plugin (Plugin::for_platform("cpu"), created on first use
+/// with the plugin's default client options). Throws hhlo::PluginError when no plugin is found.
+Session& default_session();
+
+/// default_session().run(module, args): compile (cached) and run `@main` on the CPU plugin.
+std::vector<Array> run(const Module& module, const std::vector<Array>& args);
+/// default_session().run(mlir, args).
+std::vector<Array> run(std::string_view mlir, const std::vector<Array>& args);
+
+}  // namespace hhlo
