@@ -42,7 +42,8 @@ Func::Func(const void* module_id, std::string name, std::vector<TensorType> arg_
     : module_id_(module_id),
       name_(std::move(name)),
       visibility_(visibility),
-      arg_types_(std::move(arg_types)) {
+      arg_types_(std::move(arg_types)),
+      arg_attrs_(arg_types_.size()) {
   body_.func_ = this;
   for (size_t i = 0; i < arg_types_.size(); ++i)
     body_.args_.push_back(new_value(arg_types_[i], &body_, nullptr, static_cast<uint32_t>(i)));
@@ -130,6 +131,17 @@ void Func::ret(const std::vector<Value>& results, Loc loc) {
 
 Module::Module() : id_(std::make_unique<int>(0)) {}
 Module::~Module() = default;
+
+void Func::set_arg_attr(size_t i, NamedAttr attr) {
+  auto& attrs = arg_attrs_.at(i);
+  for (auto& a : attrs) {
+    if (a.name == attr.name) {
+      a.value = std::move(attr.value);
+      return;
+    }
+  }
+  attrs.push_back(std::move(attr));
+}
 
 Func& Module::add_func(std::string name, std::vector<TensorType> arg_types, Visibility visibility) {
   if (name.empty()) throw Error("Module::add_func: empty function name");

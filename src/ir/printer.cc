@@ -21,6 +21,10 @@ class FuncPrinter {
     out_ += "@" + f_.name() + "(";
     for (size_t i = 0; i < f_.args().size(); ++i) {
       out_ += (i ? ", " : "") + name_arg(f_.args()[i]) + ": " + f_.arg_types()[i].to_string();
+      const auto& attrs = f_.arg_attrs(i);
+      for (size_t k = 0; k < attrs.size(); ++k)
+        out_ += (k ? ", " : " {") + attrs[k].name + " = " + to_string(attrs[k].value);
+      if (!attrs.empty()) out_ += "}";
     }
     out_ += ") -> ";
     const auto& rt = f_.result_types();

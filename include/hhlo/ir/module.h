@@ -142,6 +142,13 @@ class Func {
   const Block& body() const { return body_; }
   /// True when both functions belong to the same Module.
   bool same_module(const Func& other) const { return module_id_ == other.module_id_; }
+  /// Attributes of argument `i`, printed after its type in the signature
+  /// (`%arg0: tensor<4xf32> {tf.aliasing_output = 0 : i32}`); empty by default.
+  const std::vector<NamedAttr>& arg_attrs(size_t i) const { return arg_attrs_.at(i); }
+  /// Sets (or replaces) attribute `attr.name` on argument `i`. Used for input/output aliasing:
+  /// `tf.aliasing_output = k : i32` donates argument `i` to result `k` (see runtime donation).
+  /// Throws std::out_of_range when `i` is not an argument index.
+  void set_arg_attr(size_t i, NamedAttr attr);
 
   /// Ends the function with `func.return results...` and fixes its result types.
   /// Throws hhlo::Error when called twice, inside an open region, or with a value of another
@@ -183,6 +190,7 @@ class Func {
   std::string name_;
   Visibility visibility_;
   std::vector<TensorType> arg_types_, result_types_;
+  std::vector<std::vector<NamedAttr>> arg_attrs_;
   bool returned_ = false;
   Block body_;
   std::deque<ValueInfo> values_;
