@@ -74,6 +74,16 @@ std::vector<TensorType> infer_reduce(std::span<const TensorType> inputs,
                                      std::span<const TensorType> init_values,
                                      std::span<const int64_t> dimensions);
 
+/// gather (spec "gather"): checks (C1)-(C21) on the dimension numbers and slice_sizes; result
+/// dims: start_indices' batch dims (index_vector_dim removed) interleaved with the offset dims
+/// (slice_sizes without collapsed and operand batching dims) at positions `offset_dims` (C22).
+TensorType infer_gather(const TensorType& operand, const TensorType& start_indices,
+                        const GatherDimensionNumbers& dims, std::span<const int64_t> slice_sizes);
+/// sort (spec "sort"): (C1) at least one input, (C3) all inputs of one shape, (C4)
+/// -rank <= dimension < rank. Results: the input types (C2). Comparator types (C5) are checked
+/// with check_region_results.
+std::vector<TensorType> infer_sort(std::span<const TensorType> inputs, int64_t dimension);
+
 /// Checks that a region body returned exactly `expected` types; throws ShapeError(op, constraint)
 /// naming both type lists otherwise.
 void check_region_results(std::string_view op, std::string_view constraint,

@@ -163,6 +163,20 @@ std::vector<Value> reduce(const std::vector<Value>& inputs, const std::vector<Va
 Value reduce(Value input, Value init_value, std::vector<int64_t> dimensions,
              const std::function<Value(Value, Value)>& body, Loc loc = Loc::current());
 
+// ---------------------------------------------------------------- indexing
+
+/// stablehlo.gather (spec "gather"): slices of `slice_sizes` starting at indices read from
+/// `start_indices` (clamped into range). See infer_gather for the result shape and constraints.
+Value gather(Value operand, Value start_indices, const GatherDimensionNumbers& dims,
+             std::vector<int64_t> slice_sizes, bool indices_are_sorted = false,
+             Loc loc = Loc::current());
+/// stablehlo.sort (spec "sort") of N same-shaped inputs along `dimension`. `comparator`
+/// receives 2N scalars (lhs_0, rhs_0, lhs_1, rhs_1, ...) and returns one i1 scalar "lhs before
+/// rhs" (C5, else ShapeError). Results: the inputs permuted together.
+std::vector<Value> sort(const std::vector<Value>& inputs, int64_t dimension,
+                        const RegionBody& comparator, bool is_stable = false,
+                        Loc loc = Loc::current());
+
 // ---------------------------------------------------------------- functions
 
 /// func.call of `callee` (same Module, must have returned). Throws ShapeError("call", "") when
