@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= 2
 HHLO := $(BUILD)/tools/hhlo/hhlo
 
-.PHONY: setup build test demo bench clean
+.PHONY: setup build test demo bench asan clean
 setup:
 	@bash scripts/setup.sh
 
@@ -20,6 +20,13 @@ demo: build
 
 bench: build
 	@bash bench/run.sh $(BUILD)
+
+# The runtime tests under AddressSanitizer + LeakSanitizer (our code instrumented, the plugin not).
+asan: setup
+	@cmake -S . -B build-asan -G Ninja -DHHLO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+	@cmake --build build-asan -j $(JOBS) --target hhlo_runtime_tests hhlo_core_tests
+	@ASAN_OPTIONS=detect_leaks=1 build-asan/tests/hhlo_core_tests
+	@ASAN_OPTIONS=detect_leaks=1 build-asan/tests/hhlo_runtime_tests
 
 clean:
 	rm -rf $(BUILD)
