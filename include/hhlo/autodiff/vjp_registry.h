@@ -1,0 +1,48 @@
+// The VJP rule registry, keyed by full op name ("stablehlo.add"), plus JAX-style helpers for
+// writing rules (ad.py: deflinear, defjvp_zero, _unbroadcast). Built-in rules are registered on
+// first use, one file per op family under src/autodiff/rules/.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hhlo/autodiff/autodiff.h"
+#include "hhlo/ir/module.h"
+
+namespace hhlo::ad {
+
+/// A VJP rule: receives the forward op (operands, results, attributes, regions) and one cotangent
+/// per result (nullopt = zero; never all nullopt) and returns one cotangent per operand (nullopt
+/// for no gradient: predicates, indices, integer operands). Rules build with the op builders; the
+/// ops go to the function being differentiated.
+using VjpRule = std::function<std::vector<Cotangent>(const Op& op, const std::vector<Cotangent>& cts)>;
+
+/// Registers (or replaces) the rule for `op_name` (e.g. "stablehlo.custom_call" or a custom name).
+void register_vjp(std::string op_name, VjpRule rule);
+/// The rule for `op_name`, or nullptr.
+const VjpRule* find_vjp(std::string_view op_name);
+/// Names of every registered rule, sorted.
+std::vector<std::string> registered_vjps();
+
+/// A rule for an op whose gradient is zero almost everywhere (floor, sign, round, compare, ...).
+VjpRule zero_vjp();
+/// A rule for an op linear in its first operand: `transpose(op, ct)` returns the operand's
+/// cotangent; symbolic-zero cotangents skip it. Other operands get no cotangent.
+VjpRule linear_vjp(std::function<Value(const Op& op, Value ct)> transpose);
+
+/// Transpose of broadcast_in_dim: sums `ct` (of the broadcast result's shape) over the result
+/// dimensions not in `broadcast_dimensions` and over those where the operand had size 1, and
+/// returns a value of `operand_dims`. Throws ShapeError through the builders on inconsistent input.
+Value unbroadcast(Value ct, const Dims& operand_dims, const std::vector<int64_t>& broadcast_dimensions);
+/// NumPy-style unbroadcast: the shapes are right-aligned (the transpose of a NumPy broadcast from
+/// `operand_dims` to ct's shape).
+Value unbroadcast(Value ct, const Dims& operand_dims);
+
+/// Sum of `x` over `dims` (stablehlo.reduce with add); result: x's shape without `dims`.
+Value reduce_sum(Value x, const std::vector<int64_t>& dims, Loc loc = Loc::current());
+/// A splat constant of x's type (shape and dtype) with `value`.
+Value full_like(Value x, double value, Loc loc = Loc::current());
+
+}  // namespace hhlo::ad

@@ -1,0 +1,199 @@
+// The reverse-mode walk (tinygrad compute_gradient / JAX backward_pass): forward activity from
+// `wrt`, then reverse over the active ops of the insertion block, accumulating cotangents.
+#include "hhlo/autodiff/autodiff.h"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "hhlo/autodiff/vjp_registry.h"
+#include "hhlo/ir/ops.h"
+#include "rules/rules.h"
+
+namespace hhlo::ad {
+namespace {
+
+std::string where(const Op& op) {
+  if (op.loc().file.empty()) return "unknown location";
+  return fmt::format("{}:{}", op.loc().file, op.loc().line);
+}
+
+// Values used by `op`, including values of enclosing blocks captured by its regions.
+void collect_uses(const Block& b, std::vector<Value>& out) {
+  for (const auto& inner : b.ops()) {
+    for (Value v : inner->operands()) out.push_back(v);
+    for (const auto& r : inner->regions()) collect_uses(*r, out);
+  }
+}
+
+}  // namespace
+
+std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Cotangent>& cotangents,
+                       const std::vector<Value>& wrt) {
+  if (outputs.size() != cotangents.size())
+    throw Error(fmt::format("vjp: {} outputs but {} cotangents", outputs.size(), cotangents.size()));
+  if (outputs.empty()) throw Error("vjp: no outputs to differentiate");
+  Func& f = outputs[0].func();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (&outputs[i].func() != &f) throw Error("vjp: outputs belong to different functions");
+    if (cotangents[i] && cotangents[i]->type() != outputs[i].type())
+      throw Error(fmt::format("vjp: cotangent {} has type {}, output has type {}", i,
+                              cotangents[i]->type().to_string(), outputs[i].type().to_string()));
+  }
+  for (size_t i = 0; i < wrt.size(); ++i) {
+    if (&wrt[i].func() != &f) throw Error("vjp: a wrt value belongs to another function than the outputs");
+    if (!detail::is_float(wrt[i].dtype()))
+      throw Error(fmt::format(
+          "vjp: cannot differentiate with respect to an integer tensor (wrt {} has type {}); "
+          "only f16/bf16/f32/f64 values have gradients",
+          i, wrt[i].type().to_string()));
+  }
+
+  // Forward activity over the insertion block.
+  const Block& block = f.insertion_block();
+  std::unordered_set<uint32_t> active;
+  for (Value w : wrt) active.insert(w.id());
+  std::vector<const Op*> tape;
+  for (const auto& op : block.ops()) {
+    std::vector<Value> uses(op->operands().begin(), op->operands().end());
+    for (const auto& r : op->regions()) collect_uses(*r, uses);
+    bool on = false;
+    for (Value v : uses) on = on || active.count(v.id());
+    if (!on) continue;
+    tape.push_back(op.get());
+    for (Value r : op->results())
+      if (detail::is_float(r.dtype())) active.insert(r.id());
+  }
+
+  // Reverse accumulation.
+  std::unordered_map<uint32_t, Value> ct;
+  auto accumulate = [&](Value target, Value c) {
+    auto it = ct.find(target.id());
+    if (it == ct.end()) ct.emplace(target.id(), c);
+    else it->second = add(it->second, c);
+  };
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (cotangents[i] && active.count(outputs[i].id())) accumulate(outputs[i], *cotangents[i]);
+
+  for (auto it = tape.rbegin(); it != tape.rend(); ++it) {
+    const Op& op = **it;
+    std::vector<Cotangent> cts;
+    bool any = false;
+    for (Value r : op.results()) {
+      auto c = ct.find(r.id());
+      if (c != ct.end()) {
+        cts.emplace_back(c->second);
+        any = true;
+      } else {
+        cts.emplace_back(std::nullopt);
+      }
+    }
+    if (!any) continue;
+    const VjpRule* rule = find_vjp(op.name());
+    if (!rule)
+      throw Error(fmt::format("vjp: no VJP rule for op '{}' (at {}); it lies between the "
+                              "differentiated inputs and outputs. Register one with "
+                              "hhlo::ad::register_vjp(\"{}\", rule) or stop the gradient before it",
+                              op.name(), where(op), op.name()));
+    std::vector<Cotangent> in = (*rule)(op, cts);
+    if (in.size() != op.operands().size())
+      throw Error(fmt::format("vjp: the VJP rule of '{}' (at {}) returned {} cotangents for {} operands",
+                              op.name(), where(op), in.size(), op.operands().size()));
+    for (size_t k = 0; k < in.size(); ++k) {
+      Value operand = op.operands()[k];
+      if (!in[k] || !active.count(operand.id())) continue;
+      if (in[k]->type() != operand.type())
+        throw Error(fmt::format("vjp: the VJP rule of '{}' (at {}) returned {} for operand {} of type {}",
+                                op.name(), where(op), in[k]->type().to_string(), k,
+                                operand.type().to_string()));
+      accumulate(operand, *in[k]);
+    }
+  }
+
+  std::vector<Value> out;
+  for (Value w : wrt) {
+    auto c = ct.find(w.id());
+    out.push_back(c != ct.end() ? c->second : full_like(w, 0.0));
+  }
+  return out;
+}
+
+std::vector<Value> grad(Value loss, const std::vector<Value>& wrt) {
+  if (loss.rank() != 0 || !detail::is_float(loss.dtype()))
+    throw Error(fmt::format("grad requires a scalar loss of a float type, got {}; reduce it first "
+                            "(e.g. with ad::reduce_sum) or use vjp with an explicit cotangent",
+                            loss.type().to_string()));
+  return vjp({loss}, {full_like(loss, 1.0)}, wrt);
+}
+
+Params grad(Value loss, const Params& params, const std::vector<std::string>& wrt) {
+  Params selected;
+  if (wrt.empty()) {
+    selected = params;
+  } else {
+    for (const std::string& w : wrt) {
+      Params sub = params.subtree(w);
+      if (sub.empty()) {
+        std::string names;
+        for (const auto& n : params.names()) names += (names.empty() ? "" : ", ") + n;
+        throw Error(fmt::format("grad: wrt '{}' names no parameter; parameters: {}", w,
+                                names.empty() ? "(none)" : names));
+      }
+      selected.merge(sub);
+    }
+  }
+  std::vector<Value> values;
+  for (const auto& [name, v] : selected) {
+    if (!detail::is_float(v.dtype()))
+      throw Error(fmt::format("grad: cannot differentiate with respect to parameter '{}' of integer "
+                              "type {}; only f16/bf16/f32/f64 parameters have gradients",
+                              name, v.type().to_string()));
+    values.push_back(v);
+  }
+  std::vector<Value> g = grad(loss, values);
+  Params out;
+  size_t i = 0;
+  for (const auto& kv : selected) out.set(kv.first, g[i++]);
+  return out;
+}
+
+std::pair<Value, Params> value_and_grad(const LossFn& f, const Params& params,
+                                        const std::vector<std::string>& wrt) {
+  Value loss = f(params);
+  return {loss, grad(loss, params, wrt)};
+}
+
+Func& vjp_func(Module& module, std::string name, const std::vector<TensorType>& arg_types,
+               const std::function<std::vector<Value>(const std::vector<Value>&)>& body,
+               std::vector<size_t> wrt) {
+  std::vector<TensorType> result_types;
+  {
+    Module scratch;
+    Func& s = scratch.add_func("trace", arg_types);
+    for (Value r : body(s.args())) result_types.push_back(r.type());
+  }
+  if (wrt.empty()) {
+    for (size_t i = 0; i < arg_types.size(); ++i)
+      if (detail::is_float(arg_types[i].dtype)) wrt.push_back(i);
+  }
+  for (size_t i : wrt)
+    if (i >= arg_types.size())
+      throw Error(fmt::format("vjp_func: wrt index {} out of range ({} arguments)", i, arg_types.size()));
+  std::vector<TensorType> all = arg_types;
+  all.insert(all.end(), result_types.begin(), result_types.end());
+  Func& f = module.add_func(std::move(name), all);
+  std::vector<Value> args(f.args().begin(), f.args().begin() + static_cast<long>(arg_types.size()));
+  std::vector<Value> results = body(args);
+  if (results.size() != result_types.size()) throw Error("vjp_func: body returned a different number of results when re-traced");
+  std::vector<Cotangent> cts;
+  for (size_t i = 0; i < results.size(); ++i) cts.emplace_back(f.arg(arg_types.size() + i));
+  std::vector<Value> w;
+  for (size_t i : wrt) w.push_back(f.arg(i));
+  std::vector<Value> g = vjp(results, cts, w);
+  results.insert(results.end(), g.begin(), g.end());
+  f.ret(results);
+  return f;
+}
+
+}  // namespace hhlo::ad

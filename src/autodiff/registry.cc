@@ -1,0 +1,109 @@
+// The VJP registry and the rule-writing helpers of vjp_registry.h.
+#include <algorithm>
+#include <mutex>
+
+#include "hhlo/autodiff/vjp_registry.h"
+#include "hhlo/ir/ops.h"
+#include "rules/rules.h"
+
+namespace hhlo::ad {
+namespace {
+
+detail::Registry& registry() {
+  static detail::Registry r;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    detail::register_elementwise_rules(r);
+    detail::register_shape_rules(r);
+    detail::register_dot_general_rules(r);
+    detail::register_reduce_rules(r);
+    detail::register_extra_rules(r);
+  });
+  return r;
+}
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+}  // namespace
+
+void register_vjp(std::string op_name, VjpRule rule) {
+  auto& r = registry();
+  std::lock_guard lock(registry_mutex());
+  r.insert_or_assign(std::move(op_name), std::move(rule));
+}
+
+const VjpRule* find_vjp(std::string_view op_name) {
+  auto& r = registry();
+  std::lock_guard lock(registry_mutex());
+  auto it = r.find(op_name);
+  return it == r.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> registered_vjps() {
+  auto& r = registry();
+  std::lock_guard lock(registry_mutex());
+  std::vector<std::string> out;
+  for (const auto& kv : r) out.push_back(kv.first);
+  return out;
+}
+
+VjpRule zero_vjp() {
+  return [](const Op& op, const std::vector<Cotangent>&) {
+    return std::vector<Cotangent>(op.operands().size());
+  };
+}
+
+VjpRule linear_vjp(std::function<Value(const Op& op, Value ct)> transpose) {
+  return [transpose = std::move(transpose)](const Op& op, const std::vector<Cotangent>& cts) {
+    std::vector<Cotangent> out(op.operands().size());
+    if (cts.at(0)) out[0] = transpose(op, *cts[0]);
+    return out;
+  };
+}
+
+Value reduce_sum(Value x, const std::vector<int64_t>& dims, Loc loc) {
+  if (dims.empty()) return x;
+  Value zero = constant(x.func(), 0.0, x.dtype(), {}, loc);
+  return reduce(x, zero, dims, [](Value a, Value b) { return add(a, b); }, loc);
+}
+
+Value full_like(Value x, double value, Loc loc) {
+  return constant(x.func(), value, x.dtype(), x.dims(), loc);
+}
+
+Value unbroadcast(Value ct, const Dims& operand_dims, const std::vector<int64_t>& bdims) {
+  const Dims& rd = ct.dims();
+  std::vector<int64_t> sum_dims;
+  std::vector<bool> mapped(rd.size(), false);
+  for (size_t i = 0; i < bdims.size(); ++i) {
+    mapped.at(static_cast<size_t>(bdims[i])) = true;
+    if (operand_dims[i] == 1 && rd[static_cast<size_t>(bdims[i])] != 1) sum_dims.push_back(bdims[i]);
+  }
+  for (size_t d = 0; d < rd.size(); ++d)
+    if (!mapped[d]) sum_dims.push_back(static_cast<int64_t>(d));
+  std::sort(sum_dims.begin(), sum_dims.end());
+  Value s = reduce_sum(ct, sum_dims);
+  if (s.dims() != operand_dims) s = reshape(s, operand_dims);
+  return s;
+}
+
+Value unbroadcast(Value ct, const Dims& operand_dims) {
+  int64_t off = ct.rank() - static_cast<int64_t>(operand_dims.size());
+  if (off < 0) throw Error("unbroadcast: cotangent rank is smaller than the operand's");
+  std::vector<int64_t> bd;
+  for (size_t i = 0; i < operand_dims.size(); ++i) bd.push_back(off + static_cast<int64_t>(i));
+  return unbroadcast(ct, operand_dims, bd);
+}
+
+namespace detail {
+
+void unsupported(const Op& op, const std::string& why) {
+  throw Error(fmt::format("VJP of '{}' at {}:{}: {}", op.name(), op.loc().file, op.loc().line, why));
+}
+
+Value cast_to(Value x, DType d) { return x.dtype() == d ? x : convert(x, d); }
+
+}  // namespace detail
+}  // namespace hhlo::ad

@@ -1,0 +1,55 @@
+// VJP of stablehlo.reduce with a single input and a sum / max / min / product body (JAX
+// _reduce_sum_transpose_rule, _reduce_chooser_jvp_rule, _reduce_prod_jvp_rule).
+#include <algorithm>
+
+#include "rules.h"
+
+namespace hhlo::ad::detail {
+namespace {
+
+// The single binary op the reduce body applies to its two block arguments, or "".
+std::string body_kind(const Op& op) {
+  if (op.regions().size() != 1) return "";
+  const Block& b = *op.regions()[0];
+  std::vector<const Op*> real;
+  for (const auto& o : b.ops())
+    if (o->name() != "stablehlo.return") real.push_back(o.get());
+  if (real.size() != 1 || real[0]->operands().size() != 2) return "";
+  for (Value v : real[0]->operands())
+    if (v != b.arg(0) && v != b.arg(1)) return "";
+  return real[0]->name();
+}
+
+}  // namespace
+
+void register_reduce_rules(Registry& r) {
+  r["stablehlo.reduce"] = [](const Op& op, const std::vector<Cotangent>& cts) {
+    if (op.operands().size() != 2)
+      unsupported(op, "only single-input reduce is differentiable (argmax-style multi-input reduce "
+                      "has no gradient); stop the gradient before it");
+    std::vector<Cotangent> out(2);
+    if (!cts[0]) return out;
+    Value x = op.operands()[0], z = op.result(0), g = *cts[0];
+    auto dims = op.attr("dimensions")->get_if<I64ArrayAttr>()->values;
+    std::vector<int64_t> kept;
+    for (int64_t d = 0; d < x.rank(); ++d)
+      if (std::find(dims.begin(), dims.end(), d) == dims.end()) kept.push_back(d);
+    auto back = [&](Value v) { return broadcast_in_dim(v, x.dims(), kept); };
+    std::string kind = body_kind(op);
+    if (kind == "stablehlo.add") {
+      out[0] = back(g);
+    } else if (kind == "stablehlo.maximum" || kind == "stablehlo.minimum") {
+      // Split the cotangent equally among the elements equal to the extremum.
+      Value mask = convert(compare(x, back(z), ComparisonDirection::EQ), x.dtype());
+      Value count = reduce_sum(mask, dims);
+      out[0] = multiply(back(divide(g, count)), mask);
+    } else if (kind == "stablehlo.multiply") {
+      out[0] = divide(multiply(back(g), back(z)), x);
+    } else {
+      unsupported(op, "the reduce body is not a single add / maximum / minimum / multiply");
+    }
+    return out;
+  };
+}
+
+}  // namespace hhlo::ad::detail

@@ -1,0 +1,29 @@
+// Private: registration entry points of the built-in rule families (one file each) and small
+// helpers shared by the rules.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <map>
+#include <string>
+
+#include "hhlo/autodiff/vjp_registry.h"
+#include "hhlo/ir/ops.h"
+
+namespace hhlo::ad::detail {
+
+using Registry = std::map<std::string, VjpRule, std::less<>>;
+
+void register_elementwise_rules(Registry& r);
+void register_shape_rules(Registry& r);
+void register_dot_general_rules(Registry& r);
+void register_reduce_rules(Registry& r);
+void register_extra_rules(Registry& r);
+
+using hhlo::is_float;  // f16/bf16/f32/f64: the differentiable element types
+/// Error for a rule that cannot handle a configuration, naming the op and its location.
+[[noreturn]] void unsupported(const Op& op, const std::string& why);
+/// `x` cast to dtype `d` when it differs.
+Value cast_to(Value x, DType d);
+
+}  // namespace hhlo::ad::detail
