@@ -50,3 +50,15 @@ void check_in_range(std::string_view op, std::string_view constraint, std::strin
 
 }  // namespace detail
 }  // namespace hhlo
+
+namespace hhlo::detail {
+int64_t num_windows(int64_t size, int64_t window, int64_t stride, int64_t base_dilation,
+                    int64_t window_dilation, int64_t lo, int64_t hi) {
+  if (size == kDynamic) return kDynamic;
+  int64_t dilated = size == 0 ? 0 : (size - 1) * base_dilation + 1;
+  int64_t padded = lo + dilated + hi;
+  int64_t dwin = window == 0 ? 0 : (window - 1) * window_dilation + 1;
+  if (padded <= 0 || dwin > padded) return 0;
+  return (padded - dwin) / stride + 1;
+}
+}  // namespace hhlo::detail

@@ -84,6 +84,108 @@ TensorType infer_gather(const TensorType& operand, const TensorType& start_indic
 /// with check_region_results.
 std::vector<TensorType> infer_sort(std::span<const TensorType> inputs, int64_t dimension);
 
+/// bitcast_convert (spec "bitcast_convert"): (C1) equal bit widths keep the shape; a narrower
+/// result adds a trailing dim of size width(operand)/width(to); a wider one drops the operand's
+/// last dim, which must equal width(to)/width(operand). (C2) complex only to complex. No i1.
+TensorType infer_bitcast_convert(const TensorType& operand, DType to);
+/// reduce_precision (spec "reduce_precision"): float operand, (C2) exponent_bits >= 1,
+/// (C3) mantissa_bits >= 0. Result: operand type.
+TensorType infer_reduce_precision(const TensorType& operand, int64_t exponent_bits,
+                                  int64_t mantissa_bits);
+/// dynamic_slice (spec "dynamic_slice"): (C2) one scalar integer start index per dim and
+/// size(slice_sizes) = rank, (C3) all start indices of one type, (C4) 0 <= slice_sizes <= dims.
+TensorType infer_dynamic_slice(const TensorType& operand, std::span<const TensorType> start_indices,
+                               std::span<const int64_t> slice_sizes);
+/// dynamic_update_slice (spec "dynamic_update_slice"): (C2) update has operand's element type,
+/// (C3) same rank, (C4) one start index per dim, (C5) same start index types, (C6) update dims
+/// <= operand dims. Result: operand type.
+TensorType infer_dynamic_update_slice(const TensorType& operand, const TensorType& update,
+                                      std::span<const TensorType> start_indices);
+/// pad (spec "pad"): (C1) padding_value scalar of operand's element type, (C2) three lists of
+/// rank entries, (C3) interior >= 0, (C4) result dim = low + d + high + (d - 1) * interior >= 0.
+/// Negative low/high padding crops.
+TensorType infer_pad(const TensorType& operand, const TensorType& padding_value,
+                     std::span<const int64_t> low, std::span<const int64_t> high,
+                     std::span<const int64_t> interior);
+/// reverse (spec "reverse"): (C2) unique dimensions, (C3) in [0, rank). Result: operand type.
+TensorType infer_reverse(const TensorType& operand, std::span<const int64_t> dimensions);
+/// get_dimension_size (spec "get_dimension_size"): (C1) 0 <= dimension < rank. Result tensor<i32>.
+TensorType infer_get_dimension_size(const TensorType& operand, int64_t dimension);
+/// scatter (spec "scatter"): constraints (C1)-(C22) on inputs, indices, updates and dimension
+/// numbers. Results: the inputs' types (C24, C25). Body types (C23) via check_region_results.
+std::vector<TensorType> infer_scatter(std::span<const TensorType> inputs,
+                                      const TensorType& scatter_indices,
+                                      std::span<const TensorType> updates,
+                                      const ScatterDimensionNumbers& dims);
+/// Attributes of convolution besides the dimension numbers. Empty vectors mean the defaults
+/// (strides/dilations 1, padding 0, no reversal).
+struct ConvOptions {
+  std::vector<int64_t> window_strides;
+  /// (low, high) per spatial dimension.
+  std::vector<std::pair<int64_t, int64_t>> padding;
+  std::vector<int64_t> lhs_dilation, rhs_dilation;
+  std::vector<bool> window_reversal;
+  int64_t feature_group_count = 1, batch_group_count = 1;
+  /// Empty, or two entries (lhs, rhs).
+  std::vector<Precision> precision_config;
+  /// Result element type; default the lhs's.
+  std::optional<DType> preferred_element_type;
+};
+/// convolution (spec "convolution"): (C1)-(C24) on ranks, window attributes, dimension numbers
+/// and group counts; result dims per (C25): batch / batch_group_count, kernel output features,
+/// and per spatial dim the number of windows of the dilated, padded input.
+TensorType infer_convolution(const TensorType& lhs, const TensorType& rhs,
+                             const ConvDimensionNumbers& dims, const ConvOptions& options);
+/// batch_norm_inference (spec): (C1) 0 <= feature_index < rank, (C2) same element types,
+/// (C3)-(C6) scale/offset/mean/variance are 1-D of dim(operand, feature_index). Result: operand.
+TensorType infer_batch_norm_inference(const TensorType& operand, const TensorType& scale,
+                                      const TensorType& offset, const TensorType& mean,
+                                      const TensorType& variance, int64_t feature_index);
+/// batch_norm_training (spec): same checks for scale/offset; results (output, batch_mean,
+/// batch_var).
+std::vector<TensorType> infer_batch_norm_training(const TensorType& operand,
+                                                  const TensorType& scale,
+                                                  const TensorType& offset, int64_t feature_index);
+/// batch_norm_grad (spec): checks as above, grad_output shaped like operand; results
+/// (grad_operand, grad_scale, grad_offset).
+std::vector<TensorType> infer_batch_norm_grad(const TensorType& operand, const TensorType& scale,
+                                              const TensorType& mean, const TensorType& variance,
+                                              const TensorType& grad_output, int64_t feature_index);
+/// triangular_solve (spec): (C1) same element type, (C2) 2 <= rank(a) = rank(b), (C3) equal batch
+/// dims, (C4) a square and matching b's dim -2 (left_side) or -1. Result: b's type.
+TensorType infer_triangular_solve(const TensorType& a, const TensorType& b, bool left_side);
+/// cholesky (spec): (C2) rank >= 2, (C3) square trailing dims; float/complex. Result: a's type.
+TensorType infer_cholesky(const TensorType& a);
+/// fft (spec "fft"): (C1) 1 <= size(fft_length) <= 3 and <= rank, (C2) element types by fft_type
+/// (FFT/IFFT complex -> same, RFFT float -> complex, IRFFT complex -> float), (C3) trailing dims
+/// match fft_length (RFFT result / IRFFT operand last dim is fft_length[-1] / 2 + 1).
+TensorType infer_fft(const TensorType& operand, FftType type, std::span<const int64_t> fft_length);
+/// rng (spec "rng"): (C1) a, b scalars of one element type, (C2) NORMAL needs float, UNIFORM
+/// int/float. Result tensor<shape x E>.
+TensorType infer_rng(const TensorType& a, const TensorType& b, const Dims& shape,
+                     RngDistribution distribution);
+/// rng_bit_generator (spec): (C2) state size 2 for THREE_FRY, 2 or 3 for PHILOX; ui64/ui32/i64
+/// state; output integer or float. Results (output_state = initial_state type, output).
+std::vector<TensorType> infer_rng_bit_generator(const TensorType& initial_state,
+                                                RngAlgorithm algorithm, const TensorType& output);
+/// reduce_window (spec "reduce_window"): (C1)-(C12) on counts, shapes, window attributes
+/// (each list has rank entries, all positive; padding rank x 2), results per (C15) the number of
+/// windows. Empty strides/dilations mean 1, empty padding 0.
+std::vector<TensorType> infer_reduce_window(std::span<const TensorType> inputs,
+                                            std::span<const TensorType> init_values,
+                                            std::span<const int64_t> window_dimensions,
+                                            std::span<const int64_t> window_strides,
+                                            std::span<const int64_t> base_dilations,
+                                            std::span<const int64_t> window_dilations,
+                                            std::span<const std::pair<int64_t, int64_t>> padding);
+/// select_and_scatter (spec): (C1) source has operand's element type, (C2) source shape is the
+/// number of windows, (C3) init scalar of that type, (C4)-(C8) window attributes. Result: operand.
+TensorType infer_select_and_scatter(const TensorType& operand, const TensorType& source,
+                                    const TensorType& init_value,
+                                    std::span<const int64_t> window_dimensions,
+                                    std::span<const int64_t> window_strides,
+                                    std::span<const std::pair<int64_t, int64_t>> padding);
+
 /// Checks that a region body returned exactly `expected` types; throws ShapeError(op, constraint)
 /// naming both type lists otherwise.
 void check_region_results(std::string_view op, std::string_view constraint,

@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
+#include <utility>
+#include <variant>
 #include <string_view>
 #include <vector>
 
@@ -176,6 +179,142 @@ Value gather(Value operand, Value start_indices, const GatherDimensionNumbers& d
 std::vector<Value> sort(const std::vector<Value>& inputs, int64_t dimension,
                         const RegionBody& comparator, bool is_stable = false,
                         Loc loc = Loc::current());
+
+/// stablehlo.scatter (spec "scatter"): N inputs updated at `scatter_indices` with N `updates`
+/// combined by `update_computation` (receives N current values then N update values, all
+/// scalars; returns N scalars). Results: the inputs' types.
+std::vector<Value> scatter(const std::vector<Value>& inputs, Value scatter_indices,
+                           const std::vector<Value>& updates, const ScatterDimensionNumbers& dims,
+                           const RegionBody& update_computation, bool indices_are_sorted = false,
+                           bool unique_indices = false, Loc loc = Loc::current());
+/// stablehlo.dynamic_slice (spec "dynamic_slice"): one scalar integer start index per dim
+/// (clamped into range at run time). Result dims: slice_sizes.
+Value dynamic_slice(Value operand, const std::vector<Value>& start_indices,
+                    std::vector<int64_t> slice_sizes, Loc loc = Loc::current());
+/// stablehlo.dynamic_update_slice (spec "dynamic_update_slice"). Result: operand's type.
+Value dynamic_update_slice(Value operand, Value update, const std::vector<Value>& start_indices,
+                           Loc loc = Loc::current());
+
+// ---------------------------------------------------------------- more shape / type ops
+
+/// stablehlo.pad (spec "pad"): low/high may be negative (cropping), interior >= 0.
+Value pad(Value operand, Value padding_value, std::vector<int64_t> edge_padding_low,
+          std::vector<int64_t> edge_padding_high, std::vector<int64_t> interior_padding,
+          Loc loc = Loc::current());
+/// stablehlo.reverse (spec "reverse") along `dimensions`.
+Value reverse(Value operand, std::vector<int64_t> dimensions, Loc loc = Loc::current());
+/// stablehlo.get_dimension_size (spec "get_dimension_size"): tensor<i32>.
+Value get_dimension_size(Value operand, int64_t dimension, Loc loc = Loc::current());
+/// stablehlo.bitcast_convert (spec "bitcast_convert"); see infer_bitcast_convert for shapes.
+Value bitcast_convert(Value operand, DType to, Loc loc = Loc::current());
+/// stablehlo.reduce_precision (spec "reduce_precision") of a float operand.
+Value reduce_precision(Value operand, int64_t exponent_bits, int64_t mantissa_bits,
+                       Loc loc = Loc::current());
+
+// ---------------------------------------------------------------- NN / linear algebra
+
+/// stablehlo.convolution (spec "convolution") with general dimension numbers, strides, padding,
+/// lhs/rhs dilation, window reversal and feature/batch groups; see infer_convolution.
+Value convolution(Value lhs, Value rhs, const ConvDimensionNumbers& dims,
+                  const ConvOptions& options = {}, Loc loc = Loc::current());
+/// stablehlo.batch_norm_inference (spec): normalizes with given mean/variance along
+/// `feature_index`. Result: operand's type.
+Value batch_norm_inference(Value operand, Value scale, Value offset, Value mean, Value variance,
+                           float epsilon, int64_t feature_index, Loc loc = Loc::current());
+/// stablehlo.batch_norm_training (spec): results {output, batch_mean, batch_var}.
+std::vector<Value> batch_norm_training(Value operand, Value scale, Value offset, float epsilon,
+                                       int64_t feature_index, Loc loc = Loc::current());
+/// stablehlo.batch_norm_grad (spec): results {grad_operand, grad_scale, grad_offset}.
+std::vector<Value> batch_norm_grad(Value operand, Value scale, Value mean, Value variance,
+                                   Value grad_output, float epsilon, int64_t feature_index,
+                                   Loc loc = Loc::current());
+/// Options of triangular_solve.
+struct TriangularSolveOptions {
+  bool left_side = true, lower = true, unit_diagonal = false;
+  Transpose transpose_a = Transpose::NO_TRANSPOSE;
+};
+/// stablehlo.triangular_solve (spec): solves op(a) x = b (left_side) or x op(a) = b.
+Value triangular_solve(Value a, Value b, const TriangularSolveOptions& options = {},
+                       Loc loc = Loc::current());
+/// stablehlo.cholesky (spec): lower (or upper) Cholesky factor of each trailing square matrix.
+Value cholesky(Value a, bool lower = true, Loc loc = Loc::current());
+/// stablehlo.fft (spec "fft") over the trailing size(fft_length) dims.
+Value fft(Value operand, FftType type, std::vector<int64_t> fft_length, Loc loc = Loc::current());
+
+// ---------------------------------------------------------------- windows / map
+
+/// Window attributes of reduce_window; empty vectors mean strides/dilations 1, padding 0.
+struct WindowOptions {
+  std::vector<int64_t> window_strides, base_dilations, window_dilations;
+  std::vector<std::pair<int64_t, int64_t>> padding;
+};
+/// stablehlo.reduce_window (spec "reduce_window") of N inputs with N scalar inits; body as in
+/// reduce. Results: the number of windows per dim.
+std::vector<Value> reduce_window(const std::vector<Value>& inputs,
+                                 const std::vector<Value>& init_values,
+                                 std::vector<int64_t> window_dimensions,
+                                 const WindowOptions& options, const RegionBody& body,
+                                 Loc loc = Loc::current());
+/// stablehlo.select_and_scatter (spec): `select(a, b)` returns i1 "a is selected over b";
+/// `scatter(acc, x)` combines. Result: operand's type.
+Value select_and_scatter(Value operand, Value source, Value init_value,
+                         std::vector<int64_t> window_dimensions,
+                         std::vector<int64_t> window_strides,
+                         std::vector<std::pair<int64_t, int64_t>> padding,
+                         const std::function<Value(Value, Value)>& select,
+                         const std::function<Value(Value, Value)>& scatter,
+                         Loc loc = Loc::current());
+/// stablehlo.map (spec "map"): applies `computation` (N scalars -> 1 scalar) elementwise to N
+/// same-shaped inputs over all dimensions. Result element type: what computation returns (C5).
+Value map(const std::vector<Value>& inputs, const RegionBody& computation,
+          Loc loc = Loc::current());
+
+// ---------------------------------------------------------------- control flow
+
+/// stablehlo.while (spec "while"): `cond(values)` returns one i1 scalar (C1), `body(values)`
+/// returns values of the operands' types (C2). Results: final values.
+std::vector<Value> while_loop(const std::vector<Value>& operands, const RegionBody& cond,
+                              const RegionBody& body, Loc loc = Loc::current());
+/// A branch of if_/case_: no arguments, returns the branch results (may use enclosing values).
+using Branch = std::function<std::vector<Value>()>;
+/// stablehlo.if (spec "if"): pred is tensor<i1>; both branches return the same types (C2).
+std::vector<Value> if_(Value pred, const Branch& true_branch, const Branch& false_branch,
+                       Loc loc = Loc::current());
+/// stablehlo.case (spec "case"): index tensor<i32>; out-of-range indices run the last branch.
+/// (C1) at least one branch, (C3) all branches return the same types.
+std::vector<Value> case_(Value index, const std::vector<Branch>& branches,
+                         Loc loc = Loc::current());
+/// stablehlo.optimization_barrier (spec): results equal the operands; blocks reordering.
+std::vector<Value> optimization_barrier(const std::vector<Value>& operands,
+                                        Loc loc = Loc::current());
+
+// ---------------------------------------------------------------- RNG
+
+/// stablehlo.rng (spec "rng"): UNIFORM in [a, b) or NORMAL(mean a, stddev b), of dims `shape`.
+Value rng(Value a, Value b, const Dims& shape, RngDistribution distribution,
+          Loc loc = Loc::current());
+/// stablehlo.rng_bit_generator (spec): returns {new_state, random bits of `output`'s type}.
+std::vector<Value> rng_bit_generator(Value initial_state, RngAlgorithm algorithm,
+                                     const TensorType& output, Loc loc = Loc::current());
+
+// ---------------------------------------------------------------- custom calls
+
+/// Attributes of custom_call.
+struct CustomCallOptions {
+  /// 1..3: legacy ABI, backend_config is a string; 4: typed FFI, backend_config a dictionary.
+  int api_version = 4;
+  /// A string (api_version 1..3) or a DictAttr (api_version 4).
+  std::variant<std::string, DictAttr> backend_config = DictAttr{};
+  bool has_side_effect = false;
+  /// Minor-to-major layouts, one per operand / result; both empty or both given.
+  std::vector<std::vector<int64_t>> operand_layouts, result_layouts;
+};
+/// stablehlo.custom_call (spec "custom_call") of `target` with `result_types`. Throws
+/// ShapeError("custom_call", "") for api_version outside 1..4, a backend_config kind that does not
+/// match the version, or layouts of the wrong count or not permutations.
+std::vector<Value> custom_call(Func& f, std::string target, const std::vector<Value>& operands,
+                               const std::vector<TensorType>& result_types,
+                               const CustomCallOptions& options = {}, Loc loc = Loc::current());
 
 // ---------------------------------------------------------------- functions
 

@@ -1,0 +1,59 @@
+// bitcast_convert and reduce_precision: bit-level type ops.
+#include "../infer_util.h"
+#include "hhlo/ir/ops.h"
+
+namespace hhlo {
+
+TensorType infer_bitcast_convert(const TensorType& operand, DType to) {
+  constexpr std::string_view op = "bitcast_convert";
+  if (is_pred(operand.dtype) || is_pred(to))
+    detail::fail(op, "C1", "i1 has no bit layout to reinterpret ({} to {})", operand.to_string(),
+                 mlir_name(to));
+  // (C2)
+  if (is_complex(operand.dtype) != is_complex(to))
+    detail::fail(op, "C2", "complex and non-complex types do not bitcast: {} to {}",
+                 operand.to_string(), mlir_name(to));
+  int wi = bit_width(operand.dtype), wo = bit_width(to);
+  Dims dims = operand.dims;
+  // (C1)
+  if (wo < wi) {
+    dims.push_back(wi / wo);
+  } else if (wo > wi) {
+    if (dims.empty() || (dims.back() != kDynamic && dims.back() * wi != wo))
+      detail::fail(op, "C1", "widening {} to {} needs a last dimension of size {}",
+                   operand.to_string(), mlir_name(to), wo / wi);
+    dims.pop_back();
+  }
+  return TensorType{to, dims};
+}
+
+TensorType infer_reduce_precision(const TensorType& operand, int64_t exponent_bits,
+                                  int64_t mantissa_bits) {
+  constexpr std::string_view op = "reduce_precision";
+  if (!is_float(operand.dtype))
+    detail::fail(op, "C1", "operand {} must have a float element type", operand.to_string());
+  // (C2)
+  if (exponent_bits < 1) detail::fail(op, "C2", "exponent_bits {} must be >= 1", exponent_bits);
+  // (C3)
+  if (mantissa_bits < 0) detail::fail(op, "C3", "mantissa_bits {} must be >= 0", mantissa_bits);
+  return operand;
+}
+
+Value bitcast_convert(Value operand, DType to, Loc loc) {
+  Value ops[] = {operand};
+  Func& f = detail::func_of("bitcast_convert", ops);
+  TensorType t = infer_bitcast_convert(operand.type(), to);
+  return f.append({"stablehlo.bitcast_convert", {operand}, {t}, {}, {}, Location::from(loc)})[0];
+}
+
+Value reduce_precision(Value operand, int64_t exponent_bits, int64_t mantissa_bits, Loc loc) {
+  Value ops[] = {operand};
+  Func& f = detail::func_of("reduce_precision", ops);
+  TensorType t = infer_reduce_precision(operand.type(), exponent_bits, mantissa_bits);
+  return f.append({"stablehlo.reduce_precision", {operand}, {t},
+                   {{"exponent_bits", i32_attr(exponent_bits)},
+                    {"mantissa_bits", i32_attr(mantissa_bits)}},
+                   {}, Location::from(loc)})[0];
+}
+
+}  // namespace hhlo
