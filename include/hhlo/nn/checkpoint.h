@@ -1,0 +1,18 @@
+// Parameter checkpoints as NumPy `.npz` archives (a zip of `.npy` members, one per parameter,
+// member name "<param name>.npy"; readable with numpy.load).
+#pragma once
+
+#include <string>
+
+#include "hhlo/autodiff/params.h"
+
+namespace hhlo::nn {
+
+/// Writes `params` to `path` (stored, uncompressed zip; CRC-32 from zlib).
+/// Throws hhlo::IoError when the file cannot be written.
+void save_npz(const std::string& path, const ad::ParamArrays& params);
+/// Reads every `.npy` member of `path` (stored or deflated members).
+/// Throws hhlo::IoError on a missing file, a corrupt archive or an unsupported member.
+ad::ParamArrays load_npz(const std::string& path);
+
+}  // namespace hhlo::nn

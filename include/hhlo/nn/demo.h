@@ -1,0 +1,57 @@
+// The main job: train a classifier on the UCI digits data through the EDSL, autodiff and the CPU
+// plugin, with the whole training step one compiled executable (hhlo/nn/train.h). `hhlo demo`
+// calls demo::run.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace hhlo::demo {
+
+/// Options of the demo (CLI: --model, --epochs, --seed, --batch, --lr, --save, --load, --data).
+struct Options {
+  /// "mlp" (64-256-10, ReLU) or "cnn" (two 3x3 conv + max-pool blocks, then dense).
+  std::string model = "mlp";
+  /// Epochs; 0 picks the model's default (mlp 30, cnn 15).
+  int epochs = 0;
+  /// Seed of the parameter initialization and of the per-epoch shuffles (the train/test split
+  /// is fixed: seed 0, 360 test images).
+  uint64_t seed = 0;
+  int64_t batch = 32;
+  /// Adam learning rate; 0 picks the model's default.
+  double lr = 0;
+  /// Write the trained parameters to this .npz after training (empty: do not).
+  std::string save;
+  /// Start from the parameters in this .npz (empty: fresh initialization). With epochs 0 given
+  /// explicitly through `evaluate_only`, only evaluates.
+  std::string load;
+  /// Skip training (evaluate the loaded parameters).
+  bool evaluate_only = false;
+  /// The digits gzip CSV; empty: third_party/data/digits.csv.gz relative to the working directory.
+  std::string data;
+  /// Draw a progress bar (when false, one line per epoch only).
+  bool progress = true;
+};
+
+/// Per-epoch figures.
+struct EpochStats {
+  double loss = 0, train_accuracy = 0, test_accuracy = 0, seconds = 0;
+};
+
+/// What a run achieved.
+struct Result {
+  std::vector<EpochStats> epochs;
+  double test_accuracy = 0;
+  /// Wall time from start (data loading, compilation included) to the final accuracy.
+  double wall_seconds = 0;
+  /// Median time of one training step (execute + loss to host), seconds.
+  double step_seconds = 0;
+};
+
+/// Runs the demo, printing progress to `out`. Throws hhlo::Error on bad options (unknown model),
+/// hhlo::IoError on missing data or checkpoint files, and what compilation throws.
+Result run(const Options& options, std::ostream& out);
+
+}  // namespace hhlo::demo

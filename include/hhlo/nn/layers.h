@@ -1,0 +1,70 @@
+// Neural-network layers built from StableHLO ops (through the NumPy layer hhlo/ops), so every
+// layer is differentiable by hhlo::ad. Shapes are given as [dims] with the element type of the
+// inputs (f32 or f64 unless said otherwise). Errors are the ShapeErrors of the underlying ops.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hhlo/autodiff/params.h"
+#include "hhlo/ops/ops.h"
+
+namespace hhlo::nn {
+
+// ---------------------------------------------------------------- activations
+
+/// max(x, 0) (stablehlo.maximum).
+Tensor relu(Tensor x, Loc loc = Loc::current());
+/// GELU, tanh approximation (JAX `approximate=True`): 0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3))).
+Tensor gelu(Tensor x, Loc loc = Loc::current());
+/// SiLU / swish: x * logistic(x).
+Tensor silu(Tensor x, Loc loc = Loc::current());
+
+// ---------------------------------------------------------------- dense / losses
+
+/// x [..., in] @ w [in, out] + b [out] -> [..., out] (dot_general + broadcast add). `b` optional.
+Tensor dense(Tensor x, Tensor w, std::optional<Tensor> b = std::nullopt, Loc loc = Loc::current());
+/// dense with parameters `prefix/w` and `prefix/b` from `p`.
+Tensor dense(Tensor x, const ad::Params& p, const std::string& prefix, Loc loc = Loc::current());
+
+/// One-hot of integer `labels` [...] into `classes` columns of dtype `dtype`: [..., classes]
+/// (iota + compare + convert). Labels outside [0, classes) give an all-zero row.
+Tensor one_hot(Tensor labels, int64_t classes, DType dtype, Loc loc = Loc::current());
+/// Mean softmax cross-entropy of `logits` [batch, classes] against integer `labels` [batch]
+/// (any integer type), computed stably as -mean(sum(one_hot * log_softmax(logits))). Scalar result.
+Tensor softmax_cross_entropy(Tensor logits, Tensor labels, Loc loc = Loc::current());
+
+// ---------------------------------------------------------------- normalization / regularization
+
+/// Layer norm over the last axis: (x - mean) / sqrt(var + eps) * gamma + beta; gamma/beta [last].
+Tensor layer_norm(Tensor x, Tensor gamma, Tensor beta, double eps = 1e-5, Loc loc = Loc::current());
+/// Result of batch_norm in training mode.
+struct BatchNormResult {
+  Tensor y;
+  /// Updated running statistics: momentum * old + (1 - momentum) * batch statistic.
+  Tensor running_mean, running_var;
+};
+/// Batch norm over every axis but `feature_axis` (training mode: batch statistics, biased
+/// variance). gamma, beta, running_mean, running_var: [features].
+BatchNormResult batch_norm_train(Tensor x, Tensor gamma, Tensor beta, Tensor running_mean,
+                                 Tensor running_var, int64_t feature_axis = -1, double momentum = 0.9,
+                                 double eps = 1e-5, Loc loc = Loc::current());
+/// Batch norm in inference mode with the running statistics.
+Tensor batch_norm_infer(Tensor x, Tensor gamma, Tensor beta, Tensor running_mean, Tensor running_var,
+                        int64_t feature_axis = -1, double eps = 1e-5, Loc loc = Loc::current());
+/// Rows of `table` [vocab, dim] selected by integer `ids` [...] -> [..., dim], computed as
+/// one_hot(ids) @ table so the gradient is a dense matmul (no scatter needed).
+Tensor embedding(Tensor table, Tensor ids, Loc loc = Loc::current());
+
+// ---------------------------------------------------------------- attention
+
+/// Multi-head self/cross attention: q_in [B, Tq, D], kv_in [B, Tk, D]; parameters under `prefix`:
+/// q/w, k/w, v/w, o/w ([D, D]) and q/b, k/b, v/b, o/b ([D]). `mask` optional, broadcastable to
+/// [B, heads, Tq, Tk], i1 true = attend. Result [B, Tq, D]. Throws hhlo::Error when D % heads != 0.
+Tensor multi_head_attention(Tensor q_in, Tensor kv_in, const ad::Params& p, const std::string& prefix,
+                            int64_t heads, std::optional<Tensor> mask = std::nullopt,
+                            Loc loc = Loc::current());
+
+}  // namespace hhlo::nn

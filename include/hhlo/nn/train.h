@@ -1,0 +1,82 @@
+// A training step compiled as ONE executable (forward, backward, optimizer update) whose
+// parameters and optimizer state stay on the device between steps: @main takes (params...,
+// state..., batch...) and returns (params..., state..., loss); every parameter and state argument
+// carries `tf.aliasing_output = i`, so PJRT donates its buffer to the matching output and a step
+// moves only the batch in and the scalar loss out.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hhlo/autodiff/params.h"
+#include "hhlo/ir/module.h"
+#include "hhlo/nn/optim.h"
+#include "hhlo/runtime/buffer.h"
+#include "hhlo/runtime/executable.h"
+#include "hhlo/session.h"
+
+namespace hhlo::nn {
+
+/// A scalar loss of the parameters and the batch inputs, built in the step function.
+using BatchLossFn = std::function<Value(const ad::Params& params, const std::vector<Value>& batch)>;
+/// Outputs of a model for evaluation, built in an evaluation function.
+using BatchFn = std::function<std::vector<Value>(const ad::Params& params, const std::vector<Value>& batch)>;
+
+/// Builds the training-step module described above (exposed for tests and benchmarks).
+/// Parameters and state are in name order. Throws what the loss, grad and optimizer builders throw.
+Module build_train_step(const BatchLossFn& loss, const ad::ParamArrays& params, const ad::ParamArrays& state,
+                        const Optimizer& opt, const std::vector<TensorType>& batch_types);
+
+/// Owns the device copies of parameters and optimizer state and the compiled step.
+class Trainer {
+ public:
+  /// Compiles the step for `batch_types` and uploads `init` and opt.init(init) to device 0 of
+  /// `session`'s client. Throws hhlo::PjrtError when compilation fails.
+  Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt, std::vector<TensorType> batch_types,
+          Session& session = default_session());
+  /// One step on host batch arrays (uploaded, not donated); returns the loss.
+  /// Throws hhlo::Error when the batch does not match the compiled types.
+  float step(const std::vector<Array>& batch);
+  /// One step on device batch buffers; returns the loss buffer (not yet copied to host).
+  Buffer step_on_device(const std::vector<const Buffer*>& batch);
+  /// Number of steps run.
+  int64_t steps() const { return steps_; }
+  /// Current parameters copied to the host.
+  ad::ParamArrays params() const;
+  /// Device buffers of the parameters, in name order (for evaluation executables).
+  std::vector<const Buffer*> param_buffers() const;
+  /// Names of the parameters, in the order of param_buffers().
+  const std::vector<std::string>& param_names() const { return param_names_; }
+  /// Replaces the parameters (e.g. loaded from a checkpoint); shapes must match.
+  void set_params(const ad::ParamArrays& params);
+  /// MLIR text of the compiled step.
+  const std::string& mlir() const { return mlir_; }
+  const Client& client() const { return session_->client(); }
+
+ private:
+  Session* session_;
+  std::vector<std::string> param_names_, state_names_;
+  std::vector<TensorType> param_types_;
+  std::vector<Buffer> params_, state_;
+  std::string mlir_;
+  const LoadedExecutable* exe_ = nullptr;
+  int64_t steps_ = 0;
+};
+
+/// Compiles `fn` over (params in name order, batch...) for evaluation and runs it on parameter
+/// buffers without donating them.
+class Evaluator {
+ public:
+  Evaluator(BatchFn fn, const ad::ParamArrays& like, std::vector<TensorType> batch_types,
+            Session& session = default_session());
+  /// Runs on device parameter buffers (in name order) and host batch arrays; returns host outputs.
+  std::vector<Array> run(const std::vector<const Buffer*>& params, const std::vector<Array>& batch) const;
+
+ private:
+  Session* session_;
+  const LoadedExecutable* exe_ = nullptr;
+};
+
+}  // namespace hhlo::nn

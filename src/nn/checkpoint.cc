@@ -1,0 +1,107 @@
+// Minimal zip writer/reader for .npz (PKWARE APPNOTE 4.3: local headers, central directory, end
+// record; no zip64, no encryption).
+#include "hhlo/nn/checkpoint.h"
+
+#include <zlib.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+namespace hhlo::nn {
+namespace {
+
+void put16(std::string& s, uint32_t v) {
+  s += static_cast<char>(v & 0xff);
+  s += static_cast<char>((v >> 8) & 0xff);
+}
+void put32(std::string& s, uint32_t v) {
+  put16(s, v & 0xffff);
+  put16(s, v >> 16);
+}
+uint32_t get16(const std::string& s, size_t at) {
+  if (at + 2 > s.size()) throw IoError("npz: truncated archive");
+  return static_cast<uint8_t>(s[at]) | static_cast<uint32_t>(static_cast<uint8_t>(s[at + 1])) << 8;
+}
+uint32_t get32(const std::string& s, size_t at) { return get16(s, at) | get16(s, at + 2) << 16; }
+
+}  // namespace
+
+void save_npz(const std::string& path, const ad::ParamArrays& params) {
+  std::string out, central;
+  uint32_t count = 0;
+  for (const auto& [name, array] : params) {
+    std::string data = serialize_npy(array), fname = name + ".npy";
+    uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data.data()),
+                                               static_cast<uInt>(data.size())));
+    auto offset = static_cast<uint32_t>(out.size());
+    auto size = static_cast<uint32_t>(data.size());
+    put32(out, 0x04034b50);  // local file header
+    put16(out, 20); put16(out, 0); put16(out, 0);  // version, flags, method = stored
+    put16(out, 0); put16(out, 0x21);  // time, date (1980-01-01)
+    put32(out, crc); put32(out, size); put32(out, size);
+    put16(out, static_cast<uint32_t>(fname.size())); put16(out, 0);
+    out += fname;
+    out += data;
+    put32(central, 0x02014b50);  // central directory header
+    put16(central, 20); put16(central, 20); put16(central, 0); put16(central, 0);
+    put16(central, 0); put16(central, 0x21);
+    put32(central, crc); put32(central, size); put32(central, size);
+    put16(central, static_cast<uint32_t>(fname.size())); put16(central, 0); put16(central, 0);
+    put16(central, 0); put16(central, 0); put32(central, 0); put32(central, offset);
+    central += fname;
+    ++count;
+  }
+  auto cd_offset = static_cast<uint32_t>(out.size());
+  out += central;
+  put32(out, 0x06054b50);
+  put16(out, 0); put16(out, 0); put16(out, count); put16(out, count);
+  put32(out, static_cast<uint32_t>(central.size())); put32(out, cd_offset); put16(out, 0);
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw IoError("save_npz: cannot open '" + path + "' for writing");
+  f.write(out.data(), static_cast<std::streamsize>(out.size()));
+  if (!f) throw IoError("save_npz: cannot write '" + path + "'");
+}
+
+ad::ParamArrays load_npz(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw IoError("load_npz: cannot open '" + path + "'");
+  std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  ad::ParamArrays out;
+  size_t at = 0;
+  while (at + 4 <= s.size() && get32(s, at) == 0x04034b50) {
+    uint32_t flags = get16(s, at + 6), method = get16(s, at + 8);
+    uint32_t csize = get32(s, at + 18), usize = get32(s, at + 22);
+    uint32_t nlen = get16(s, at + 26), xlen = get16(s, at + 28);
+    if (flags & 0x8) throw IoError("load_npz: '" + path + "': members with data descriptors are not supported");
+    std::string name = s.substr(at + 30, nlen);
+    size_t data_at = at + 30 + nlen + xlen;
+    if (data_at + csize > s.size()) throw IoError("load_npz: '" + path + "' is truncated");
+    std::string data;
+    if (method == 0) {
+      data = s.substr(data_at, csize);
+    } else if (method == 8) {
+      data.resize(usize);
+      z_stream z{};
+      if (inflateInit2(&z, -MAX_WBITS) != Z_OK) throw IoError("load_npz: inflateInit2 failed");
+      z.next_in = reinterpret_cast<Bytef*>(s.data() + data_at);
+      z.avail_in = csize;
+      z.next_out = reinterpret_cast<Bytef*>(data.data());
+      z.avail_out = usize;
+      int rc = inflate(&z, Z_FINISH);
+      inflateEnd(&z);
+      if (rc != Z_STREAM_END) throw IoError("load_npz: corrupt deflated member '" + name + "'");
+    } else {
+      throw IoError("load_npz: member '" + name + "' uses unsupported compression method " + std::to_string(method));
+    }
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0) {
+      std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data.data()), data.size());
+      out.set(name.substr(0, name.size() - 4), parse_npy(bytes, path + ":" + name));
+    }
+    at = data_at + csize;
+  }
+  if (out.empty()) throw IoError("load_npz: '" + path + "' holds no .npy members");
+  return out;
+}
+
+}  // namespace hhlo::nn

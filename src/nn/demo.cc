@@ -1,0 +1,123 @@
+#include "hhlo/nn/demo.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <ostream>
+
+#include "hhlo/nn/checkpoint.h"
+#include "hhlo/nn/digits.h"
+#include "hhlo/nn/init.h"
+#include "hhlo/nn/layers.h"
+#include "hhlo/nn/models.h"
+#include "hhlo/nn/train.h"
+
+namespace hhlo::demo {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Rows `idx` of a [n, ...] array.
+Array gather_rows(const Array& a, const std::vector<int64_t>& idx, size_t from, size_t count) {
+  Dims d = a.dims();
+  int64_t row = a.byte_size() / static_cast<size_t>(d[0]);
+  d[0] = static_cast<int64_t>(count);
+  Array out(a.dtype(), d);
+  for (size_t i = 0; i < count; ++i)
+    std::memcpy(static_cast<char*>(out.data()) + i * static_cast<size_t>(row),
+                static_cast<const char*>(a.data()) + static_cast<size_t>(idx[from + i] * row), static_cast<size_t>(row));
+  return out;
+}
+
+double accuracy(const Array& logits, const Array& labels) {
+  auto l = logits.to_vector<float>();
+  auto y = labels.to_vector<int32_t>();
+  int64_t n = logits.dims()[0], c = logits.dims()[1], right = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    auto begin = l.begin() + i * c;
+    if (std::max_element(begin, begin + c) - begin == y[static_cast<size_t>(i)]) ++right;
+  }
+  return static_cast<double>(right) / static_cast<double>(n);
+}
+
+std::string bar(int64_t done, int64_t total, int width = 30) {
+  auto filled = static_cast<int>(width * done / std::max<int64_t>(total, 1));
+  return "[" + std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(width - filled), '.') + "]";
+}
+
+}  // namespace
+
+Result run(const Options& o, std::ostream& out) {
+  auto t0 = Clock::now();
+  const nn::Model model = nn::digits_model(o.model, o.seed);
+  int epochs = o.epochs > 0 ? o.epochs : model.default_epochs;
+  double lr = o.lr > 0 ? o.lr : model.default_lr;
+  std::string data = o.data.empty() ? std::string("third_party/data/digits.csv.gz") : o.data;
+  nn::Digits d = nn::load_digits(data, 360, 0);
+  ad::ParamArrays init = o.load.empty() ? model.init : nn::load_npz(o.load);
+  int64_t ntrain = d.x_train.dims()[0], B = o.batch, nb = ntrain / B;
+  out << fmt::format("hhlo demo: {} on UCI digits ({} train / {} test images), batch {}, Adam lr {}, {} epochs\n",
+                     model.description, ntrain, d.x_test.dims()[0], B, lr, o.evaluate_only ? 0 : epochs);
+
+  std::vector<TensorType> batch_types = {{DType::f32, {B, 64}}, {DType::i32, {B}}};
+  nn::BatchLossFn loss = [&model](const ad::Params& p, const std::vector<Value>& b) {
+    return Value(nn::softmax_cross_entropy(model.forward(p, b[0]), b[1]));
+  };
+  nn::Trainer trainer(loss, init, nn::adam(lr), batch_types);
+  nn::BatchFn logits = [&model](const ad::Params& p, const std::vector<Value>& b) {
+    return std::vector<Value>{model.forward(p, b[0])};
+  };
+  nn::Evaluator eval_test(logits, init, {{DType::f32, d.x_test.dims()}});
+  nn::Evaluator eval_train(logits, init, {{DType::f32, d.x_train.dims()}});
+  out << fmt::format("compiled the training step (forward + backward + Adam, one executable) in {:.2f} s\n",
+                     since(t0));
+
+  Result r;
+  bool tty = o.progress && isatty(STDOUT_FILENO);
+  std::vector<double> step_times;
+  for (int e = 0; e < (o.evaluate_only ? 0 : epochs); ++e) {
+    auto te = Clock::now();
+    std::vector<int64_t> order = nn::permutation(ntrain, o.seed * 1000003 + static_cast<uint64_t>(e) + 1);
+    double sum = 0;
+    for (int64_t i = 0; i < nb; ++i) {
+      Array xb = gather_rows(d.x_train, order, static_cast<size_t>(i * B), static_cast<size_t>(B));
+      Array yb = gather_rows(d.y_train, order, static_cast<size_t>(i * B), static_cast<size_t>(B));
+      auto ts = Clock::now();
+      sum += trainer.step({xb, yb});
+      step_times.push_back(since(ts));
+      if (tty && (i % 4 == 0 || i + 1 == nb)) {
+        out << fmt::format("\repoch {:>3}/{} {} {:>3}/{} loss {:.4f}", e + 1, epochs, bar(i + 1, nb), i + 1, nb,
+                           sum / static_cast<double>(i + 1))
+            << std::flush;
+      }
+    }
+    EpochStats s;
+    s.loss = sum / static_cast<double>(nb);
+    s.train_accuracy = accuracy(eval_train.run(trainer.param_buffers(), {d.x_train})[0], d.y_train);
+    s.test_accuracy = accuracy(eval_test.run(trainer.param_buffers(), {d.x_test})[0], d.y_test);
+    s.seconds = since(te);
+    r.epochs.push_back(s);
+    out << fmt::format("{}epoch {:>3}/{} {} loss {:.4f}  train acc {:.2f}%  test acc {:.2f}%  ({:.2f} s)\n",
+                       tty ? "\r" : "", e + 1, epochs, bar(nb, nb), s.loss, 100 * s.train_accuracy,
+                       100 * s.test_accuracy, s.seconds);
+  }
+  r.test_accuracy = accuracy(eval_test.run(trainer.param_buffers(), {d.x_test})[0], d.y_test);
+  if (!step_times.empty()) {
+    std::sort(step_times.begin(), step_times.end());
+    r.step_seconds = step_times[step_times.size() / 2];
+  }
+  if (!o.save.empty()) {
+    nn::save_npz(o.save, trainer.params());
+    out << "saved the trained parameters to " << o.save << "\n";
+  }
+  r.wall_seconds = since(t0);
+  out << fmt::format("final test accuracy: {:.2f}% ({} images); median step {:.3f} ms; wall time {:.2f} s\n",
+                     100 * r.test_accuracy, d.x_test.dims()[0], 1e3 * r.step_seconds, r.wall_seconds);
+  return r;
+}
+
+}  // namespace hhlo::demo
