@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "pjrt.h"
+#include "pjrt_extensions.h"
 
 namespace hhlo {
 
@@ -195,6 +196,12 @@ std::vector<std::vector<Buffer>> LoadedExecutable::launch(
   a.num_args = num_args;
   a.output_lists = out_lists.data();
   a.device_complete_events = done.data();
+  // Kept alive until every device finished (by the events' callbacks when asynchronous).
+  std::shared_ptr<detail::ExecuteContext> context;
+  if (!options.user_data.empty()) {
+    context = detail::make_execute_context(client_->plugin, options.user_data);
+    opts.context = context->get();
+  }
   if (options.device) {
     if (options.device->client_state() != client_)
       throw Error("execute: the device belongs to another client");
@@ -209,6 +216,8 @@ std::vector<std::vector<Buffer>> LoadedExecutable::launch(
     owned.emplace_back(client_, done[d]);
   }
   if (events) {
+    if (context)
+      for (Event& e : owned) e.on_ready([context](std::exception_ptr) {});
     *events = std::move(owned);
   } else {
     for (Event& e : owned) e.await();

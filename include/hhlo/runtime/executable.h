@@ -11,6 +11,16 @@
 
 namespace hhlo {
 
+/// User data for typed XLA FFI custom-call handlers, decoded in a handler with
+/// `ffi::Ctx<ffi::UserData<T>>()` where `T::id` holds `type_id`.
+struct CustomCallUserData {
+  /// Type id from register_custom_call_type (custom_call.h).
+  int64_t type_id = 0;
+  /// Not owned: must stay valid until the execution completes (for execute_async, until its event
+  /// is ready).
+  void* data = nullptr;
+};
+
 /// Options for one execution.
 struct ExecuteOptions {
   /// For a portable executable: the device to run on (PJRT_LoadedExecutable_Execute_Args::
@@ -18,6 +28,11 @@ struct ExecuteOptions {
   std::optional<Device> device;
   /// Argument indices that must not be donated even if the program aliases them.
   std::vector<int64_t> non_donatable_inputs;
+  /// User data for custom-call handlers: when not empty, the execution gets a
+  /// PJRT_ExecuteContext (PJRT_ExecuteContext_Create) holding each entry, added through
+  /// PJRT_FFI_Extension::user_data_add. Throws hhlo::PluginError when the plugin has no FFI
+  /// extension, hhlo::PjrtError when it refuses an entry (e.g. the same type id twice).
+  std::vector<CustomCallUserData> user_data;
 };
 
 /// The outputs of an asynchronous execution on one device and its completion event.
