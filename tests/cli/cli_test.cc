@@ -1,0 +1,154 @@
+// The `hhlo` executable end to end: devices, run (outputs, latency, and every bad input giving a
+// clear error and exit status 1, never a crash), and the subcommand registry.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "cli_util.h"
+#include "hhlo/core/array.h"
+
+namespace hhlo::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr const char* kAdd = R"(module @add {
+  func.func public @main(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2xf32> {
+    %0 = stablehlo.add %a, %b : tensor<2x2xf32>
+    return %0 : tensor<2x2xf32>
+  }
+}
+)";
+
+/// A folder with add.mlir, a.npy = [1,2,3,4] and b.npy = [10,20,30,40] (both 2x2 f32).
+struct AddFixture {
+  std::string dir, program, a, b;
+  explicit AddFixture(const std::string& name) : dir(temp_dir(name)) {
+    program = dir + "/add.mlir";
+    a = dir + "/a.npy";
+    b = dir + "/b.npy";
+    write_text(program, kAdd);
+    write_npy(a, Array::from<float>({2, 2}, {1, 2, 3, 4}));
+    write_npy(b, Array::from<float>({2, 2}, {10, 20, 30, 40}));
+  }
+};
+
+/// Exit status 1 with `message` in the output, and no signal.
+void expect_clean_error(const ProcessResult& r, const std::string& message) {
+  EXPECT_EQ(r.signal, 0) << r.output;
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("hhlo: error: "));
+  EXPECT_THAT(r.output, HasSubstr(message));
+}
+
+TEST(Cli, DevicesShowsPluginVersionsAndDevices) {
+  ProcessResult r = run_hhlo({"devices"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("platform:        cpu"));
+  EXPECT_THAT(r.output, HasSubstr("xla_cpu_pjrt.so"));
+  EXPECT_THAT(r.output, HasSubstr("PJRT C API:      0."));
+  EXPECT_THAT(r.output, HasSubstr("StableHLO:       0.9.0 .. 1."));
+  EXPECT_THAT(r.output, HasSubstr("[0] "));
+}
+
+TEST(Cli, DevicesRejectsUnknownPlatform) {
+  ProcessResult r = run_hhlo({"devices", "--platform", "tpu"});
+  EXPECT_EQ(r.signal, 0);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("--platform"));
+}
+
+TEST(Cli, RunPrintsAndWritesOutputs) {
+  AddFixture f("run_ok");
+  std::string out = f.dir + "/out";
+  ProcessResult r = run_hhlo({"run", f.program, "--input", f.a, "--input", f.b, "--output-dir", out});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("out0: tensor<2x2xf32> [11, 22, 33, 44]"));
+  Array got = read_npy(out + "/out0.npy");
+  EXPECT_EQ(got, Array::from<float>({2, 2}, {11, 22, 33, 44}));
+}
+
+TEST(Cli, RunRepeatPrintsLatency) {
+  AddFixture f("run_repeat");
+  ProcessResult r = run_hhlo({"run", f.program, "-i", f.a, "-i", f.b, "--repeat", "20"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("latency over 20 call(s)"));
+  EXPECT_THAT(r.output, HasSubstr("min "));
+  EXPECT_THAT(r.output, HasSubstr("median "));
+}
+
+TEST(Cli, RunMissingProgram) {
+  AddFixture f("missing");
+  expect_clean_error(run_hhlo({"run", f.dir + "/nope.mlir"}), "does not exist");
+}
+
+TEST(Cli, RunEmptyProgram) {
+  AddFixture f("empty");
+  write_text(f.program, "\n");
+  expect_clean_error(run_hhlo({"run", f.program}), "is empty");
+}
+
+TEST(Cli, RunMalformedProgram) {
+  AddFixture f("malformed");
+  write_text(f.program, "module { func.func @main( -> }");
+  expect_clean_error(run_hhlo({"run", f.program, "-i", f.a, "-i", f.b}), "cannot compile");
+}
+
+TEST(Cli, RunWrongInputCount) {
+  AddFixture f("count");
+  expect_clean_error(run_hhlo({"run", f.program, "-i", f.a}), "@main takes 2 input(s)");
+}
+
+TEST(Cli, RunWrongInputDtype) {
+  AddFixture f("dtype");
+  write_npy(f.b, Array::from<int32_t>({2, 2}, {1, 2, 3, 4}));
+  expect_clean_error(run_hhlo({"run", f.program, "-i", f.a, "-i", f.b}),
+                     "input 1 ('" + f.b + "') has dtype i32, @main parameter 1 expects f32");
+}
+
+TEST(Cli, RunWrongInputShape) {
+  AddFixture f("shape");
+  write_npy(f.b, Array::from<float>({3}, {1, 2, 3}));
+  expect_clean_error(run_hhlo({"run", f.program, "-i", f.a, "-i", f.b}),
+                     "has shape [3], @main parameter 1 expects tensor<2x2xf32>");
+}
+
+TEST(Cli, RunTruncatedNpy) {
+  AddFixture f("npy");
+  std::string full = serialize_npy(Array::from<float>({2, 2}, {1, 2, 3, 4}));
+  write_text(f.b, full.substr(0, full.size() - 5));
+  expect_clean_error(run_hhlo({"run", f.program, "-i", f.a, "-i", f.b}), f.b);
+}
+
+TEST(Cli, RunMissingNpy) {
+  AddFixture f("npy_missing");
+  expect_clean_error(run_hhlo({"run", f.program, "-i", f.a, "-i", f.dir + "/none.npy"}),
+                     "none.npy");
+}
+
+TEST(Cli, RunOutputDirNotWritable) {
+  AddFixture f("outdir");
+  // A regular file where a folder is needed: no user (not even root) can create the folder.
+  write_text(f.dir + "/file", "x");
+  expect_clean_error(
+      run_hhlo({"run", f.program, "-i", f.a, "-i", f.b, "--output-dir", f.dir + "/file/sub"}),
+      "output directory");
+}
+
+TEST(Cli, UnknownSubcommandIsAUsageError) {
+  ProcessResult r = run_hhlo({"frobnicate"});
+  EXPECT_EQ(r.signal, 0);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.exit_code, 1 + 255);
+}
+
+TEST(Cli, HelpListsSubcommandsButNotTheWorker) {
+  ProcessResult r = run_hhlo({"--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("devices"));
+  EXPECT_THAT(r.output, HasSubstr("run"));
+  EXPECT_THAT(r.output, HasSubstr("conformance"));
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("conformance-worker")));
+}
+
+}  // namespace
+}  // namespace hhlo::test

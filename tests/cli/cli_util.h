@@ -1,0 +1,27 @@
+// Helpers of the CLI tests: run the built `hhlo` executable and capture what it prints.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hhlo::test {
+
+/// How a child process ended and what it printed (stdout and stderr interleaved).
+struct ProcessResult {
+  /// Exit status, or -1 when the process was killed by a signal.
+  int exit_code = -1;
+  /// The signal that killed it, 0 if it exited.
+  int signal = 0;
+  std::string output;
+};
+
+/// Runs `hhlo` (HHLO_CLI_PATH) with `args` (no shell; arguments passed as is).
+ProcessResult run_hhlo(const std::vector<std::string>& args);
+
+/// A fresh empty directory under the system temp folder, unique to this process and `name`.
+std::string temp_dir(const std::string& name);
+
+/// Writes `text` to `path`.
+void write_text(const std::string& path, const std::string& text);
+
+}  // namespace hhlo::test

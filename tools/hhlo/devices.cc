@@ -1,0 +1,62 @@
+// `hhlo devices [--platform cpu|cuda]`: the plugin, its versions and each device of a client.
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "commands.h"
+#include "hhlo/runtime/client.h"
+
+namespace hhlo::cli {
+namespace {
+
+std::string version_string(const std::vector<int64_t>& v) {
+  return v.empty() ? std::string("unknown") : fmt::format("{}", fmt::join(v, "."));
+}
+
+std::string attribute_string(const PluginAttribute& a) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::vector<int64_t>>) return version_string(v);
+        else return fmt::format("{}", v);
+      },
+      a);
+}
+
+int run_devices(const std::string& platform) {
+  Plugin plugin = Plugin::for_platform(platform);
+  Client client = Client::create(plugin);
+  fmt::print("platform:        {} ({})\n", client.platform_name(), client.platform_version());
+  fmt::print("plugin:          {}\n", plugin.path());
+  fmt::print("PJRT C API:      {}.{} (HHLO-C++ built against {}.{})\n", plugin.api_major(),
+             plugin.api_minor(), Plugin::header_api_major(), Plugin::header_api_minor());
+  if (auto it = plugin.attributes().find("xla_version"); it != plugin.attributes().end())
+    fmt::print("XLA version:     {}\n", attribute_string(it->second));
+  fmt::print("StableHLO:       {} .. {}\n", version_string(plugin.stablehlo_minimum_version()),
+             version_string(plugin.stablehlo_current_version()));
+  std::vector<Device> devices = client.devices();
+  fmt::print("devices:         {}\n", devices.size());
+  for (const Device& d : devices)
+    fmt::print("  [{}] {} kind={} local_hardware_id={}\n", d.id(), d.to_string(), d.kind(),
+               d.local_hardware_id());
+  return 0;
+}
+
+const bool registered = register_command({
+    .name = "devices",
+    .description = "Show the PJRT plugin (path, versions, StableHLO range) and its devices",
+    .setup =
+        [](CLI::App& sub) -> Action {
+          auto platform = std::make_shared<std::string>("cpu");
+          sub.add_option("--platform", *platform, "Platform whose plugin to load")
+              ->check(CLI::IsMember({"cpu", "cuda"}));
+          return [platform] { return run_devices(*platform); };
+        },
+});
+
+}  // namespace
+}  // namespace hhlo::cli

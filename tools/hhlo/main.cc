@@ -1,0 +1,64 @@
+// `hhlo`: runs StableHLO programs through PJRT plugins. Subcommands register themselves (commands.h).
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "hhlo/core/error.h"
+
+namespace hhlo::cli {
+namespace {
+
+std::map<std::string, Command>& registry() {
+  static std::map<std::string, Command> commands;
+  return commands;
+}
+
+}  // namespace
+
+bool register_command(Command command) {
+  std::string name = command.name;
+  if (!registry().emplace(name, std::move(command)).second)
+    throw std::logic_error("hhlo: subcommand '" + name + "' registered twice");
+  return true;
+}
+
+std::vector<Command> registered_commands() {
+  std::vector<Command> out;
+  for (const auto& [name, command] : registry()) out.push_back(command);
+  return out;
+}
+
+}  // namespace hhlo::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{"hhlo: run StableHLO programs through XLA PJRT plugins", "hhlo"};
+  app.require_subcommand(1);
+  std::map<const CLI::App*, hhlo::cli::Action> actions;
+  for (const hhlo::cli::Command& c : hhlo::cli::registered_commands()) {
+    CLI::App* sub = app.add_subcommand(c.name, c.description);
+    if (c.hidden) sub->group("");
+    actions[sub] = c.setup(*sub);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (const auto& [sub, action] : actions)
+      if (sub->parsed()) return action();
+    return 2;  // unreachable: require_subcommand(1)
+  } catch (const hhlo::Error& e) {
+    fmt::print(stderr, "hhlo: error: {}\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "hhlo: internal error: {}\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,168 @@
+// `hhlo run PROGRAM.mlir [--input a.npy ...] [--output-dir DIR] [--platform cpu|cuda] [--repeat N]`:
+// compiles a StableHLO program, checks the inputs against @main, executes, prints and writes outputs.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "hhlo/core/array.h"
+#include "hhlo/runtime/client.h"
+
+namespace hhlo::cli {
+namespace {
+
+struct RunOptions {
+  std::string program;
+  std::vector<std::string> inputs;
+  std::string output_dir;
+  std::string platform = "cpu";
+  int repeat = 0;
+};
+
+std::string read_program(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw IoError(fmt::format("program '{}' does not exist", path));
+  if (std::filesystem::is_directory(path, ec))
+    throw IoError(fmt::format("program '{}' is a directory, expected a .mlir file", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError(fmt::format("cannot open program '{}' for reading", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw IoError(fmt::format("program '{}' is empty; expected StableHLO MLIR text or bytecode",
+                              path));
+  return text;
+}
+
+/// Creates `dir` if needed and checks that files can be created in it, before anything runs.
+void prepare_output_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw IoError(fmt::format("output directory '{}' cannot be created: {}", dir,
+                              ec ? ec.message() : "a file of that name exists"));
+  std::string probe = (std::filesystem::path(dir) / ".hhlo-write-probe").string();
+  {
+    std::ofstream out(probe);
+    if (!out) throw IoError(fmt::format("output directory '{}' is not writable", dir));
+  }
+  std::filesystem::remove(probe, ec);
+}
+
+/// Checks the inputs against @main's parameter types (when the program text declares them).
+void check_inputs(const LoadedExecutable& exe, const std::vector<Array>& inputs,
+                  const std::vector<std::string>& names) {
+  const auto& want = exe.input_types();
+  if (!want) return;
+  if (want->size() != inputs.size()) {
+    std::string types;
+    for (const TensorType& t : *want) types += (types.empty() ? "" : ", ") + t.to_string();
+    throw Error(fmt::format("@main takes {} input(s) ({}), {} given with --input", want->size(),
+                            types.empty() ? "none" : types, inputs.size()));
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const TensorType& w = (*want)[i];
+    const TensorType& got = inputs[i].type();
+    if (w.dtype != got.dtype)
+      throw Error(fmt::format("input {} ('{}') has dtype {}, @main parameter {} expects {} ({})",
+                              i, names[i], dtype_name(got.dtype), i, dtype_name(w.dtype),
+                              w.to_string()));
+    bool dims_ok = w.rank() == got.rank();
+    for (std::size_t d = 0; dims_ok && d < w.dims.size(); ++d)
+      dims_ok = w.dims[d] == kDynamic || w.dims[d] == got.dims[d];
+    if (!dims_ok)
+      throw Error(fmt::format("input {} ('{}') has shape [{}], @main parameter {} expects {}", i,
+                              names[i], dims_to_string(got.dims), i, w.to_string()));
+  }
+}
+
+std::string preview(const Array& a) {
+  constexpr int64_t kMax = 8;
+  std::string s;
+  int64_t n = std::min(a.num_elements(), kMax);
+  for (int64_t i = 0; i < n; ++i) s += fmt::format("{}{:g}", i ? ", " : "", a.element_as_double(i));
+  if (a.num_elements() > kMax) s += ", ...";
+  return "[" + s + "]";
+}
+
+int run_program(const RunOptions& o) {
+  std::string text = read_program(o.program);
+  std::vector<Array> inputs;
+  for (const std::string& path : o.inputs) inputs.push_back(read_npy(path));
+  if (!o.output_dir.empty()) prepare_output_dir(o.output_dir);
+
+  Client client = Client::create(o.platform);
+  LoadedExecutable exe;
+  try {
+    exe = client.compile(text);
+  } catch (const PjrtError& e) {
+    throw Error(fmt::format("cannot compile '{}': {}", o.program, e.what()));
+  }
+  check_inputs(exe, inputs, o.inputs);
+  std::vector<Buffer> buffers;
+  for (const Array& a : inputs) buffers.push_back(client.buffer_from_host(a));
+  std::vector<const Buffer*> args;
+  for (const Buffer& b : buffers) args.push_back(&b);
+
+  std::vector<Buffer> outputs = exe.execute(args);
+  std::vector<Array> host;
+  for (const Buffer& b : outputs) host.push_back(b.to_host());
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    fmt::print("out{}: {} {}\n", i, host[i].type().to_string(), preview(host[i]));
+    if (!o.output_dir.empty()) {
+      std::string path = (std::filesystem::path(o.output_dir) / fmt::format("out{}.npy", i)).string();
+      write_npy(path, host[i]);
+    }
+  }
+  if (!o.output_dir.empty()) fmt::print("wrote {} output(s) to {}\n", host.size(), o.output_dir);
+
+  if (o.repeat > 0) {
+    std::vector<double> us;
+    for (int r = 0; r < o.repeat; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      std::vector<Buffer> out = exe.execute(args);
+      auto t1 = std::chrono::steady_clock::now();
+      us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    }
+    std::sort(us.begin(), us.end());
+    double median = us.size() % 2 ? us[us.size() / 2]
+                                  : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
+    fmt::print("latency over {} call(s) (execute + await): min {:.1f} us, median {:.1f} us\n",
+               us.size(), us.front(), median);
+  }
+  return 0;
+}
+
+const bool registered = register_command({
+    .name = "run",
+    .description = "Compile and run a StableHLO program on .npy inputs; print and write its outputs",
+    .setup =
+        [](CLI::App& sub) -> Action {
+          auto o = std::make_shared<RunOptions>();
+          sub.add_option("program", o->program, "StableHLO program (.mlir text or bytecode)")
+              ->required();
+          sub.add_option("--input,-i", o->inputs, "Input .npy file, one per @main parameter, in order");
+          sub.add_option("--output-dir,-o", o->output_dir,
+                         "Directory to write out0.npy, out1.npy, ... (created if needed)");
+          sub.add_option("--platform", o->platform, "Platform whose plugin to load")
+              ->check(CLI::IsMember({"cpu", "cuda"}));
+          sub.add_option("--repeat", o->repeat,
+                         "Run N more times and print per-call latency min/median")
+              ->check(CLI::Range(1, 1000000));
+          return [o] { return run_program(*o); };
+        },
+});
+
+}  // namespace
+}  // namespace hhlo::cli
