@@ -66,9 +66,9 @@ ffi::Error VectorAddImpl(ffi::Buffer<ffi::F32> a, ffi::Buffer<ffi::F32> b,
       return ffi::Error::InvalidArgument("hhlo_example_vector_add: operands have dims " +
                                          dims_text(a.dimensions()) + " and " +
                                          dims_text(b.dimensions()));
-    const float* x = a.typed_data();
-    const float* y = b.typed_data();
-    float* z = out->typed_data();
+    const float* __restrict x = a.typed_data();
+    const float* __restrict y = b.typed_data();
+    float* __restrict z = out->typed_data();
     const std::size_t n = a.element_count();
     for (std::size_t i = 0; i < n; ++i) z[i] = x[i] + y[i];
     return ffi::Error::Success();
