@@ -17,6 +17,8 @@ detail::Registry& registry() {
     detail::register_shape_rules(r);
     detail::register_dot_general_rules(r);
     detail::register_reduce_rules(r);
+    detail::register_convolution_rules(r);
+    detail::register_reduce_window_rules(r);
     detail::register_extra_rules(r);
   });
   return r;

@@ -36,6 +36,46 @@ Tensor one_hot(Tensor labels, int64_t classes, DType dtype, Loc loc = Loc::curre
 /// (any integer type), computed stably as -mean(sum(one_hot * log_softmax(logits))). Scalar result.
 Tensor softmax_cross_entropy(Tensor logits, Tensor labels, Loc loc = Loc::current());
 
+// ---------------------------------------------------------------- convolution / pooling
+
+/// Layout of activations for conv2d and pooling.
+enum class Layout : uint8_t { NHWC, NCHW };
+/// Padding mode: SAME (output = ceil(in / stride)), VALID (no padding), or explicit pairs.
+struct Padding {
+  enum class Kind : uint8_t { same, valid, explicit_ } kind = Kind::valid;
+  /// For explicit_: {{top, bottom}, {left, right}}.
+  std::vector<std::pair<int64_t, int64_t>> pads;
+  static Padding same() { return {Kind::same, {}}; }
+  static Padding valid() { return {Kind::valid, {}}; }
+  static Padding explicit_pads(std::vector<std::pair<int64_t, int64_t>> p) { return {Kind::explicit_, std::move(p)}; }
+};
+/// Options of conv2d.
+struct Conv2dOptions {
+  Layout layout = Layout::NHWC;
+  std::vector<int64_t> stride = {1, 1};
+  Padding padding = Padding::valid();
+  std::vector<int64_t> dilation = {1, 1};
+  /// feature_group_count: input channels and output channels must both divide by it.
+  int64_t groups = 1;
+};
+/// 2-D convolution (stablehlo.convolution). x: [N, H, W, C] (NHWC) or [N, C, H, W] (NCHW);
+/// w: [KH, KW, C / groups, O] (HWIO) always; b: [O] optional. Result in x's layout.
+Tensor conv2d(Tensor x, Tensor w, std::optional<Tensor> b = std::nullopt, const Conv2dOptions& options = {},
+              Loc loc = Loc::current());
+/// Options of pooling.
+struct PoolOptions {
+  Layout layout = Layout::NHWC;
+  std::vector<int64_t> window = {2, 2};
+  /// Empty: equal to window.
+  std::vector<int64_t> stride = {};
+  Padding padding = Padding::valid();
+};
+/// Max pooling over the spatial dims (stablehlo.reduce_window with maximum; -inf padding).
+Tensor max_pool(Tensor x, const PoolOptions& options = {}, Loc loc = Loc::current());
+/// Average pooling (reduce_window sum / window size; padded cells count, as in flax avg_pool).
+Tensor avg_pool(Tensor x, const PoolOptions& options = {}, Loc loc = Loc::current());
+
+
 // ---------------------------------------------------------------- normalization / regularization
 
 /// Layer norm over the last axis: (x - mean) / sqrt(var + eps) * gamma + beta; gamma/beta [last].
