@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Builds what the GPU checks need and runs them in one go, on a machine with an NVIDIA GPU, nvcc
+# and the CUDA PJRT plugin (the `jax-cuda13-pjrt` 0.11.x wheel, or any xla_cuda_plugin.so).
+#
+#   tests/gpu/run_gpu_checks.sh [OUT_DIR]        (OUT_DIR default: build-gpu/results)
+#
+# Needs, offline: cmake, ninja, g++ 12+, nvcc (CUDA 12.x/13.x), the Debian dev packages of
+# CMakeLists.txt (GoogleTest, Google Benchmark, fmt, nlohmann-json, CLI11, zlib), and from set-up
+# only the headers: third_party/pjrt/include and third_party/xla_ffi (carry those two on a device
+# machine: the CPU plugin itself is not needed here). The CUDA plugin is found through
+# $HHLO_PJRT_PLUGIN_CUDA, else in the Python packages (jax_plugins/xla_cuda*/xla_cuda_plugin.so);
+# the NVIDIA runtime wheels next to it (nvidia/*/lib) go on LD_LIBRARY_PATH.
+#
+# Runs: nvidia-smi; the CPU custom-call tests (sanity of the same build); the GPU tests
+# (build-gpu/tests/gpu/hhlo_gpu_tests with HHLO_TEST_GPU=1). Exit status: 0 when all passed.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out="${1:-build-gpu/results}"
+mkdir -p "$out"
+log() { printf '\n== %s\n' "$*"; }
+
+log "GPU"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || {
+  echo "no NVIDIA GPU visible (nvidia-smi failed)"; exit 2; }
+command -v nvcc >/dev/null || export PATH="/usr/local/cuda/bin:$PATH"
+nvcc --version | tail -1 || { echo "nvcc not found"; exit 2; }
+
+log "CUDA PJRT plugin"
+plugin="${HHLO_PJRT_PLUGIN_CUDA:-}"
+site=""
+if [[ -z "$plugin" ]]; then
+  for py in python3 python; do
+    command -v "$py" >/dev/null || continue
+    for d in $("$py" -c 'import site,sys; print(" ".join(site.getsitepackages()+[site.getusersitepackages()]+sys.path))' 2>/dev/null); do
+      for f in "$d"/jax_plugins/xla_cuda*/xla_cuda_plugin.so; do
+        [[ -f "$f" ]] && { plugin="$f"; site="$d"; break 3; }
+      done
+    done
+  done
+fi
+if [[ -z "$plugin" ]]; then
+  plugin=$(find / -name xla_cuda_plugin.so -path '*jax_plugins*' 2>/dev/null | head -1)
+  [[ -n "$plugin" ]] && site="${plugin%/jax_plugins/*}"
+fi
+[[ -n "$plugin" && -f "$plugin" ]] || { echo "no CUDA plugin: set HHLO_PJRT_PLUGIN_CUDA"; exit 2; }
+export HHLO_PJRT_PLUGIN_CUDA="$plugin"
+echo "plugin: $plugin"
+[[ -z "$site" ]] && site="${plugin%/jax_plugins/*}"
+libs=$(ls -d "$site"/nvidia/*/lib 2>/dev/null | paste -sd: -)
+[[ -n "$libs" ]] && export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+pip show jax-cuda13-pjrt 2>/dev/null | head -2 || true
+
+log "build (build-gpu)"
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHHLO_BUILD_CUDA_EXAMPLES=ON \
+  2>&1 | tee "$out/cmake.log" | tail -5
+ninja -C build-gpu -j"$(nproc)" hhlo_custom_call_gpu_kernels hhlo_gpu_tests hhlo_custom_call_tests \
+  2>&1 | tee "$out/build.log" | tail -5
+[[ -x build-gpu/tests/gpu/hhlo_gpu_tests ]] || { echo "build failed: see $out/build.log"; exit 3; }
+
+status=0
+if [[ -f third_party/pjrt/cpu/xla_cpu_pjrt.so ]]; then
+  log "CPU custom-call tests"
+  build-gpu/tests/hhlo_custom_call_tests --gtest_brief=1 2>&1 | tee "$out/cpu_custom_call.log" \
+    | tail -3 || status=1
+fi
+
+log "GPU tests"
+HHLO_TEST_GPU=1 build-gpu/tests/gpu/hhlo_gpu_tests --gtest_output="json:$out/gpu_tests.json" \
+  2>&1 | tee "$out/gpu_tests.log" || status=1
+log "done: status $status (logs in $out)"
+exit "$status"
