@@ -129,3 +129,16 @@ TEST(ShapeErrors, ReduceAndSort) {
 
 }  // namespace
 }  // namespace hhlo
+
+#include <gtest/gtest-spi.h>
+
+namespace hhlo {
+namespace {
+// The helper itself reports a wrong constraint and a missing error.
+TEST(ShapeErrors, HelperDetectsMismatches) {
+  TensorType a{DType::f32, {2}}, b{DType::f32, {3}};
+  EXPECT_NONFATAL_FAILURE(EXPECT_SHAPE_ERROR("add", "C2", infer_binary("add", a, b)), "C1");
+  EXPECT_NONFATAL_FAILURE(EXPECT_SHAPE_ERROR("add", "C1", infer_binary("add", a, a)), "no ShapeError");
+}
+}  // namespace
+}  // namespace hhlo
