@@ -1,5 +1,5 @@
 // Example CPU kernel library: typed XLA FFI handlers, each exported as an `extern "C"` symbol by
-// XLA_FFI_DEFINE_HANDLER_SYMBOL, registered at run time with hhlo::register_custom_call_library
+// HHLO_FFI_DEFINE_HANDLER_SYMBOL (hhlo_kernel.h), registered at run time with hhlo::register_custom_call_library
 // and called from StableHLO as `stablehlo.custom_call @<symbol>(...) {api_version = 4 : i32}`.
 //
 // Every body runs inside hhlo_kernel::guarded: a C++ exception must never cross into XLA (it is C

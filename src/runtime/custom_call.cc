@@ -156,6 +156,24 @@ XLA_FFI_Api_Version handler_ffi_version(const XLA_FFI_Api* api, XLA_FFI_Handler*
   return md.api_version;
 }
 
+/// Throws PluginError when `handler` reports an XLA FFI version the plugin would not accept.
+void check_ffi_version(const Plugin& plugin, const std::string& platform, void* handler,
+                       const std::string& target_name) {
+  const XLA_FFI_Api* api = plugin_ffi_api(plugin, platform);
+  if (!api) return;
+  XLA_FFI_Api_Version want = api->api_version;
+  XLA_FFI_Api_Version got =
+      handler_ffi_version(api, reinterpret_cast<XLA_FFI_Handler*>(handler), target_name);
+  if (got.major_version != want.major_version || got.minor_version > want.minor_version)
+    throw PluginError(fmt::format(
+        "the handler for custom call target '{}' was built with XLA FFI API {}.{} headers, but "
+        "PJRT plugin '{}' implements XLA FFI API {}.{} and would drop the registration without "
+        "an error: rebuild the kernel with XLA FFI headers of version {}.{} or older (see "
+        "examples/custom_call_cpu/hhlo_kernel.h)",
+        target_name, got.major_version, got.minor_version, plugin.path(), want.major_version,
+        want.minor_version, want.major_version, want.minor_version));
+}
+
 }  // namespace
 
 void register_custom_call(const Plugin& plugin, const std::string& target_name, void* handler,
@@ -180,19 +198,7 @@ void register_custom_call(const Plugin& plugin, const std::string& target_name, 
         "registry has no unregister): register the new handler under another target name",
         target_name, platform));
   }
-  if (const XLA_FFI_Api* api = plugin_ffi_api(plugin, platform)) {
-    XLA_FFI_Api_Version want = api->api_version;
-    XLA_FFI_Api_Version got =
-        handler_ffi_version(api, reinterpret_cast<XLA_FFI_Handler*>(handler), target_name);
-    if (got.major_version != want.major_version || got.minor_version > want.minor_version)
-      throw PluginError(fmt::format(
-          "the handler for custom call target '{}' was built with XLA FFI API {}.{} headers, but "
-          "PJRT plugin '{}' implements XLA FFI API {}.{} and would drop the registration without "
-          "an error: rebuild the kernel with XLA FFI headers of version {}.{} or older (see "
-          "examples/custom_call_cpu/hhlo_kernel.h)",
-          target_name, got.major_version, got.minor_version, plugin.path(),
-          want.major_version, want.minor_version, want.major_version, want.minor_version));
-  }
+  check_ffi_version(plugin, platform, handler, target_name);
   register_handler(plugin, target_name, handler, platform, static_cast<uint32_t>(traits));
   seen[key] = handler;
 }
@@ -294,6 +300,10 @@ void register_gpu_custom_call(const Plugin& plugin, const std::string& lib_path,
                                   plugin.path(), api_version(plugin)));
   CustomCallLibrary lib = load_custom_call_library(lib_path);
   void* fn = lib.symbol(symbol.empty() ? target_name : symbol);
+  // A typed handler is probed like register_custom_call does, when the plugin lets us learn its
+  // XLA FFI version (it has the FFI extension with register_handler).
+  if (api == GpuCustomCallApi::typed && plugin.has_extension(PluginExtension::ffi))
+    check_ffi_version(plugin, "CUDA", fn, target_name);
 
   detail::GpuRegisterCustomCallArgs a{};
   a.struct_size = sizeof(a);  // the newest form; older plugins ignore `traits`

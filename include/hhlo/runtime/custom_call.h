@@ -119,9 +119,11 @@ enum class GpuCustomCallApi : int {
 /// Loads the library at `lib_path` and registers its exported symbol `symbol` (default: the
 /// target name) as the GPU custom-call target `target_name` through the plugin's
 /// PJRT_Gpu_Custom_Call extension (PJRT_Gpu_Register_Custom_Call), platform "CUDA".
+/// A typed handler is first checked for its XLA FFI version as in register_custom_call.
 /// Throws hhlo::PluginError when the plugin has no GPU custom-call extension (on the CPU plugin:
 /// "the CPU plugin has no GPU custom-call extension"), when the library cannot be loaded or the
-/// symbol is missing; hhlo::PjrtError when the plugin refuses the registration.
+/// symbol is missing, when a typed handler's XLA FFI version is newer than the plugin's;
+/// hhlo::PjrtError when the plugin refuses the registration.
 void register_gpu_custom_call(const Plugin& plugin, const std::string& lib_path,
                               const std::string& target_name,
                               GpuCustomCallApi api = GpuCustomCallApi::legacy,
