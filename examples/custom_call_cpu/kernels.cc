@@ -1,10 +1,10 @@
 // Example CPU kernel library: typed XLA FFI handlers, each exported as an `extern "C"` symbol by
-// HHLO_FFI_DEFINE_HANDLER_SYMBOL (hhlo_kernel.h), registered at run time with hhlo::register_custom_call_library
+// HHLO_FFI_DEFINE_HANDLER_SYMBOL (hhlo/runtime/custom_call_kernel.h), registered at run time with hhlo::register_custom_call_library
 // and called from StableHLO as `stablehlo.custom_call @<symbol>(...) {api_version = 4 : i32}`.
 //
-// Every body runs inside hhlo_kernel::guarded: a C++ exception must never cross into XLA (it is C
+// Every body runs inside hhlo::kernel::guarded: a C++ exception must never cross into XLA (it is C
 // underneath and would terminate the process), so it becomes an ffi::Error that reaches the user
-// as hhlo::PjrtError. Handlers are defined with HHLO_FFI_DEFINE_HANDLER_SYMBOL (hhlo_kernel.h,
+// as hhlo::PjrtError. Handlers are defined with HHLO_FFI_DEFINE_HANDLER_SYMBOL (custom_call_kernel.h,
 // which says why), except hhlo_example_negate_ffi03, left as plain XLA_FFI_DEFINE_HANDLER_SYMBOL
 // for the test that pins the FFI version mismatch.
 #include <cmath>
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "hhlo_kernel.h"
+#include "hhlo/runtime/custom_call_kernel.h"
 #include "kernels.h"
 #include "xla/ffi/api/ffi.h"
 
@@ -26,7 +26,7 @@ extern "C" void hhlo_example_set_scale_type_id(int64_t type_id) {
 
 namespace {
 
-using hhlo_kernel::guarded;
+using hhlo::kernel::guarded;
 
 std::string dims_text(ffi::AnyBuffer::Dimensions dims) {
   std::string s = "[";

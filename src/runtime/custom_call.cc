@@ -169,7 +169,7 @@ void check_ffi_version(const Plugin& plugin, const std::string& platform, void* 
         "the handler for custom call target '{}' was built with XLA FFI API {}.{} headers, but "
         "PJRT plugin '{}' implements XLA FFI API {}.{} and would drop the registration without "
         "an error: rebuild the kernel with XLA FFI headers of version {}.{} or older (see "
-        "examples/custom_call_cpu/hhlo_kernel.h)",
+        "HHLO_FFI_DEFINE_HANDLER_SYMBOL in hhlo/runtime/custom_call_kernel.h)",
         target_name, got.major_version, got.minor_version, plugin.path(), want.major_version,
         want.minor_version, want.major_version, want.minor_version));
 }

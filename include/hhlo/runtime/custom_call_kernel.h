@@ -1,7 +1,9 @@
-// Helpers for writing XLA FFI kernels that HHLO-C++ registers (header-only; needs the XLA FFI
-// headers `xla/ffi/api/ffi.h` on the include path).
+// Helpers for writing XLA FFI kernels that HHLO-C++ registers with register_custom_call
+// (custom_call.h). Header-only, for kernel libraries: it needs the XLA FFI headers
+// (`xla/ffi/api/ffi.h`, third_party/xla_ffi/include after set-up) on the include path, which no
+// other public header of ours does.
 //
-//  - hhlo_kernel::guarded(name, body): runs a handler body, turning any C++ exception into an
+//  - hhlo::kernel::guarded(name, body): runs a handler body, turning any C++ exception into an
 //    ffi::Error (XLA is C underneath: an exception escaping a handler terminates the process).
 //  - HHLO_FFI_DEFINE_HANDLER_SYMBOL(fn, impl, binding): XLA_FFI_DEFINE_HANDLER_SYMBOL, except that
 //    the handler answers XLA's registration probe with the plugin's XLA FFI minor version when
@@ -19,7 +21,7 @@
 
 #include "xla/ffi/api/ffi.h"
 
-namespace hhlo_kernel {
+namespace hhlo::kernel {
 
 /// Runs `body` (returning xla::ffi::Error); an escaping C++ exception becomes an INTERNAL error
 /// "<kernel>: C++ exception: <what>".
@@ -47,14 +49,16 @@ inline void report_framework_minor_version(XLA_FFI_CallFrame* call_frame) {
   }
 }
 
-}  // namespace hhlo_kernel
+}  // namespace hhlo::kernel
 
+/// Defines `extern "C" XLA_FFI_Error* fn(XLA_FFI_CallFrame*)`, the typed handler of `impl` with
+/// `binding` (an xla::ffi::Ffi::Bind() chain), to be registered with hhlo::register_custom_call.
 #define HHLO_FFI_DEFINE_HANDLER_SYMBOL(fn, impl, binding)                           \
   extern "C" XLA_FFI_Error* fn(XLA_FFI_CallFrame* call_frame) {                     \
     XLA_FFI_DEFINE_HANDLER(handler, impl, binding);                                 \
     XLA_FFI_Error* error = (*handler)(call_frame);                                  \
     if (!error && call_frame->extension_start)                                      \
-      ::hhlo_kernel::report_framework_minor_version(call_frame);                    \
+      ::hhlo::kernel::report_framework_minor_version(call_frame);                    \
     return error;                                                                   \
   }                                                                                 \
   static_assert(true, "")
