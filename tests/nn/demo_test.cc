@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "hhlo/core/error.h"
 #include "hhlo/nn/demo.h"
 
 namespace hhlo {
