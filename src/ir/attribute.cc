@@ -114,7 +114,7 @@ std::string dense_literal(const Array& a) {
     for (int64_t i = 1; splat && i < n; ++i) splat = std::memcmp(p, p + i * es, es) == 0;
     if (splat) {
       body = element_literal(a, 0);
-    } else if (a.dtype() == DType::pred) {
+    } else if (a.dtype() == DType::pred || (is_integer(a.dtype()) && n <= 16)) {
       // nested list literal, one bracket level per dimension
       std::function<void(size_t, int64_t)> rec = [&](size_t d, int64_t off) {
         body += '[';

@@ -12,6 +12,7 @@ namespace hhlo::detail {
 std::string format_float(double v, DType t);
 /// MLIR string literal with quotes and escapes.
 std::string escape_string(std::string_view s);
-/// `dense<...> : tensor<...>`: splats as one literal, pred as nested lists, others as hex bytes.
+/// `dense<...> : tensor<...>`: splats as one literal, pred and small integer arrays (<= 16
+/// elements) as nested lists, others as hex bytes.
 std::string dense_literal(const Array& a);
 }  // namespace hhlo::detail

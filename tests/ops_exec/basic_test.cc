@@ -55,6 +55,23 @@ TEST(Exec, ConstantsExactEveryDtype) {
   EXPECT_TRUE(std::isnan(out[9].to_vector<float>()[0]));
 }
 
+TEST(Exec, SplatAndEmptyConstants) {
+  Module m;
+  Func& f = m.add_func("main", {});
+  f.ret({constant(f, Array::from<std::complex<float>>({2}, {{1, -2}, {1, -2}})),
+         constant(f, Array(DType::f32, {0})), constant(f, 1.5, DType::bf16, {2}),
+         constant(f, -3.0, DType::f16), constant(f, 1e-30f, DType::f32),
+         constant(f, -std::numeric_limits<double>::infinity(), DType::f64)});
+  auto out = run(m);
+  auto c = out[0].to_vector<std::complex<float>>();
+  EXPECT_EQ(c[1], std::complex<float>(1, -2));
+  EXPECT_EQ(out[1].num_elements(), 0);
+  EXPECT_EQ(static_cast<float>(out[2].to_vector<bf16_t>()[1]), 1.5f);
+  EXPECT_EQ(static_cast<float>(out[3].to_vector<f16_t>()[0]), -3.0f);
+  EXPECT_EQ(out[4].to_vector<float>()[0], 1e-30f);
+  EXPECT_EQ(out[5].to_vector<double>()[0], -std::numeric_limits<double>::infinity());
+}
+
 TEST(Exec, CompareSelectClampConvert) {
   Module m;
   Func& f = m.add_func("main", {f32({4}), f32({4})});

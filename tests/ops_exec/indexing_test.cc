@@ -45,6 +45,22 @@ TEST(IndexingExec, ScatterAdd) {
   EXPECT_EQ(values(out[0]), (std::vector<double>{0, 0, 0, 6, 8, 10, 0, 0, 0, 3, 4, 5}));
 }
 
+TEST(IndexingExec, ScatterWithBatchingDims) {
+  Module m;
+  Func& f = m.add_func("main", {f32({2, 3, 4}), i32({2, 2}), f32({2, 3, 2})});
+  ScatterDimensionNumbers dn{.update_window_dims = {1}, .inserted_window_dims = {2},
+                             .input_batching_dims = {0}, .scatter_indices_batching_dims = {0},
+                             .scatter_dims_to_operand_dims = {2}, .index_vector_dim = 2};
+  f.ret(scatter({f.arg(0)}, f.arg(1), {f.arg(2)}, dn,
+                [](const std::vector<Value>& a) { return std::vector<Value>{add(a[0], a[1])}; }));
+  Array ones(DType::f32, {2, 3, 2});
+  for (float& v : ones.values<float>()) v = 100;
+  auto out = run(m, {iota_f32({2, 3, 4}), Array::from<int32_t>({2, 2}, {3, 0, 1, 2}), ones});
+  // batch 0 adds 100 at columns 3 and 0, batch 1 at columns 1 and 2.
+  EXPECT_EQ(values(out[0]), (std::vector<double>{100, 1, 2, 103, 104, 5, 6, 107, 108, 9, 10, 111,
+                                                 12, 113, 114, 15, 16, 117, 118, 19, 20, 121, 122, 23}));
+}
+
 TEST(IndexingExec, SortTwoOperands) {
   Module m;
   Func& f = m.add_func("main", {f32({2, 3}), i32({2, 3})});

@@ -1,0 +1,39 @@
+// Golden-text helpers: the printed body of @main without the module/func wrapper.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "hhlo/ir/module.h"
+#include "hhlo/ir/printer.h"
+
+namespace hhlo::test {
+
+/// Builds @main with `args` via `build` (which returns the results) and returns the printed ops
+/// of its body, one per line, without indentation, locations or the func.return line.
+inline std::string body_of(const std::vector<TensorType>& args,
+                           const std::function<std::vector<Value>(Func&)>& build) {
+  Module m;
+  Func& f = m.add_func("main", args);
+  f.ret(build(f));
+  std::string text = to_mlir(m, {.locations = false}), out;
+  size_t pos = 0;
+  int line_no = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    size_t first = line.find_first_not_of(' ');
+    if (first == std::string::npos) continue;
+    line = line.substr(first);
+    if (line.starts_with("module") || line.starts_with("func.func") || line.starts_with("\"func.return\"") ||
+        line == "}")
+      continue;
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace hhlo::test
