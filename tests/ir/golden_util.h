@@ -7,16 +7,19 @@
 
 #include "hhlo/ir/module.h"
 #include "hhlo/ir/printer.h"
+#include "hhlo/ir/verifier.h"
 
 namespace hhlo::test {
 
-/// Builds @main with `args` via `build` (which returns the results) and returns the printed ops
+/// Builds @main with `args` via `build` (which returns the results), verifies the module and
+/// returns the printed ops
 /// of its body, one per line, without indentation, locations or the func.return line.
 inline std::string body_of(const std::vector<TensorType>& args,
                            const std::function<std::vector<Value>(Func&)>& build) {
   Module m;
   Func& f = m.add_func("main", args);
   f.ret(build(f));
+  verify(m);
   std::string text = to_mlir(m, {.locations = false}), out;
   size_t pos = 0;
   int line_no = 0;

@@ -1,6 +1,7 @@
 #include "exec_util.h"
 
 #include "hhlo/ir/printer.h"
+#include "hhlo/ir/verifier.h"
 #include "hhlo/runtime/client.h"
 
 namespace hhlo::test {
@@ -11,6 +12,7 @@ static const Client& client() {
 }
 
 std::vector<Array> run(const Module& m, const std::vector<Array>& args) {
+  verify(m);  // every executed program also passes the verifier
   const Client& c = client();
   LoadedExecutable exe = c.compile(to_mlir(m));
   std::vector<Buffer> in;

@@ -9,7 +9,7 @@
 
 namespace hhlo::test {
 
-/// Prints `m`, compiles it on one CPU client (created once per test binary) and runs @main on
+/// Verifies `m` (hhlo::verify), prints it, compiles it on one CPU client (created once per test binary) and runs @main on
 /// device 0 with `args`; returns all outputs copied to the host.
 std::vector<Array> run(const Module& m, const std::vector<Array>& args = {});
 
