@@ -1,0 +1,75 @@
+// Time per training step of the digits models (bench/train_jax.py is the JAX peer): one call of
+// the compiled step (forward + backward + Adam, parameters and optimizer state donated and kept
+// on the device), batch already on the device, scalar loss copied back every step.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+#include "hhlo/nn/layers.h"
+#include "hhlo/nn/models.h"
+#include "hhlo/nn/optim.h"
+#include "hhlo/nn/train.h"
+#include "hhlo/session.h"
+
+namespace {
+
+using namespace hhlo;
+
+void train_step(benchmark::State& state, const char* model_name) {
+  const int64_t B = state.range(0);
+  nn::Model model = nn::digits_model(model_name, 0);
+  nn::BatchLossFn loss = [&model](const ad::Params& p, const std::vector<Value>& b) {
+    return Value(nn::softmax_cross_entropy(model.forward(p, b[0]), b[1]));
+  };
+  nn::Trainer trainer(loss, model.init, nn::adam(2e-3), {{DType::f32, {B, 64}}, {DType::i32, {B}}});
+  Array x(DType::f32, {B, 64}), y(DType::i32, {B});
+  for (int64_t i = 0; i < B * 64; ++i) static_cast<float*>(x.data())[i] = static_cast<float>(i % 17) / 16.0f;
+  for (int64_t i = 0; i < B; ++i) static_cast<int32_t*>(y.data())[i] = static_cast<int32_t>(i % 10);
+  Buffer xb = trainer.client().buffer_from_host(x), yb = trainer.client().buffer_from_host(y);
+  for (int i = 0; i < 50; ++i) trainer.step_on_device({&xb, &yb}).to_host();
+  for (auto _ : state) {
+    Array l = trainer.step_on_device({&xb, &yb}).to_host();
+    benchmark::DoNotOptimize(l.data());
+  }
+}
+
+// The same step lowered by JAX (`jax.jit(step).lower(...).as_text()`, file in $HHLO_TRAIN_MLIR),
+// run through our runtime: separates graph differences from runtime/plugin differences.
+// Inputs: the state (aliased to the first outputs) then x and y; the loss is the last output.
+void jax_lowered_step(benchmark::State& state) {
+  const char* path = std::getenv("HHLO_TRAIN_MLIR");
+  if (!path) {
+    state.SkipWithError("set HHLO_TRAIN_MLIR to a JAX-lowered step (bench/train_compare.sh does)");
+    return;
+  }
+  std::ifstream f(path);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  Session& s = default_session();
+  const LoadedExecutable& exe = s.compile(text);
+  std::vector<TensorType> types = *exe.input_types();
+  std::vector<Buffer> args;
+  for (const auto& t : types) args.push_back(s.client().buffer_from_host(Array(t)));
+  size_t n_state = types.size() - 2;
+  auto one = [&] {
+    std::vector<const Buffer*> ptrs;
+    for (const auto& b : args) ptrs.push_back(&b);
+    std::vector<Buffer> out = exe.execute(ptrs);
+    for (size_t i = 0; i < n_state; ++i) args[i] = std::move(out[i]);
+    return out.back().to_host();
+  };
+  for (int i = 0; i < 50; ++i) one();
+  for (auto _ : state) {
+    Array l = one();
+    benchmark::DoNotOptimize(l.data());
+  }
+}
+
+BENCHMARK(jax_lowered_step)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(train_step, mlp, "mlp")->Arg(32)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(train_step, cnn, "cnn")->Arg(32)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
