@@ -1,6 +1,9 @@
 // Typed XLA FFI handlers serving the corpus's check.expect_eq / expect_close / expect_almost_eq
 // custom calls (MLIR api_version = 4) inside the plugin. A mismatch returns an FFI error carrying
 // compare()'s message, which fails the execution. No exception ever escapes into XLA.
+// HHLO_FFI_DEFINE_HANDLER_SYMBOL (custom_call_kernel.h) makes them answer the registration probe
+// with the plugin's XLA FFI minor version (the pinned plugin implements 0.2, our headers are 0.3;
+// they use only buffers, which 0.2 has).
 #include <exception>
 #include <optional>
 #include <string>
@@ -13,6 +16,7 @@
 
 #ifdef HHLO_HAVE_REGISTER_CUSTOM_CALL
 #include "hhlo/runtime/custom_call.h"
+#include "hhlo/runtime/custom_call_kernel.h"
 #include "xla/ffi/api/ffi.h"
 
 namespace hhlo::conformance {
@@ -75,15 +79,15 @@ ffi::Error expect_almost_eq(ffi::AnyBuffer a, ffi::AnyBuffer b) {
 }  // namespace
 }  // namespace hhlo::conformance
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_check_expect_eq, hhlo::conformance::expect_eq,
+HHLO_FFI_DEFINE_HANDLER_SYMBOL(hhlo_check_expect_eq, hhlo::conformance::expect_eq,
                               xla::ffi::Ffi::Bind()
                                   .Arg<xla::ffi::AnyBuffer>()
                                   .Arg<xla::ffi::AnyBuffer>());
-XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_check_expect_close, hhlo::conformance::expect_close,
+HHLO_FFI_DEFINE_HANDLER_SYMBOL(hhlo_check_expect_close, hhlo::conformance::expect_close,
                               xla::ffi::Ffi::Bind()
                                   .Arg<xla::ffi::AnyBuffer>()
                                   .Arg<xla::ffi::AnyBuffer>());
-XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_check_expect_almost_eq, hhlo::conformance::expect_almost_eq,
+HHLO_FFI_DEFINE_HANDLER_SYMBOL(hhlo_check_expect_almost_eq, hhlo::conformance::expect_almost_eq,
                               xla::ffi::Ffi::Bind()
                                   .Arg<xla::ffi::AnyBuffer>()
                                   .Arg<xla::ffi::AnyBuffer>());

@@ -129,7 +129,9 @@ FileResult run_file(const Client& client, const std::string& path, CheckMode mod
     }
   } catch (const PjrtError& e) {
     std::string m = e.what();
-    if (m.find("check.expect_") != std::string::npos) return done(Status::failed, m);
+    // A check handler's mismatch: keep its message, without the PJRT prefix.
+    if (std::size_t at = m.find("check.expect_"); at != std::string::npos)
+      return done(Status::failed, m.substr(at));
     return done(e.code() == 12 ? Status::unsupported : Status::failed, "execute: " + m);
   } catch (const std::exception& e) {
     return done(Status::failed, std::string("execute: ") + e.what());
