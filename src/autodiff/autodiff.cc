@@ -97,11 +97,16 @@ std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Cota
                               "hhlo::ad::register_vjp(\"{}\", rule) or stop the gradient before it",
                               op.name(), where(op), op.name()));
     std::vector<Cotangent> in = (*rule)(op, cts);
-    if (in.size() != op.operands().size())
-      throw Error(fmt::format("vjp: the VJP rule of '{}' (at {}) returned {} cotangents for {} operands",
-                              op.name(), where(op), in.size(), op.operands().size()));
+    std::vector<Value> targets = op.operands();
+    if (in.size() != targets.size()) {
+      std::vector<Value> caps = op.regions().empty() ? std::vector<Value>{} : captured_values(op);
+      if (caps.empty() || in.size() != targets.size() + caps.size())
+        throw Error(fmt::format("vjp: the VJP rule of '{}' (at {}) returned {} cotangents for {} operands",
+                                op.name(), where(op), in.size(), op.operands().size()));
+      targets.insert(targets.end(), caps.begin(), caps.end());
+    }
     for (size_t k = 0; k < in.size(); ++k) {
-      Value operand = op.operands()[k];
+      Value operand = targets[k];
       if (!in[k] || !active.count(operand.id())) continue;
       if (in[k]->type() != operand.type())
         throw Error(fmt::format("vjp: the VJP rule of '{}' (at {}) returned {} for operand {} of type {}",

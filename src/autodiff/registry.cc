@@ -1,6 +1,8 @@
 // The VJP registry and the rule-writing helpers of vjp_registry.h.
 #include <algorithm>
 #include <mutex>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "hhlo/autodiff/vjp_registry.h"
 #include "hhlo/ir/ops.h"
@@ -19,6 +21,8 @@ detail::Registry& registry() {
     detail::register_reduce_rules(r);
     detail::register_convolution_rules(r);
     detail::register_reduce_window_rules(r);
+    detail::register_indexing_rules(r);
+    detail::register_control_flow_rules(r);
     detail::register_extra_rules(r);
   });
   return r;
@@ -49,6 +53,89 @@ std::vector<std::string> registered_vjps() {
   std::vector<std::string> out;
   for (const auto& kv : r) out.push_back(kv.first);
   return out;
+}
+
+namespace {
+void defined_in(const Block& b, std::unordered_set<uint32_t>& out) {
+  for (Value a : b.args()) out.insert(a.id());
+  for (const auto& op : b.ops()) {
+    for (Value r : op->results()) out.insert(r.id());
+    for (const auto& r : op->regions()) defined_in(*r, out);
+  }
+}
+void uses_in(const Block& b, std::vector<Value>& out) {
+  for (const auto& op : b.ops()) {
+    for (Value v : op->operands()) out.push_back(v);
+    for (const auto& r : op->regions()) uses_in(*r, out);
+  }
+}
+}  // namespace
+
+std::vector<Value> captured_values(const Op& op) {
+  std::unordered_set<uint32_t> inside, seen;
+  std::vector<Value> uses, out;
+  for (const auto& r : op.regions()) {
+    defined_in(*r, inside);
+    uses_in(*r, uses);
+  }
+  for (Value v : uses)
+    if (!inside.count(v.id()) && seen.insert(v.id()).second) out.push_back(v);
+  return out;
+}
+
+namespace {
+std::vector<Value> clone_into(const Block& region, const std::vector<Value>& args,
+                              std::unordered_map<uint32_t, Value>& map);
+
+std::vector<Value> clone_ops(const Block& region, std::unordered_map<uint32_t, Value>& map) {
+  Func& f = region.func();
+  auto mapped = [&](Value v) {
+    auto it = map.find(v.id());
+    return it == map.end() ? v : it->second;
+  };
+  for (const auto& op : region.ops()) {
+    if (op->name() == "stablehlo.return" || op->name() == "func.return") {
+      std::vector<Value> out;
+      for (Value v : op->operands()) out.push_back(mapped(v));
+      return out;
+    }
+    OpState st;
+    st.name = op->name();
+    for (Value v : op->operands()) st.operands.push_back(mapped(v));
+    for (Value r : op->results()) st.result_types.push_back(r.type());
+    st.attrs = op->attrs();
+    st.loc = op->loc();
+    for (const auto& sub : op->regions()) {
+      std::vector<TensorType> types;
+      for (Value a : sub->args()) types.push_back(a.type());
+      const Block* src = sub.get();
+      st.regions.push_back(f.build_region(op->name(), types, [&](const std::vector<Value>& a) {
+        return clone_into(*src, a, map);
+      }, op->loc()));
+    }
+    std::vector<Value> res = f.append(std::move(st));
+    for (size_t i = 0; i < res.size(); ++i) map[op->result(i).id()] = res[i];
+  }
+  throw Error("inline_region: the region has no terminator");
+}
+
+std::vector<Value> clone_into(const Block& region, const std::vector<Value>& args,
+                              std::unordered_map<uint32_t, Value>& map) {
+  if (args.size() != region.args().size())
+    throw Error(fmt::format("inline_region: {} arguments given, the region takes {}", args.size(),
+                            region.args().size()));
+  for (size_t i = 0; i < args.size(); ++i) map[region.arg(i).id()] = args[i];
+  return clone_ops(region, map);
+}
+}  // namespace
+
+std::vector<Value> inline_region(const Block& region, const std::vector<Value>& args) {
+  std::unordered_map<uint32_t, Value> map;
+  return clone_into(region, args, map);
+}
+
+void register_custom_vjp(std::string target, VjpRule rule) {
+  register_vjp("custom_call:" + target, std::move(rule));
 }
 
 VjpRule zero_vjp() {

@@ -15,8 +15,10 @@ namespace hhlo::ad {
 
 /// A VJP rule: receives the forward op (operands, results, attributes, regions) and one cotangent
 /// per result (nullopt = zero; never all nullopt) and returns one cotangent per operand (nullopt
-/// for no gradient: predicates, indices, integer operands). Rules build with the op builders; the
-/// ops go to the function being differentiated.
+/// for no gradient: predicates, indices, integer operands), optionally followed by one cotangent
+/// per captured_values(op) entry (values of enclosing blocks used inside the op's regions, as
+/// if/case branches use them). Rules build with the op builders; the ops go to the function being
+/// differentiated.
 using VjpRule = std::function<std::vector<Cotangent>(const Op& op, const std::vector<Cotangent>& cts)>;
 
 /// Registers (or replaces) the rule for `op_name` (e.g. "stablehlo.custom_call" or a custom name).
@@ -25,6 +27,20 @@ void register_vjp(std::string op_name, VjpRule rule);
 const VjpRule* find_vjp(std::string_view op_name);
 /// Names of every registered rule, sorted.
 std::vector<std::string> registered_vjps();
+
+/// Values defined outside `op` but used inside its regions, in order of first use, without
+/// repeats.
+std::vector<Value> captured_values(const Op& op);
+/// Re-emits the ops of `region` at the current insertion point with its block arguments replaced
+/// by `args` (values of enclosing blocks keep their identity) and returns the values its
+/// terminator returns. Nested regions are rebuilt too. Used to replay loop bodies and branches.
+/// Throws hhlo::Error when args.size() differs from the region's arguments.
+std::vector<Value> inline_region(const Block& region, const std::vector<Value>& args);
+
+/// Registers the VJP of `stablehlo.custom_call` ops whose call_target_name is `target` (the
+/// custom_vjp of a custom call; its rule may itself emit a backward custom call). A custom call
+/// without one is an error naming the target.
+void register_custom_vjp(std::string target, VjpRule rule);
 
 /// A rule for an op whose gradient is zero almost everywhere (floor, sign, round, compare, ...).
 VjpRule zero_vjp();

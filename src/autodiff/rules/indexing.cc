@@ -1,0 +1,178 @@
+// VJP rules of pad, reverse, dynamic_slice, dynamic_update_slice, gather, scatter (add) and sort
+// (JAX lax/slicing.py transposes; sort through the permutation as in JAX _sort_jvp).
+#include <algorithm>
+
+#include "rules.h"
+
+namespace hhlo::ad::detail {
+namespace {
+
+using Cts = std::vector<Cotangent>;
+std::vector<int64_t> i64s(const Op& op, const char* name) { return op.attr(name)->get_if<I64ArrayAttr>()->values; }
+Value zeros(Value like) { return full_like(like, 0.0); }
+std::vector<int64_t> iota_dims(int64_t n) {
+  std::vector<int64_t> d;
+  for (int64_t i = 0; i < n; ++i) d.push_back(i);
+  return d;
+}
+
+// The single op of a scatter body, or "" (add / replace-by-update are recognized).
+std::string scatter_kind(const Op& op) {
+  const Block& b = *op.regions().at(0);
+  std::vector<const Op*> real;
+  for (const auto& o : b.ops())
+    if (o->name() != "stablehlo.return") real.push_back(o.get());
+  if (real.empty()) {
+    const Op& ret = *b.ops().back();
+    if (ret.operands().size() == 1 && ret.operands()[0] == b.arg(1)) return "replace";
+    return "";
+  }
+  if (real.size() == 1 && real[0]->name() == "stablehlo.add") return "add";
+  return "";
+}
+
+// Gather start indices clamped the way gather clamps them, so that the scatter transpose touches
+// exactly the gathered windows.
+Value clamp_gather_indices(Value idx, const GatherDimensionNumbers& dn, const Dims& operand,
+                           const std::vector<int64_t>& slice_sizes) {
+  Func& f = idx.func();
+  std::vector<int64_t> hi;
+  for (int64_t d : dn.start_index_map)
+    hi.push_back(operand[static_cast<size_t>(d)] - slice_sizes[static_cast<size_t>(d)]);
+  Array h(idx.dtype(), {static_cast<int64_t>(hi.size())});
+  for (size_t i = 0; i < hi.size(); ++i) {
+    if (idx.dtype() == DType::i64) static_cast<int64_t*>(h.data())[i] = hi[i];
+    else if (idx.dtype() == DType::i32) static_cast<int32_t*>(h.data())[i] = static_cast<int32_t>(hi[i]);
+    else return idx;  // other index types: left as is (in-range indices assumed)
+  }
+  Value hv = constant(f, h);
+  Value hb = dn.index_vector_dim < idx.rank() ? broadcast_in_dim(hv, idx.dims(), {dn.index_vector_dim})
+                                              : broadcast_in_dim(reshape(hv, {}), idx.dims(), {});
+  return clamp(constant(f, 0, idx.dtype(), idx.dims()), idx, hb);
+}
+
+}  // namespace
+
+void register_indexing_rules(Registry& r) {
+  r["stablehlo.pad"] = [](const Op& op, const Cts& cts) {
+    Cts out(2);
+    if (!cts[0]) return out;
+    Value g = *cts[0], x = op.operands()[0];
+    auto lo = i64s(op, "edge_padding_low"), hi = i64s(op, "edge_padding_high"), in = i64s(op, "interior_padding");
+    std::vector<int64_t> nlo, nhi, zero(lo.size(), 0), stride;
+    for (size_t i = 0; i < lo.size(); ++i) {
+      nlo.push_back(-lo[i]);
+      nhi.push_back(-hi[i]);
+      stride.push_back(in[i] + 1);
+    }
+    Value unpadded = pad(g, constant(g.func(), 0.0, g.dtype()), nlo, nhi, zero);
+    Value gx = slice(unpadded, zero, unpadded.dims(), stride);
+    out[0] = gx;
+    if (is_float(op.operands()[1].dtype())) {
+      auto all = iota_dims(g.rank());
+      out[1] = subtract(reduce_sum(g, all), reduce_sum(gx, all));
+    }
+    (void)x;
+    return out;
+  };
+  r["stablehlo.reverse"] = linear_vjp([](const Op& op, Value g) { return reverse(g, i64s(op, "dimensions")); });
+  r["stablehlo.dynamic_slice"] = [](const Op& op, const Cts& cts) {
+    Cts out(op.operands().size());
+    if (!cts[0]) return out;
+    Value x = op.operands()[0];
+    std::vector<Value> idx(op.operands().begin() + 1, op.operands().end());
+    out[0] = dynamic_update_slice(zeros(x), *cts[0], idx);
+    return out;
+  };
+  r["stablehlo.dynamic_update_slice"] = [](const Op& op, const Cts& cts) {
+    Cts out(op.operands().size());
+    if (!cts[0]) return out;
+    Value g = *cts[0], upd = op.operands()[1];
+    std::vector<Value> idx(op.operands().begin() + 2, op.operands().end());
+    out[0] = dynamic_update_slice(g, zeros(upd), idx);
+    if (is_float(upd.dtype())) out[1] = dynamic_slice(g, idx, upd.dims());
+    return out;
+  };
+  r["stablehlo.gather"] = [](const Op& op, const Cts& cts) {
+    Cts out(2);
+    if (!cts[0]) return out;
+    const auto& dn = *op.attr("dimension_numbers")->get_if<GatherDimensionNumbers>();
+    auto sizes = i64s(op, "slice_sizes");
+    Value x = op.operands()[0], g = *cts[0];
+    Value idx = clamp_gather_indices(op.operands()[1], dn, x.dims(), sizes);
+    ScatterDimensionNumbers sd{.update_window_dims = dn.offset_dims,
+                               .inserted_window_dims = dn.collapsed_slice_dims,
+                               .input_batching_dims = dn.operand_batching_dims,
+                               .scatter_indices_batching_dims = dn.start_indices_batching_dims,
+                               .scatter_dims_to_operand_dims = dn.start_index_map,
+                               .index_vector_dim = dn.index_vector_dim};
+    out[0] = scatter({zeros(x)}, idx, {g}, sd, [](const std::vector<Value>& a) {
+      return std::vector<Value>{add(a[0], a[1])};
+    })[0];
+    return out;
+  };
+  r["stablehlo.scatter"] = [](const Op& op, const Cts& cts) {
+    if (op.operands().size() != 3) unsupported(op, "only single-input scatter is differentiable");
+    Cts out(3);
+    if (!cts[0]) return out;
+    std::string kind = scatter_kind(op);
+    if (kind != "add" && kind != "replace")
+      unsupported(op, "only scatter-add and scatter-replace bodies are differentiable");
+    const auto& dn = *op.attr("scatter_dimension_numbers")->get_if<ScatterDimensionNumbers>();
+    Value g = *cts[0], idx = op.operands()[1], upd = op.operands()[2];
+    GatherDimensionNumbers gd{.offset_dims = dn.update_window_dims,
+                              .collapsed_slice_dims = dn.inserted_window_dims,
+                              .operand_batching_dims = dn.input_batching_dims,
+                              .start_indices_batching_dims = dn.scatter_indices_batching_dims,
+                              .start_index_map = dn.scatter_dims_to_operand_dims,
+                              .index_vector_dim = dn.index_vector_dim};
+    std::vector<int64_t> sizes;
+    size_t pos = 0;
+    for (int64_t d = 0; d < g.rank(); ++d) {
+      auto in = [&](const std::vector<int64_t>& v) { return std::find(v.begin(), v.end(), d) != v.end(); };
+      if (in(dn.inserted_window_dims) || in(dn.input_batching_dims)) sizes.push_back(1);
+      else sizes.push_back(upd.dim(dn.update_window_dims[pos++]));
+    }
+    if (kind == "add") {
+      out[0] = g;
+    } else {  // replace: scattered positions lose the operand's cotangent
+      Value mask = scatter({full_like(g, 1.0)}, idx, {zeros(upd)}, dn, [](const std::vector<Value>& a) {
+        return std::vector<Value>{a[1]};
+      })[0];
+      out[0] = multiply(g, mask);
+    }
+    if (is_float(upd.dtype())) out[2] = gather(g, idx, gd, sizes);
+    return out;
+  };
+  r["stablehlo.sort"] = [](const Op& op, const Cts& cts) {
+    size_t n = op.operands().size();
+    Cts out(n);
+    int64_t dim = op.attr("dimension")->get_if<IntAttr>()->value;
+    Value x0 = op.operands()[0];
+    Func& f = x0.func();
+    // 1. The permutation: sort an iota along with the inputs, by the original comparator.
+    std::vector<Value> in(op.operands().begin(), op.operands().end());
+    in.push_back(iota(f, {DType::i32, x0.dims()}, dim));
+    const Block* cmp = op.regions().at(0).get();
+    std::vector<Value> sorted = sort(in, dim, [cmp, n](const std::vector<Value>& a) {
+      return inline_region(*cmp, std::vector<Value>(a.begin(), a.begin() + static_cast<long>(2 * n)));
+    }, true);
+    Value perm = sorted.back();
+    // 2. Scatter each cotangent back by sorting it along with the permutation (ct_x[perm[j]] = ct_y[j]).
+    std::vector<Value> back = {perm};
+    std::vector<size_t> which;
+    for (size_t i = 0; i < n; ++i)
+      if (cts[i] && is_float(op.operands()[i].dtype())) {
+        back.push_back(*cts[i]);
+        which.push_back(i);
+      }
+    if (which.empty()) return out;
+    std::vector<Value> un = sort(back, dim, [](const std::vector<Value>& a) {
+      return std::vector<Value>{compare(a[0], a[1], ComparisonDirection::LT)};
+    });
+    for (size_t k = 0; k < which.size(); ++k) out[which[k]] = un[k + 1];
+    return out;
+  };
+}
+
+}  // namespace hhlo::ad::detail
