@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -53,6 +54,12 @@ Value constant(Func& f, const Array& value, Loc loc = Loc::current());
 /// Throws ShapeError("constant", "") when `value` is out of range of `dtype` (e.g. 300 for i8,
 /// -1 for ui32, 2 for pred, a fraction for an integer type).
 Value constant(Func& f, Scalar value, DType dtype, Dims dims = {}, Loc loc = Loc::current());
+/// stablehlo.constant from an initializer list: `constant<float>(f, {2, 2}, {1, 2, 3, 4})`.
+/// Throws hhlo::Error when the number of values differs from the element count.
+template <typename T>
+Value constant(Func& f, Dims dims, std::initializer_list<T> values, Loc loc = Loc::current()) {
+  return constant(f, Array::from<T>(std::move(dims), values), loc);
+}
 /// stablehlo.iota (spec "iota"): `type` with values counting along `iota_dimension` (C1).
 Value iota(Func& f, const TensorType& type, int64_t iota_dimension, Loc loc = Loc::current());
 
@@ -322,6 +329,10 @@ std::vector<Value> custom_call(Func& f, std::string target, const std::vector<Va
 /// argument types differ from callee's parameters. Results: callee's result types.
 std::vector<Value> call(const Func& callee, const std::vector<Value>& args,
                         Loc loc = Loc::current());
+
+/// Every op name this builder emits ("stablehlo.add", ..., "func.call"), sorted; for coverage
+/// listings (`hhlo ops`).
+std::vector<std::string_view> supported_ops();
 
 namespace detail {
 /// The function all `operands` belong to (checked: valid, same function, visible). Throws
