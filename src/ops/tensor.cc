@@ -39,11 +39,13 @@ int64_t normalize_axis(std::string_view op, int64_t axis, int64_t rank) {
   return a;
 }
 
-Tensor full_like(Tensor like, Scalar value, Loc loc) {
-  return hhlo::constant(like.func(), value, like.dtype(), like.shape(), loc);
-}
 Tensor full(Func& f, const Dims& shape, Scalar value, DType dtype, Loc loc) {
-  return hhlo::constant(f, value, dtype, shape, loc);
+  // A scalar constant broadcast to the shape: no host buffer of the full size is built.
+  Value s = hhlo::constant(f, value, dtype, {}, loc);
+  return shape.empty() ? Tensor(s) : Tensor(hhlo::broadcast_in_dim(s, shape, {}, loc));
+}
+Tensor full_like(Tensor like, Scalar value, Loc loc) {
+  return full(like.func(), like.shape(), value, like.dtype(), loc);
 }
 Tensor scalar(Func& f, Scalar value, DType dtype, Loc loc) {
   return hhlo::constant(f, value, dtype, {}, loc);
