@@ -9,14 +9,9 @@
 
 #include "hhlo/ir/printer.h"
 #include "hhlo/ir/verifier.h"
-#include "hhlo/runtime/client.h"
+#include "hhlo/session.h"
 
 namespace hhlo::test {
-
-static const Client& client() {
-  static Client c = Client::create("cpu", {{"cpu_device_count", int64_t{1}}});
-  return c;
-}
 
 // Op names of every module executed by this test binary, for the coverage check below.
 static std::set<std::string>& executed_ops() {
@@ -54,18 +49,8 @@ class Coverage : public ::testing::Environment {
 
 std::vector<Array> run(const Module& m, const std::vector<Array>& args) {
   verify(m);
-  for (const auto& f : m.funcs()) record(f->body());  // every executed program also passes the verifier
-  const Client& c = client();
-  LoadedExecutable exe = c.compile(to_mlir(m));
-  std::vector<Buffer> in;
-  in.reserve(args.size());
-  for (const Array& a : args) in.push_back(c.buffer_from_host(a));
-  std::vector<const Buffer*> ptrs;
-  for (const Buffer& b : in) ptrs.push_back(&b);
-  std::vector<Buffer> out = exe.execute(ptrs);
-  std::vector<Array> result;
-  for (const Buffer& b : out) result.push_back(b.to_host());
-  return result;
+  for (const auto& f : m.funcs()) record(f->body());
+  return hhlo::run(m, args);  // session.h: cached compile on the CPU plugin, run @main
 }
 
 std::vector<double> values(const Array& a) {

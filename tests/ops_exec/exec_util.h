@@ -9,8 +9,8 @@
 
 namespace hhlo::test {
 
-/// Verifies `m` (hhlo::verify), prints it, compiles it on one CPU client (created once per test binary) and runs @main on
-/// device 0 with `args`; returns all outputs copied to the host.
+/// Verifies `m` (hhlo::verify), then compiles (cached) and runs @main on the CPU plugin through
+/// hhlo::run (session.h); returns all outputs copied to the host.
 std::vector<Array> run(const Module& m, const std::vector<Array>& args = {});
 
 /// Element values of `a` as doubles (complex: real parts), for EXPECT comparisons.
