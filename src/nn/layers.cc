@@ -131,3 +131,21 @@ Tensor multi_head_attention(Tensor q_in, Tensor kv_in, const ad::Params& p, cons
 }
 
 }  // namespace hhlo::nn
+
+namespace hhlo::nn {
+
+std::pair<Tensor, Tensor> dropout(Tensor x, double rate, Tensor key, Loc loc) {
+  if (rate < 0 || rate >= 1) throw Error(fmt::format("dropout: rate {} outside [0, 1)", rate));
+  if (rate == 0) return {x, key};
+  Func& f = x.func();
+  std::vector<Value> r = rng_bit_generator(key, RngAlgorithm::THREE_FRY, {DType::ui32, x.shape()}, loc);
+  // Uniform [0, 1) from the top 23 bits: bitcast(0x3f800000 | bits >> 9) - 1.
+  Value mant = shift_right_logical(r[1], constant(f, uint32_t{9}, DType::ui32, x.shape(), loc), loc);
+  Value one_bits = constant(f, uint32_t{0x3f800000u}, DType::ui32, x.shape(), loc);
+  Tensor u = Tensor(bitcast_convert(or_(mant, one_bits, loc), DType::f32, loc)) - 1.0;
+  Tensor keep = np::greater_equal(u, np::full_like(u, rate, loc), loc);
+  Tensor y = np::where(keep, x * (1.0 / (1.0 - rate)), np::full_like(x, 0, loc), loc);
+  return {y, r[0]};
+}
+
+}  // namespace hhlo::nn

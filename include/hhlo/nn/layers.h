@@ -94,6 +94,11 @@ BatchNormResult batch_norm_train(Tensor x, Tensor gamma, Tensor beta, Tensor run
 /// Batch norm in inference mode with the running statistics.
 Tensor batch_norm_infer(Tensor x, Tensor gamma, Tensor beta, Tensor running_mean, Tensor running_var,
                         int64_t feature_axis = -1, double eps = 1e-5, Loc loc = Loc::current());
+/// Inverted dropout: keeps each element with probability 1 - rate and scales it by 1/(1 - rate).
+/// `key` is a ui64 [2] state for stablehlo.rng_bit_generator (THREE_FRY); returns (y, new key) so
+/// the caller threads keys explicitly. rate == 0 returns x and the key unchanged. Throws
+/// hhlo::Error for a rate outside [0, 1).
+std::pair<Tensor, Tensor> dropout(Tensor x, double rate, Tensor key, Loc loc = Loc::current());
 /// Rows of `table` [vocab, dim] selected by integer `ids` [...] -> [..., dim], computed as
 /// one_hot(ids) @ table so the gradient is a dense matmul (no scatter needed).
 Tensor embedding(Tensor table, Tensor ids, Loc loc = Loc::current());
