@@ -3,7 +3,11 @@
 // on the device), batch already on the device, scalar loss copied back every step.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <fstream>
 #include <iterator>
 
@@ -72,4 +76,42 @@ BENCHMARK_CAPTURE(train_step, cnn, "cnn")->Arg(32)->Unit(benchmark::kMicrosecond
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// `hhlo_bench_train --median N`: the peer's methodology (bench/train_jax.py): N single steps, each
+// timed alone, median and 25th percentile printed; robust to the outliers of a loaded machine.
+namespace {
+
+void print_median(const char* name, const std::function<void()>& step, int n) {
+  for (int i = 0; i < 50; ++i) step();
+  std::vector<double> t;
+  for (int i = 0; i < n; ++i) {
+    auto s = std::chrono::steady_clock::now();
+    step();
+    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count());
+  }
+  std::sort(t.begin(), t.end());
+  std::printf("%s step_ms=%.4f step_ms_p25=%.4f\n", name, t[t.size() / 2], t[t.size() / 4]);
+}
+
+int median_mode(int n) {
+  for (const char* model_name : {"mlp", "cnn"}) {
+    nn::Model model = nn::digits_model(model_name, 0);
+    nn::BatchLossFn loss = [&model](const ad::Params& p, const std::vector<Value>& b) {
+      return Value(nn::softmax_cross_entropy(model.forward(p, b[0]), b[1]));
+    };
+    nn::Trainer trainer(loss, model.init, nn::adam(2e-3), {{DType::f32, {32, 64}}, {DType::i32, {32}}});
+    Buffer xb = trainer.client().buffer_from_host(Array(DType::f32, {32, 64}));
+    Buffer yb = trainer.client().buffer_from_host(Array(DType::i32, {32}));
+    print_median(model_name, [&] { trainer.step_on_device({&xb, &yb}).to_host(); }, n);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--median") return median_mode(std::atoi(argv[2]));
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
