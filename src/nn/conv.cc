@@ -64,6 +64,41 @@ Tensor conv2d(Tensor x, Tensor w, std::optional<Tensor> b, const Conv2dOptions& 
   return y;
 }
 
+Tensor conv2d_transpose(Tensor x, Tensor w, std::optional<Tensor> b, const Conv2dOptions& o, Loc loc) {
+  auto sp = spatial(o.layout);
+  ConvDimensionNumbers dn;
+  dn.input_batch_dimension = 0;
+  dn.input_feature_dimension = o.layout == Layout::NHWC ? 3 : 1;
+  dn.input_spatial_dimensions = sp;
+  dn.kernel_spatial_dimensions = {0, 1};
+  dn.kernel_input_feature_dimension = 2;
+  dn.kernel_output_feature_dimension = 3;
+  dn.output_batch_dimension = 0;
+  dn.output_feature_dimension = dn.input_feature_dimension;
+  dn.output_spatial_dimensions = sp;
+  ConvOptions co;
+  co.lhs_dilation = o.stride;
+  for (size_t i = 0; i < 2; ++i) {
+    int64_t k = w.dim(static_cast<int64_t>(i)), s = o.stride[i];
+    if (o.padding.kind == Padding::Kind::explicit_) {
+      co.padding.push_back(o.padding.pads.at(i));
+    } else if (o.padding.kind == Padding::Kind::same) {
+      int64_t len = k + s - 2, a = s > k - 1 ? k - 1 : (len + 1) / 2;
+      co.padding.emplace_back(a, len - a);
+    } else {
+      int64_t len = k + s - 2 + std::max<int64_t>(k - s, 0), a = k - 1;
+      co.padding.emplace_back(a, len - a);
+    }
+  }
+  Tensor y = convolution(x, w, dn, co, loc);
+  if (b) {
+    Dims bd(4, 1);
+    bd[static_cast<size_t>(dn.output_feature_dimension)] = b->dim(0);
+    y = np::add(y, reshape(*b, bd, loc), loc);
+  }
+  return y;
+}
+
 namespace {
 
 Tensor pool(Tensor x, const PoolOptions& o, bool is_max, Loc loc) {

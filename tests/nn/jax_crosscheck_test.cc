@@ -3,48 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "hhlo/autodiff/autodiff.h"
 #include "hhlo/nn/layers.h"
 #include "hhlo/session.h"
+#include "vectors_util.h"
 
 namespace hhlo {
 namespace {
 
-using Vectors = std::map<std::string, Array>;
-
-const Vectors& vectors() {
-  static const Vectors v = [] {
-    Vectors out;
-    std::ifstream f(std::string(HHLO_SOURCE_DIR) + "/tests/nn/data/jax_vectors.txt");
-    std::string line;
-    while (std::getline(f, line)) {
-      std::istringstream ls(line);
-      std::string name, dims_s, vals_s;
-      std::getline(ls, name, '|');
-      std::getline(ls, dims_s, '|');
-      std::getline(ls, vals_s);
-      Dims dims;
-      std::istringstream ds(dims_s);
-      for (std::string d; std::getline(ds, d, ',');) dims.push_back(std::stoll(d));
-      std::istringstream vs(vals_s);
-      std::vector<double> vals;
-      for (std::string t; vs >> t;) vals.push_back(std::stod(t));
-      bool is_int = name.find("/y") != std::string::npos || name.find("/ids") != std::string::npos;
-      Array a(is_int ? DType::i32 : DType::f32, dims);
-      for (size_t i = 0; i < vals.size(); ++i) {
-        if (is_int) static_cast<int32_t*>(a.data())[i] = static_cast<int32_t>(vals[i]);
-        else static_cast<float*>(a.data())[i] = static_cast<float>(vals[i]);
-      }
-      out.emplace(name, std::move(a));
-    }
-    return out;
-  }();
-  return v;
-}
+const test::Vectors& vectors() { return test::jax_vectors("jax_vectors.txt"); }
 
 using CaseFn = std::function<Value(const ad::Params& p, const std::map<std::string, Value>& in)>;
 
@@ -82,11 +51,7 @@ void check_case(const std::string& c, const CaseFn& fn, double tol = 2e-4) {
   f.ret(outs);
   std::vector<Array> got = run(m, args);
   auto compare = [&](const Array& a, const Array& want, const std::string& what) {
-    auto x = a.to_vector<float>(), y = want.to_vector<float>();
-    ASSERT_EQ(x.size(), y.size()) << what;
-    double scale = 0;
-    for (float v : y) scale = std::max(scale, static_cast<double>(std::abs(v)));
-    for (size_t k = 0; k < x.size(); ++k) EXPECT_NEAR(x[k], y[k], tol * (1 + scale)) << what << "[" << k << "]";
+    test::expect_close(a, want, tol, what);
   };
   compare(got[0], vectors().at(c + "/loss"), c + " loss");
   for (size_t k = 0; k < pnames.size(); ++k) compare(got[k + 1], vectors().at(c + "/grad/" + pnames[k]), c + " grad " + pnames[k]);

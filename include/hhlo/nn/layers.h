@@ -62,6 +62,12 @@ struct Conv2dOptions {
 /// w: [KH, KW, C / groups, O] (HWIO) always; b: [O] optional. Result in x's layout.
 Tensor conv2d(Tensor x, Tensor w, std::optional<Tensor> b = std::nullopt, const Conv2dOptions& options = {},
               Loc loc = Loc::current());
+/// Transposed 2-D convolution as jax.lax.conv_transpose (transpose_kernel=False): a convolution
+/// with lhs_dilation = stride and padding from `padding` (SAME: output = input * stride; VALID:
+/// (input - 1) * stride + kernel; explicit pairs used as given). x in `layout`, w HWIO
+/// [KH, KW, C, O], b [O] optional. Dilation and groups of `options` are not used.
+Tensor conv2d_transpose(Tensor x, Tensor w, std::optional<Tensor> b = std::nullopt,
+                        const Conv2dOptions& options = {}, Loc loc = Loc::current());
 /// Options of pooling.
 struct PoolOptions {
   Layout layout = Layout::NHWC;
