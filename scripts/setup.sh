@@ -56,7 +56,7 @@ unpack() {
 }
 
 stamp="$tp/.hhlo-stamp"
-want="xla-cpu-pjrt-0.0.1 jaxlib-0.10.2 scikit-learn-1.9.1"
+want="xla-cpu-pjrt-0.0.1 jaxlib-0.9.0 scikit-learn-1.9.1"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   rm -rf "$tp"; mkdir -p "$tp"
   # XLA CPU PJRT plugin (PJRT C API 0.81) and the pjrt_c_api.h it was built with.
@@ -65,8 +65,10 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   mkdir -p "$tp/pjrt/cpu" "$tp/pjrt/include/xla/pjrt/c"
   mv "$tp/wheel/xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so" "$tp/pjrt/cpu/"
   mv "$tp/wheel/xla_plugins/xla_cpu_pjrt/include/pjrt_c_api.h" "$tp/pjrt/include/xla/pjrt/c/"
-  # XLA FFI headers (xla/ffi/api/{api,c_api,ffi}.h) for typed custom-call handlers.
-  w=$(fetch jaxlib 0.10.2 1faca3c5d4662cb4a6130a68105d68bb520764817e165d6eebfd6786c0d1f30f)
+  # XLA FFI headers (xla/ffi/api/{api,c_api,ffi}.h) for typed custom-call handlers, at the XLA FFI
+  # API version the CPU plugin implements (0.2): jaxlib 0.9.0 is the newest with 0.2. Handlers
+  # built with newer headers report a newer minor version, which the plugin silently drops.
+  w=$(fetch jaxlib 0.9.0 9f9eba014590435cec5fa1f6af2310a1a05db98d61331d18d6b278ff5424cd33)
   unpack "$w" "$tp/wheel" 'jaxlib/include/*'
   mkdir -p "$tp/xla_ffi"; mv "$tp/wheel/jaxlib/include" "$tp/xla_ffi/include"
   # UCI optical handwritten digits (1,797 8x8 images) shipped inside scikit-learn.

@@ -1,12 +1,12 @@
 // Example CPU kernel library: typed XLA FFI handlers, each exported as an `extern "C"` symbol by
-// HHLO_FFI_DEFINE_HANDLER_SYMBOL (hhlo/runtime/custom_call_kernel.h), registered at run time with hhlo::register_custom_call_library
+// XLA_FFI_DEFINE_HANDLER_SYMBOL (xla/ffi/api/ffi.h), registered at run time with hhlo::register_custom_call_library
 // and called from StableHLO as `stablehlo.custom_call @<symbol>(...) {api_version = 4 : i32}`.
 //
 // Every body runs inside hhlo::kernel::guarded: a C++ exception must never cross into XLA (it is C
 // underneath and would terminate the process), so it becomes an ffi::Error that reaches the user
-// as hhlo::PjrtError. Handlers are defined with HHLO_FFI_DEFINE_HANDLER_SYMBOL (custom_call_kernel.h,
-// which says why), except hhlo_example_negate_ffi03, left as plain XLA_FFI_DEFINE_HANDLER_SYMBOL
-// for the test that pins the FFI version mismatch.
+// as hhlo::PjrtError. hhlo_example_negate_newer_ffi answers XLA's registration probe with a newer
+// XLA FFI minor version than the headers', as a handler built with newer headers would: the
+// test that pins the version mismatch uses it.
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -121,44 +121,46 @@ ffi::Error NegateImpl(ffi::Buffer<ffi::F32> in, ffi::ResultBuffer<ffi::F32> out)
 
 }  // namespace
 
-HHLO_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_rms_norm, RmsNormImpl,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_rms_norm, RmsNormImpl,
                               ffi::Ffi::Bind()
                                   .Arg<ffi::Buffer<ffi::F32>>()
                                   .Attr<float>("epsilon")
                                   .Ret<ffi::Buffer<ffi::F32>>());
 
-HHLO_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_vector_add, VectorAddImpl,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_vector_add, VectorAddImpl,
                               ffi::Ffi::Bind()
                                   .Arg<ffi::Buffer<ffi::F32>>()
                                   .Arg<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::F32>>());
 
-HHLO_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_copy, CopyImpl,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_copy, CopyImpl,
                               ffi::Ffi::Bind().Arg<ffi::AnyBuffer>().Ret<ffi::AnyBuffer>());
 
-HHLO_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_scale, ScaleImpl,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_scale, ScaleImpl,
                               ffi::Ffi::Bind()
                                   .Ctx<ffi::UserData<HhloExampleScale>>()
                                   .Arg<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::F32>>());
 
-HHLO_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_fail, FailImpl,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_fail, FailImpl,
                               ffi::Ffi::Bind()
                                   .Arg<ffi::AnyBuffer>()
                                   .Attr<std::string_view>("reason")
                                   .Ret<ffi::AnyBuffer>());
 
-HHLO_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_throw, ThrowImpl,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_throw, ThrowImpl,
                               ffi::Ffi::Bind().Arg<ffi::AnyBuffer>().Ret<ffi::AnyBuffer>());
 
-HHLO_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_negate, NegateImpl,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_negate, NegateImpl,
                               ffi::Ffi::Bind()
                                   .Arg<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::F32>>());
 
-// The same kernel as hhlo_example_negate, defined with the plain XLA macro: it reports the
-// headers' XLA FFI version (0.3), newer than the pinned CPU plugin's (0.2).
-XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_negate_ffi03, NegateImpl,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::Buffer<ffi::F32>>()
-                                  .Ret<ffi::Buffer<ffi::F32>>());
+// hhlo_example_negate as if built with XLA FFI headers one minor version newer than ours.
+extern "C" XLA_FFI_Error* hhlo_example_negate_newer_ffi(XLA_FFI_CallFrame* call_frame) {
+  XLA_FFI_Error* error = hhlo_example_negate(call_frame);
+  for (XLA_FFI_Extension_Base* e = call_frame->extension_start; !error && e; e = e->next)
+    if (e->type == XLA_FFI_Extension_Metadata)
+      ++reinterpret_cast<XLA_FFI_Metadata_Extension*>(e)->metadata->api_version.minor_version;
+  return error;
+}

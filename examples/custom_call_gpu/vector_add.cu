@@ -9,8 +9,7 @@
 //    RTLD_LOCAL, so a bad opaque launches nothing and leaves the output unwritten.
 //  - hhlo_gpu_vector_add_typed (GpuCustomCallApi::typed, PJRT api_version 1): a typed XLA FFI
 //    handler, called from MLIR `api_version = 4 : i32`; the length comes from the buffers.
-//    Defined with HHLO_FFI_DEFINE_HANDLER_SYMBOL (hhlo/runtime/custom_call_kernel.h), so it
-//    also registers with a plugin whose XLA FFI minor version is older than our headers'.
+//    Built with the pinned XLA FFI 0.2 headers, so it registers with any plugin of FFI 0.2 or newer.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -66,7 +65,7 @@ extern "C" void hhlo_gpu_vector_add_legacy(cudaStream_t stream, void** buffers, 
                     static_cast<const float*>(buffers[1]), static_cast<float*>(buffers[2]), n);
 }
 
-HHLO_FFI_DEFINE_HANDLER_SYMBOL(hhlo_gpu_vector_add_typed, VectorAddTyped,
+XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_gpu_vector_add_typed, VectorAddTyped,
                               ffi::Ffi::Bind()
                                   .Ctx<ffi::PlatformStream<cudaStream_t>>()
                                   .Arg<ffi::Buffer<ffi::F32>>()

@@ -168,8 +168,8 @@ void check_ffi_version(const Plugin& plugin, const std::string& platform, void* 
     throw PluginError(fmt::format(
         "the handler for custom call target '{}' was built with XLA FFI API {}.{} headers, but "
         "PJRT plugin '{}' implements XLA FFI API {}.{} and would drop the registration without "
-        "an error: rebuild the kernel with XLA FFI headers of version {}.{} or older (see "
-        "HHLO_FFI_DEFINE_HANDLER_SYMBOL in hhlo/runtime/custom_call_kernel.h)",
+        "an error: rebuild the kernel with XLA FFI headers of version {}.{} or older (set-up "
+        "pins them in third_party/xla_ffi/include)",
         target_name, got.major_version, got.minor_version, plugin.path(), want.major_version,
         want.minor_version, want.major_version, want.minor_version));
 }

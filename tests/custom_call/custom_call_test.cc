@@ -426,13 +426,14 @@ TEST(CustomCallErrors, PluginNamesItsRegisterHandlerArgsSize) {
 }
 
 TEST(CustomCallErrors, HandlerBuiltWithNewerFfiHeadersIsRefusedNotSilentlyDropped) {
-  // Fact (xla-cpu-pjrt 0.0.1): the plugin implements XLA FFI API 0.2; the pinned jaxlib headers
-  // are 0.3. Its register_handler returns success for a handler reporting 0.3 but does not
-  // register it (compiling a call then fails with "No FFI handler registered for ..."), so
+  // Fact (xla-cpu-pjrt 0.0.1): the plugin implements XLA FFI API 0.2 (so set-up pins the FFI
+  // headers of jaxlib 0.9.0, the newest at 0.2). Its register_handler returns success for a
+  // handler reporting 0.3 (as one built with jaxlib 0.10 headers does) but does not register it
+  // (compiling a call then fails with "No FFI handler registered for ..."), so
   // register_custom_call checks the versions itself.
   CustomCallLibrary lib = load_custom_call_library(kLib);
   try {
-    register_custom_call(plugin(), "hhlo_ffi03", lib.symbol("hhlo_example_negate_ffi03"));
+    register_custom_call(plugin(), "hhlo_ffi03", lib.symbol("hhlo_example_negate_newer_ffi"));
     FAIL() << "a handler with newer XLA FFI headers was accepted";
   } catch (const PluginError& e) {
     EXPECT_THAT(e.what(), HasSubstr("built with XLA FFI API 0.3 headers"));
