@@ -96,7 +96,13 @@ std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Cota
                               "differentiated inputs and outputs. Register one with "
                               "hhlo::ad::register_vjp(\"{}\", rule) or stop the gradient before it",
                               op.name(), where(op), op.name()));
-    std::vector<Cotangent> in = (*rule)(op, cts);
+    std::vector<bool> needed;
+    for (Value v : op.operands()) needed.push_back(active.count(v.id()) > 0);
+    std::vector<Cotangent> in;
+    {
+      detail::NeededScope scope(&needed);
+      in = (*rule)(op, cts);
+    }
     std::vector<Value> targets = op.operands();
     if (in.size() != targets.size()) {
       std::vector<Value> caps = op.regions().empty() ? std::vector<Value>{} : captured_values(op);

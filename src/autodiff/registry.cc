@@ -186,7 +186,16 @@ Value unbroadcast(Value ct, const Dims& operand_dims) {
   return unbroadcast(ct, operand_dims, bd);
 }
 
+namespace {
+thread_local const std::vector<bool>* g_needed = nullptr;
+}  // namespace
+
+bool needs_cotangent(size_t i) { return g_needed == nullptr || i >= g_needed->size() || (*g_needed)[i]; }
+
 namespace detail {
+
+NeededScope::NeededScope(const std::vector<bool>* mask) : saved_(g_needed) { g_needed = mask; }
+NeededScope::~NeededScope() { g_needed = saved_; }
 
 void unsupported(const Op& op, const std::string& why) {
   throw Error(fmt::format("VJP of '{}' at {}:{}: {}", op.name(), op.loc().file, op.loc().line, why));

@@ -109,3 +109,26 @@ TEST(Autodiff, VjpFuncBuildsABackwardFunction) {
 
 }  // namespace
 }  // namespace hhlo
+
+namespace hhlo {
+namespace {
+
+TEST(Autodiff, RulesSkipCotangentsOfInactiveOperands) {
+  // loss = sum(x @ w): only w is differentiated, so the backward has one dot_general (for w),
+  // not a second one for the data x.
+  Module m;
+  Func& f = m.add_func("main", {{DType::f32, {4, 3}}, {DType::f32, {3, 2}}});
+  Value y = dot_general(f.arg(0), f.arg(1), {.lhs_contracting_dimensions = {1}, .rhs_contracting_dimensions = {0}});
+  Value gw = ad::grad(ad::reduce_sum(y, {0, 1}), {f.arg(1)})[0];
+  f.ret({gw});
+  int dots = 0;
+  for (const auto& op : f.body().ops()) dots += op->name() == "stablehlo.dot_general";
+  EXPECT_EQ(dots, 2);
+  EXPECT_TRUE(ad::needs_cotangent(0));  // outside a rule
+  // d sum(x @ w) / dw[k, j] = sum_i x[i, k].
+  auto out = run(m, {Array::from<float>({4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}), Array(DType::f32, {3, 2})});
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{22, 22, 26, 26, 30, 30}));
+}
+
+}  // namespace
+}  // namespace hhlo

@@ -28,6 +28,11 @@ const VjpRule* find_vjp(std::string_view op_name);
 /// Names of every registered rule, sorted.
 std::vector<std::string> registered_vjps();
 
+/// Inside a rule: whether the walk needs the cotangent of operand `i` (false for operands that do
+/// not depend on the differentiated inputs, e.g. the data batch of a dense layer). Rules may skip
+/// building those cotangents (JAX only transposes undefined primals); outside a rule: true.
+bool needs_cotangent(size_t i);
+
 /// Values defined outside `op` but used inside its regions, in order of first use, without
 /// repeats.
 std::vector<Value> captured_values(const Op& op);

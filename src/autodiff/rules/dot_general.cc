@@ -63,10 +63,10 @@ void register_dot_general_rules(Registry& r) {
     if (!cts[0]) return out;
     const auto* dn = op.attr("dot_dimension_numbers")->get_if<DotDimensionNumbers>();
     Value lhs = op.operands()[0], rhs = op.operands()[1], g = *cts[0];
-    if (is_float(lhs.dtype()))
+    if (is_float(lhs.dtype()) && needs_cotangent(0))
       out[0] = transpose_operand(g, lhs, rhs, dn->lhs_batching_dimensions, dn->lhs_contracting_dimensions,
                                  dn->rhs_batching_dimensions, dn->rhs_contracting_dimensions, true);
-    if (is_float(rhs.dtype()))
+    if (is_float(rhs.dtype()) && needs_cotangent(1))
       out[1] = transpose_operand(g, rhs, lhs, dn->rhs_batching_dimensions, dn->rhs_contracting_dimensions,
                                  dn->lhs_batching_dimensions, dn->lhs_contracting_dimensions, false);
     return out;

@@ -24,8 +24,8 @@ VjpRule binary(std::function<std::pair<Cotangent, Cotangent>(const Op&, Value g)
     Cts out(2);
     if (!cts[0]) return out;
     auto [a, b] = f(op, *cts[0]);
-    if (is_float(x0(op).dtype())) out[0] = a;
-    if (is_float(x1(op).dtype())) out[1] = b;
+    if (is_float(x0(op).dtype()) && needs_cotangent(0)) out[0] = a;
+    if (is_float(x1(op).dtype()) && needs_cotangent(1)) out[1] = b;
     return out;
   };
 }

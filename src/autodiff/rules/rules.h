@@ -25,6 +25,19 @@ void register_control_flow_rules(Registry& r);
 void register_extra_rules(Registry& r);
 
 using hhlo::is_float;  // f16/bf16/f32/f64: the differentiable element types
+/// Sets the operand mask needs_cotangent() reads while a rule runs (restored on scope exit, so
+/// nested walks inside control-flow rules keep their own mask).
+class NeededScope {
+ public:
+  explicit NeededScope(const std::vector<bool>* mask);
+  ~NeededScope();
+  NeededScope(const NeededScope&) = delete;
+  NeededScope& operator=(const NeededScope&) = delete;
+
+ private:
+  const std::vector<bool>* saved_;
+};
+
 /// Error for a rule that cannot handle a configuration, naming the op and its location.
 [[noreturn]] void unsupported(const Op& op, const std::string& why);
 /// `x` cast to dtype `d` when it differs.
