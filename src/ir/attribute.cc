@@ -47,14 +47,18 @@ namespace detail {
 std::string format_float(double v, DType t) {
   if (std::isnan(v) || std::isinf(v) || t == DType::f16 || t == DType::bf16) {
     switch (t) {
-      case DType::f16: return fmt::format("0x{:04X}", f16_t(static_cast<float>(v)).bits);
-      case DType::bf16: return fmt::format("0x{:04X}", bf16_t(static_cast<float>(v)).bits);
-      case DType::f64: return fmt::format("0x{:016X}", std::bit_cast<uint64_t>(v));
-      default: return fmt::format("0x{:08X}", std::bit_cast<uint32_t>(static_cast<float>(v)));
+      case DType::f16:
+        return fmt::format("0x{:04X}", f16_t(static_cast<float>(v)).bits);
+      case DType::bf16:
+        return fmt::format("0x{:04X}", bf16_t(static_cast<float>(v)).bits);
+      case DType::f64:
+        return fmt::format("0x{:016X}", std::bit_cast<uint64_t>(v));
+      default:
+        return fmt::format("0x{:08X}", std::bit_cast<uint32_t>(static_cast<float>(v)));
     }
   }
-  std::string s = t == DType::f64 ? fmt::format("{:.17g}", v)
-                                  : fmt::format("{:.9g}", static_cast<float>(v));
+  std::string s =
+      t == DType::f64 ? fmt::format("{:.17g}", v) : fmt::format("{:.9g}", static_cast<float>(v));
   // shortest exact form: try fewer digits while the value round-trips
   for (int p = 1; p < (t == DType::f64 ? 17 : 9); ++p) {
     std::string c = fmt::format("{:.{}g}", v, p);
@@ -64,7 +68,8 @@ std::string format_float(double v, DType t) {
       break;
     }
   }
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  if (s.find_first_of(".eEn") == std::string::npos)
+    s += ".0";
   else if (s.find('.') == std::string::npos && s.find('e') != std::string::npos)
     s.insert(s.find('e'), ".0");
   return s;
@@ -91,11 +96,14 @@ static std::string element_literal(const Array& a, int64_t i) {
     using T = decltype(zero);
     T v;
     std::memcpy(&v, static_cast<const char*>(a.data()) + i * sizeof(T), sizeof(T));
-    if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
-    else if constexpr (std::is_integral_v<T>) return fmt::format("{}", v);
+    if constexpr (std::is_same_v<T, bool>)
+      return v ? "true" : "false";
+    else if constexpr (std::is_integral_v<T>)
+      return fmt::format("{}", v);
     else if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>)
       return fmt::format("0x{:04X}", v.bits);
-    else if constexpr (std::is_floating_point_v<T>) return format_float(v, a.dtype());
+    else if constexpr (std::is_floating_point_v<T>)
+      return format_float(v, a.dtype());
     else
       return "(" + format_float(v.real(), complex_part(a.dtype())) + ", " +
              format_float(v.imag(), complex_part(a.dtype())) + ")";
@@ -122,8 +130,10 @@ std::string dense_literal(const Array& a) {
         for (size_t k = d + 1; k < a.dims().size(); ++k) stride *= a.dims()[k];
         for (int64_t j = 0; j < a.dims()[d]; ++j) {
           if (j) body += ", ";
-          if (d + 1 == a.dims().size()) body += element_literal(a, off + j);
-          else rec(d + 1, off + j * stride);
+          if (d + 1 == a.dims().size())
+            body += element_literal(a, off + j);
+          else
+            rec(d + 1, off + j * stride);
         }
         body += ']';
       };
@@ -181,12 +191,14 @@ struct Printer {
   std::string operator()(const BoolAttr& a) const { return a.value ? "true" : "false"; }
   std::string operator()(const StringAttr& a) const { return detail::escape_string(a.value); }
   std::string operator()(const I64ArrayAttr& a) const {
-    return a.values.empty() ? "array<i64>" : fmt::format("array<i64: {}>", fmt::join(a.values, ", "));
+    return a.values.empty() ? "array<i64>"
+                            : fmt::format("array<i64: {}>", fmt::join(a.values, ", "));
   }
   std::string operator()(const BoolArrayAttr& a) const {
     if (a.values.empty()) return "array<i1>";
     std::string s = "array<i1: ";
-    for (size_t i = 0; i < a.values.size(); ++i) s += (i ? ", " : "") + std::string(a.values[i] ? "true" : "false");
+    for (size_t i = 0; i < a.values.size(); ++i)
+      s += (i ? ", " : "") + std::string(a.values[i] ? "true" : "false");
     return s + ">";
   }
   std::string operator()(const DenseAttr& a) const { return detail::dense_literal(*a.array); }
@@ -210,7 +222,8 @@ struct Printer {
     auto e = a.entries;
     std::sort(e.begin(), e.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     std::string s = "{";
-    for (size_t i = 0; i < e.size(); ++i) s += (i ? ", " : "") + e[i].first + " = " + to_string(e[i].second);
+    for (size_t i = 0; i < e.size(); ++i)
+      s += (i ? ", " : "") + e[i].first + " = " + to_string(e[i].second);
     return s + "}";
   }
   std::string operator()(ComparisonDirection v) const {

@@ -22,7 +22,9 @@ void check_region_results(std::string_view op, std::string_view constraint,
 
 namespace detail {
 
-std::string list(std::span<const int64_t> v) { return "[" + fmt::format("{}", fmt::join(v, ", ")) + "]"; }
+std::string list(std::span<const int64_t> v) {
+  return "[" + fmt::format("{}", fmt::join(v, ", ")) + "]";
+}
 
 bool dim_compatible(int64_t a, int64_t b) { return a == b || a == kDynamic || b == kDynamic; }
 

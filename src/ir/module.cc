@@ -66,7 +66,8 @@ void Func::check_operands(std::string_view op, std::span<const Value> operands) 
   for (size_t i = 0; i < operands.size(); ++i) {
     const Value& v = operands[i];
     if (!v.valid())
-      throw Error(fmt::format("op '{}': operand {} is an invalid (default-constructed) Value", op, i));
+      throw Error(
+          fmt::format("op '{}': operand {} is an invalid (default-constructed) Value", op, i));
     if (&v.func() != this)
       throw Error(fmt::format(
           "op '{}': operand {} ({}) belongs to function @{}, but the op is being built in "
@@ -103,8 +104,7 @@ std::vector<Value> Func::append(OpState state) {
 std::unique_ptr<Block> Func::build_region(std::string_view op,
                                           const std::vector<TensorType>& arg_types,
                                           const RegionBody& body, const Location& loc) {
-  if (returned_)
-    throw Error(fmt::format("op '{}': function @{} has already returned", op, name_));
+  if (returned_) throw Error(fmt::format("op '{}': function @{} has already returned", op, name_));
   auto block = std::make_unique<Block>();
   block->func_ = this;
   block->parent_ = stack_.back();

@@ -73,7 +73,8 @@ class FuncPrinter {
       out_ += base + " = ";
     }
     out_ += "\"" + op.name() + "\"(";
-    for (size_t i = 0; i < op.operands().size(); ++i) out_ += (i ? ", " : "") + use(op.operands()[i]);
+    for (size_t i = 0; i < op.operands().size(); ++i)
+      out_ += (i ? ", " : "") + use(op.operands()[i]);
     out_ += ")";
     if (!op.regions().empty()) {
       out_ += " (";
@@ -83,7 +84,8 @@ class FuncPrinter {
         indent(depth + 1);
         out_ += "^bb0(";
         for (size_t i = 0; i < blk.args().size(); ++i)
-          out_ += (i ? ", " : "") + name_arg(blk.args()[i]) + ": " + blk.args()[i].type().to_string();
+          out_ +=
+              (i ? ", " : "") + name_arg(blk.args()[i]) + ": " + blk.args()[i].type().to_string();
         out_ += "):\n";
         print_ops(blk, depth + 2);
         indent(depth);
@@ -114,8 +116,10 @@ class FuncPrinter {
     }
     if (o_.locations) {
       const Location& l = op.loc();
-      if (l.file.empty()) out_ += " loc(unknown)";
-      else out_ += fmt::format(" loc({}:{}:{})", detail::escape_string(l.file), l.line, l.column);
+      if (l.file.empty())
+        out_ += " loc(unknown)";
+      else
+        out_ += fmt::format(" loc({}:{}:{})", detail::escape_string(l.file), l.line, l.column);
     }
     out_ += "\n";
   }

@@ -35,9 +35,12 @@ class Verifier {
       const Op& op = *ops[i];
       bool last = i + 1 == ops.size();
       bool term = op.name() == "func.return" || op.name() == "stablehlo.return";
-      if (term != last) fail_struct(&op, last ? "block does not end in a return" : "return before the end of a block");
+      if (term != last)
+        fail_struct(&op,
+                    last ? "block does not end in a return" : "return before the end of a block");
       if (term && (op.name() == "func.return") != is_body)
-        fail_struct(&op, is_body ? "function body must end in func.return" : "region must end in stablehlo.return");
+        fail_struct(&op, is_body ? "function body must end in func.return"
+                                 : "region must end in stablehlo.return");
       for (const Value& v : op.operands()) {
         if (!v.valid() || &v.func() != &f_ || !defined_.count(v.id()))
           fail_struct(&op, "uses a value not defined before it in this function");
@@ -64,18 +67,23 @@ class Verifier {
   std::vector<int64_t> i64s(const Op& op, std::string_view name) const {
     return attr<I64ArrayAttr>(op, name).values;
   }
-  int64_t int_attr(const Op& op, std::string_view name) const { return attr<IntAttr>(op, name).value; }
+  int64_t int_attr(const Op& op, std::string_view name) const {
+    return attr<IntAttr>(op, name).value;
+  }
   std::vector<std::pair<int64_t, int64_t>> padding(const Op& op) const {
     std::vector<std::pair<int64_t, int64_t>> out;
     const Attribute* a = op.attr("padding");
     if (!a) return out;
     const DenseAttr* d = a->get_if<DenseAttr>();
-    if (!d || d->array->dtype() != DType::i64) fail_struct(&op, "padding must be a dense i64 tensor");
+    if (!d || d->array->dtype() != DType::i64)
+      fail_struct(&op, "padding must be a dense i64 tensor");
     auto v = d->array->values<int64_t>();
     for (size_t i = 0; i + 1 < v.size(); i += 2) out.push_back({v[i], v[i + 1]});
     return out;
   }
-  static std::vector<TensorType> types(const std::vector<Value>& vs) { return detail::types_of(vs); }
+  static std::vector<TensorType> types(const std::vector<Value>& vs) {
+    return detail::types_of(vs);
+  }
   static std::vector<TensorType> scalars(const std::vector<TensorType>& ts) {
     std::vector<TensorType> out;
     for (const auto& t : ts) out.push_back({t.dtype, {}});
@@ -87,8 +95,8 @@ class Verifier {
     const Block& b = *op.regions()[r];
     auto got = types(b.args());
     if (got != args)
-      detail::fail(op.name().substr(10), c, "region {} takes {}, expected {}", r, types_to_string(got),
-                   types_to_string(args));
+      detail::fail(op.name().substr(10), c, "region {} takes {}, expected {}", r,
+                   types_to_string(got), types_to_string(args));
     check_region_results(op.name().substr(10), c, b.returned_types(), rets);
   }
 
@@ -97,7 +105,8 @@ class Verifier {
     auto in = types(op.operands());
     std::vector<TensorType> want;
     if (n == "func.return") {
-      if (in != f_.result_types()) fail_struct(&op, "returns types differing from the function's results");
+      if (in != f_.result_types())
+        fail_struct(&op, "returns types differing from the function's results");
       return;
     }
     if (n == "stablehlo.return") return;  // checked by the owning op
@@ -113,14 +122,17 @@ class Verifier {
     }
     auto got = types(op.results());
     if (got != want)
-      detail::fail(n.substr(n.find('.') + 1), "", "recorded result types {} differ from inferred {}",
-                   types_to_string(got), types_to_string(want));
+      detail::fail(n.substr(n.find('.') + 1), "",
+                   "recorded result types {} differ from inferred {}", types_to_string(got),
+                   types_to_string(want));
   }
 
-  std::vector<TensorType> infer(const Op& op, const std::string& s, const std::vector<TensorType>& in) {
+  std::vector<TensorType> infer(const Op& op, const std::string& s,
+                                const std::vector<TensorType>& in) {
     auto res = types(op.results());
     auto need = [&](size_t k) {
-      if (in.size() != k) fail_struct(&op, fmt::format("expects {} operands, has {}", k, in.size()));
+      if (in.size() != k)
+        fail_struct(&op, fmt::format("expects {} operands, has {}", k, in.size()));
     };
     auto result_dtype = [&]() {
       if (res.empty()) fail_struct(&op, "has no result");
@@ -148,23 +160,28 @@ class Verifier {
     if (s == "select") return need(3), std::vector{infer_select(in[0], in[1], in[2])};
     if (s == "clamp") return need(3), std::vector{infer_clamp(in[0], in[1], in[2])};
     if (s == "convert") return need(1), std::vector{infer_convert(in[0], result_dtype())};
-    if (s == "bitcast_convert") return need(1), std::vector{infer_bitcast_convert(in[0], result_dtype())};
+    if (s == "bitcast_convert")
+      return need(1), std::vector{infer_bitcast_convert(in[0], result_dtype())};
     if (s == "reduce_precision")
       return need(1), std::vector{infer_reduce_precision(in[0], int_attr(op, "exponent_bits"),
                                                          int_attr(op, "mantissa_bits"))};
     if (s == "broadcast_in_dim")
-      return need(1), std::vector{infer_broadcast_in_dim(in[0], res.at(0).dims, i64s(op, "broadcast_dimensions"))};
+      return need(1), std::vector{infer_broadcast_in_dim(in[0], res.at(0).dims,
+                                                         i64s(op, "broadcast_dimensions"))};
     if (s == "reshape") return need(1), std::vector{infer_reshape(in[0], res.at(0).dims)};
-    if (s == "transpose") return need(1), std::vector{infer_transpose(in[0], i64s(op, "permutation"))};
+    if (s == "transpose")
+      return need(1), std::vector{infer_transpose(in[0], i64s(op, "permutation"))};
     if (s == "slice")
-      return need(1), std::vector{infer_slice(in[0], i64s(op, "start_indices"), i64s(op, "limit_indices"),
-                                              i64s(op, "strides"))};
+      return need(1), std::vector{infer_slice(in[0], i64s(op, "start_indices"),
+                                              i64s(op, "limit_indices"), i64s(op, "strides"))};
     if (s == "concatenate") return {infer_concatenate(in, int_attr(op, "dimension"))};
     if (s == "reverse") return need(1), std::vector{infer_reverse(in[0], i64s(op, "dimensions"))};
-    if (s == "get_dimension_size") return need(1), std::vector{infer_get_dimension_size(in[0], int_attr(op, "dimension"))};
+    if (s == "get_dimension_size")
+      return need(1), std::vector{infer_get_dimension_size(in[0], int_attr(op, "dimension"))};
     if (s == "pad")
-      return need(2), std::vector{infer_pad(in[0], in[1], i64s(op, "edge_padding_low"),
-                                            i64s(op, "edge_padding_high"), i64s(op, "interior_padding"))};
+      return need(2),
+             std::vector{infer_pad(in[0], in[1], i64s(op, "edge_padding_low"),
+                                   i64s(op, "edge_padding_high"), i64s(op, "interior_padding"))};
     if (s == "dynamic_slice")
       return {infer_dynamic_slice(in.at(0), std::span(in).subspan(1), i64s(op, "slice_sizes"))};
     if (s == "dynamic_update_slice")
@@ -174,7 +191,8 @@ class Verifier {
       const Attribute* pc = op.attr("precision_config");
       size_t npc = pc && pc->get_if<ArrayAttr>() ? pc->get_if<ArrayAttr>()->values.size() : 0;
       DType rd = result_dtype();
-      return {infer_dot_general(in[0], in[1], attr<DotDimensionNumbers>(op, "dot_dimension_numbers"), npc,
+      return {infer_dot_general(in[0], in[1],
+                                attr<DotDimensionNumbers>(op, "dot_dimension_numbers"), npc,
                                 rd != in[0].dtype ? std::optional<DType>(rd) : std::nullopt)};
     }
     if (s == "convolution") {
@@ -191,7 +209,8 @@ class Verifier {
       if (const Attribute* pc = op.attr("precision_config"); pc && pc->get_if<ArrayAttr>())
         o.precision_config.resize(pc->get_if<ArrayAttr>()->values.size());
       if (result_dtype() != in[0].dtype) o.preferred_element_type = result_dtype();
-      return {infer_convolution(in[0], in[1], attr<ConvDimensionNumbers>(op, "dimension_numbers"), o)};
+      return {
+          infer_convolution(in[0], in[1], attr<ConvDimensionNumbers>(op, "dimension_numbers"), o)};
     }
     if (s == "batch_norm_inference")
       return need(5), std::vector{infer_batch_norm_inference(in[0], in[1], in[2], in[3], in[4],
@@ -199,14 +218,19 @@ class Verifier {
     if (s == "batch_norm_training")
       return need(3), infer_batch_norm_training(in[0], in[1], in[2], int_attr(op, "feature_index"));
     if (s == "batch_norm_grad")
-      return need(5), infer_batch_norm_grad(in[0], in[1], in[2], in[3], in[4], int_attr(op, "feature_index"));
+      return need(5), infer_batch_norm_grad(in[0], in[1], in[2], in[3], in[4],
+                                            int_attr(op, "feature_index"));
     if (s == "triangular_solve")
-      return need(2), std::vector{infer_triangular_solve(in[0], in[1], attr<BoolAttr>(op, "left_side").value)};
+      return need(2), std::vector{infer_triangular_solve(in[0], in[1],
+                                                         attr<BoolAttr>(op, "left_side").value)};
     if (s == "cholesky") return need(1), std::vector{infer_cholesky(in[0])};
-    if (s == "fft") return need(1), std::vector{infer_fft(in[0], attr<FftType>(op, "fft_type"), i64s(op, "fft_length"))};
+    if (s == "fft")
+      return need(1),
+             std::vector{infer_fft(in[0], attr<FftType>(op, "fft_type"), i64s(op, "fft_length"))};
     if (s == "rng") {
       need(3);
-      return {infer_rng(in[0], in[1], res.at(0).dims, attr<RngDistribution>(op, "rng_distribution"))};
+      return {
+          infer_rng(in[0], in[1], res.at(0).dims, attr<RngDistribution>(op, "rng_distribution"))};
     }
     if (s == "rng_bit_generator") {
       need(1);
@@ -219,8 +243,9 @@ class Verifier {
       return res;  // result types are the caller's declaration
     }
     if (s == "gather")
-      return need(2), std::vector{infer_gather(in[0], in[1], attr<GatherDimensionNumbers>(op, "dimension_numbers"),
-                                               i64s(op, "slice_sizes"))};
+      return need(2), std::vector{infer_gather(
+                          in[0], in[1], attr<GatherDimensionNumbers>(op, "dimension_numbers"),
+                          i64s(op, "slice_sizes"))};
     if (s == "reduce" || s == "reduce_window") {
       size_t nin = in.size() / 2;
       std::vector<TensorType> inputs(in.begin(), in.begin() + static_cast<long>(nin)),
@@ -256,7 +281,8 @@ class Verifier {
     if (s == "map") {
       if (op.regions().empty()) fail_struct(&op, "needs a computation region");
       auto ret = op.regions()[0]->returned_types();
-      if (in.empty() || ret.size() != 1) detail::fail("map", "C4", "computation must return one scalar");
+      if (in.empty() || ret.size() != 1)
+        detail::fail("map", "C4", "computation must return one scalar");
       region_sig(op, 0, scalars(in), ret, "C4");
       return {TensorType{ret[0].dtype, in[0].dims}};
     }
@@ -277,7 +303,8 @@ class Verifier {
     if (s == "if" || s == "case") {
       if (op.regions().empty()) detail::fail(s, "C1", "needs at least one branch");
       auto out = op.regions()[0]->returned_types();
-      for (size_t r = 0; r < op.regions().size(); ++r) region_sig(op, r, {}, out, s == "if" ? "C2" : "C3");
+      for (size_t r = 0; r < op.regions().size(); ++r)
+        region_sig(op, r, {}, out, s == "if" ? "C2" : "C3");
       return out;
     }
     fail_struct(&op, "unknown op");

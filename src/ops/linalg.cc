@@ -15,9 +15,9 @@ Tensor matmul(Tensor a, Tensor b, Loc loc) {
   Tensor A = a1 ? reshape(a, {1, a.dim(0)}, loc) : a;
   Tensor B = b1 ? reshape(b, {b.dim(0), 1}, loc) : b;
   if (A.dim(-1) != B.dim(-2))
-    throw ShapeError("matmul", "", fmt::format("inner sizes differ: {} (size {}) and {} (size {})",
-                                               a.type().to_string(), A.dim(-1),
-                                               b.type().to_string(), B.dim(-2)));
+    throw ShapeError("matmul", "",
+                     fmt::format("inner sizes differ: {} (size {}) and {} (size {})",
+                                 a.type().to_string(), A.dim(-1), b.type().to_string(), B.dim(-2)));
   Dims ba(A.shape().begin(), A.shape().end() - 2), bb(B.shape().begin(), B.shape().end() - 2);
   Dims batch = broadcast_shapes(ba, bb);
   auto with = [&](Tensor t) {
@@ -94,8 +94,10 @@ Tensor einsum(std::string_view spec, Tensor a, Tensor b, Loc loc) {
       throw bad(fmt::format("label '{}' has size {} in lhs and {} in rhs", la[i],
                             a.dim(static_cast<int64_t>(i)), b.dim(static_cast<int64_t>(j))));
     bool batch = lo.find(la[i]) != std::string::npos;
-    (batch ? dn.lhs_batching_dimensions : dn.lhs_contracting_dimensions).push_back(static_cast<int64_t>(i));
-    (batch ? dn.rhs_batching_dimensions : dn.rhs_contracting_dimensions).push_back(static_cast<int64_t>(j));
+    (batch ? dn.lhs_batching_dimensions : dn.lhs_contracting_dimensions)
+        .push_back(static_cast<int64_t>(i));
+    (batch ? dn.rhs_batching_dimensions : dn.rhs_contracting_dimensions)
+        .push_back(static_cast<int64_t>(j));
     if (batch) result += la[i];
   }
   for (char c : la)

@@ -32,11 +32,13 @@ Array extreme(DType t, bool highest) {
   visit_dtype(t, [&](auto zero) {
     using T = decltype(zero);
     T v{};
-    if constexpr (std::is_same_v<T, bool>) v = highest;
+    if constexpr (std::is_same_v<T, bool>)
+      v = highest;
     else if constexpr (std::is_integral_v<T>)
       v = highest ? std::numeric_limits<T>::max() : std::numeric_limits<T>::min();
     else if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>)
-      v = T(highest ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity());
+      v = T(highest ? std::numeric_limits<float>::infinity()
+                    : -std::numeric_limits<float>::infinity());
     else if constexpr (std::is_floating_point_v<T>)
       v = highest ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
     else
@@ -49,8 +51,8 @@ Array extreme(DType t, bool highest) {
 Tensor reduce_with(std::string_view op, std::string_view body_op, Tensor x, const Axes& axes,
                    bool keepdims, Tensor init, Loc loc) {
   auto ax = norm_axes(op, axes, x.rank());
-  Value r = hhlo::reduce(x, init, ax,
-                         [&](Value a, Value b) { return hhlo::binary(body_op, a, b, loc); }, loc);
+  Value r = hhlo::reduce(
+      x, init, ax, [&](Value a, Value b) { return hhlo::binary(body_op, a, b, loc); }, loc);
   return keepdims ? Tensor(hhlo::reshape(r, kept_shape(x.shape(), ax), loc)) : Tensor(r);
 }
 
@@ -62,22 +64,26 @@ Tensor arg_extreme(std::string_view op, Tensor x, int64_t axis, bool keepdims, D
   Value init_v = hhlo::constant(f, extreme(x.dtype(), !want_max), loc);
   Value init_i = hhlo::constant(f, 0, index_type, {}, loc);
   bool fl = is_float(x.dtype());
-  auto r = hhlo::reduce({x, idx}, {init_v, init_i}, {ax}, [&](const std::vector<Value>& a) {
-    Value av = a[0], ai = a[1], bv = a[2], bi = a[3];
-    Value better = hhlo::compare(bv, av, want_max ? ComparisonDirection::GT : ComparisonDirection::LT,
-                                 std::nullopt, loc);
-    Value same = hhlo::compare(bv, av, ComparisonDirection::EQ, std::nullopt, loc);
-    if (fl) {
-      Value anan = hhlo::compare(av, av, ComparisonDirection::NE, std::nullopt, loc);
-      Value bnan = hhlo::compare(bv, bv, ComparisonDirection::NE, std::nullopt, loc);
-      Value nota = hhlo::not_(anan, loc);
-      better = hhlo::or_(hhlo::and_(bnan, nota, loc), hhlo::and_(nota, better, loc), loc);
-      same = hhlo::or_(same, hhlo::and_(anan, bnan, loc), loc);
-    }
-    Value lower = hhlo::compare(bi, ai, ComparisonDirection::LT, std::nullopt, loc);
-    Value take = hhlo::or_(better, hhlo::and_(same, lower, loc), loc);
-    return std::vector<Value>{hhlo::select(take, bv, av, loc), hhlo::select(take, bi, ai, loc)};
-  }, loc);
+  auto r = hhlo::reduce(
+      {x, idx}, {init_v, init_i}, {ax},
+      [&](const std::vector<Value>& a) {
+        Value av = a[0], ai = a[1], bv = a[2], bi = a[3];
+        Value better =
+            hhlo::compare(bv, av, want_max ? ComparisonDirection::GT : ComparisonDirection::LT,
+                          std::nullopt, loc);
+        Value same = hhlo::compare(bv, av, ComparisonDirection::EQ, std::nullopt, loc);
+        if (fl) {
+          Value anan = hhlo::compare(av, av, ComparisonDirection::NE, std::nullopt, loc);
+          Value bnan = hhlo::compare(bv, bv, ComparisonDirection::NE, std::nullopt, loc);
+          Value nota = hhlo::not_(anan, loc);
+          better = hhlo::or_(hhlo::and_(bnan, nota, loc), hhlo::and_(nota, better, loc), loc);
+          same = hhlo::or_(same, hhlo::and_(anan, bnan, loc), loc);
+        }
+        Value lower = hhlo::compare(bi, ai, ComparisonDirection::LT, std::nullopt, loc);
+        Value take = hhlo::or_(better, hhlo::and_(same, lower, loc), loc);
+        return std::vector<Value>{hhlo::select(take, bv, av, loc), hhlo::select(take, bi, ai, loc)};
+      },
+      loc);
   Tensor out = r[1];
   return keepdims ? Tensor(hhlo::reshape(out, kept_shape(x.shape(), {ax}), loc)) : out;
 }

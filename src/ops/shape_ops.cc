@@ -21,8 +21,9 @@ Tensor reshape(Tensor x, Dims shape, Loc loc) {
   if (unknown >= 0) {
     int64_t n = x.type().num_elements();
     if (known == 0 || n % known != 0)
-      throw ShapeError("reshape", "C2", fmt::format("cannot reshape {} into [{}]",
-                                                    x.type().to_string(), fmt::join(shape, ", ")));
+      throw ShapeError(
+          "reshape", "C2",
+          fmt::format("cannot reshape {} into [{}]", x.type().to_string(), fmt::join(shape, ", ")));
     shape[static_cast<size_t>(unknown)] = n / known;
   }
   if (shape == x.shape()) return x;
@@ -54,8 +55,9 @@ Tensor squeeze(Tensor x, std::vector<int64_t> axes, Loc loc) {
     for (int64_t a : axes) {
       int64_t n = normalize_axis("squeeze", a, x.rank());
       if (x.dim(n) != 1)
-        throw ShapeError("squeeze", "", fmt::format("axis {} of {} has size {}, not 1", a,
-                                                    x.type().to_string(), x.dim(n)));
+        throw ShapeError(
+            "squeeze", "",
+            fmt::format("axis {} of {} has size {}, not 1", a, x.type().to_string(), x.dim(n)));
       drop[static_cast<size_t>(n)] = true;
     }
   }
@@ -77,8 +79,9 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t axis, Loc loc) {
   std::vector<Tensor> ex;
   for (const Tensor& x : xs) {
     if (x.shape() != xs[0].shape())
-      throw ShapeError("stack", "", fmt::format("inputs differ in shape: {} vs {}",
-                                                x.type().to_string(), xs[0].type().to_string()));
+      throw ShapeError("stack", "",
+                       fmt::format("inputs differ in shape: {} vs {}", x.type().to_string(),
+                                   xs[0].type().to_string()));
     ex.push_back(expand_dims(x, a, loc));
   }
   return concatenate(ex, a, loc);
@@ -102,8 +105,10 @@ std::vector<Tensor> split_at(Tensor x, const std::vector<int64_t>& indices, int6
 std::vector<Tensor> split(Tensor x, int64_t sections, int64_t axis, Loc loc) {
   int64_t a = normalize_axis("split", axis, x.rank());
   if (sections <= 0 || x.dim(a) % sections != 0)
-    throw ShapeError("split", "", fmt::format("axis {} of size {} does not split into {} equal "
-                                              "sections", axis, x.dim(a), sections));
+    throw ShapeError("split", "",
+                     fmt::format("axis {} of size {} does not split into {} equal "
+                                 "sections",
+                                 axis, x.dim(a), sections));
   std::vector<int64_t> idx;
   for (int64_t i = 1; i < sections; ++i) idx.push_back(i * (x.dim(a) / sections));
   return split_at(x, idx, a, loc);
@@ -129,12 +134,16 @@ std::pair<Tensor, Tensor> topk(Tensor x, int64_t k, Loc loc) {
   if (x.rank() == 0) throw ShapeError("topk", "", "needs rank >= 1");
   int64_t n = x.dim(-1), last = x.rank() - 1;
   if (k < 0 || k > n)
-    throw ShapeError("topk", "", fmt::format("k = {} outside [0, {}] for {}", k, n,
-                                             x.type().to_string()));
+    throw ShapeError("topk", "",
+                     fmt::format("k = {} outside [0, {}] for {}", k, n, x.type().to_string()));
   Value idx = hhlo::iota(x.func(), {DType::i32, x.shape()}, last, loc);
-  auto s = hhlo::sort({x, idx}, last, [&](const std::vector<Value>& a) {
-    return std::vector<Value>{hhlo::compare(a[0], a[1], ComparisonDirection::GT, std::nullopt, loc)};
-  }, true, loc);
+  auto s = hhlo::sort(
+      {x, idx}, last,
+      [&](const std::vector<Value>& a) {
+        return std::vector<Value>{
+            hhlo::compare(a[0], a[1], ComparisonDirection::GT, std::nullopt, loc)};
+      },
+      true, loc);
   std::vector<int64_t> start(static_cast<size_t>(x.rank()), 0), limit = x.shape();
   limit.back() = k;
   return {hhlo::slice(s[0], start, limit, {}, loc), hhlo::slice(s[1], start, limit, {}, loc)};

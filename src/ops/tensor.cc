@@ -23,9 +23,9 @@ Dims broadcast_shapes(const Dims& a, const Dims& b) {
 Tensor broadcast_to(Tensor x, const Dims& shape, Loc loc) {
   if (x.shape() == shape) return x;
   if (broadcast_shapes(x.shape(), shape) != shape)
-    throw ShapeError("broadcast", "",
-                     fmt::format("{} cannot broadcast to [{}]", x.type().to_string(),
-                                 fmt::join(shape, ", ")));
+    throw ShapeError(
+        "broadcast", "",
+        fmt::format("{} cannot broadcast to [{}]", x.type().to_string(), fmt::join(shape, ", ")));
   std::vector<int64_t> dims;
   int64_t off = static_cast<int64_t>(shape.size()) - x.rank();
   for (int64_t i = 0; i < x.rank(); ++i) dims.push_back(off + i);
@@ -35,7 +35,8 @@ Tensor broadcast_to(Tensor x, const Dims& shape, Loc loc) {
 int64_t normalize_axis(std::string_view op, int64_t axis, int64_t rank) {
   int64_t a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= rank)
-    throw ShapeError(std::string(op), "", fmt::format("axis {} out of range for rank {}", axis, rank));
+    throw ShapeError(std::string(op), "",
+                     fmt::format("axis {} out of range for rank {}", axis, rank));
   return a;
 }
 

@@ -44,9 +44,13 @@ TEST(Builder, PrivateFunctionAndCall) {
   f.ret({r[0], r[1]});
   std::string t = text(m);
   EXPECT_NE(t.find("func.func private @twice(%arg0: tensor<3xf32>) -> (tensor<3xf32>, "
-                   "tensor<3xf32>)"), std::string::npos) << t;
+                   "tensor<3xf32>)"),
+            std::string::npos)
+      << t;
   EXPECT_NE(t.find("%0:2 = \"func.call\"(%arg0) {callee = @twice} : (tensor<3xf32>) -> "
-                   "(tensor<3xf32>, tensor<3xf32>)"), std::string::npos) << t;
+                   "(tensor<3xf32>, tensor<3xf32>)"),
+            std::string::npos)
+      << t;
   EXPECT_NE(t.find("\"func.return\"(%0#0, %0#1)"), std::string::npos) << t;
 }
 
@@ -138,18 +142,19 @@ TEST(Builder, ReduceGolden) {
   Value r = reduce(f.arg(0), constant(f, 0.0f, DType::f32), {1},
                    [](Value a, Value b) { return add(a, b); });
   f.ret({r});
-  EXPECT_EQ(text(m),
-            "module {\n"
-            "  func.func @main(%arg0: tensor<2x3xf32>) -> tensor<2xf32> {\n"
-            "    %0 = \"stablehlo.constant\"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>\n"
-            "    %1 = \"stablehlo.reduce\"(%arg0, %0) ({\n"
-            "      ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):\n"
-            "        %2 = \"stablehlo.add\"(%arg1, %arg2) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n"
-            "        \"stablehlo.return\"(%2) : (tensor<f32>) -> ()\n"
-            "    }) {dimensions = array<i64: 1>} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>\n"
-            "    \"func.return\"(%1) : (tensor<2xf32>) -> ()\n"
-            "  }\n"
-            "}\n");
+  EXPECT_EQ(
+      text(m),
+      "module {\n"
+      "  func.func @main(%arg0: tensor<2x3xf32>) -> tensor<2xf32> {\n"
+      "    %0 = \"stablehlo.constant\"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>\n"
+      "    %1 = \"stablehlo.reduce\"(%arg0, %0) ({\n"
+      "      ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):\n"
+      "        %2 = \"stablehlo.add\"(%arg1, %arg2) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n"
+      "        \"stablehlo.return\"(%2) : (tensor<f32>) -> ()\n"
+      "    }) {dimensions = array<i64: 1>} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>\n"
+      "    \"func.return\"(%1) : (tensor<2xf32>) -> ()\n"
+      "  }\n"
+      "}\n");
 }
 
 }  // namespace

@@ -4,8 +4,9 @@
 
 #include <complex>
 #include <limits>
-#include "hhlo/ir/ops.h"
+
 #include "golden_util.h"
+#include "hhlo/ir/ops.h"
 
 namespace hhlo {
 namespace {
@@ -15,11 +16,14 @@ TensorType T(DType d, Dims s) { return {d, std::move(s)}; }
 const DType F = DType::f32, I = DType::i32;
 
 TEST(Golden, Elementwise) {
-  EXPECT_EQ(body_of({T(F, {2}), T(F, {2})}, [](Func& f) {
-    return std::vector<Value>{add(f.arg(0), f.arg(1)), atan2(f.arg(0), f.arg(1)), not_(is_finite(f.arg(0))),
-                              exponential_minus_one(f.arg(0)), real(complex(f.arg(0), f.arg(1)))};
-  }),
-            R"mlir(%0 = "stablehlo.add"(%arg0, %arg1) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  EXPECT_EQ(
+      body_of({T(F, {2}), T(F, {2})},
+              [](Func& f) {
+                return std::vector<Value>{
+                    add(f.arg(0), f.arg(1)), atan2(f.arg(0), f.arg(1)), not_(is_finite(f.arg(0))),
+                    exponential_minus_one(f.arg(0)), real(complex(f.arg(0), f.arg(1)))};
+              }),
+      R"mlir(%0 = "stablehlo.add"(%arg0, %arg1) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
 %1 = "stablehlo.atan2"(%arg0, %arg1) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
 %2 = "stablehlo.is_finite"(%arg0) : (tensor<2xf32>) -> tensor<2xi1>
 %3 = "stablehlo.not"(%2) : (tensor<2xi1>) -> tensor<2xi1>
@@ -30,13 +34,17 @@ TEST(Golden, Elementwise) {
 }
 
 TEST(Golden, CompareSelectClampConvert) {
-  EXPECT_EQ(body_of({T(F, {2}), T(F, {2})}, [](Func& f) {
-    Value lt = compare(f.arg(0), f.arg(1), ComparisonDirection::LT);
-    Value eq = compare(f.arg(0), f.arg(1), ComparisonDirection::EQ, ComparisonType::TOTALORDER);
-    return std::vector<Value>{lt, select(eq, f.arg(0), f.arg(1)), convert(f.arg(0), DType::bf16),
-                              clamp(f.arg(0), f.arg(1), f.arg(0))};
-  }),
-            R"mlir(%0 = "stablehlo.compare"(%arg0, %arg1) {compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction LT>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>
+  EXPECT_EQ(
+      body_of({T(F, {2}), T(F, {2})},
+              [](Func& f) {
+                Value lt = compare(f.arg(0), f.arg(1), ComparisonDirection::LT);
+                Value eq = compare(f.arg(0), f.arg(1), ComparisonDirection::EQ,
+                                   ComparisonType::TOTALORDER);
+                return std::vector<Value>{lt, select(eq, f.arg(0), f.arg(1)),
+                                          convert(f.arg(0), DType::bf16),
+                                          clamp(f.arg(0), f.arg(1), f.arg(0))};
+              }),
+      R"mlir(%0 = "stablehlo.compare"(%arg0, %arg1) {compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction LT>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>
 %1 = "stablehlo.compare"(%arg0, %arg1) {compare_type = #stablehlo<comparison_type TOTALORDER>, comparison_direction = #stablehlo<comparison_direction EQ>} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>
 %2 = "stablehlo.select"(%1, %arg0, %arg1) : (tensor<2xi1>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
 %3 = "stablehlo.convert"(%arg0) : (tensor<2xf32>) -> tensor<2xbf16>
@@ -45,20 +53,29 @@ TEST(Golden, CompareSelectClampConvert) {
 }
 
 TEST(Golden, ConstantsAndIota) {
-  EXPECT_EQ(body_of({}, [](Func& f) {
-    float nan = std::numeric_limits<float>::quiet_NaN();
-    return std::vector<Value>{
-        constant(f, 1.5f, F), constant(f, -0.1, DType::f64, {2}), constant(f, nan, F),
-        constant(f, -std::numeric_limits<double>::infinity(), DType::f64), constant(f, 7, DType::ui64),
-        constant(f, true, DType::pred, {2}),
-        constant(f, Array::from<bool>({2, 2}, std::vector<bool>{true, false, false, true})),
-        constant(f, Array::from<int32_t>({2, 2}, {1, -2, 3, 4})),
-        constant(f, Array::from<float>({3}, {1, 2, 3})),
-        constant(f, Array::from<f16_t>({2}, {f16_t(1.0f), f16_t(-2.0f)})), constant(f, 1.0, DType::bf16),
-        constant(f, Array::from<std::complex<float>>({1}, {{1, -2}})), constant(f, 1e-30f, F),
-        iota(f, T(I, {2, 3}), 1), constant(f, Array(DType::f32, {0}))};
-  }),
-            R"mlir(%0 = "stablehlo.constant"() {value = dense<1.5> : tensor<f32>} : () -> tensor<f32>
+  EXPECT_EQ(
+      body_of({},
+              [](Func& f) {
+                float nan = std::numeric_limits<float>::quiet_NaN();
+                return std::vector<Value>{
+                    constant(f, 1.5f, F),
+                    constant(f, -0.1, DType::f64, {2}),
+                    constant(f, nan, F),
+                    constant(f, -std::numeric_limits<double>::infinity(), DType::f64),
+                    constant(f, 7, DType::ui64),
+                    constant(f, true, DType::pred, {2}),
+                    constant(
+                        f, Array::from<bool>({2, 2}, std::vector<bool>{true, false, false, true})),
+                    constant(f, Array::from<int32_t>({2, 2}, {1, -2, 3, 4})),
+                    constant(f, Array::from<float>({3}, {1, 2, 3})),
+                    constant(f, Array::from<f16_t>({2}, {f16_t(1.0f), f16_t(-2.0f)})),
+                    constant(f, 1.0, DType::bf16),
+                    constant(f, Array::from<std::complex<float>>({1}, {{1, -2}})),
+                    constant(f, 1e-30f, F),
+                    iota(f, T(I, {2, 3}), 1),
+                    constant(f, Array(DType::f32, {0}))};
+              }),
+      R"mlir(%0 = "stablehlo.constant"() {value = dense<1.5> : tensor<f32>} : () -> tensor<f32>
 %1 = "stablehlo.constant"() {value = dense<-0.1> : tensor<2xf64>} : () -> tensor<2xf64>
 %2 = "stablehlo.constant"() {value = dense<0x7FC00000> : tensor<f32>} : () -> tensor<f32>
 %3 = "stablehlo.constant"() {value = dense<0xFFF0000000000000> : tensor<f64>} : () -> tensor<f64>
@@ -77,13 +94,18 @@ TEST(Golden, ConstantsAndIota) {
 }
 
 TEST(Golden, ShapeOps) {
-  EXPECT_EQ(body_of({T(F, {2, 3}), T(F, {3})}, [](Func& f) {
-    return std::vector<Value>{broadcast_in_dim(f.arg(1), {2, 3}, {1}), reshape(f.arg(0), {3, 2}),
-                              transpose(f.arg(0), {1, 0}), slice(f.arg(0), {0, 1}, {2, 3}, {1, 2}),
-                              concatenate({f.arg(0), f.arg(0)}, 0), reverse(f.arg(0), {1}),
-                              get_dimension_size(f.arg(0), 1)};
-  }),
-            R"mlir(%0 = "stablehlo.broadcast_in_dim"(%arg1) {broadcast_dimensions = array<i64: 1>} : (tensor<3xf32>) -> tensor<2x3xf32>
+  EXPECT_EQ(
+      body_of({T(F, {2, 3}), T(F, {3})},
+              [](Func& f) {
+                return std::vector<Value>{broadcast_in_dim(f.arg(1), {2, 3}, {1}),
+                                          reshape(f.arg(0), {3, 2}),
+                                          transpose(f.arg(0), {1, 0}),
+                                          slice(f.arg(0), {0, 1}, {2, 3}, {1, 2}),
+                                          concatenate({f.arg(0), f.arg(0)}, 0),
+                                          reverse(f.arg(0), {1}),
+                                          get_dimension_size(f.arg(0), 1)};
+              }),
+      R"mlir(%0 = "stablehlo.broadcast_in_dim"(%arg1) {broadcast_dimensions = array<i64: 1>} : (tensor<3xf32>) -> tensor<2x3xf32>
 %1 = "stablehlo.reshape"(%arg0) : (tensor<2x3xf32>) -> tensor<3x2xf32>
 %2 = "stablehlo.transpose"(%arg0) {permutation = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
 %3 = "stablehlo.slice"(%arg0) {limit_indices = array<i64: 2, 3>, start_indices = array<i64: 0, 1>, strides = array<i64: 1, 2>} : (tensor<2x3xf32>) -> tensor<2x1xf32>
@@ -94,32 +116,48 @@ TEST(Golden, ShapeOps) {
 }
 
 TEST(Golden, DotGeneral) {
-  EXPECT_EQ(body_of({T(F, {2, 3, 4}), T(F, {2, 4, 5})}, [](Func& f) {
-    return std::vector<Value>{
-        dot_general(f.arg(0), f.arg(1), {{0}, {0}, {2}, {1}},
-                    {.precision_config = {Precision::DEFAULT, Precision::HIGHEST}}),
-        dot_general(f.arg(0), f.arg(1), {{}, {}, {2}, {1}}, {.preferred_element_type = DType::f64})};
-  }),
-            R"mlir(%0 = "stablehlo.dot_general"(%arg0, %arg1) {dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision HIGHEST>]} : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  EXPECT_EQ(
+      body_of({T(F, {2, 3, 4}), T(F, {2, 4, 5})},
+              [](Func& f) {
+                return std::vector<Value>{
+                    dot_general(f.arg(0), f.arg(1), {{0}, {0}, {2}, {1}},
+                                {.precision_config = {Precision::DEFAULT, Precision::HIGHEST}}),
+                    dot_general(f.arg(0), f.arg(1), {{}, {}, {2}, {1}},
+                                {.preferred_element_type = DType::f64})};
+              }),
+      R"mlir(%0 = "stablehlo.dot_general"(%arg0, %arg1) {dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision HIGHEST>]} : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
 %1 = "stablehlo.dot_general"(%arg0, %arg1) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>} : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x2x5xf64>
 )mlir");
 }
 
 TEST(Golden, SortGatherScatterDynamicSlice) {
-  EXPECT_EQ(body_of({T(F, {2, 3}), T(I, {2, 1}), T(F, {2, 3})}, [](Func& f) {
-    auto s = sort({f.arg(0), f.arg(2)}, 1, [](const std::vector<Value>& a) {
-      return std::vector<Value>{compare(a[0], a[1], ComparisonDirection::GT)};
-    }, true);
-    Value g = gather(f.arg(0), f.arg(1), {.offset_dims = {1}, .collapsed_slice_dims = {0},
-                                          .start_index_map = {0}, .index_vector_dim = 1}, {1, 3});
-    auto sc = scatter({f.arg(0)}, f.arg(1), {f.arg(2)},
-                      {.update_window_dims = {1}, .inserted_window_dims = {0},
-                       .scatter_dims_to_operand_dims = {0}, .index_vector_dim = 1},
-                      [](const std::vector<Value>& a) { return std::vector<Value>{a[1]}; }, true, true);
-    Value z = constant(f, 0, I);
-    Value ds = dynamic_slice(f.arg(0), {z, z}, {1, 2});
-    return std::vector<Value>{s[0], s[1], g, sc[0], dynamic_update_slice(f.arg(0), ds, {z, z})};
-  }),
+  EXPECT_EQ(body_of({T(F, {2, 3}), T(I, {2, 1}), T(F, {2, 3})},
+                    [](Func& f) {
+                      auto s = sort(
+                          {f.arg(0), f.arg(2)}, 1,
+                          [](const std::vector<Value>& a) {
+                            return std::vector<Value>{compare(a[0], a[1], ComparisonDirection::GT)};
+                          },
+                          true);
+                      Value g = gather(f.arg(0), f.arg(1),
+                                       {.offset_dims = {1},
+                                        .collapsed_slice_dims = {0},
+                                        .start_index_map = {0},
+                                        .index_vector_dim = 1},
+                                       {1, 3});
+                      auto sc = scatter(
+                          {f.arg(0)}, f.arg(1), {f.arg(2)},
+                          {.update_window_dims = {1},
+                           .inserted_window_dims = {0},
+                           .scatter_dims_to_operand_dims = {0},
+                           .index_vector_dim = 1},
+                          [](const std::vector<Value>& a) { return std::vector<Value>{a[1]}; },
+                          true, true);
+                      Value z = constant(f, 0, I);
+                      Value ds = dynamic_slice(f.arg(0), {z, z}, {1, 2});
+                      return std::vector<Value>{s[0], s[1], g, sc[0],
+                                                dynamic_update_slice(f.arg(0), ds, {z, z})};
+                    }),
             R"mlir(%0:2 = "stablehlo.sort"(%arg0, %arg2) ({
 ^bb0(%arg3: tensor<f32>, %arg4: tensor<f32>, %arg5: tensor<f32>, %arg6: tensor<f32>):
 %1 = "stablehlo.compare"(%arg3, %arg4) {compare_type = #stablehlo<comparison_type FLOAT>, comparison_direction = #stablehlo<comparison_direction GT>} : (tensor<f32>, tensor<f32>) -> tensor<i1>
@@ -137,18 +175,30 @@ TEST(Golden, SortGatherScatterDynamicSlice) {
 }
 
 TEST(Golden, GatherScatterBatching) {
-  EXPECT_EQ(body_of({T(F, {2, 3, 4}), T(I, {2, 2}), T(F, {2, 3, 2})}, [](Func& f) {
-    Value g = gather(f.arg(0), f.arg(1), {.offset_dims = {1}, .collapsed_slice_dims = {2},
-                                          .operand_batching_dims = {0}, .start_indices_batching_dims = {0},
-                                          .start_index_map = {2}, .index_vector_dim = 2}, {1, 3, 1});
-    auto sc = scatter({f.arg(0)}, f.arg(1), {f.arg(2)},
-                      {.update_window_dims = {1}, .inserted_window_dims = {2}, .input_batching_dims = {0},
-                       .scatter_indices_batching_dims = {0}, .scatter_dims_to_operand_dims = {2},
-                       .index_vector_dim = 2},
-                      [](const std::vector<Value>& a) { return std::vector<Value>{add(a[0], a[1])}; });
-    return std::vector<Value>{g, sc[0]};
-  }),
-            R"mlir(%0 = "stablehlo.gather"(%arg0, %arg1) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [2], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [2], index_vector_dim = 2>, indices_are_sorted = false, slice_sizes = array<i64: 1, 3, 1>} : (tensor<2x3x4xf32>, tensor<2x2xi32>) -> tensor<2x3x2xf32>
+  EXPECT_EQ(
+      body_of({T(F, {2, 3, 4}), T(I, {2, 2}), T(F, {2, 3, 2})},
+              [](Func& f) {
+                Value g = gather(f.arg(0), f.arg(1),
+                                 {.offset_dims = {1},
+                                  .collapsed_slice_dims = {2},
+                                  .operand_batching_dims = {0},
+                                  .start_indices_batching_dims = {0},
+                                  .start_index_map = {2},
+                                  .index_vector_dim = 2},
+                                 {1, 3, 1});
+                auto sc = scatter({f.arg(0)}, f.arg(1), {f.arg(2)},
+                                  {.update_window_dims = {1},
+                                   .inserted_window_dims = {2},
+                                   .input_batching_dims = {0},
+                                   .scatter_indices_batching_dims = {0},
+                                   .scatter_dims_to_operand_dims = {2},
+                                   .index_vector_dim = 2},
+                                  [](const std::vector<Value>& a) {
+                                    return std::vector<Value>{add(a[0], a[1])};
+                                  });
+                return std::vector<Value>{g, sc[0]};
+              }),
+      R"mlir(%0 = "stablehlo.gather"(%arg0, %arg1) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [2], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [2], index_vector_dim = 2>, indices_are_sorted = false, slice_sizes = array<i64: 1, 3, 1>} : (tensor<2x3x4xf32>, tensor<2x2xi32>) -> tensor<2x3x2xf32>
 %1 = "stablehlo.scatter"(%arg0, %arg1, %arg2) ({
 ^bb0(%arg3: tensor<f32>, %arg4: tensor<f32>):
 %2 = "stablehlo.add"(%arg3, %arg4) : (tensor<f32>, tensor<f32>) -> tensor<f32>
@@ -158,74 +208,98 @@ TEST(Golden, GatherScatterBatching) {
 }
 
 TEST(Golden, PadBitcastReducePrecision) {
-  EXPECT_EQ(body_of({T(F, {3}), T(F, {})}, [](Func& f) {
-    return std::vector<Value>{pad(f.arg(0), f.arg(1), {1}, {-1}, {2}), bitcast_convert(f.arg(0), DType::ui8),
-                              reduce_precision(f.arg(0), 5, 10)};
-  }),
-            R"mlir(%0 = "stablehlo.pad"(%arg0, %arg1) {edge_padding_high = array<i64: -1>, edge_padding_low = array<i64: 1>, interior_padding = array<i64: 2>} : (tensor<3xf32>, tensor<f32>) -> tensor<7xf32>
+  EXPECT_EQ(
+      body_of({T(F, {3}), T(F, {})},
+              [](Func& f) {
+                return std::vector<Value>{pad(f.arg(0), f.arg(1), {1}, {-1}, {2}),
+                                          bitcast_convert(f.arg(0), DType::ui8),
+                                          reduce_precision(f.arg(0), 5, 10)};
+              }),
+      R"mlir(%0 = "stablehlo.pad"(%arg0, %arg1) {edge_padding_high = array<i64: -1>, edge_padding_low = array<i64: 1>, interior_padding = array<i64: 2>} : (tensor<3xf32>, tensor<f32>) -> tensor<7xf32>
 %1 = "stablehlo.bitcast_convert"(%arg0) : (tensor<3xf32>) -> tensor<3x4xui8>
 %2 = "stablehlo.reduce_precision"(%arg0) {exponent_bits = 5 : i32, mantissa_bits = 10 : i32} : (tensor<3xf32>) -> tensor<3xf32>
 )mlir");
 }
 
 TEST(Golden, Convolution) {
-  EXPECT_EQ(body_of({T(F, {1, 4, 5, 5}), T(F, {6, 2, 3, 3})}, [](Func& f) {
-    ConvDimensionNumbers d{.input_batch_dimension = 0, .input_feature_dimension = 1,
-                           .input_spatial_dimensions = {2, 3}, .kernel_input_feature_dimension = 1,
-                           .kernel_output_feature_dimension = 0, .kernel_spatial_dimensions = {2, 3},
-                           .output_batch_dimension = 0, .output_feature_dimension = 1,
-                           .output_spatial_dimensions = {2, 3}};
-    return std::vector<Value>{convolution(
-        f.arg(0), f.arg(1), d,
-        {.window_strides = {2, 1}, .padding = {{1, 1}, {0, 2}}, .rhs_dilation = {2, 1},
-         .window_reversal = {false, true}, .feature_group_count = 2,
-         .precision_config = {Precision::DEFAULT, Precision::DEFAULT}})};
-  }),
-            R"mlir(%0 = "stablehlo.convolution"(%arg0, %arg1) {batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]>, feature_group_count = 2 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<[[1, 1], [0, 2]]> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 2, 1>, window_reversal = array<i1: false, true>, window_strides = array<i64: 2, 1>} : (tensor<1x4x5x5xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x2x5xf32>
+  EXPECT_EQ(
+      body_of({T(F, {1, 4, 5, 5}), T(F, {6, 2, 3, 3})},
+              [](Func& f) {
+                ConvDimensionNumbers d{.input_batch_dimension = 0,
+                                       .input_feature_dimension = 1,
+                                       .input_spatial_dimensions = {2, 3},
+                                       .kernel_input_feature_dimension = 1,
+                                       .kernel_output_feature_dimension = 0,
+                                       .kernel_spatial_dimensions = {2, 3},
+                                       .output_batch_dimension = 0,
+                                       .output_feature_dimension = 1,
+                                       .output_spatial_dimensions = {2, 3}};
+                return std::vector<Value>{
+                    convolution(f.arg(0), f.arg(1), d,
+                                {.window_strides = {2, 1},
+                                 .padding = {{1, 1}, {0, 2}},
+                                 .rhs_dilation = {2, 1},
+                                 .window_reversal = {false, true},
+                                 .feature_group_count = 2,
+                                 .precision_config = {Precision::DEFAULT, Precision::DEFAULT}})};
+              }),
+      R"mlir(%0 = "stablehlo.convolution"(%arg0, %arg1) {batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]>, feature_group_count = 2 : i64, lhs_dilation = array<i64: 1, 1>, padding = dense<[[1, 1], [0, 2]]> : tensor<2x2xi64>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>], rhs_dilation = array<i64: 2, 1>, window_reversal = array<i1: false, true>, window_strides = array<i64: 2, 1>} : (tensor<1x4x5x5xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x2x5xf32>
 )mlir");
 }
 
 TEST(Golden, BatchNorm) {
-  EXPECT_EQ(body_of({T(F, {4, 2}), T(F, {2})}, [](Func& f) {
-    auto t = batch_norm_training(f.arg(0), f.arg(1), f.arg(1), 1e-5f, 1);
-    Value i = batch_norm_inference(f.arg(0), f.arg(1), f.arg(1), t[1], t[2], 0.001f, 1);
-    return std::vector<Value>{batch_norm_grad(f.arg(0), f.arg(1), t[1], t[2], i, 1e-5f, 1)[0]};
-  }),
-            R"mlir(%0:3 = "stablehlo.batch_norm_training"(%arg0, %arg1, %arg1) {epsilon = 1.0e-05 : f32, feature_index = 1 : i64} : (tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>)
+  EXPECT_EQ(
+      body_of({T(F, {4, 2}), T(F, {2})},
+              [](Func& f) {
+                auto t = batch_norm_training(f.arg(0), f.arg(1), f.arg(1), 1e-5f, 1);
+                Value i = batch_norm_inference(f.arg(0), f.arg(1), f.arg(1), t[1], t[2], 0.001f, 1);
+                return std::vector<Value>{
+                    batch_norm_grad(f.arg(0), f.arg(1), t[1], t[2], i, 1e-5f, 1)[0]};
+              }),
+      R"mlir(%0:3 = "stablehlo.batch_norm_training"(%arg0, %arg1, %arg1) {epsilon = 1.0e-05 : f32, feature_index = 1 : i64} : (tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>)
 %1 = "stablehlo.batch_norm_inference"(%arg0, %arg1, %arg1, %0#1, %0#2) {epsilon = 0.001 : f32, feature_index = 1 : i64} : (tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<4x2xf32>
 %2:3 = "stablehlo.batch_norm_grad"(%arg0, %arg1, %0#1, %0#2, %1) {epsilon = 1.0e-05 : f32, feature_index = 1 : i64} : (tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<4x2xf32>) -> (tensor<4x2xf32>, tensor<2xf32>, tensor<2xf32>)
 )mlir");
 }
 
 TEST(Golden, LinalgFft) {
-  EXPECT_EQ(body_of({T(DType::f64, {3, 3}), T(DType::c64, {8})}, [](Func& f) {
-    Value c = cholesky(f.arg(0), false);
-    return std::vector<Value>{
-        triangular_solve(c, f.arg(0), {.left_side = false, .lower = false, .unit_diagonal = true,
-                                       .transpose_a = Transpose::ADJOINT}),
-        fft(f.arg(1), FftType::IFFT, {8})};
-  }),
-            R"mlir(%0 = "stablehlo.cholesky"(%arg0) {lower = false} : (tensor<3x3xf64>) -> tensor<3x3xf64>
+  EXPECT_EQ(
+      body_of({T(DType::f64, {3, 3}), T(DType::c64, {8})},
+              [](Func& f) {
+                Value c = cholesky(f.arg(0), false);
+                return std::vector<Value>{triangular_solve(c, f.arg(0),
+                                                           {.left_side = false,
+                                                            .lower = false,
+                                                            .unit_diagonal = true,
+                                                            .transpose_a = Transpose::ADJOINT}),
+                                          fft(f.arg(1), FftType::IFFT, {8})};
+              }),
+      R"mlir(%0 = "stablehlo.cholesky"(%arg0) {lower = false} : (tensor<3x3xf64>) -> tensor<3x3xf64>
 %1 = "stablehlo.triangular_solve"(%0, %arg0) {left_side = false, lower = false, transpose_a = #stablehlo<transpose ADJOINT>, unit_diagonal = true} : (tensor<3x3xf64>, tensor<3x3xf64>) -> tensor<3x3xf64>
 %2 = "stablehlo.fft"(%arg1) {fft_length = array<i64: 8>, fft_type = #stablehlo<fft_type IFFT>} : (tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>>
 )mlir");
 }
 
 TEST(Golden, WindowsAndMap) {
-  EXPECT_EQ(body_of({T(F, {4, 6}), T(F, {2, 3})}, [](Func& f) {
-    Value z = constant(f, 0.0f, F);
-    auto r = reduce_window({f.arg(0)}, {z}, {2, 2}, {.window_strides = {2, 2}, .padding = {{0, 0}, {1, 1}}},
-                           [](const std::vector<Value>& a) { return std::vector<Value>{add(a[0], a[1])}; });
-    Value s = select_and_scatter(
-        f.arg(0), f.arg(1), z, {2, 2}, {2, 2}, {},
-        [](Value a, Value b) { return compare(a, b, ComparisonDirection::GE); },
-        [](Value a, Value b) { return add(a, b); });
-    Value m = map({f.arg(0), s}, [](const std::vector<Value>& a) {
-      return std::vector<Value>{maximum(a[0], a[1])};
-    });
-    return std::vector<Value>{r[0], m};
-  }),
-            R"mlir(%0 = "stablehlo.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  EXPECT_EQ(
+      body_of({T(F, {4, 6}), T(F, {2, 3})},
+              [](Func& f) {
+                Value z = constant(f, 0.0f, F);
+                auto r = reduce_window({f.arg(0)}, {z}, {2, 2},
+                                       {.window_strides = {2, 2}, .padding = {{0, 0}, {1, 1}}},
+                                       [](const std::vector<Value>& a) {
+                                         return std::vector<Value>{add(a[0], a[1])};
+                                       });
+                Value s = select_and_scatter(
+                    f.arg(0), f.arg(1), z, {2, 2}, {2, 2}, {},
+                    [](Value a, Value b) { return compare(a, b, ComparisonDirection::GE); },
+                    [](Value a, Value b) { return add(a, b); });
+                Value m = map({f.arg(0), s}, [](const std::vector<Value>& a) {
+                  return std::vector<Value>{maximum(a[0], a[1])};
+                });
+                return std::vector<Value>{r[0], m};
+              }),
+      R"mlir(%0 = "stablehlo.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
 %1 = "stablehlo.reduce_window"(%arg0, %0) ({
 ^bb0(%arg2: tensor<f32>, %arg3: tensor<f32>):
 %2 = "stablehlo.add"(%arg2, %arg3) : (tensor<f32>, tensor<f32>) -> tensor<f32>
@@ -249,16 +323,22 @@ TEST(Golden, WindowsAndMap) {
 }
 
 TEST(Golden, ControlFlow) {
-  EXPECT_EQ(body_of({T(DType::pred, {}), T(I, {}), T(F, {2})}, [](Func& f) {
-    Value x = f.arg(2);
-    auto w = while_loop({x}, [&](const std::vector<Value>&) { return std::vector<Value>{f.arg(0)}; },
-                        [](const std::vector<Value>& a) { return std::vector<Value>{negate(a[0])}; });
-    auto i = if_(f.arg(0), [&] { return std::vector<Value>{x}; }, [&] { return std::vector<Value>{w[0]}; });
-    auto c = case_(f.arg(1), {[&] { return std::vector<Value>{x}; }, [&] { return std::vector<Value>{i[0]}; }});
-    auto b = optimization_barrier({c[0], f.arg(1)});
-    return std::vector<Value>{b[0], b[1]};
-  }),
-            R"mlir(%0 = "stablehlo.while"(%arg2) ({
+  EXPECT_EQ(
+      body_of({T(DType::pred, {}), T(I, {}), T(F, {2})},
+              [](Func& f) {
+                Value x = f.arg(2);
+                auto w = while_loop(
+                    {x}, [&](const std::vector<Value>&) { return std::vector<Value>{f.arg(0)}; },
+                    [](const std::vector<Value>& a) { return std::vector<Value>{negate(a[0])}; });
+                auto i = if_(
+                    f.arg(0), [&] { return std::vector<Value>{x}; },
+                    [&] { return std::vector<Value>{w[0]}; });
+                auto c = case_(f.arg(1), {[&] { return std::vector<Value>{x}; },
+                                          [&] { return std::vector<Value>{i[0]}; }});
+                auto b = optimization_barrier({c[0], f.arg(1)});
+                return std::vector<Value>{b[0], b[1]};
+              }),
+      R"mlir(%0 = "stablehlo.while"(%arg2) ({
 ^bb0(%arg3: tensor<2xf32>):
 "stablehlo.return"(%arg0) : (tensor<i1>) -> ()
 }, {
@@ -285,20 +365,26 @@ TEST(Golden, ControlFlow) {
 }
 
 TEST(Golden, RngAndCustomCall) {
-  EXPECT_EQ(body_of({T(DType::ui64, {2}), T(F, {})}, [](Func& f) {
-    auto g = rng_bit_generator(f.arg(0), RngAlgorithm::PHILOX, T(DType::ui32, {2, 2}));
-    Value r = rng(f.arg(1), f.arg(1), {3}, RngDistribution::NORMAL);
-    auto c1 = custom_call(f, "legacy", {r}, {T(F, {3})},
-                          {.api_version = 2, .backend_config = std::string("cfg\n\"q\""), .has_side_effect = true});
-    auto c4 = custom_call(f, "ffi", {c1[0], g[1]}, {T(F, {3}), T(F, {})},
-                          {.backend_config = DictAttr{{{"n", IntAttr{3, DType::i64}},
-                                                       {"eps", FloatAttr{1e-5, DType::f32}},
-                                                       {"b", BoolAttr{true}}}},
-                           .operand_layouts = {{0}, {1, 0}}, .result_layouts = {{0}, {}}});
-    custom_call(f, "no_results", {}, {});
-    return std::vector<Value>{c4[0], c4[1], g[0]};
-  }),
-            R"mlir(%0:2 = "stablehlo.rng_bit_generator"(%arg0) {rng_algorithm = #stablehlo<rng_algorithm PHILOX>} : (tensor<2xui64>) -> (tensor<2xui64>, tensor<2x2xui32>)
+  EXPECT_EQ(
+      body_of({T(DType::ui64, {2}), T(F, {})},
+              [](Func& f) {
+                auto g = rng_bit_generator(f.arg(0), RngAlgorithm::PHILOX, T(DType::ui32, {2, 2}));
+                Value r = rng(f.arg(1), f.arg(1), {3}, RngDistribution::NORMAL);
+                auto c1 = custom_call(f, "legacy", {r}, {T(F, {3})},
+                                      {.api_version = 2,
+                                       .backend_config = std::string("cfg\n\"q\""),
+                                       .has_side_effect = true});
+                auto c4 =
+                    custom_call(f, "ffi", {c1[0], g[1]}, {T(F, {3}), T(F, {})},
+                                {.backend_config = DictAttr{{{"n", IntAttr{3, DType::i64}},
+                                                             {"eps", FloatAttr{1e-5, DType::f32}},
+                                                             {"b", BoolAttr{true}}}},
+                                 .operand_layouts = {{0}, {1, 0}},
+                                 .result_layouts = {{0}, {}}});
+                custom_call(f, "no_results", {}, {});
+                return std::vector<Value>{c4[0], c4[1], g[0]};
+              }),
+      R"mlir(%0:2 = "stablehlo.rng_bit_generator"(%arg0) {rng_algorithm = #stablehlo<rng_algorithm PHILOX>} : (tensor<2xui64>) -> (tensor<2xui64>, tensor<2x2xui32>)
 %1 = "stablehlo.constant"() {value = dense<3> : tensor<1xi64>} : () -> tensor<1xi64>
 %2 = "stablehlo.rng"(%arg1, %arg1, %1) {rng_distribution = #stablehlo<rng_distribution NORMAL>} : (tensor<f32>, tensor<f32>, tensor<1xi64>) -> tensor<3xf32>
 %3 = "stablehlo.custom_call"(%2) {api_version = 2 : i32, backend_config = "cfg\0A\"q\"", call_target_name = "legacy", has_side_effect = true} : (tensor<3xf32>) -> tensor<3xf32>

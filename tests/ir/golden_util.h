@@ -31,8 +31,8 @@ inline std::string body_of(const std::vector<TensorType>& args,
     size_t first = line.find_first_not_of(' ');
     if (first == std::string::npos) continue;
     line = line.substr(first);
-    if (line.starts_with("module") || line.starts_with("func.func") || line.starts_with("\"func.return\"") ||
-        line == "}")
+    if (line.starts_with("module") || line.starts_with("func.func") ||
+        line.starts_with("\"func.return\"") || line == "}")
       continue;
     out += line + "\n";
   }

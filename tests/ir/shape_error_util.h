@@ -14,7 +14,8 @@ inline void expect_shape_error(const std::string& op, const std::string& constra
                                const std::function<void()>& fn, int line) {
   try {
     fn();
-    ADD_FAILURE_AT(__FILE__, line) << "no ShapeError; expected op '" << op << "' (" << constraint << ")";
+    ADD_FAILURE_AT(__FILE__, line)
+        << "no ShapeError; expected op '" << op << "' (" << constraint << ")";
   } catch (const ShapeError& e) {
     EXPECT_EQ(e.op(), op) << "case at line " << line << ": " << e.what();
     EXPECT_EQ(e.constraint(), constraint) << "case at line " << line << ": " << e.what();
@@ -27,4 +28,5 @@ inline void expect_shape_error(const std::string& op, const std::string& constra
 
 /// EXPECT_SHAPE_ERROR("dot_general", "C10", expr);
 #define EXPECT_SHAPE_ERROR(op, c, ...) \
-  ::hhlo::test::expect_shape_error(op, c, [&] { (void)(__VA_ARGS__); }, __LINE__)
+  ::hhlo::test::expect_shape_error(    \
+      op, c, [&] { (void)(__VA_ARGS__); }, __LINE__)

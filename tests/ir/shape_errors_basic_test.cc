@@ -19,8 +19,10 @@ TEST(ShapeErrors, Elementwise) {
   EXPECT_SHAPE_ERROR("add", "C1", infer_binary("add", T(F, {2}), T(F, {3})));
   EXPECT_SHAPE_ERROR("add", "C1", infer_binary("add", T(F, {2}), T(DType::f64, {2})));
   EXPECT_SHAPE_ERROR("and", "C1", infer_binary("and", T(F, {2}), T(F, {2})));
-  EXPECT_SHAPE_ERROR("complex", "C1", infer_binary("complex", T(DType::f16, {2}), T(DType::f16, {2})));
-  EXPECT_SHAPE_ERROR("subtract", "C1", infer_binary("subtract", T(DType::pred, {2}), T(DType::pred, {2})));
+  EXPECT_SHAPE_ERROR("complex", "C1",
+                     infer_binary("complex", T(DType::f16, {2}), T(DType::f16, {2})));
+  EXPECT_SHAPE_ERROR("subtract", "C1",
+                     infer_binary("subtract", T(DType::pred, {2}), T(DType::pred, {2})));
   // Results: the documented special cases.
   EXPECT_EQ(infer_unary("abs", T(DType::c64, {2})), T(F, {2}));
   EXPECT_EQ(infer_unary("is_finite", T(F, {2})), T(DType::pred, {2}));
@@ -31,7 +33,8 @@ TEST(ShapeErrors, CompareSelectClampConvert) {
   EXPECT_SHAPE_ERROR("compare", "C1", infer_compare(T(F, {2}), T(I, {2}), {}));
   EXPECT_SHAPE_ERROR("compare", "C2", infer_compare(T(F, {2}), T(F, {3}), {}));
   EXPECT_SHAPE_ERROR("compare", "C3", infer_compare(T(F, {2}), T(F, {2}), ComparisonType::SIGNED));
-  EXPECT_SHAPE_ERROR("compare", "C3", infer_compare(T(I, {2}), T(I, {2}), ComparisonType::TOTALORDER));
+  EXPECT_SHAPE_ERROR("compare", "C3",
+                     infer_compare(T(I, {2}), T(I, {2}), ComparisonType::TOTALORDER));
   EXPECT_SHAPE_ERROR("select", "C1", infer_select(T(I, {}), T(F, {2}), T(F, {2})));
   EXPECT_SHAPE_ERROR("select", "C1", infer_select(T(DType::pred, {3}), T(F, {2}), T(F, {2})));
   EXPECT_SHAPE_ERROR("select", "C2", infer_select(T(DType::pred, {}), T(F, {2}), T(I, {2})));
@@ -77,7 +80,8 @@ TEST(ShapeErrors, SliceConcatenate) {
   EXPECT_EQ(infer_slice(T(F, {2, 7}), z2, std::vector<int64_t>{2, 7}, std::vector<int64_t>{1, 3}),
             T(F, {2, 3}));
   std::vector<TensorType> none;
-  std::vector<TensorType> mixed = {T(F, {2, 3}), T(I, {2, 3})}, shapes = {T(F, {2, 3}), T(F, {3, 3})};
+  std::vector<TensorType> mixed = {T(F, {2, 3}), T(I, {2, 3})},
+                          shapes = {T(F, {2, 3}), T(F, {3, 3})};
   EXPECT_SHAPE_ERROR("concatenate", "C1", infer_concatenate(mixed, 0));
   EXPECT_SHAPE_ERROR("concatenate", "C2", infer_concatenate(shapes, 1));
   EXPECT_SHAPE_ERROR("concatenate", "C3", infer_concatenate(none, 0));
@@ -87,7 +91,9 @@ TEST(ShapeErrors, SliceConcatenate) {
 TEST(ShapeErrors, DotGeneral) {
   TensorType l = T(F, {2, 3, 4}), r = T(F, {2, 4, 5});
   auto dn = [](std::vector<int64_t> lb, std::vector<int64_t> rb, std::vector<int64_t> lc,
-               std::vector<int64_t> rc) { return DotDimensionNumbers{lb, rb, lc, rc}; };
+               std::vector<int64_t> rc) {
+    return DotDimensionNumbers{lb, rb, lc, rc};
+  };
   EXPECT_EQ(infer_dot_general(l, r, dn({0}, {0}, {2}, {1})), T(F, {2, 3, 5}));
   EXPECT_SHAPE_ERROR("dot_general", "C1", infer_dot_general(l, r, dn({0}, {}, {2}, {1})));
   EXPECT_SHAPE_ERROR("dot_general", "C2", infer_dot_general(l, r, dn({0}, {0}, {2}, {})));
@@ -100,8 +106,10 @@ TEST(ShapeErrors, DotGeneral) {
   EXPECT_SHAPE_ERROR("dot_general", "C9", infer_dot_general(l, r, dn({1}, {0}, {2}, {1})));
   EXPECT_SHAPE_ERROR("dot_general", "C10", infer_dot_general(l, r, dn({0}, {0}, {2}, {2})));
   EXPECT_SHAPE_ERROR("dot_general", "C11", infer_dot_general(l, r, dn({0}, {0}, {2}, {1}), 1));
-  EXPECT_SHAPE_ERROR("dot_general", "C13", infer_dot_general(l, T(I, {2, 4, 5}), dn({0}, {0}, {2}, {1})));
-  EXPECT_EQ(infer_dot_general(l, r, dn({0}, {0}, {2}, {1}), 2, DType::f64), T(DType::f64, {2, 3, 5}));
+  EXPECT_SHAPE_ERROR("dot_general", "C13",
+                     infer_dot_general(l, T(I, {2, 4, 5}), dn({0}, {0}, {2}, {1})));
+  EXPECT_EQ(infer_dot_general(l, r, dn({0}, {0}, {2}, {1}), 2, DType::f64),
+            T(DType::f64, {2, 3, 5}));
 }
 
 TEST(ShapeErrors, ReduceAndSort) {
@@ -117,14 +125,15 @@ TEST(ShapeErrors, ReduceAndSort) {
   Module m;
   Func& f = m.add_func("main", {T(F, {2, 3})});
   Value zero = constant(f, 0.0f, F);
-  EXPECT_SHAPE_ERROR("reduce", "C6", reduce(f.arg(0), zero, {1}, [](Value a, Value) { return convert(a, I); }));
+  EXPECT_SHAPE_ERROR("reduce", "C6",
+                     reduce(f.arg(0), zero, {1}, [](Value a, Value) { return convert(a, I); }));
   EXPECT_SHAPE_ERROR("sort", "C1", infer_sort(none, 0));
   EXPECT_SHAPE_ERROR("sort", "C3", infer_sort(two, 0));
   EXPECT_SHAPE_ERROR("sort", "C4", infer_sort(in, 2));
   EXPECT_NO_THROW(infer_sort(in, -2));
   EXPECT_SHAPE_ERROR("sort", "C5", sort({f.arg(0)}, 0, [](const std::vector<Value>& a) {
-    return std::vector<Value>{a[0]};
-  }));
+                       return std::vector<Value>{a[0]};
+                     }));
 }
 
 }  // namespace
@@ -138,7 +147,8 @@ namespace {
 TEST(ShapeErrors, HelperDetectsMismatches) {
   TensorType a{DType::f32, {2}}, b{DType::f32, {3}};
   EXPECT_NONFATAL_FAILURE(EXPECT_SHAPE_ERROR("add", "C2", infer_binary("add", a, b)), "C1");
-  EXPECT_NONFATAL_FAILURE(EXPECT_SHAPE_ERROR("add", "C1", infer_binary("add", a, a)), "no ShapeError");
+  EXPECT_NONFATAL_FAILURE(EXPECT_SHAPE_ERROR("add", "C1", infer_binary("add", a, a)),
+                          "no ShapeError");
 }
 }  // namespace
 }  // namespace hhlo

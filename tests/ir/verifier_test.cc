@@ -1,8 +1,9 @@
 // The module verifier: accepts what builders make, rejects hand-assembled mistakes.
+#include "hhlo/ir/verifier.h"
+
 #include <gtest/gtest.h>
 
 #include "hhlo/ir/ops.h"
-#include "hhlo/ir/verifier.h"
 #include "shape_error_util.h"
 
 namespace hhlo {
@@ -10,12 +11,14 @@ namespace {
 
 TensorType f32(Dims d) { return {DType::f32, std::move(d)}; }
 
-
 TEST(Verifier, AcceptsGoodModule) {
   Module m;
   Func& f = m.add_func("main", {f32({2, 3}), {DType::pred, {}}});
-  Value s = reduce(f.arg(0), constant(f, 0.0f, DType::f32), {1}, [](Value a, Value b) { return add(a, b); });
-  auto i = if_(f.arg(1), [&] { return std::vector<Value>{s}; }, [&] { return std::vector<Value>{negate(s)}; });
+  Value s = reduce(f.arg(0), constant(f, 0.0f, DType::f32), {1},
+                   [](Value a, Value b) { return add(a, b); });
+  auto i = if_(
+      f.arg(1), [&] { return std::vector<Value>{s}; },
+      [&] { return std::vector<Value>{negate(s)}; });
   auto srt = sort({f.arg(0)}, 1, [](const std::vector<Value>& a) {
     return std::vector<Value>{compare(a[0], a[1], ComparisonDirection::LT)};
   });
@@ -34,7 +37,12 @@ TEST(Verifier, RejectsWrongRecordedResultType) {
 TEST(Verifier, RunsShapeRulesOnRecordedAttributes) {
   Module m;
   Func& f = m.add_func("main", {f32({2, 3})});
-  Value t = f.append({"stablehlo.transpose", {f.arg(0)}, {f32({3, 2})}, {{"permutation", i64_array({0, 0})}}, {}, {}})[0];
+  Value t = f.append({"stablehlo.transpose",
+                      {f.arg(0)},
+                      {f32({3, 2})},
+                      {{"permutation", i64_array({0, 0})}},
+                      {},
+                      {}})[0];
   f.ret({t});
   EXPECT_SHAPE_ERROR("transpose", "C2", verify(m));
 }
@@ -55,7 +63,8 @@ TEST(Verifier, RejectsMissingAttributeUnknownOpAndBadCall) {
   {
     Module m;
     Func& f = m.add_func("main", {f32({2})});
-    f.ret({f.append({"func.call", {f.arg(0)}, {f32({2})}, {{"callee", SymbolRefAttr{"nowhere"}}}, {}, {}})[0]});
+    f.ret({f.append(
+        {"func.call", {f.arg(0)}, {f32({2})}, {{"callee", SymbolRefAttr{"nowhere"}}}, {}, {}})[0]});
     EXPECT_THROW(verify(m), Error);
   }
   {

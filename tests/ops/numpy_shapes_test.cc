@@ -36,7 +36,7 @@ TEST(Numpy, OperatorsAndScalarsKeepDtype) {
   Tensor x = f.arg(0), k = f.arg(1);
   EXPECT_EQ((x * 2).type(), (TensorType{DType::bf16, {2, 3}}));
   EXPECT_EQ((1 - k).type(), (TensorType{DType::i32, {3}}));
-  expect_error("constant", [&] { k + 0.5; });  // 0.5 does not fit i32
+  expect_error("constant", [&] { k + 0.5; });                   // 0.5 does not fit i32
   expect_error("add", [&] { x + np::astype(k, DType::f32); });  // dtype mismatch: convert first
 }
 
@@ -89,7 +89,8 @@ TEST(Numpy, MatmulEinsumShapes) {
   expect_error("matmul", [&] { np::matmul(b, c); });
   expect_error("matmul", [&] { np::matmul(np::sum(v), v); });
   EXPECT_EQ(np::einsum("ij,kj->ik", c, c).shape(), (Dims{3, 3}));
-  EXPECT_EQ(np::einsum("bij,bjk->bki", f.arg(1), np::reshape(f.arg(1), {2, 6, 4})).shape(), (Dims{2, 4, 4}));
+  EXPECT_EQ(np::einsum("bij,bjk->bki", f.arg(1), np::reshape(f.arg(1), {2, 6, 4})).shape(),
+            (Dims{2, 4, 4}));
   EXPECT_EQ(np::einsum("ij,j->", c, v).shape(), Dims{});
   expect_error("einsum", [&] { np::einsum("ij,jk", c, c); });
   expect_error("einsum", [&] { np::einsum("ii,jk->ik", c, c); });
@@ -100,8 +101,9 @@ TEST(Numpy, MatmulEinsumShapes) {
 
 TEST(Numpy, SupportedOpsListsEveryFamily) {
   auto ops = supported_ops();
-  for (std::string_view want : {"stablehlo.add", "stablehlo.tanh", "stablehlo.scatter", "stablehlo.while",
-                                "stablehlo.custom_call", "func.call", "stablehlo.rng_bit_generator"})
+  for (std::string_view want :
+       {"stablehlo.add", "stablehlo.tanh", "stablehlo.scatter", "stablehlo.while",
+        "stablehlo.custom_call", "func.call", "stablehlo.rng_bit_generator"})
     EXPECT_TRUE(std::find(ops.begin(), ops.end(), want) != ops.end()) << want;
   EXPECT_GE(ops.size(), 80u);
 }

@@ -77,8 +77,10 @@ TEST(Exec, CompareSelectClampConvert) {
   Func& f = m.add_func("main", {f32({4}), f32({4})});
   Value lt = compare(f.arg(0), f.arg(1), ComparisonDirection::LT);
   Value lo = constant(f, 0.0f, DType::f32), hi = constant(f, 2.0f, DType::f32);
-  f.ret({lt, select(lt, f.arg(0), f.arg(1)), clamp(lo, f.arg(0), hi), convert(f.arg(0), DType::i32)});
-  auto out = run(m, {Array::from<float>({4}, {-1.5f, 2, 3.7f, 0}), Array::from<float>({4}, {0, 2, 1, 1})});
+  f.ret(
+      {lt, select(lt, f.arg(0), f.arg(1)), clamp(lo, f.arg(0), hi), convert(f.arg(0), DType::i32)});
+  auto out =
+      run(m, {Array::from<float>({4}, {-1.5f, 2, 3.7f, 0}), Array::from<float>({4}, {0, 2, 1, 1})});
   EXPECT_EQ(out[0].to_vector<bool>(), (std::vector<bool>{true, false, false, true}));
   EXPECT_EQ(values(out[1]), (std::vector<double>{-1.5, 2, 1, 0}));
   EXPECT_EQ(values(out[2]), (std::vector<double>{0, 2, 2, 0}));
@@ -105,8 +107,10 @@ TEST(Exec, ShapeOps) {
 TEST(Exec, DotGeneralBatched) {
   Module m;
   Func& f = m.add_func("main", {f32({2, 2, 3}), f32({2, 3, 1})});
-  DotDimensionNumbers dn{.lhs_batching_dimensions = {0}, .rhs_batching_dimensions = {0},
-                         .lhs_contracting_dimensions = {2}, .rhs_contracting_dimensions = {1}};
+  DotDimensionNumbers dn{.lhs_batching_dimensions = {0},
+                         .rhs_batching_dimensions = {0},
+                         .lhs_contracting_dimensions = {2},
+                         .rhs_contracting_dimensions = {1}};
   f.ret({dot_general(f.arg(0), f.arg(1), dn,
                      {.precision_config = {Precision::HIGHEST, Precision::HIGHEST}})});
   auto out = run(m, {Array::from<float>({2, 2, 3}, {1, 2, 3, 4, 5, 6, 1, 0, 0, 0, 1, 0}),

@@ -39,16 +39,19 @@ TEST(ControlFlowExec, IfAndCase) {
   Module m;
   Func& f = m.add_func("main", {{DType::pred, {}}, i32({}), f32({2})});
   Value x = f.arg(2);
-  auto r = if_(f.arg(0), [&] { return std::vector<Value>{negate(x)}; },
-               [&] { return std::vector<Value>{add(x, x)}; });
+  auto r = if_(
+      f.arg(0), [&] { return std::vector<Value>{negate(x)}; },
+      [&] { return std::vector<Value>{add(x, x)}; });
   auto c = case_(f.arg(1), {[&] { return std::vector<Value>{x}; },
                             [&] { return std::vector<Value>{multiply(x, x)}; },
                             [&] { return std::vector<Value>{exponential(x)}; }});
   f.ret({r[0], c[0]});
-  auto out = run(m, {Array::scalar<bool>(true), Array::scalar<int32_t>(1), Array::from<float>({2}, {2, 3})});
+  auto out = run(
+      m, {Array::scalar<bool>(true), Array::scalar<int32_t>(1), Array::from<float>({2}, {2, 3})});
   EXPECT_EQ(values(out[0]), (std::vector<double>{-2, -3}));
   EXPECT_EQ(values(out[1]), (std::vector<double>{4, 9}));
-  out = run(m, {Array::scalar<bool>(false), Array::scalar<int32_t>(7), Array::from<float>({2}, {0, 0})});
+  out = run(
+      m, {Array::scalar<bool>(false), Array::scalar<int32_t>(7), Array::from<float>({2}, {0, 0})});
   EXPECT_EQ(values(out[0]), (std::vector<double>{0, 0}));
   EXPECT_EQ(values(out[1]), (std::vector<double>{1, 1}));  // out of range: last branch
 }
@@ -74,7 +77,8 @@ TEST(ControlFlowExec, Rng) {
   Func& f = m.add_func("main", {});
   Value lo = constant(f, 2.0f, DType::f32), hi = constant(f, 5.0f, DType::f32);
   Value zero = constant(f, 0.0f, DType::f32), one = constant(f, 1.0f, DType::f32);
-  f.ret({rng(lo, hi, {4000}, RngDistribution::UNIFORM), rng(zero, one, {4000}, RngDistribution::NORMAL)});
+  f.ret({rng(lo, hi, {4000}, RngDistribution::UNIFORM),
+         rng(zero, one, {4000}, RngDistribution::NORMAL)});
   auto out = run(m);
   auto u = values(out[0]), n = values(out[1]);
   double su = 0, sn = 0, sn2 = 0;
@@ -97,8 +101,8 @@ TEST(ControlFlowExec, RngBitGeneratorAllAlgorithms) {
     f.ret({r[0], r[1]});
     Array state = Array::from<uint64_t>({2}, {42, 7});
     auto a = run(m, {state}), b = run(m, {state});
-    EXPECT_TRUE(a[1] == b[1]) << enum_name(alg);       // deterministic in the state
-    EXPECT_FALSE(a[0] == state) << enum_name(alg);     // state advanced
+    EXPECT_TRUE(a[1] == b[1]) << enum_name(alg);    // deterministic in the state
+    EXPECT_FALSE(a[0] == state) << enum_name(alg);  // state advanced
     auto bits = a[1].to_vector<uint32_t>();
     EXPECT_NE(bits[0], bits[1]) << enum_name(alg);
   }

@@ -22,8 +22,11 @@ TEST(CustomCallExec, EveryApiVersionCompilesAndRuns) {
                         .has_side_effect = api == 2,
                         .operand_layouts = {{1, 0}},
                         .result_layouts = {{1, 0}}};
-    if (api < 4) o.backend_config = std::string("opaque \"bytes\"");
-    else o.backend_config = DictAttr{{{"alpha", FloatAttr{0.5, DType::f32}}, {"name", StringAttr{"x"}}}};
+    if (api < 4)
+      o.backend_config = std::string("opaque \"bytes\"");
+    else
+      o.backend_config =
+          DictAttr{{{"alpha", FloatAttr{0.5, DType::f32}}, {"name", StringAttr{"x"}}}};
     f.ret(custom_call(f, "Sharding", {f.arg(0)}, {{DType::f32, {2, 2}}}, o));
     auto out = run(m, {Array::from<float>({2, 2}, {1, 2, 3, 4})});
     EXPECT_EQ(values(out[0]), (std::vector<double>{1, 2, 3, 4})) << "api_version " << api;
@@ -38,7 +41,8 @@ TEST(CustomCallExec, UnknownTargetIsACompileError) {
     run(m, {Array::from<float>({2}, {1, 2})});
     FAIL() << "compiled an unknown custom call target";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("hhlo_test_no_such_target"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("hhlo_test_no_such_target"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -26,7 +26,9 @@ TEST(DtypesExec, HalfPrecisionArithmetic) {
     visit_dtype(t, [&](auto z) {
       using T = decltype(z);
       if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>)
-        for (int i = 0; i < 3; ++i) a.values<T>()[static_cast<size_t>(i)] = T(av[i]), b.values<T>()[static_cast<size_t>(i)] = T(bv[i]);
+        for (int i = 0; i < 3; ++i)
+          a.values<T>()[static_cast<size_t>(i)] = T(av[i]),
+          b.values<T>()[static_cast<size_t>(i)] = T(bv[i]);
     });
     auto out = run(m, {a, b});
     EXPECT_EQ(values(out[0]), (std::vector<double>{5, 1, 2.5})) << dtype_name(t);
@@ -58,13 +60,16 @@ TEST(DtypesExec, ComplexArithmetic) {
 
 TEST(DtypesExec, NarrowAndWideIntegers) {
   Module m;
-  Func& f = m.add_func("main", {{DType::i8, {3}}, {DType::ui8, {3}}, {DType::i64, {2}}, {DType::ui64, {2}}});
+  Func& f = m.add_func(
+      "main", {{DType::i8, {3}}, {DType::ui8, {3}}, {DType::i64, {2}}, {DType::ui64, {2}}});
   f.ret({add(f.arg(0), f.arg(0)), subtract(f.arg(1), constant(f, 1, DType::ui8, {3})),
-         multiply(f.arg(2), f.arg(2)), shift_right_logical(f.arg(3), constant(f, 60, DType::ui64, {2})),
+         multiply(f.arg(2), f.arg(2)),
+         shift_right_logical(f.arg(3), constant(f, 60, DType::ui64, {2})),
          compare(f.arg(1), constant(f, 128, DType::ui8, {3}), ComparisonDirection::GE)});
-  auto out = run(m, {Array::from<int8_t>({3}, {100, -100, 7}), Array::from<uint8_t>({3}, {0, 200, 128}),
-                     Array::from<int64_t>({2}, {int64_t{1} << 31, -3}),
-                     Array::from<uint64_t>({2}, {~uint64_t{0}, uint64_t{1} << 62})});
+  auto out =
+      run(m, {Array::from<int8_t>({3}, {100, -100, 7}), Array::from<uint8_t>({3}, {0, 200, 128}),
+              Array::from<int64_t>({2}, {int64_t{1} << 31, -3}),
+              Array::from<uint64_t>({2}, {~uint64_t{0}, uint64_t{1} << 62})});
   EXPECT_EQ(out[0].to_vector<int8_t>(), (std::vector<int8_t>{-56, 56, 14}));  // wraps
   EXPECT_EQ(out[1].to_vector<uint8_t>(), (std::vector<uint8_t>{255, 199, 127}));
   EXPECT_EQ(out[2].to_vector<int64_t>(), (std::vector<int64_t>{int64_t{1} << 62, 9}));
@@ -92,9 +97,11 @@ TEST(DtypesExec, ConvertBetweenEveryPair) {
       if (is_complex(from) && !is_complex(to)) continue;
       auto v = out[k++].to_vector<std::complex<double>>();
       bool through_pred = is_pred(from) || is_pred(to);
-      std::vector<double> want = through_pred ? std::vector<double>{0, 1, 1} : std::vector<double>{0, 1, 3};
+      std::vector<double> want =
+          through_pred ? std::vector<double>{0, 1, 1} : std::vector<double>{0, 1, 3};
       for (size_t i = 0; i < 3; ++i)
-        EXPECT_EQ(v[i].real(), want[i]) << dtype_name(from) << " -> " << dtype_name(to) << " at " << i;
+        EXPECT_EQ(v[i].real(), want[i])
+            << dtype_name(from) << " -> " << dtype_name(to) << " at " << i;
     }
 }
 
@@ -103,7 +110,8 @@ TEST(DtypesExec, EdgeForms) {
   Func& f = m.add_func("main", {{DType::f32, {2, 3}}});
   Value lo = constant(f, 1.0f, DType::f32), hi = constant(f, 2.0f, DType::f32);
   Value r = rng(lo, hi, {}, RngDistribution::UNIFORM);  // scalar: shape operand is dense<>
-  Value same = reduce(f.arg(0), constant(f, 0.0f, DType::f32), {}, [](Value a, Value b) { return add(a, b); });
+  Value same = reduce(f.arg(0), constant(f, 0.0f, DType::f32), {},
+                      [](Value a, Value b) { return add(a, b); });
   f.ret({r, same});
   auto out = run(m, {Array::from<float>({2, 3}, {1, 2, 3, 4, 5, 6})});
   EXPECT_EQ(out[0].rank(), 0);

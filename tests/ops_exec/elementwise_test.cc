@@ -42,7 +42,9 @@ TEST(ElementwiseExec, FloatUnary) {
       {"round_nearest_afz", [](double x) { return std::round(x); }},
       {"round_nearest_even", [](double x) { return std::nearbyint(x); }},
       {"rsqrt", [](double x) { return 1 / std::sqrt(x); }},
-      {"sign", [](double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0; }},
+      {"sign", [](double x) { return x > 0   ? 1.0
+                                     : x < 0 ? -1.0
+                                             : 0.0; }},
       {"sine", [](double x) { return std::sin(x); }},
       {"sqrt", [](double x) { return std::sqrt(x); }},
       {"tan", [](double x) { return std::tan(x); }},
@@ -66,8 +68,10 @@ TEST(ElementwiseExec, FloatBinaryAndIsFinite) {
   std::vector<float> a = {-2.5f, 3.0f, 0.5f, 7.0f, -4.0f}, b = {2.0f, -2.0f, 0.25f, 3.0f, 1.5f};
   using F = std::function<double(double, double)>;
   std::vector<std::pair<std::string, F>> table = {
-      {"add", std::plus<double>()}, {"subtract", std::minus<double>()},
-      {"multiply", std::multiplies<double>()}, {"divide", std::divides<double>()},
+      {"add", std::plus<double>()},
+      {"subtract", std::minus<double>()},
+      {"multiply", std::multiplies<double>()},
+      {"divide", std::divides<double>()},
       {"remainder", [](double x, double y) { return std::fmod(x, y); }},
       {"power", [](double x, double y) { return std::pow(x, y); }},
       {"maximum", [](double x, double y) { return std::max(x, y); }},
@@ -110,7 +114,8 @@ TEST(ElementwiseExec, IntegerOps) {
       {"multiply", [](int32_t x, int32_t y) { return x * y; }},
       {"divide", [](int32_t x, int32_t y) { return x / y; }},
       {"remainder", [](int32_t x, int32_t y) { return x % y; }},
-      {"power", [](int32_t x, int32_t y) {
+      {"power",
+       [](int32_t x, int32_t y) {
          int64_t r = 1;
          for (int i = 0; i < y; ++i) r = static_cast<int32_t>(r * x);
          return r;
@@ -120,9 +125,11 @@ TEST(ElementwiseExec, IntegerOps) {
       {"and", [](int32_t x, int32_t y) { return x & y; }},
       {"or", [](int32_t x, int32_t y) { return x | y; }},
       {"xor", [](int32_t x, int32_t y) { return x ^ y; }},
-      {"shift_left", [](int32_t x, int32_t y) { return static_cast<int32_t>(static_cast<uint32_t>(x) << y); }},
+      {"shift_left",
+       [](int32_t x, int32_t y) { return static_cast<int32_t>(static_cast<uint32_t>(x) << y); }},
       {"shift_right_arithmetic", [](int32_t x, int32_t y) { return x >> y; }},
-      {"shift_right_logical", [](int32_t x, int32_t y) { return static_cast<int32_t>(static_cast<uint32_t>(x) >> y); }},
+      {"shift_right_logical",
+       [](int32_t x, int32_t y) { return static_cast<int32_t>(static_cast<uint32_t>(x) >> y); }},
   };
   Module m;
   Func& f = m.add_func("main", {{DType::i32, {6}}, {DType::i32, {6}}});
@@ -133,12 +140,14 @@ TEST(ElementwiseExec, IntegerOps) {
   auto out = run(m, {Array::from<int32_t>({6}, a), Array::from<int32_t>({6}, b)});
   for (size_t k = 0; k < un.size(); ++k) {
     auto got = out[k].to_vector<int32_t>();
-    for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(got[i], un[k].second(a[i])) << un[k].first << "(" << a[i] << ")";
+    for (size_t i = 0; i < a.size(); ++i)
+      EXPECT_EQ(got[i], un[k].second(a[i])) << un[k].first << "(" << a[i] << ")";
   }
   for (size_t k = 0; k < bin.size(); ++k) {
     auto got = out[un.size() + k].to_vector<int32_t>();
     for (size_t i = 0; i < a.size(); ++i)
-      EXPECT_EQ(got[i], bin[k].second(a[i], b[i])) << bin[k].first << "(" << a[i] << ", " << b[i] << ")";
+      EXPECT_EQ(got[i], bin[k].second(a[i], b[i]))
+          << bin[k].first << "(" << a[i] << ", " << b[i] << ")";
   }
 }
 
@@ -147,8 +156,8 @@ TEST(ElementwiseExec, PredAndComplex) {
   TensorType p{DType::pred, {4}}, r{DType::f64, {2}};
   Func& f = m.add_func("main", {p, p, r, r});
   Value c = complex(f.arg(2), f.arg(3));
-  f.ret({and_(f.arg(0), f.arg(1)), or_(f.arg(0), f.arg(1)), xor_(f.arg(0), f.arg(1)), not_(f.arg(0)),
-         real(c), imag(c), abs(c), real(multiply(c, c))});
+  f.ret({and_(f.arg(0), f.arg(1)), or_(f.arg(0), f.arg(1)), xor_(f.arg(0), f.arg(1)),
+         not_(f.arg(0)), real(c), imag(c), abs(c), real(multiply(c, c))});
   auto out = run(m, {Array::from<bool>({4}, std::vector<bool>{true, true, false, false}),
                      Array::from<bool>({4}, std::vector<bool>{true, false, true, false}),
                      Array::from<double>({2}, {3, 1}), Array::from<double>({2}, {4, -1})});
@@ -168,18 +177,28 @@ TEST(ElementwiseExec, CompareAllDirectionsAndTypes) {
                                       ComparisonDirection::LE, ComparisonDirection::LT};
   auto ref = [](ComparisonDirection d, auto x, auto y) {
     switch (d) {
-      case ComparisonDirection::EQ: return x == y;
-      case ComparisonDirection::NE: return x != y;
-      case ComparisonDirection::GE: return x >= y;
-      case ComparisonDirection::GT: return x > y;
-      case ComparisonDirection::LE: return x <= y;
-      case ComparisonDirection::LT: break;
+      case ComparisonDirection::EQ:
+        return x == y;
+      case ComparisonDirection::NE:
+        return x != y;
+      case ComparisonDirection::GE:
+        return x >= y;
+      case ComparisonDirection::GT:
+        return x > y;
+      case ComparisonDirection::LE:
+        return x <= y;
+      case ComparisonDirection::LT:
+        break;
     }
     return x < y;
   };
   Module m;
-  Func& f = m.add_func("main", {{DType::f32, {4}}, {DType::f32, {4}}, {DType::i32, {3}},
-                                {DType::i32, {3}}, {DType::ui32, {3}}, {DType::ui32, {3}}});
+  Func& f = m.add_func("main", {{DType::f32, {4}},
+                                {DType::f32, {4}},
+                                {DType::i32, {3}},
+                                {DType::i32, {3}},
+                                {DType::ui32, {3}},
+                                {DType::ui32, {3}}});
   std::vector<Value> outs;
   for (auto d : dirs) {
     outs.push_back(compare(f.arg(0), f.arg(1), d, ComparisonType::FLOAT));
@@ -194,14 +213,18 @@ TEST(ElementwiseExec, CompareAllDirectionsAndTypes) {
   std::vector<float> fa = {1, -0.0f, nan, 3}, fb = {2, 0.0f, nan, 3};
   std::vector<int32_t> ia = {-1, 5, 2}, ib = {1, 5, -3};
   std::vector<uint32_t> ua = {0xFFFFFFFFu, 5, 2}, ub = {1, 5, 3};
-  auto out = run(m, {Array::from<float>({4}, fa), Array::from<float>({4}, fb), Array::from<int32_t>({3}, ia),
-                     Array::from<int32_t>({3}, ib), Array::from<uint32_t>({3}, ua), Array::from<uint32_t>({3}, ub)});
+  auto out = run(m, {Array::from<float>({4}, fa), Array::from<float>({4}, fb),
+                     Array::from<int32_t>({3}, ia), Array::from<int32_t>({3}, ib),
+                     Array::from<uint32_t>({3}, ua), Array::from<uint32_t>({3}, ub)});
   for (size_t k = 0; k < 6; ++k) {
     auto gf = out[3 * k].to_vector<bool>(), gi = out[3 * k + 1].to_vector<bool>(),
          gu = out[3 * k + 2].to_vector<bool>();
-    for (size_t i = 0; i < 4; ++i) EXPECT_EQ(gf[i], ref(dirs[k], fa[i], fb[i])) << enum_name(dirs[k]) << " f32 " << i;
-    for (size_t i = 0; i < 3; ++i) EXPECT_EQ(gi[i], ref(dirs[k], ia[i], ib[i])) << enum_name(dirs[k]) << " i32 " << i;
-    for (size_t i = 0; i < 3; ++i) EXPECT_EQ(gu[i], ref(dirs[k], ua[i], ub[i])) << enum_name(dirs[k]) << " ui32 " << i;
+    for (size_t i = 0; i < 4; ++i)
+      EXPECT_EQ(gf[i], ref(dirs[k], fa[i], fb[i])) << enum_name(dirs[k]) << " f32 " << i;
+    for (size_t i = 0; i < 3; ++i)
+      EXPECT_EQ(gi[i], ref(dirs[k], ia[i], ib[i])) << enum_name(dirs[k]) << " i32 " << i;
+    for (size_t i = 0; i < 3; ++i)
+      EXPECT_EQ(gu[i], ref(dirs[k], ua[i], ub[i])) << enum_name(dirs[k]) << " ui32 " << i;
   }
   EXPECT_EQ(out[18].to_vector<bool>(), (std::vector<bool>{true, true, false, false}));
   EXPECT_EQ(out[19].to_vector<bool>(), (std::vector<bool>{true, true, true, true}));

@@ -6,7 +6,6 @@
 #include <set>
 
 #include "hhlo/ir/ops.h"
-
 #include "hhlo/ir/printer.h"
 #include "hhlo/ir/verifier.h"
 #include "hhlo/session.h"
@@ -38,8 +37,7 @@ class Coverage : public ::testing::Environment {
       if (!executed_ops().count(std::string(op))) missing.emplace_back(op);
     std::cout << "[ coverage ] " << ops.size() - missing.size() << " of " << ops.size()
               << " ops executed on the CPU plugin\n";
-    if (::testing::GTEST_FLAG(filter) != "*")
-      return;
+    if (::testing::GTEST_FLAG(filter) != "*") return;
     for (const auto& op : missing) ADD_FAILURE() << "op never executed by tests/ops_exec: " << op;
   }
 };

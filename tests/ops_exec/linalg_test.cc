@@ -31,9 +31,12 @@ TEST(LinalgExec, CholeskyAndTriangularSolve) {
   // Only the lower triangle of a cholesky result is defined.
   auto cv = values(out[0]);
   std::vector<double> want = {2.0, 0, 0, 1.0, 2.0, 0, 0.0, 0.5, 1.6583123951777};
-  for (int i : {0, 3, 4, 6, 7, 8}) EXPECT_NEAR(cv[static_cast<size_t>(i)], want[static_cast<size_t>(i)], 1e-12);
-  expect_near(values(out[1]), {0.5, 1.0, 0.8333333333333333, 1.0, -0.1944444444444444, -0.5}, 1e-12);
-  expect_near(values(out[2]), {0.5, 0.8333333333333333, -0.1944444444444444, 1.0, 1.0, -0.5}, 1e-12);
+  for (int i : {0, 3, 4, 6, 7, 8})
+    EXPECT_NEAR(cv[static_cast<size_t>(i)], want[static_cast<size_t>(i)], 1e-12);
+  expect_near(values(out[1]), {0.5, 1.0, 0.8333333333333333, 1.0, -0.1944444444444444, -0.5},
+              1e-12);
+  expect_near(values(out[2]), {0.5, 0.8333333333333333, -0.1944444444444444, 1.0, 1.0, -0.5},
+              1e-12);
 }
 
 TEST(LinalgExec, Fft) {

@@ -17,10 +17,15 @@ using test::values;
 TensorType f32(Dims d) { return {DType::f32, std::move(d)}; }
 
 ConvDimensionNumbers nchw() {
-  return {.input_batch_dimension = 0, .input_feature_dimension = 1, .input_spatial_dimensions = {2, 3},
-          .kernel_input_feature_dimension = 1, .kernel_output_feature_dimension = 0,
-          .kernel_spatial_dimensions = {2, 3}, .output_batch_dimension = 0,
-          .output_feature_dimension = 1, .output_spatial_dimensions = {2, 3}};
+  return {.input_batch_dimension = 0,
+          .input_feature_dimension = 1,
+          .input_spatial_dimensions = {2, 3},
+          .kernel_input_feature_dimension = 1,
+          .kernel_output_feature_dimension = 0,
+          .kernel_spatial_dimensions = {2, 3},
+          .output_batch_dimension = 0,
+          .output_feature_dimension = 1,
+          .output_spatial_dimensions = {2, 3}};
 }
 
 Array iota_array(Dims d, float start, float scale = 1) {
@@ -35,10 +40,14 @@ TEST(NnExec, Convolution) {
   Func& f = m.add_func("main", {f32({1, 1, 5, 5}), f32({1, 1, 3, 3}), f32({1, 4, 3, 3}),
                                 f32({4, 2, 2, 2}), f32({1, 3, 3, 2}), f32({2, 2, 2, 3})});
   Value x = f.arg(0), k = f.arg(1);
-  ConvDimensionNumbers nhwc{.input_batch_dimension = 0, .input_feature_dimension = 3,
-                            .input_spatial_dimensions = {1, 2}, .kernel_input_feature_dimension = 2,
-                            .kernel_output_feature_dimension = 3, .kernel_spatial_dimensions = {0, 1},
-                            .output_batch_dimension = 0, .output_feature_dimension = 3,
+  ConvDimensionNumbers nhwc{.input_batch_dimension = 0,
+                            .input_feature_dimension = 3,
+                            .input_spatial_dimensions = {1, 2},
+                            .kernel_input_feature_dimension = 2,
+                            .kernel_output_feature_dimension = 3,
+                            .kernel_spatial_dimensions = {0, 1},
+                            .output_batch_dimension = 0,
+                            .output_feature_dimension = 3,
                             .output_spatial_dimensions = {1, 2}};
   f.ret({convolution(x, k, nchw()),
          convolution(x, k, nchw(), {.window_strides = {2, 2}, .padding = {{1, 1}, {1, 1}}}),
@@ -57,7 +66,8 @@ TEST(NnExec, Convolution) {
   EXPECT_EQ(values(out[2]), std::vector<double>(7, -8));
   EXPECT_EQ(values(out[3]), (std::vector<double>{178, 196, 232, 250, 418, 468, 568, 618, 2134, 2216,
                                                  2380, 2462, 2950, 3064, 3292, 3406}));
-  EXPECT_EQ(values(out[4]), (std::vector<double>{44, 44, 44, 60, 60, 60, 92, 92, 92, 108, 108, 108}));
+  EXPECT_EQ(values(out[4]),
+            (std::vector<double>{44, 44, 44, 60, 60, 60, 92, 92, 92, 108, 108, 108}));
 }
 
 TEST(NnExec, ReduceWindowAndSelectAndScatter) {
@@ -90,10 +100,11 @@ TEST(NnExec, BatchNorm) {
   Value inf = batch_norm_inference(x, s, o, tr[1], tr[2], 1e-3f, 1);
   auto gr = batch_norm_grad(x, s, tr[1], tr[2], g, 1e-3f, 1);
   f.ret({tr[0], tr[1], tr[2], inf, gr[0], gr[1], gr[2]});
-  auto out = run(m, {Array::from<float>({3, 2}, {1, 2, 3, 4, 5, 6}), Array::from<float>({2}, {2, 0.5f}),
-                     Array::from<float>({2}, {1, -1}), Array::from<float>({3, 2}, {1, 0, 0, 1, 1, 1})});
-  std::vector<double> norm = {-1.4490306377410889, -1.612257719039917, 1.0, -1.0, 3.449030637741089,
-                              -0.3877423405647278};
+  auto out =
+      run(m, {Array::from<float>({3, 2}, {1, 2, 3, 4, 5, 6}), Array::from<float>({2}, {2, 0.5f}),
+              Array::from<float>({2}, {1, -1}), Array::from<float>({3, 2}, {1, 0, 0, 1, 1, 1})});
+  std::vector<double> norm = {-1.4490306377410889, -1.612257719039917, 1.0, -1.0,
+                              3.449030637741089,   -0.3877423405647278};
   expect_near(values(out[0]), norm);
   expect_near(values(out[1]), {3, 4});
   expect_near(values(out[2]), {2.6666667461395264, 2.6666667461395264});

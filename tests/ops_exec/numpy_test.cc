@@ -14,7 +14,8 @@ using test::run;
 using test::values;
 TensorType f32(Dims d) { return {DType::f32, std::move(d)}; }
 
-void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-5) {
+void expect_near(const std::vector<double>& got, const std::vector<double>& want,
+                 double tol = 1e-5) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
 }
@@ -56,8 +57,8 @@ TEST(NumpyExec, SoftmaxStable) {
   Module m;
   Func& f = m.add_func("main", {f32({2, 3}), f32({2})});
   f.ret({np::softmax(f.arg(0)), np::log_softmax(f.arg(0)), np::softmax(f.arg(1))});
-  auto out = run(m, {Array::from<float>({2, 3}, {1, 2, 3, 4, 5, 7}),
-                     Array::from<float>({2}, {1000, 1000})});
+  auto out = run(
+      m, {Array::from<float>({2, 3}, {1, 2, 3, 4, 5, 7}), Array::from<float>({2}, {1000, 1000})});
   expect_near(values(out[0]), {0.09003057330846786, 0.2447284609079361, 0.6652409434318542,
                                0.04201006516814232, 0.11419519782066345, 0.8437947034835815});
   expect_near(values(out[1]), {-2.4076061248779297, -1.4076060056686401, -0.40760600566864014,
@@ -76,9 +77,11 @@ TEST(NumpyExec, MatmulEinsum) {
   auto out = run(m, {Array::from<float>({2, 3, 4}, av), Array::from<float>({4, 2}, bv),
                      Array::from<float>({4}, {1, 0, 0, 1})});
   EXPECT_EQ(out[0].dims(), (Dims{2, 3, 2}));
-  EXPECT_EQ(values(out[0]), (std::vector<double>{28, 34, 76, 98, 124, 162, 172, 226, 220, 290, 268, 354}));
+  EXPECT_EQ(values(out[0]),
+            (std::vector<double>{28, 34, 76, 98, 124, 162, 172, 226, 220, 290, 268, 354}));
   EXPECT_EQ(out[1].dims(), (Dims{2, 2, 3}));
-  EXPECT_EQ(values(out[1]), (std::vector<double>{28, 76, 124, 34, 98, 162, 172, 220, 268, 226, 290, 354}));
+  EXPECT_EQ(values(out[1]),
+            (std::vector<double>{28, 76, 124, 34, 98, 162, 172, 220, 268, 226, 290, 354}));
   EXPECT_EQ(out[2].dims(), (Dims{2, 3}));
   EXPECT_EQ(values(out[2]), (std::vector<double>{3, 11, 19, 27, 35, 43}));
   EXPECT_EQ(values(out[3]), (std::vector<double>{6, 8}));
@@ -89,7 +92,9 @@ TEST(NumpyExec, EinsumPresum) {
   Func& f = m.add_func("main", {f32({3, 4}), f32({3, 4})});
   f.ret({np::einsum("ij,kj->k", f.arg(0), f.arg(1))});
   std::vector<float> a(12), b(12);
-  for (int i = 0; i < 12; ++i) a[static_cast<size_t>(i)] = static_cast<float>(i), b[static_cast<size_t>(i)] = static_cast<float>(12 + i);
+  for (int i = 0; i < 12; ++i)
+    a[static_cast<size_t>(i)] = static_cast<float>(i),
+    b[static_cast<size_t>(i)] = static_cast<float>(12 + i);
   auto out = run(m, {Array::from<float>({3, 4}, a), Array::from<float>({3, 4}, b)});
   EXPECT_EQ(values(out[0]), (std::vector<double>{906, 1170, 1434}));
 }
@@ -103,7 +108,8 @@ TEST(NumpyExec, WhereAstypeStackSplitTakeTopk) {
   f.ret({np::where(np::greater(x, np::scalar(f, 2.5, DType::f32)), x, np::full_like(x, 0)),
          np::astype(x, DType::i32), np::stack({x, x}, 1), parts[2], np::take(x, f.arg(1), 1),
          np::take(x, f.arg(1), 0), vals, idx});
-  auto out = run(m, {Array::from<float>({2, 3}, {1, 5, 3, 4, 2, 6}), Array::from<int32_t>({2}, {2, 0})});
+  auto out =
+      run(m, {Array::from<float>({2, 3}, {1, 5, 3, 4, 2, 6}), Array::from<int32_t>({2}, {2, 0})});
   EXPECT_EQ(values(out[0]), (std::vector<double>{0, 5, 3, 4, 0, 6}));
   EXPECT_EQ(out[1].to_vector<int32_t>(), (std::vector<int32_t>{1, 5, 3, 4, 2, 6}));
   EXPECT_EQ(out[2].dims(), (Dims{2, 2, 3}));

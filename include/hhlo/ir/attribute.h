@@ -134,8 +134,8 @@ class Attribute {
                    DotDimensionNumbers, ConvDimensionNumbers, GatherDimensionNumbers,
                    ScatterDimensionNumbers>;
   template <typename T>
-    requires std::is_constructible_v<Variant, T&&>
-  Attribute(T&& v) : v_(std::forward<T>(v)) {}  // NOLINT: implicit by design
+  requires std::is_constructible_v<Variant, T&&> Attribute(T&& v)
+      : v_(std::forward<T>(v)) {}  // NOLINT: implicit by design
   const Variant& variant() const { return v_; }
   template <typename T>
   const T* get_if() const {

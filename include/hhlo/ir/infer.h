@@ -23,7 +23,8 @@ TensorType infer_unary(std::string_view op, const TensorType& operand);
 /// Elementwise binary ops (add ... shift_right_logical, complex). Shapes must be equal (C1);
 /// element types equal (C1) and accepted by the op. `complex` maps f32/f64 to c64/c128.
 TensorType infer_binary(std::string_view op, const TensorType& lhs, const TensorType& rhs);
-/// True if `op` (no dialect prefix) is in the elementwise unary (arity 1) or binary (arity 2) table.
+/// True if `op` (no dialect prefix) is in the elementwise unary (arity 1) or binary (arity 2)
+/// table.
 bool is_elementwise(std::string_view op, int arity);
 /// Names of the elementwise table, for coverage listings.
 std::vector<std::string_view> elementwise_op_names(int arity);
@@ -144,8 +145,8 @@ TensorType infer_batch_norm_inference(const TensorType& operand, const TensorTyp
 /// batch_norm_training (spec): same checks for scale/offset; results (output, batch_mean,
 /// batch_var).
 std::vector<TensorType> infer_batch_norm_training(const TensorType& operand,
-                                                  const TensorType& scale,
-                                                  const TensorType& offset, int64_t feature_index);
+                                                  const TensorType& scale, const TensorType& offset,
+                                                  int64_t feature_index);
 /// batch_norm_grad (spec): checks as above, grad_output shaped like operand; results
 /// (grad_operand, grad_scale, grad_offset).
 std::vector<TensorType> infer_batch_norm_grad(const TensorType& operand, const TensorType& scale,

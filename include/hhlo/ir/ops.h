@@ -10,9 +10,9 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
-#include <string_view>
 #include <vector>
 
 #include "hhlo/ir/infer.h"
@@ -27,8 +27,7 @@ struct Scalar {
   uint64_t u = 0;
   double f = 0;
   template <typename T>
-    requires std::is_arithmetic_v<T>
-  Scalar(T v) {  // NOLINT: implicit by design
+  requires std::is_arithmetic_v<T> Scalar(T v) {  // NOLINT: implicit by design
     if constexpr (std::is_same_v<T, bool>) {
       kind = Kind::bool_;
       i = v;
@@ -158,8 +157,8 @@ struct DotOptions {
   std::optional<DType> preferred_element_type;
 };
 /// stablehlo.dot_general (spec "dot_general"). Result dims: batch dims, lhs free dims, rhs free.
-Value dot_general(Value lhs, Value rhs, const DotDimensionNumbers& dims, const DotOptions& options = {},
-                  Loc loc = Loc::current());
+Value dot_general(Value lhs, Value rhs, const DotDimensionNumbers& dims,
+                  const DotOptions& options = {}, Loc loc = Loc::current());
 
 // ---------------------------------------------------------------- reductions
 

@@ -15,7 +15,7 @@ namespace hhlo {
 class Tensor {
  public:
   Tensor() = default;
-  Tensor(Value v) : v_(v) {}  // NOLINT: implicit by design
+  Tensor(Value v) : v_(v) {}             // NOLINT: implicit by design
   operator Value() const { return v_; }  // NOLINT
   Value value() const { return v_; }
   Func& func() const { return v_.func(); }

@@ -39,8 +39,8 @@ TensorType infer_batch_norm_inference(const TensorType& operand, const TensorTyp
 }
 
 std::vector<TensorType> infer_batch_norm_training(const TensorType& operand,
-                                                  const TensorType& scale,
-                                                  const TensorType& offset, int64_t fi) {
+                                                  const TensorType& scale, const TensorType& offset,
+                                                  int64_t fi) {
   constexpr std::string_view op = "batch_norm_training";
   int64_t n = feature_size(op, operand, fi);
   check_vec(op, "C3", "scale", scale, operand, n);
@@ -57,7 +57,8 @@ std::vector<TensorType> infer_batch_norm_grad(const TensorType& operand, const T
   check_vec(op, "C3", "scale", scale, operand, n);
   check_vec(op, "C4", "mean", mean, operand, n);
   check_vec(op, "C5", "variance", variance, operand, n);
-  if (grad_output.dtype != operand.dtype || !detail::dims_compatible(grad_output.dims, operand.dims))
+  if (grad_output.dtype != operand.dtype ||
+      !detail::dims_compatible(grad_output.dims, operand.dims))
     detail::fail(op, "C6", "grad_output {} must have operand {}'s type", grad_output.to_string(),
                  operand.to_string());
   TensorType v{operand.dtype, {n}};
@@ -74,7 +75,11 @@ Value batch_norm_inference(Value operand, Value scale, Value offset, Value mean,
   Func& f = detail::func_of("batch_norm_inference", all);
   TensorType t = infer_batch_norm_inference(operand.type(), scale.type(), offset.type(),
                                             mean.type(), variance.type(), fi);
-  return f.append({"stablehlo.batch_norm_inference", all, {t}, bn_attrs(epsilon, fi), {},
+  return f.append({"stablehlo.batch_norm_inference",
+                   all,
+                   {t},
+                   bn_attrs(epsilon, fi),
+                   {},
                    Location::from(loc)})[0];
 }
 
@@ -83,8 +88,8 @@ std::vector<Value> batch_norm_training(Value operand, Value scale, Value offset,
   std::vector<Value> all = {operand, scale, offset};
   Func& f = detail::func_of("batch_norm_training", all);
   auto t = infer_batch_norm_training(operand.type(), scale.type(), offset.type(), fi);
-  return f.append({"stablehlo.batch_norm_training", all, t, bn_attrs(epsilon, fi), {},
-                   Location::from(loc)});
+  return f.append(
+      {"stablehlo.batch_norm_training", all, t, bn_attrs(epsilon, fi), {}, Location::from(loc)});
 }
 
 std::vector<Value> batch_norm_grad(Value operand, Value scale, Value mean, Value variance,
@@ -93,8 +98,8 @@ std::vector<Value> batch_norm_grad(Value operand, Value scale, Value mean, Value
   Func& f = detail::func_of("batch_norm_grad", all);
   auto t = infer_batch_norm_grad(operand.type(), scale.type(), mean.type(), variance.type(),
                                  grad_output.type(), fi);
-  return f.append({"stablehlo.batch_norm_grad", all, t, bn_attrs(epsilon, fi), {},
-                   Location::from(loc)});
+  return f.append(
+      {"stablehlo.batch_norm_grad", all, t, bn_attrs(epsilon, fi), {}, Location::from(loc)});
 }
 
 }  // namespace hhlo

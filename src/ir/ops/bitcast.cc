@@ -50,10 +50,13 @@ Value reduce_precision(Value operand, int64_t exponent_bits, int64_t mantissa_bi
   Value ops[] = {operand};
   Func& f = detail::func_of("reduce_precision", ops);
   TensorType t = infer_reduce_precision(operand.type(), exponent_bits, mantissa_bits);
-  return f.append({"stablehlo.reduce_precision", {operand}, {t},
-                   {{"exponent_bits", i32_attr(exponent_bits)},
-                    {"mantissa_bits", i32_attr(mantissa_bits)}},
-                   {}, Location::from(loc)})[0];
+  return f.append(
+      {"stablehlo.reduce_precision",
+       {operand},
+       {t},
+       {{"exponent_bits", i32_attr(exponent_bits)}, {"mantissa_bits", i32_attr(mantissa_bits)}},
+       {},
+       Location::from(loc)})[0];
 }
 
 }  // namespace hhlo

@@ -6,8 +6,9 @@ namespace hhlo {
 
 std::vector<Value> call(const Func& callee, const std::vector<Value>& args, Loc loc) {
   if (args.empty())
-    throw Error("op 'call': calls without arguments are not supported by call(); give the "
-                "callee at least one parameter");
+    throw Error(
+        "op 'call': calls without arguments are not supported by call(); give the "
+        "callee at least one parameter");
   Func& f = detail::func_of("call", args);
   if (!f.same_module(callee))
     throw Error("op 'call': callee @" + callee.name() + " belongs to another Module than caller @" +
@@ -18,8 +19,12 @@ std::vector<Value> call(const Func& callee, const std::vector<Value>& args, Loc 
   if (types != callee.arg_types())
     detail::fail("call", "", "arguments {} do not match @{} parameters {}", types_to_string(types),
                  callee.name(), types_to_string(callee.arg_types()));
-  return f.append({"func.call", args, callee.result_types(), {{"callee", SymbolRefAttr{callee.name()}}},
-                   {}, Location::from(loc)});
+  return f.append({"func.call",
+                   args,
+                   callee.result_types(),
+                   {{"callee", SymbolRefAttr{callee.name()}}},
+                   {},
+                   Location::from(loc)});
 }
 
 }  // namespace hhlo

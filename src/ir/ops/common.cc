@@ -9,7 +9,8 @@ Func& func_of(std::string_view op, std::span<const Value> operands) {
   if (operands.empty()) throw Error(fmt::format("op '{}': needs at least one operand", op));
   for (size_t i = 0; i < operands.size(); ++i)
     if (!operands[i].valid())
-      throw Error(fmt::format("op '{}': operand {} is an invalid (default-constructed) Value", op, i));
+      throw Error(
+          fmt::format("op '{}': operand {} is an invalid (default-constructed) Value", op, i));
   Func& f = operands[0].func();
   f.check_operands(op, operands);
   return f;

@@ -18,17 +18,27 @@ TensorType infer_compare(const TensorType& lhs, const TensorType& rhs,
                  rhs.to_string());
   // (C2)
   if (!detail::dims_compatible(lhs.dims, rhs.dims))
-    detail::fail("compare", "C2", "shapes differ: lhs {}, rhs {}", lhs.to_string(), rhs.to_string());
+    detail::fail("compare", "C2", "shapes differ: lhs {}, rhs {}", lhs.to_string(),
+                 rhs.to_string());
   // (C3)
   if (type && *type != ComparisonType::NOTYPE) {
     DType t = lhs.dtype;
     bool ok = false;
     switch (*type) {
-      case ComparisonType::SIGNED: ok = is_signed_int(t); break;
-      case ComparisonType::UNSIGNED: ok = is_unsigned_int(t) || is_pred(t); break;
-      case ComparisonType::FLOAT: ok = is_float(t) || is_complex(t); break;
-      case ComparisonType::TOTALORDER: ok = is_float(t); break;
-      case ComparisonType::NOTYPE: break;
+      case ComparisonType::SIGNED:
+        ok = is_signed_int(t);
+        break;
+      case ComparisonType::UNSIGNED:
+        ok = is_unsigned_int(t) || is_pred(t);
+        break;
+      case ComparisonType::FLOAT:
+        ok = is_float(t) || is_complex(t);
+        break;
+      case ComparisonType::TOTALORDER:
+        ok = is_float(t);
+        break;
+      case ComparisonType::NOTYPE:
+        break;
     }
     if (!ok)
       detail::fail("compare", "C3", "comparison_type {} does not fit element type {}",
@@ -80,14 +90,16 @@ Value compare(Value lhs, Value rhs, ComparisonDirection direction,
   TensorType t = infer_compare(lhs.type(), rhs.type(), type);
   std::vector<NamedAttr> attrs = {{"comparison_direction", direction}};
   attrs.push_back({"compare_type", type.value_or(default_comparison_type(lhs.dtype()))});
-  return f.append({"stablehlo.compare", {lhs, rhs}, {t}, std::move(attrs), {}, Location::from(loc)})[0];
+  return f.append(
+      {"stablehlo.compare", {lhs, rhs}, {t}, std::move(attrs), {}, Location::from(loc)})[0];
 }
 
 Value select(Value pred, Value on_true, Value on_false, Loc loc) {
   Value ops[] = {pred, on_true, on_false};
   Func& f = detail::func_of("select", ops);
   TensorType t = infer_select(pred.type(), on_true.type(), on_false.type());
-  return f.append({"stablehlo.select", {pred, on_true, on_false}, {t}, {}, {}, Location::from(loc)})[0];
+  return f.append(
+      {"stablehlo.select", {pred, on_true, on_false}, {t}, {}, {}, Location::from(loc)})[0];
 }
 
 Value clamp(Value min, Value operand, Value max, Loc loc) {

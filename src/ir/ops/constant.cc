@@ -21,10 +21,14 @@ T scalar_to(const Scalar& s, DType dtype) {
   };
   auto shown = [&]() -> std::string {
     switch (s.kind) {
-      case Scalar::Kind::int_: return std::to_string(s.i);
-      case Scalar::Kind::uint_: return std::to_string(s.u);
-      case Scalar::Kind::bool_: return s.i ? "true" : "false";
-      case Scalar::Kind::float_: break;
+      case Scalar::Kind::int_:
+        return std::to_string(s.i);
+      case Scalar::Kind::uint_:
+        return std::to_string(s.u);
+      case Scalar::Kind::bool_:
+        return s.i ? "true" : "false";
+      case Scalar::Kind::float_:
+        break;
     }
     return fmt::format("{}", s.f);
   };
@@ -38,7 +42,8 @@ T scalar_to(const Scalar& s, DType dtype) {
   } else if constexpr (is_std_int<T>) {
     using L = std::numeric_limits<T>;
     switch (s.kind) {
-      case Scalar::Kind::bool_: return static_cast<T>(s.i);
+      case Scalar::Kind::bool_:
+        return static_cast<T>(s.i);
       case Scalar::Kind::int_:
         if (s.i < 0 ? (std::is_unsigned_v<T> || s.i < static_cast<int64_t>(L::min()))
                     : static_cast<uint64_t>(s.i) > static_cast<uint64_t>(L::max()))
@@ -81,7 +86,11 @@ TensorType infer_iota(const TensorType& output, int64_t iota_dimension) {
 }
 
 Value constant(Func& f, const Array& value, Loc loc) {
-  return f.append({"stablehlo.constant", {}, {value.type()}, {{"value", dense_attr(value)}}, {},
+  return f.append({"stablehlo.constant",
+                   {},
+                   {value.type()},
+                   {{"value", dense_attr(value)}},
+                   {},
                    Location::from(loc)})[0];
 }
 
@@ -98,7 +107,11 @@ Value constant(Func& f, Scalar value, DType dtype, Dims dims, Loc loc) {
 
 Value iota(Func& f, const TensorType& type, int64_t iota_dimension, Loc loc) {
   TensorType t = infer_iota(type, iota_dimension);
-  return f.append({"stablehlo.iota", {}, {t}, {{"iota_dimension", i64_attr(iota_dimension)}}, {},
+  return f.append({"stablehlo.iota",
+                   {},
+                   {t},
+                   {{"iota_dimension", i64_attr(iota_dimension)}},
+                   {},
                    Location::from(loc)})[0];
 }
 

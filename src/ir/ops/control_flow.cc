@@ -68,7 +68,11 @@ std::vector<Value> case_(Value index, const std::vector<Branch>& branches, Loc l
 
 std::vector<Value> optimization_barrier(const std::vector<Value>& operands, Loc loc) {
   Func& f = detail::func_of("optimization_barrier", operands);
-  return f.append({"stablehlo.optimization_barrier", operands, detail::types_of(operands), {}, {},
+  return f.append({"stablehlo.optimization_barrier",
+                   operands,
+                   detail::types_of(operands),
+                   {},
+                   {},
                    Location::from(loc)});
 }
 

@@ -32,7 +32,8 @@ TensorType infer_convolution(const TensorType& lhs, const TensorType& rhs,
   auto ns = static_cast<size_t>(n - 2);
   auto strides = or_ones(o.window_strides, ns);
   auto lhs_dil = or_ones(o.lhs_dilation, ns), rhs_dil = or_ones(o.rhs_dilation, ns);
-  auto padding = o.padding.empty() ? std::vector<std::pair<int64_t, int64_t>>(ns, {0, 0}) : o.padding;
+  auto padding =
+      o.padding.empty() ? std::vector<std::pair<int64_t, int64_t>>(ns, {0, 0}) : o.padding;
   auto check_list = [&](std::string_view cs, std::string_view cp, std::string_view what,
                         const std::vector<int64_t>& v) {
     if (v.size() != ns)
@@ -49,7 +50,8 @@ TensorType infer_convolution(const TensorType& lhs, const TensorType& rhs,
   check_list("C7", "C8", "rhs_dilation", rhs_dil);
   // (C9)
   if (!o.window_reversal.empty() && o.window_reversal.size() != ns)
-    detail::fail(op, "C9", "window_reversal has {} entries, expected {}", o.window_reversal.size(), ns);
+    detail::fail(op, "C9", "window_reversal has {} entries, expected {}", o.window_reversal.size(),
+                 ns);
   // (C21)-(C23)
   if (o.feature_group_count <= 0)
     detail::fail(op, "C21", "feature_group_count {} must be positive", o.feature_group_count);
@@ -87,25 +89,31 @@ TensorType infer_convolution(const TensorType& lhs, const TensorType& rhs,
                  in_feat, o.feature_group_count);
   // (C14)
   if (in_feat != kDynamic && k_in != kDynamic && k_in != in_feat / o.feature_group_count)
-    detail::fail(op, "C14", "kernel input feature size {} must be input features {} / "
-                 "feature_group_count {}; lhs {}, rhs {}", k_in, in_feat, o.feature_group_count,
-                 lhs.to_string(), rhs.to_string());
+    detail::fail(op, "C14",
+                 "kernel input feature size {} must be input features {} / "
+                 "feature_group_count {}; lhs {}, rhs {}",
+                 k_in, in_feat, o.feature_group_count, lhs.to_string(), rhs.to_string());
   // (C15), (C16)
   if (k_out != kDynamic && k_out % o.batch_group_count != 0)
-    detail::fail(op, "C15", "kernel output feature size {} is not divisible by batch_group_count {}",
-                 k_out, o.batch_group_count);
+    detail::fail(op, "C15",
+                 "kernel output feature size {} is not divisible by batch_group_count {}", k_out,
+                 o.batch_group_count);
   if (k_out != kDynamic && k_out % o.feature_group_count != 0)
-    detail::fail(op, "C16", "kernel output feature size {} is not divisible by "
-                 "feature_group_count {}", k_out, o.feature_group_count);
+    detail::fail(op, "C16",
+                 "kernel output feature size {} is not divisible by "
+                 "feature_group_count {}",
+                 k_out, o.feature_group_count);
   // (C24)
   if (!o.precision_config.empty() && o.precision_config.size() != 2)
     detail::fail(op, "C24", "precision_config has {} entries; it needs 0 or 2",
                  o.precision_config.size());
   if (lhs.dtype != rhs.dtype && !o.preferred_element_type)
-    detail::fail(op, "C27", "element types differ: lhs {}, rhs {}", lhs.to_string(), rhs.to_string());
+    detail::fail(op, "C27", "element types differ: lhs {}, rhs {}", lhs.to_string(),
+                 rhs.to_string());
   // (C25)
   Dims out(static_cast<size_t>(n));
-  out[static_cast<size_t>(d.output_batch_dimension)] = batch == kDynamic ? kDynamic : batch / o.batch_group_count;
+  out[static_cast<size_t>(d.output_batch_dimension)] =
+      batch == kDynamic ? kDynamic : batch / o.batch_group_count;
   out[static_cast<size_t>(d.output_feature_dimension)] = k_out;
   for (size_t i = 0; i < ns; ++i)
     out[static_cast<size_t>(d.output_spatial_dimensions[i])] = detail::num_windows(
@@ -126,22 +134,22 @@ Value convolution(Value lhs, Value rhs, const ConvDimensionNumbers& dims, const 
     p[2 * i] = o.padding[i].first;
     p[2 * i + 1] = o.padding[i].second;
   }
-  std::vector<NamedAttr> attrs = {
-      {"dimension_numbers", dims},
-      {"window_strides", i64_array(or_ones(o.window_strides, ns))},
-      {"padding", dense_attr(std::move(pad))},
-      {"lhs_dilation", i64_array(or_ones(o.lhs_dilation, ns))},
-      {"rhs_dilation", i64_array(or_ones(o.rhs_dilation, ns))},
-      {"feature_group_count", i64_attr(o.feature_group_count)},
-      {"batch_group_count", i64_attr(o.batch_group_count)}};
-  if (!o.window_reversal.empty()) attrs.push_back({"window_reversal", BoolArrayAttr{o.window_reversal}});
+  std::vector<NamedAttr> attrs = {{"dimension_numbers", dims},
+                                  {"window_strides", i64_array(or_ones(o.window_strides, ns))},
+                                  {"padding", dense_attr(std::move(pad))},
+                                  {"lhs_dilation", i64_array(or_ones(o.lhs_dilation, ns))},
+                                  {"rhs_dilation", i64_array(or_ones(o.rhs_dilation, ns))},
+                                  {"feature_group_count", i64_attr(o.feature_group_count)},
+                                  {"batch_group_count", i64_attr(o.batch_group_count)}};
+  if (!o.window_reversal.empty())
+    attrs.push_back({"window_reversal", BoolArrayAttr{o.window_reversal}});
   if (!o.precision_config.empty()) {
     ArrayAttr pc;
     for (Precision x : o.precision_config) pc.values.push_back(x);
     attrs.push_back({"precision_config", std::move(pc)});
   }
-  return f.append({"stablehlo.convolution", {lhs, rhs}, {t}, std::move(attrs), {},
-                   Location::from(loc)})[0];
+  return f.append(
+      {"stablehlo.convolution", {lhs, rhs}, {t}, std::move(attrs), {}, Location::from(loc)})[0];
 }
 
 }  // namespace hhlo

@@ -36,7 +36,8 @@ std::vector<Value> custom_call(Func& f, std::string target, const std::vector<Va
     detail::fail(op, "", "api_version {} outside 1..4", o.api_version);
   bool is_dict = std::holds_alternative<DictAttr>(o.backend_config);
   if (o.api_version == 4 && !is_dict && !std::get<std::string>(o.backend_config).empty())
-    detail::fail(op, "", "api_version 4 (typed FFI) takes backend_config as a dictionary, got a "
+    detail::fail(op, "",
+                 "api_version 4 (typed FFI) takes backend_config as a dictionary, got a "
                  "string; pass a DictAttr");
   if (o.api_version < 4 && is_dict && !std::get<DictAttr>(o.backend_config).entries.empty())
     detail::fail(op, "", "api_version {} takes backend_config as a string, got a dictionary",
@@ -47,10 +48,12 @@ std::vector<Value> custom_call(Func& f, std::string target, const std::vector<Va
                                   {"api_version", i32_attr(o.api_version)},
                                   {"has_side_effect", BoolAttr{o.has_side_effect}}};
   if (o.api_version == 4) {
-    attrs.push_back({"backend_config", is_dict ? std::get<DictAttr>(o.backend_config) : DictAttr{}});
+    attrs.push_back(
+        {"backend_config", is_dict ? std::get<DictAttr>(o.backend_config) : DictAttr{}});
   } else {
-    attrs.push_back({"backend_config",
-                     StringAttr{is_dict ? std::string() : std::get<std::string>(o.backend_config)}});
+    attrs.push_back(
+        {"backend_config",
+         StringAttr{is_dict ? std::string() : std::get<std::string>(o.backend_config)}});
   }
   if (!o.operand_layouts.empty()) {
     check_layouts("operand_layouts", o.operand_layouts, detail::types_of(operands));
@@ -58,8 +61,8 @@ std::vector<Value> custom_call(Func& f, std::string target, const std::vector<Va
     attrs.push_back({"operand_layouts", LayoutsAttr{o.operand_layouts}});
     attrs.push_back({"result_layouts", LayoutsAttr{o.result_layouts}});
   }
-  return f.append({"stablehlo.custom_call", operands, result_types, std::move(attrs), {},
-                   Location::from(loc)});
+  return f.append(
+      {"stablehlo.custom_call", operands, result_types, std::move(attrs), {}, Location::from(loc)});
 }
 
 }  // namespace hhlo

@@ -14,12 +14,15 @@ TensorType infer_dot_general(const TensorType& lhs, const TensorType& rhs,
   const auto &lc = dn.lhs_contracting_dimensions, &rc = dn.rhs_contracting_dimensions;
   // (C1)
   if (lb.size() != rb.size())
-    detail::fail(op, "C1", "lhs_batching_dimensions {} and rhs_batching_dimensions {} differ in size",
+    detail::fail(op, "C1",
+                 "lhs_batching_dimensions {} and rhs_batching_dimensions {} differ in size",
                  detail::list(lb), detail::list(rb));
   // (C2)
   if (lc.size() != rc.size())
-    detail::fail(op, "C2", "lhs_contracting_dimensions {} and rhs_contracting_dimensions {} differ "
-                 "in size", detail::list(lc), detail::list(rc));
+    detail::fail(op, "C2",
+                 "lhs_contracting_dimensions {} and rhs_contracting_dimensions {} differ "
+                 "in size",
+                 detail::list(lc), detail::list(rc));
   std::vector<int64_t> l = lb, r = rb;
   l.insert(l.end(), lc.begin(), lc.end());
   r.insert(r.end(), rc.begin(), rc.end());
@@ -36,21 +39,26 @@ TensorType infer_dot_general(const TensorType& lhs, const TensorType& rhs,
   // (C9)
   for (size_t i = 0; i < lb.size(); ++i)
     if (!detail::dim_compatible(ld(lb[i]), rd(rb[i])))
-      detail::fail(op, "C9", "lhs batching dim {} has size {}, rhs batching dim {} has size {}; lhs "
-                   "{}, rhs {}", lb[i], ld(lb[i]), rb[i], rd(rb[i]), lhs.to_string(), rhs.to_string());
+      detail::fail(op, "C9",
+                   "lhs batching dim {} has size {}, rhs batching dim {} has size {}; lhs "
+                   "{}, rhs {}",
+                   lb[i], ld(lb[i]), rb[i], rd(rb[i]), lhs.to_string(), rhs.to_string());
   // (C10)
   for (size_t i = 0; i < lc.size(); ++i)
     if (!detail::dim_compatible(ld(lc[i]), rd(rc[i])))
-      detail::fail(op, "C10", "lhs contracting dim {} has size {}, rhs contracting dim {} has size "
-                   "{}; lhs {}, rhs {}", lc[i], ld(lc[i]), rc[i], rd(rc[i]), lhs.to_string(),
-                   rhs.to_string());
+      detail::fail(op, "C10",
+                   "lhs contracting dim {} has size {}, rhs contracting dim {} has size "
+                   "{}; lhs {}, rhs {}",
+                   lc[i], ld(lc[i]), rc[i], rd(rc[i]), lhs.to_string(), rhs.to_string());
   // (C11)
   if (precision_config_size != 0 && precision_config_size != 2)
     detail::fail(op, "C11", "precision_config has {} entries; it needs 0 or 2",
                  precision_config_size);
   if (lhs.dtype != rhs.dtype && !preferred)
-    detail::fail(op, "C13", "element types differ: lhs {}, rhs {}; convert one operand or pass "
-                 "preferred_element_type", lhs.to_string(), rhs.to_string());
+    detail::fail(op, "C13",
+                 "element types differ: lhs {}, rhs {}; convert one operand or pass "
+                 "preferred_element_type",
+                 lhs.to_string(), rhs.to_string());
   Dims dims;
   for (int64_t d : lb) dims.push_back(ld(d));
   for (int64_t d = 0; d < lhs.rank(); ++d)
@@ -72,8 +80,8 @@ Value dot_general(Value lhs, Value rhs, const DotDimensionNumbers& dims, const D
     for (Precision p : options.precision_config) pc.values.push_back(p);
     attrs.push_back({"precision_config", std::move(pc)});
   }
-  return f.append({"stablehlo.dot_general", {lhs, rhs}, {t}, std::move(attrs), {},
-                   Location::from(loc)})[0];
+  return f.append(
+      {"stablehlo.dot_general", {lhs, rhs}, {t}, std::move(attrs), {}, Location::from(loc)})[0];
 }
 
 }  // namespace hhlo

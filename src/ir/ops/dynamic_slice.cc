@@ -63,8 +63,11 @@ Value dynamic_slice(Value operand, const std::vector<Value>& start_indices,
   all.insert(all.end(), start_indices.begin(), start_indices.end());
   Func& f = detail::func_of("dynamic_slice", all);
   TensorType t = infer_dynamic_slice(operand.type(), detail::types_of(start_indices), slice_sizes);
-  return f.append({"stablehlo.dynamic_slice", all, {t},
-                   {{"slice_sizes", i64_array(std::move(slice_sizes))}}, {},
+  return f.append({"stablehlo.dynamic_slice",
+                   all,
+                   {t},
+                   {{"slice_sizes", i64_array(std::move(slice_sizes))}},
+                   {},
                    Location::from(loc)})[0];
 }
 
@@ -73,8 +76,8 @@ Value dynamic_update_slice(Value operand, Value update, const std::vector<Value>
   std::vector<Value> all = {operand, update};
   all.insert(all.end(), start_indices.begin(), start_indices.end());
   Func& f = detail::func_of("dynamic_update_slice", all);
-  TensorType t = infer_dynamic_update_slice(operand.type(), update.type(),
-                                            detail::types_of(start_indices));
+  TensorType t =
+      infer_dynamic_update_slice(operand.type(), update.type(), detail::types_of(start_indices));
   return f.append({"stablehlo.dynamic_update_slice", all, {t}, {}, {}, Location::from(loc)})[0];
 }
 

@@ -97,10 +97,14 @@ std::string accepted(unsigned a) {
 
 DType result_dtype(const Entry& e, DType t) {
   switch (e.result) {
-    case Result::same: return t;
-    case Result::part: return complex_part(t);
-    case Result::pred: return DType::pred;
-    case Result::complex: break;
+    case Result::same:
+      return t;
+    case Result::part:
+      return complex_part(t);
+    case Result::pred:
+      return DType::pred;
+    case Result::complex:
+      break;
   }
   return t == DType::f64 ? DType::c128 : DType::c64;
 }
@@ -130,8 +134,10 @@ TensorType infer_unary(std::string_view op, const TensorType& x) {
 TensorType infer_binary(std::string_view op, const TensorType& lhs, const TensorType& rhs) {
   const Entry& e = lookup(op, 2);
   if (!detail::dims_compatible(lhs.dims, rhs.dims))
-    detail::fail(op, "C1", "operand shapes differ: lhs {}, rhs {}; broadcast explicitly with "
-                 "broadcast_in_dim (or use hhlo::Tensor operators)", lhs.to_string(), rhs.to_string());
+    detail::fail(op, "C1",
+                 "operand shapes differ: lhs {}, rhs {}; broadcast explicitly with "
+                 "broadcast_in_dim (or use hhlo::Tensor operators)",
+                 lhs.to_string(), rhs.to_string());
   if (lhs.dtype != rhs.dtype)
     detail::fail(op, "C1", "element types differ: lhs {}, rhs {}; convert one operand first",
                  lhs.to_string(), rhs.to_string());
@@ -157,7 +163,8 @@ Value binary(std::string_view op, Value lhs, Value rhs, Loc loc) {
   Value ops[] = {lhs, rhs};
   Func& f = detail::func_of(op, ops);
   TensorType t = infer_binary(op, lhs.type(), rhs.type());
-  return f.append({"stablehlo." + std::string(op), {lhs, rhs}, {t}, {}, {}, Location::from(loc)})[0];
+  return f.append(
+      {"stablehlo." + std::string(op), {lhs, rhs}, {t}, {}, {}, Location::from(loc)})[0];
 }
 
 }  // namespace hhlo

@@ -17,7 +17,8 @@ TensorType infer_fft(const TensorType& x, FftType type, std::span<const int64_t>
     case FftType::FFT:
     case FftType::IFFT:
       if (!is_complex(x.dtype))
-        detail::fail(op, "C2", "{} needs a complex operand, got {}", enum_name(type), x.to_string());
+        detail::fail(op, "C2", "{} needs a complex operand, got {}", enum_name(type),
+                     x.to_string());
       break;
     case FftType::RFFT:
       if (x.dtype != DType::f32 && x.dtype != DType::f64)
@@ -49,8 +50,11 @@ Value fft(Value operand, FftType type, std::vector<int64_t> fft_length, Loc loc)
   Value ops[] = {operand};
   Func& f = detail::func_of("fft", ops);
   TensorType t = infer_fft(operand.type(), type, fft_length);
-  return f.append({"stablehlo.fft", {operand}, {t},
-                   {{"fft_type", type}, {"fft_length", i64_array(std::move(fft_length))}}, {},
+  return f.append({"stablehlo.fft",
+                   {operand},
+                   {t},
+                   {{"fft_type", type}, {"fft_length", i64_array(std::move(fft_length))}},
+                   {},
                    Location::from(loc)})[0];
 }
 

@@ -22,17 +22,21 @@ TensorType infer_gather(const TensorType& operand, const TensorType& si,
   // (C1)
   if (orank != static_cast<int64_t>(d.offset_dims.size() + d.collapsed_slice_dims.size() +
                                     d.operand_batching_dims.size()))
-    detail::fail(op, "C1", "rank(operand) {} != size(offset_dims) {} + size(collapsed_slice_dims) "
-                 "{} + size(operand_batching_dims) {}", orank, d.offset_dims.size(),
-                 d.collapsed_slice_dims.size(), d.operand_batching_dims.size());
+    detail::fail(op, "C1",
+                 "rank(operand) {} != size(offset_dims) {} + size(collapsed_slice_dims) "
+                 "{} + size(operand_batching_dims) {}",
+                 orank, d.offset_dims.size(), d.collapsed_slice_dims.size(),
+                 d.operand_batching_dims.size());
   // (C2)
   if (d.index_vector_dim < 0 || d.index_vector_dim > irank)
     detail::fail(op, "C2", "index_vector_dim {} outside [0, {}]", d.index_vector_dim, irank);
   // (C3)
-  int64_t index_len = d.index_vector_dim < irank ? si.dims[static_cast<size_t>(d.index_vector_dim)] : 1;
+  int64_t index_len =
+      d.index_vector_dim < irank ? si.dims[static_cast<size_t>(d.index_vector_dim)] : 1;
   if (static_cast<int64_t>(d.start_index_map.size()) != index_len && index_len != kDynamic)
     detail::fail(op, "C3", "start_index_map {} has {} entries, index vectors of {} have {}",
-                 detail::list(d.start_index_map), d.start_index_map.size(), si.to_string(), index_len);
+                 detail::list(d.start_index_map), d.start_index_map.size(), si.to_string(),
+                 index_len);
   // (C4)
   detail::check_unique(op, "C4", "offset_dims", d.offset_dims);
   check_sorted(op, "C4", "offset_dims", d.offset_dims);
@@ -73,15 +77,19 @@ TensorType infer_gather(const TensorType& operand, const TensorType& si,
                  d.index_vector_dim);
   // (C16), (C17)
   if (d.operand_batching_dims.size() != d.start_indices_batching_dims.size())
-    detail::fail(op, "C16", "operand_batching_dims {} and start_indices_batching_dims {} differ in "
-                 "size", detail::list(d.operand_batching_dims),
+    detail::fail(op, "C16",
+                 "operand_batching_dims {} and start_indices_batching_dims {} differ in "
+                 "size",
+                 detail::list(d.operand_batching_dims),
                  detail::list(d.start_indices_batching_dims));
   for (size_t i = 0; i < d.operand_batching_dims.size(); ++i) {
     int64_t a = operand.dims[static_cast<size_t>(d.operand_batching_dims[i])];
     int64_t b = si.dims[static_cast<size_t>(d.start_indices_batching_dims[i])];
     if (!detail::dim_compatible(a, b))
-      detail::fail(op, "C17", "operand batching dim {} has size {}, start_indices batching dim {} "
-                   "has size {}", d.operand_batching_dims[i], a, d.start_indices_batching_dims[i], b);
+      detail::fail(op, "C17",
+                   "operand batching dim {} has size {}, start_indices batching dim {} "
+                   "has size {}",
+                   d.operand_batching_dims[i], a, d.start_indices_batching_dims[i], b);
   }
   // (C18), (C19)
   std::vector<int64_t> sb = d.start_index_map;
@@ -100,7 +108,8 @@ TensorType infer_gather(const TensorType& operand, const TensorType& si,
   for (int64_t i = 0; i < irank; ++i)
     if (i != d.index_vector_dim) batch.push_back(si.dims[static_cast<size_t>(i)]);
   for (int64_t i = 0; i < orank; ++i)
-    if (std::find(cb.begin(), cb.end(), i) == cb.end()) offset.push_back(slice_sizes[static_cast<size_t>(i)]);
+    if (std::find(cb.begin(), cb.end(), i) == cb.end())
+      offset.push_back(slice_sizes[static_cast<size_t>(i)]);
   Dims result(static_cast<size_t>(rrank));
   size_t bi = 0, oi = 0;
   for (int64_t i = 0; i < rrank; ++i) {
@@ -118,11 +127,14 @@ Value gather(Value operand, Value start_indices, const GatherDimensionNumbers& d
     detail::fail("gather", "", "start_indices {} must have an integer element type",
                  start_indices.type().to_string());
   TensorType t = infer_gather(operand.type(), start_indices.type(), dims, slice_sizes);
-  return f.append({"stablehlo.gather", {operand, start_indices}, {t},
+  return f.append({"stablehlo.gather",
+                   {operand, start_indices},
+                   {t},
                    {{"dimension_numbers", dims},
                     {"slice_sizes", i64_array(std::move(slice_sizes))},
                     {"indices_are_sorted", BoolAttr{indices_are_sorted}}},
-                   {}, Location::from(loc)})[0];
+                   {},
+                   Location::from(loc)})[0];
 }
 
 }  // namespace hhlo

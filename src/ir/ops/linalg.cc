@@ -12,7 +12,8 @@ TensorType infer_triangular_solve(const TensorType& a, const TensorType& b, bool
                  a.to_string(), b.to_string());
   // (C2)
   if (a.rank() < 2 || a.rank() != b.rank())
-    detail::fail(op, "C2", "a {} and b {} must have the same rank >= 2", a.to_string(), b.to_string());
+    detail::fail(op, "C2", "a {} and b {} must have the same rank >= 2", a.to_string(),
+                 b.to_string());
   size_t r = static_cast<size_t>(a.rank());
   // (C3)
   for (size_t i = 0; i + 2 < r; ++i)
@@ -20,7 +21,8 @@ TensorType infer_triangular_solve(const TensorType& a, const TensorType& b, bool
       detail::fail(op, "C3", "batch dims differ: a {}, b {}", a.to_string(), b.to_string());
   // (C4)
   int64_t k = b.dims[left_side ? r - 2 : r - 1];
-  if (!detail::dim_compatible(a.dims[r - 2], a.dims[r - 1]) || !detail::dim_compatible(a.dims[r - 1], k))
+  if (!detail::dim_compatible(a.dims[r - 2], a.dims[r - 1]) ||
+      !detail::dim_compatible(a.dims[r - 1], k))
     detail::fail(op, "C4", "a {} must be square and match b {} in dim {}", a.to_string(),
                  b.to_string(), left_side ? -2 : -1);
   return b;
@@ -43,20 +45,23 @@ Value triangular_solve(Value a, Value b, const TriangularSolveOptions& o, Loc lo
   Value ops[] = {a, b};
   Func& f = detail::func_of("triangular_solve", ops);
   TensorType t = infer_triangular_solve(a.type(), b.type(), o.left_side);
-  return f.append({"stablehlo.triangular_solve", {a, b}, {t},
+  return f.append({"stablehlo.triangular_solve",
+                   {a, b},
+                   {t},
                    {{"left_side", BoolAttr{o.left_side}},
                     {"lower", BoolAttr{o.lower}},
                     {"unit_diagonal", BoolAttr{o.unit_diagonal}},
                     {"transpose_a", o.transpose_a}},
-                   {}, Location::from(loc)})[0];
+                   {},
+                   Location::from(loc)})[0];
 }
 
 Value cholesky(Value a, bool lower, Loc loc) {
   Value ops[] = {a};
   Func& f = detail::func_of("cholesky", ops);
   TensorType t = infer_cholesky(a.type());
-  return f.append({"stablehlo.cholesky", {a}, {t}, {{"lower", BoolAttr{lower}}}, {},
-                   Location::from(loc)})[0];
+  return f.append(
+      {"stablehlo.cholesky", {a}, {t}, {{"lower", BoolAttr{lower}}}, {}, Location::from(loc)})[0];
 }
 
 }  // namespace hhlo

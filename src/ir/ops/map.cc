@@ -28,8 +28,12 @@ Value map(const std::vector<Value>& inputs, const RegionBody& computation, Loc l
   std::vector<std::unique_ptr<Block>> regions;
   regions.push_back(std::move(region));
   // (C3), (C5)
-  return f.append({"stablehlo.map", inputs, {TensorType{ret[0].dtype, types[0].dims}},
-                   {{"dimensions", i64_array(std::move(dims))}}, std::move(regions), l})[0];
+  return f.append({"stablehlo.map",
+                   inputs,
+                   {TensorType{ret[0].dtype, types[0].dims}},
+                   {{"dimensions", i64_array(std::move(dims))}},
+                   std::move(regions),
+                   l})[0];
 }
 
 }  // namespace hhlo

@@ -14,9 +14,11 @@ TensorType infer_pad(const TensorType& operand, const TensorType& pv, std::span<
   size_t r = static_cast<size_t>(operand.rank());
   // (C2)
   if (low.size() != r || high.size() != r || interior.size() != r)
-    detail::fail(op, "C2", "edge_padding_low {}, edge_padding_high {}, interior_padding {} must "
-                 "each have rank({}) = {} entries", detail::list(low), detail::list(high),
-                 detail::list(interior), operand.to_string(), r);
+    detail::fail(op, "C2",
+                 "edge_padding_low {}, edge_padding_high {}, interior_padding {} must "
+                 "each have rank({}) = {} entries",
+                 detail::list(low), detail::list(high), detail::list(interior), operand.to_string(),
+                 r);
   Dims dims(r);
   for (size_t d = 0; d < r; ++d) {
     // (C3)
@@ -30,8 +32,10 @@ TensorType infer_pad(const TensorType& operand, const TensorType& pv, std::span<
     // (C4)
     int64_t size = low[d] + n + high[d] + std::max<int64_t>(n - 1, 0) * interior[d];
     if (size < 0)
-      detail::fail(op, "C4", "dim {} would have negative size {} (low {}, size {}, high {}, "
-                   "interior {})", d, size, low[d], n, high[d], interior[d]);
+      detail::fail(op, "C4",
+                   "dim {} would have negative size {} (low {}, size {}, high {}, "
+                   "interior {})",
+                   d, size, low[d], n, high[d], interior[d]);
     dims[d] = size;
   }
   return TensorType{operand.dtype, dims};
@@ -57,19 +61,25 @@ Value pad(Value operand, Value padding_value, std::vector<int64_t> low, std::vec
   Value ops[] = {operand, padding_value};
   Func& f = detail::func_of("pad", ops);
   TensorType t = infer_pad(operand.type(), padding_value.type(), low, high, interior);
-  return f.append({"stablehlo.pad", {operand, padding_value}, {t},
+  return f.append({"stablehlo.pad",
+                   {operand, padding_value},
+                   {t},
                    {{"edge_padding_low", i64_array(std::move(low))},
                     {"edge_padding_high", i64_array(std::move(high))},
                     {"interior_padding", i64_array(std::move(interior))}},
-                   {}, Location::from(loc)})[0];
+                   {},
+                   Location::from(loc)})[0];
 }
 
 Value reverse(Value operand, std::vector<int64_t> dimensions, Loc loc) {
   Value ops[] = {operand};
   Func& f = detail::func_of("reverse", ops);
   TensorType t = infer_reverse(operand.type(), dimensions);
-  return f.append({"stablehlo.reverse", {operand}, {t},
-                   {{"dimensions", i64_array(std::move(dimensions))}}, {},
+  return f.append({"stablehlo.reverse",
+                   {operand},
+                   {t},
+                   {{"dimensions", i64_array(std::move(dimensions))}},
+                   {},
                    Location::from(loc)})[0];
 }
 
@@ -77,8 +87,12 @@ Value get_dimension_size(Value operand, int64_t dimension, Loc loc) {
   Value ops[] = {operand};
   Func& f = detail::func_of("get_dimension_size", ops);
   TensorType t = infer_get_dimension_size(operand.type(), dimension);
-  return f.append({"stablehlo.get_dimension_size", {operand}, {t},
-                   {{"dimension", i64_attr(dimension)}}, {}, Location::from(loc)})[0];
+  return f.append({"stablehlo.get_dimension_size",
+                   {operand},
+                   {t},
+                   {{"dimension", i64_attr(dimension)}},
+                   {},
+                   Location::from(loc)})[0];
 }
 
 }  // namespace hhlo

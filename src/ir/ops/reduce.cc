@@ -54,15 +54,19 @@ std::vector<Value> reduce(const std::vector<Value>& inputs, const std::vector<Va
   check_region_results("reduce", "C6", region->returned_types(), scalars);
   std::vector<std::unique_ptr<Block>> regions;
   regions.push_back(std::move(region));
-  return f.append({"stablehlo.reduce", all, results, {{"dimensions", i64_array(std::move(dimensions))}},
-                   std::move(regions), l});
+  return f.append({"stablehlo.reduce",
+                   all,
+                   results,
+                   {{"dimensions", i64_array(std::move(dimensions))}},
+                   std::move(regions),
+                   l});
 }
 
 Value reduce(Value input, Value init, std::vector<int64_t> dimensions,
              const std::function<Value(Value, Value)>& body, Loc loc) {
-  return reduce(std::vector<Value>{input}, std::vector<Value>{init}, std::move(dimensions),
-                [&](const std::vector<Value>& a) { return std::vector<Value>{body(a[0], a[1])}; },
-                loc)[0];
+  return reduce(
+      std::vector<Value>{input}, std::vector<Value>{init}, std::move(dimensions),
+      [&](const std::vector<Value>& a) { return std::vector<Value>{body(a[0], a[1])}; }, loc)[0];
 }
 
 }  // namespace hhlo

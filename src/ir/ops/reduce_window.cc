@@ -11,8 +11,8 @@ std::vector<int64_t> or_ones(std::span<const int64_t> v, size_t n) {
   return v.empty() ? std::vector<int64_t>(n, 1) : std::vector<int64_t>(v.begin(), v.end());
 }
 
-void check_list(std::string_view op, std::string_view cs, std::string_view cp, std::string_view what,
-                const std::vector<int64_t>& v, size_t rank) {
+void check_list(std::string_view op, std::string_view cs, std::string_view cp,
+                std::string_view what, const std::vector<int64_t>& v, size_t rank) {
   if (v.size() != rank)
     detail::fail(op, cs, "{} {} must have rank = {} entries", what, detail::list(v), rank);
   for (int64_t x : v)
@@ -63,7 +63,8 @@ std::vector<TensorType> infer_reduce_window(std::span<const TensorType> inputs,
   check_list(op, "C10", "C11", "window_dilations", wdl, r);
   // (C12)
   if (!padding.empty() && padding.size() != r)
-    detail::fail(op, "C12", "padding has {} (low, high) pairs, expected rank = {}", padding.size(), r);
+    detail::fail(op, "C12", "padding has {} (low, high) pairs, expected rank = {}", padding.size(),
+                 r);
   // (C15)
   Dims dims(r);
   for (size_t i = 0; i < r; ++i)
@@ -96,7 +97,8 @@ TensorType infer_select_and_scatter(const TensorType& operand, const TensorType&
   check_list(op, "C6", "C7", "window_strides", ws, r);
   // (C8)
   if (!padding.empty() && padding.size() != r)
-    detail::fail(op, "C8", "padding has {} (low, high) pairs, expected rank = {}", padding.size(), r);
+    detail::fail(op, "C8", "padding has {} (low, high) pairs, expected rank = {}", padding.size(),
+                 r);
   // (C2)
   Dims windows(r);
   for (size_t i = 0; i < r; ++i)
@@ -115,9 +117,9 @@ std::vector<Value> reduce_window(const std::vector<Value>& inputs, const std::ve
   std::vector<Value> all = inputs;
   all.insert(all.end(), inits.begin(), inits.end());
   Func& f = detail::func_of("reduce_window", all);
-  auto results = infer_reduce_window(detail::types_of(inputs), detail::types_of(inits),
-                                     window_dimensions, o.window_strides, o.base_dilations,
-                                     o.window_dilations, o.padding);
+  auto results =
+      infer_reduce_window(detail::types_of(inputs), detail::types_of(inits), window_dimensions,
+                          o.window_strides, o.base_dilations, o.window_dilations, o.padding);
   std::vector<TensorType> scalars = detail::types_of(inits);
   std::vector<TensorType> args = scalars;
   args.insert(args.end(), scalars.begin(), scalars.end());
@@ -128,17 +130,18 @@ std::vector<Value> reduce_window(const std::vector<Value>& inputs, const std::ve
   std::vector<std::unique_ptr<Block>> regions;
   regions.push_back(std::move(region));
   size_t r = window_dimensions.size();
-  std::vector<NamedAttr> attrs = {
-      {"window_dimensions", i64_array(std::move(window_dimensions))},
-      {"window_strides", i64_array(or_ones(o.window_strides, r))},
-      {"base_dilations", i64_array(or_ones(o.base_dilations, r))},
-      {"window_dilations", i64_array(or_ones(o.window_dilations, r))},
-      {"padding", dense_attr(padding_array(o.padding, r))}};
-  return f.append({"stablehlo.reduce_window", all, results, std::move(attrs), std::move(regions), l});
+  std::vector<NamedAttr> attrs = {{"window_dimensions", i64_array(std::move(window_dimensions))},
+                                  {"window_strides", i64_array(or_ones(o.window_strides, r))},
+                                  {"base_dilations", i64_array(or_ones(o.base_dilations, r))},
+                                  {"window_dilations", i64_array(or_ones(o.window_dilations, r))},
+                                  {"padding", dense_attr(padding_array(o.padding, r))}};
+  return f.append(
+      {"stablehlo.reduce_window", all, results, std::move(attrs), std::move(regions), l});
 }
 
 Value select_and_scatter(Value operand, Value source, Value init,
-                         std::vector<int64_t> window_dimensions, std::vector<int64_t> window_strides,
+                         std::vector<int64_t> window_dimensions,
+                         std::vector<int64_t> window_strides,
                          std::vector<std::pair<int64_t, int64_t>> padding,
                          const std::function<Value(Value, Value)>& select,
                          const std::function<Value(Value, Value)>& scatter, Loc loc) {
@@ -161,11 +164,11 @@ Value select_and_scatter(Value operand, Value source, Value init,
   regions.push_back(std::move(sel));
   regions.push_back(std::move(sca));
   size_t r = window_dimensions.size();
-  std::vector<NamedAttr> attrs = {
-      {"window_dimensions", i64_array(std::move(window_dimensions))},
-      {"window_strides", i64_array(or_ones(window_strides, r))},
-      {"padding", dense_attr(padding_array(padding, r))}};
-  return f.append({"stablehlo.select_and_scatter", all, {t}, std::move(attrs), std::move(regions), l})[0];
+  std::vector<NamedAttr> attrs = {{"window_dimensions", i64_array(std::move(window_dimensions))},
+                                  {"window_strides", i64_array(or_ones(window_strides, r))},
+                                  {"padding", dense_attr(padding_array(padding, r))}};
+  return f.append(
+      {"stablehlo.select_and_scatter", all, {t}, std::move(attrs), std::move(regions), l})[0];
 }
 
 }  // namespace hhlo

@@ -14,7 +14,8 @@ TensorType infer_rng(const TensorType& a, const TensorType& b, const Dims& shape
   // (C2)
   if (dist == RngDistribution::NORMAL && !is_float(a.dtype))
     detail::fail(op, "C2", "NORMAL needs a float element type, got {}", mlir_name(a.dtype));
-  if (dist == RngDistribution::UNIFORM && !(is_float(a.dtype) || is_integer(a.dtype) || is_pred(a.dtype)))
+  if (dist == RngDistribution::UNIFORM &&
+      !(is_float(a.dtype) || is_integer(a.dtype) || is_pred(a.dtype)))
     detail::fail(op, "C2", "UNIFORM needs an integer or float element type, got {}",
                  mlir_name(a.dtype));
   return TensorType{a.dtype, shape};
@@ -29,14 +30,16 @@ std::vector<TensorType> infer_rng_bit_generator(const TensorType& state, RngAlgo
   int64_t n = state.dims[0];
   if (n != kDynamic) {
     if (alg == RngAlgorithm::THREE_FRY && n * bit_width(state.dtype) != 128)
-      detail::fail(op, "C2", "THREE_FRY needs a 128-bit state (2 x ui64), got {}", state.to_string());
+      detail::fail(op, "C2", "THREE_FRY needs a 128-bit state (2 x ui64), got {}",
+                   state.to_string());
     if (alg == RngAlgorithm::PHILOX && n * bit_width(state.dtype) != 128 &&
         n * bit_width(state.dtype) != 192)
       detail::fail(op, "C2", "PHILOX needs a 128- or 192-bit state (2 or 3 x ui64), got {}",
                    state.to_string());
   }
   if (!(is_integer(output.dtype) || is_float(output.dtype)))
-    detail::fail(op, "C3", "output {} must have an integer or float element type", output.to_string());
+    detail::fail(op, "C3", "output {} must have an integer or float element type",
+                 output.to_string());
   return {state, output};
 }
 
@@ -47,7 +50,11 @@ Value rng(Value a, Value b, const Dims& shape, RngDistribution dist, Loc loc) {
   Array s(DType::i64, {static_cast<int64_t>(shape.size())});
   for (size_t i = 0; i < shape.size(); ++i) static_cast<int64_t*>(s.data())[i] = shape[i];
   Value shape_v = constant(f, s, loc);
-  return f.append({"stablehlo.rng", {a, b, shape_v}, {t}, {{"rng_distribution", dist}}, {},
+  return f.append({"stablehlo.rng",
+                   {a, b, shape_v},
+                   {t},
+                   {{"rng_distribution", dist}},
+                   {},
                    Location::from(loc)})[0];
 }
 
@@ -56,7 +63,11 @@ std::vector<Value> rng_bit_generator(Value state, RngAlgorithm alg, const Tensor
   Value ops[] = {state};
   Func& f = detail::func_of("rng_bit_generator", ops);
   auto t = infer_rng_bit_generator(state.type(), alg, output);
-  return f.append({"stablehlo.rng_bit_generator", {state}, t, {{"rng_algorithm", alg}}, {},
+  return f.append({"stablehlo.rng_bit_generator",
+                   {state},
+                   t,
+                   {{"rng_algorithm", alg}},
+                   {},
                    Location::from(loc)});
 }
 

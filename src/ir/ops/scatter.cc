@@ -34,14 +34,16 @@ std::vector<TensorType> infer_scatter(std::span<const TensorType> inputs, const 
   // (C2)
   if (irank != static_cast<int64_t>(d.update_window_dims.size() + d.inserted_window_dims.size() +
                                     d.input_batching_dims.size()))
-    detail::fail(op, "C2", "rank(inputs[0]) {} != size(update_window_dims) {} + "
-                 "size(inserted_window_dims) {} + size(input_batching_dims) {}", irank,
-                 d.update_window_dims.size(), d.inserted_window_dims.size(),
+    detail::fail(op, "C2",
+                 "rank(inputs[0]) {} != size(update_window_dims) {} + "
+                 "size(inserted_window_dims) {} + size(input_batching_dims) {}",
+                 irank, d.update_window_dims.size(), d.inserted_window_dims.size(),
                  d.input_batching_dims.size());
   // (C7), (C8)
   detail::check_unique(op, "C7", "update_window_dims", d.update_window_dims);
   if (!std::is_sorted(d.update_window_dims.begin(), d.update_window_dims.end()))
-    detail::fail(op, "C7", "update_window_dims {} must be sorted", detail::list(d.update_window_dims));
+    detail::fail(op, "C7", "update_window_dims {} must be sorted",
+                 detail::list(d.update_window_dims));
   detail::check_in_range(op, "C8", "update_window_dims", d.update_window_dims, up0.rank());
   // (C9)-(C13)
   std::vector<int64_t> ib = d.inserted_window_dims;
@@ -64,25 +66,32 @@ std::vector<TensorType> infer_scatter(std::span<const TensorType> inputs, const 
     detail::fail(op, "C16", "index_vector_dim {} is also a scatter_indices batching dim",
                  d.index_vector_dim);
   if (d.input_batching_dims.size() != d.scatter_indices_batching_dims.size())
-    detail::fail(op, "C17", "input_batching_dims {} and scatter_indices_batching_dims {} differ in "
-                 "size", detail::list(d.input_batching_dims),
+    detail::fail(op, "C17",
+                 "input_batching_dims {} and scatter_indices_batching_dims {} differ in "
+                 "size",
+                 detail::list(d.input_batching_dims),
                  detail::list(d.scatter_indices_batching_dims));
   for (size_t i = 0; i < d.input_batching_dims.size(); ++i) {
     int64_t a = in0.dims[static_cast<size_t>(d.input_batching_dims[i])];
     int64_t b = si.dims[static_cast<size_t>(d.scatter_indices_batching_dims[i])];
     if (!detail::dim_compatible(a, b))
-      detail::fail(op, "C18", "input batching dim {} has size {}, scatter_indices batching dim {} "
-                   "has size {}", d.input_batching_dims[i], a, d.scatter_indices_batching_dims[i], b);
+      detail::fail(op, "C18",
+                   "input batching dim {} has size {}, scatter_indices batching dim {} "
+                   "has size {}",
+                   d.input_batching_dims[i], a, d.scatter_indices_batching_dims[i], b);
   }
   // (C22)
   if (d.index_vector_dim < 0 || d.index_vector_dim > srank)
     detail::fail(op, "C22", "index_vector_dim {} outside [0, {}]", d.index_vector_dim, srank);
   // (C19)
-  int64_t index_len = d.index_vector_dim < srank ? si.dims[static_cast<size_t>(d.index_vector_dim)] : 1;
+  int64_t index_len =
+      d.index_vector_dim < srank ? si.dims[static_cast<size_t>(d.index_vector_dim)] : 1;
   if (index_len != kDynamic &&
       static_cast<int64_t>(d.scatter_dims_to_operand_dims.size()) != index_len)
-    detail::fail(op, "C19", "scatter_dims_to_operand_dims {} has {} entries, index vectors of {} "
-                 "have {}", detail::list(d.scatter_dims_to_operand_dims),
+    detail::fail(op, "C19",
+                 "scatter_dims_to_operand_dims {} has {} entries, index vectors of {} "
+                 "have {}",
+                 detail::list(d.scatter_dims_to_operand_dims),
                  d.scatter_dims_to_operand_dims.size(), si.to_string(), index_len);
   // (C20), (C21)
   std::vector<int64_t> sb = d.scatter_dims_to_operand_dims;
@@ -95,7 +104,8 @@ std::vector<TensorType> infer_scatter(std::span<const TensorType> inputs, const 
   for (int64_t i = 0; i < srank; ++i)
     if (i != d.index_vector_dim) scatter_sizes.push_back(si.dims[static_cast<size_t>(i)]);
   for (int64_t i = 0; i < irank; ++i)
-    if (std::find(ib.begin(), ib.end(), i) == ib.end()) window_bounds.push_back(in0.dims[static_cast<size_t>(i)]);
+    if (std::find(ib.begin(), ib.end(), i) == ib.end())
+      window_bounds.push_back(in0.dims[static_cast<size_t>(i)]);
   if (up0.rank() != static_cast<int64_t>(scatter_sizes.size() + d.update_window_dims.size()))
     detail::fail(op, "C4", "updates {} must have rank {} (scatter dims) + {} (window dims)",
                  up0.to_string(), scatter_sizes.size(), d.update_window_dims.size());
@@ -139,11 +149,14 @@ std::vector<Value> scatter(const std::vector<Value>& inputs, Value scatter_indic
   check_region_results("scatter", "C23", region->returned_types(), scalars);
   std::vector<std::unique_ptr<Block>> regions;
   regions.push_back(std::move(region));
-  return f.append({"stablehlo.scatter", all, results,
+  return f.append({"stablehlo.scatter",
+                   all,
+                   results,
                    {{"scatter_dimension_numbers", dims},
                     {"indices_are_sorted", BoolAttr{indices_are_sorted}},
                     {"unique_indices", BoolAttr{unique_indices}}},
-                   std::move(regions), l});
+                   std::move(regions),
+                   l});
 }
 
 }  // namespace hhlo

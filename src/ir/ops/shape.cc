@@ -22,8 +22,10 @@ TensorType infer_broadcast_in_dim(const TensorType& operand, const Dims& result_
   for (size_t d = 0; d < bdims.size(); ++d) {
     int64_t od = operand.dims[d], rd = result_dims[static_cast<size_t>(bdims[d])];
     if (od != 1 && !detail::dim_compatible(od, rd))
-      detail::fail(op, "C5", "operand {} dim {} has size {}, result dim {} has size {}; it must be "
-                   "1 or equal", operand.to_string(), d, od, bdims[d], rd);
+      detail::fail(op, "C5",
+                   "operand {} dim {} has size {}, result dim {} has size {}; it must be "
+                   "1 or equal",
+                   operand.to_string(), d, od, bdims[d], rd);
   }
   return TensorType{operand.dtype, result_dims};
 }
@@ -56,8 +58,11 @@ Value broadcast_in_dim(Value operand, Dims result_dims, std::vector<int64_t> bdi
   Value ops[] = {operand};
   Func& f = detail::func_of("broadcast_in_dim", ops);
   TensorType t = infer_broadcast_in_dim(operand.type(), result_dims, bdims);
-  return f.append({"stablehlo.broadcast_in_dim", {operand}, {t},
-                   {{"broadcast_dimensions", i64_array(std::move(bdims))}}, {},
+  return f.append({"stablehlo.broadcast_in_dim",
+                   {operand},
+                   {t},
+                   {{"broadcast_dimensions", i64_array(std::move(bdims))}},
+                   {},
                    Location::from(loc)})[0];
 }
 
@@ -72,8 +77,11 @@ Value transpose(Value operand, std::vector<int64_t> permutation, Loc loc) {
   Value ops[] = {operand};
   Func& f = detail::func_of("transpose", ops);
   TensorType t = infer_transpose(operand.type(), permutation);
-  return f.append({"stablehlo.transpose", {operand}, {t},
-                   {{"permutation", i64_array(std::move(permutation))}}, {},
+  return f.append({"stablehlo.transpose",
+                   {operand},
+                   {t},
+                   {{"permutation", i64_array(std::move(permutation))}},
+                   {},
                    Location::from(loc)})[0];
 }
 

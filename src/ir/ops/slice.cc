@@ -10,8 +10,10 @@ TensorType infer_slice(const TensorType& operand, std::span<const int64_t> start
   size_t r = static_cast<size_t>(operand.rank());
   // (C2)
   if (start.size() != r || limit.size() != r || strides.size() != r)
-    detail::fail(op, "C2", "start_indices {}, limit_indices {}, strides {} must each have rank({}) "
-                 "= {} entries", detail::list(start), detail::list(limit), detail::list(strides),
+    detail::fail(op, "C2",
+                 "start_indices {}, limit_indices {}, strides {} must each have rank({}) "
+                 "= {} entries",
+                 detail::list(start), detail::list(limit), detail::list(strides),
                  operand.to_string(), r);
   Dims dims(r);
   for (size_t d = 0; d < r; ++d) {
@@ -63,18 +65,25 @@ Value slice(Value operand, std::vector<int64_t> start, std::vector<int64_t> limi
   Func& f = detail::func_of("slice", ops);
   if (strides.empty()) strides.assign(start.size(), 1);
   TensorType t = infer_slice(operand.type(), start, limit, strides);
-  return f.append({"stablehlo.slice", {operand}, {t},
+  return f.append({"stablehlo.slice",
+                   {operand},
+                   {t},
                    {{"start_indices", i64_array(std::move(start))},
                     {"limit_indices", i64_array(std::move(limit))},
                     {"strides", i64_array(std::move(strides))}},
-                   {}, Location::from(loc)})[0];
+                   {},
+                   Location::from(loc)})[0];
 }
 
 Value concatenate(const std::vector<Value>& inputs, int64_t dimension, Loc loc) {
   if (inputs.empty()) detail::fail("concatenate", "C3", "needs at least one input");
   Func& f = detail::func_of("concatenate", inputs);
   TensorType t = infer_concatenate(detail::types_of(inputs), dimension);
-  return f.append({"stablehlo.concatenate", inputs, {t}, {{"dimension", i64_attr(dimension)}}, {},
+  return f.append({"stablehlo.concatenate",
+                   inputs,
+                   {t},
+                   {{"dimension", i64_attr(dimension)}},
+                   {},
                    Location::from(loc)})[0];
 }
 

@@ -38,9 +38,12 @@ std::vector<Value> sort(const std::vector<Value>& inputs, int64_t dimension,
   check_region_results("sort", "C5", region->returned_types(), std::span(&pred, 1));
   std::vector<std::unique_ptr<Block>> regions;
   regions.push_back(std::move(region));
-  return f.append({"stablehlo.sort", inputs, results,
+  return f.append({"stablehlo.sort",
+                   inputs,
+                   results,
                    {{"dimension", i64_attr(dimension)}, {"is_stable", BoolAttr{is_stable}}},
-                   std::move(regions), l});
+                   std::move(regions),
+                   l});
 }
 
 }  // namespace hhlo
