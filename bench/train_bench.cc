@@ -102,6 +102,25 @@ int median_mode(int n) {
     Buffer xb = trainer.client().buffer_from_host(Array(DType::f32, {32, 64}));
     Buffer yb = trainer.client().buffer_from_host(Array(DType::i32, {32}));
     print_median(model_name, [&] { trainer.step_on_device({&xb, &yb}).to_host(); }, n);
+    // The JAX-lowered step of the same model through our runtime, when given.
+    std::string env = std::string("HHLO_TRAIN_MLIR_") + (model_name[0] == 'm' ? "MLP" : "CNN");
+    if (const char* path = std::getenv(env.c_str())) {
+      std::ifstream f(path);
+      std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      Session& s = default_session();
+      const LoadedExecutable& exe = s.compile(text);
+      std::vector<TensorType> types = *exe.input_types();
+      std::vector<Buffer> args;
+      for (const auto& t : types) args.push_back(s.client().buffer_from_host(Array(t)));
+      size_t n_state = types.size() - 2;
+      print_median((std::string("jax_lowered_") + model_name).c_str(), [&] {
+        std::vector<const Buffer*> ptrs;
+        for (const auto& b : args) ptrs.push_back(&b);
+        std::vector<Buffer> out = exe.execute(ptrs);
+        for (size_t i = 0; i < n_state; ++i) args[i] = std::move(out[i]);
+        out.back().to_host();
+      }, n);
+    }
   }
   return 0;
 }

@@ -127,6 +127,11 @@ Tensor take(Tensor x, Tensor indices, int64_t axis, Loc loc) {
   dn.index_vector_dim = ir;
   std::vector<int64_t> sizes = x.shape();
   sizes[static_cast<size_t>(a)] = 1;
+  if (is_signed_int(indices.dtype())) {
+    // NumPy: negative indices count from the end of the axis.
+    Tensor zero = full_like(indices, 0, loc), n = full_like(indices, x.dim(a), loc);
+    indices = where(less(indices, zero, loc), add(indices, n, loc), indices, loc);
+  }
   return hhlo::gather(x, indices, dn, sizes, false, loc);
 }
 

@@ -152,3 +152,28 @@ TEST(ShapeErrors, HelperDetectsMismatches) {
 }
 }  // namespace
 }  // namespace hhlo
+
+namespace hhlo {
+namespace {
+// Messages name the op and constraint, show the offending sizes and both operand types.
+TEST(ShapeErrors, MessagesShowOpConstraintAndTypes) {
+  try {
+    infer_dot_general({DType::f32, {2, 3}}, {DType::f32, {4, 5}}, {{}, {}, {1}, {0}});
+    FAIL();
+  } catch (const ShapeError& e) {
+    std::string w = e.what();
+    EXPECT_TRUE(w.starts_with("op 'dot_general' (C10): ")) << w;
+    EXPECT_NE(w.find("tensor<2x3xf32>"), std::string::npos) << w;
+    EXPECT_NE(w.find("tensor<4x5xf32>"), std::string::npos) << w;
+    EXPECT_NE(w.find("size 3"), std::string::npos) << w;
+  }
+  try {
+    infer_binary("add", {DType::f32, {2}}, {DType::f32, {3}});
+    FAIL();
+  } catch (const ShapeError& e) {
+    std::string w = e.what();
+    EXPECT_NE(w.find("broadcast_in_dim"), std::string::npos) << "hint missing: " << w;
+  }
+}
+}  // namespace
+}  // namespace hhlo

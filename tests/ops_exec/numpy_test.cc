@@ -109,15 +109,15 @@ TEST(NumpyExec, WhereAstypeStackSplitTakeTopk) {
          np::astype(x, DType::i32), np::stack({x, x}, 1), parts[2], np::take(x, f.arg(1), 1),
          np::take(x, f.arg(1), 0), vals, idx});
   auto out =
-      run(m, {Array::from<float>({2, 3}, {1, 5, 3, 4, 2, 6}), Array::from<int32_t>({2}, {2, 0})});
+      run(m, {Array::from<float>({2, 3}, {1, 5, 3, 4, 2, 6}), Array::from<int32_t>({2}, {2, -3})});
   EXPECT_EQ(values(out[0]), (std::vector<double>{0, 5, 3, 4, 0, 6}));
   EXPECT_EQ(out[1].to_vector<int32_t>(), (std::vector<int32_t>{1, 5, 3, 4, 2, 6}));
   EXPECT_EQ(out[2].dims(), (Dims{2, 2, 3}));
   EXPECT_EQ(values(out[2]), (std::vector<double>{1, 5, 3, 1, 5, 3, 4, 2, 6, 4, 2, 6}));
   EXPECT_EQ(values(out[3]), (std::vector<double>{3, 6}));
-  EXPECT_EQ(out[4].dims(), (Dims{2, 2}));
+  EXPECT_EQ(out[4].dims(), (Dims{2, 2}));  // -3 wraps to column 0
   EXPECT_EQ(values(out[4]), (std::vector<double>{3, 1, 6, 4}));
-  EXPECT_EQ(out[5].dims(), (Dims{2, 3}));  // rows 1 (clamped from 2) and 0
+  EXPECT_EQ(out[5].dims(), (Dims{2, 3}));  // rows 1 (clamped from 2) and 0 (-3 + 2 = -1, clamped)
   EXPECT_EQ(values(out[5]), (std::vector<double>{4, 2, 6, 1, 5, 3}));
   EXPECT_EQ(values(out[6]), (std::vector<double>{5, 3, 6, 4}));
   EXPECT_EQ(out[7].to_vector<int32_t>(), (std::vector<int32_t>{1, 2, 2, 0}));

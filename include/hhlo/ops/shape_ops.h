@@ -29,7 +29,8 @@ std::vector<Tensor> split(Tensor x, int64_t sections, int64_t axis = 0, Loc loc 
 std::vector<Tensor> split_at(Tensor x, const std::vector<int64_t>& indices, int64_t axis = 0,
                              Loc loc = Loc::current());
 /// Elements of `x` at integer `indices` along `axis` (stablehlo.gather); result shape
-/// x.shape[:axis] + indices.shape + x.shape[axis+1:]. Out-of-range indices are clamped (XLA).
+/// x.shape[:axis] + indices.shape + x.shape[axis+1:]. Negative indices count from the end (NumPy);
+/// indices still out of range are clamped (XLA), not reported.
 Tensor take(Tensor x, Tensor indices, int64_t axis = 0, Loc loc = Loc::current());
 /// The k largest entries along the last axis, in descending order, and their indices (i32), via
 /// a two-operand stablehlo.sort. Throws ShapeError("topk", "") when k exceeds the axis size.
