@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -73,6 +74,13 @@ std::string format_float(double v, DType t) {
   else if (s.find('.') == std::string::npos && s.find('e') != std::string::npos)
     s.insert(s.find('e'), ".0");
   return s;
+}
+
+std::string symbol_ref(std::string_view name) {
+  bool bare = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  for (char c : name)
+    bare = bare && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.');
+  return "@" + (bare ? std::string(name) : escape_string(name));
 }
 
 std::string escape_string(std::string_view s) {
@@ -202,7 +210,7 @@ struct Printer {
     return s + ">";
   }
   std::string operator()(const DenseAttr& a) const { return detail::dense_literal(*a.array); }
-  std::string operator()(const SymbolRefAttr& a) const { return "@" + a.name; }
+  std::string operator()(const SymbolRefAttr& a) const { return detail::symbol_ref(a.name); }
   std::string operator()(const LayoutsAttr& a) const {
     std::string s = "[";
     for (size_t i = 0; i < a.layouts.size(); ++i) {

@@ -10,6 +10,8 @@ namespace hhlo::detail {
 /// Exact MLIR float literal of `v` as element type `t` (decimal with '.', or hex bits for
 /// NaN/Inf and for f16/bf16).
 std::string format_float(double v, DType t);
+/// `@name`, or `@"quoted name"` when name is not a bare MLIR identifier.
+std::string symbol_ref(std::string_view name);
 /// MLIR string literal with quotes and escapes.
 std::string escape_string(std::string_view s);
 /// `dense<...> : tensor<...>`: splats as one literal, pred and small integer arrays (<= 16

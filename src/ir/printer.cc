@@ -18,7 +18,7 @@ class FuncPrinter {
   void print() {
     out_ += "  func.func ";
     if (f_.visibility() == Visibility::private_) out_ += "private ";
-    out_ += "@" + f_.name() + "(";
+    out_ += detail::symbol_ref(f_.name()) + "(";
     for (size_t i = 0; i < f_.args().size(); ++i) {
       out_ += (i ? ", " : "") + name_arg(f_.args()[i]) + ": " + f_.arg_types()[i].to_string();
       const auto& attrs = f_.arg_attrs(i);

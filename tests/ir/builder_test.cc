@@ -159,3 +159,18 @@ TEST(Builder, ReduceGolden) {
 
 }  // namespace
 }  // namespace hhlo
+
+namespace hhlo {
+namespace {
+TEST(Builder, FunctionNamesThatAreNotIdentifiersAreQuoted) {
+  Module m;
+  Func& g = m.add_func("my-helper fn", {{DType::f32, {}}}, Visibility::private_);
+  g.ret({g.arg(0)});
+  Func& f = m.add_func("main", {{DType::f32, {}}});
+  f.ret(call(g, {f.arg(0)}));
+  std::string t = to_mlir(m, {.locations = false});
+  EXPECT_NE(t.find("func.func private @\"my-helper fn\"("), std::string::npos) << t;
+  EXPECT_NE(t.find("{callee = @\"my-helper fn\"}"), std::string::npos) << t;
+}
+}  // namespace
+}  // namespace hhlo

@@ -137,7 +137,7 @@ TEST(Exec, ReduceTwoOperandsArgmax) {
 
 TEST(Exec, FuncCall) {
   Module m;
-  Func& g = m.add_func("square", {f32({2})}, Visibility::private_);
+  Func& g = m.add_func("square-it", {f32({2})}, Visibility::private_);  // printed quoted
   g.ret({multiply(g.arg(0), g.arg(0))});
   Func& f = m.add_func("main", {f32({2})});
   f.ret({call(g, {call(g, {f.arg(0)})[0]})[0]});
