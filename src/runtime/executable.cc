@@ -1,5 +1,9 @@
 #include "hhlo/runtime/executable.h"
 
+#include <algorithm>
+#include <array>
+#include <span>
+
 #include <fmt/format.h>
 
 #include "pjrt.h"
@@ -12,10 +16,15 @@ using detail::args;
 LoadedExecutable::LoadedExecutable(std::shared_ptr<const detail::ClientState> client,
                                    void* executable,
                                    std::optional<std::vector<TensorType>> input_types)
-    : client_(std::move(client)), handle_(executable), input_types_(std::move(input_types)) {}
+    : client_(std::move(client)), handle_(executable), input_types_(std::move(input_types)) {
+  num_outputs_ = query_num_outputs();  // constant for the executable's lifetime: asked once
+}
 
 LoadedExecutable::LoadedExecutable(LoadedExecutable&& o) noexcept
-    : client_(std::move(o.client_)), handle_(o.handle_), input_types_(std::move(o.input_types_)) {
+    : client_(std::move(o.client_)),
+      handle_(o.handle_),
+      input_types_(std::move(o.input_types_)),
+      num_outputs_(o.num_outputs_) {
   o.handle_ = nullptr;
 }
 
@@ -25,6 +34,7 @@ LoadedExecutable& LoadedExecutable::operator=(LoadedExecutable&& o) noexcept {
     client_ = std::move(o.client_);
     handle_ = o.handle_;
     input_types_ = std::move(o.input_types_);
+    num_outputs_ = o.num_outputs_;
     o.handle_ = nullptr;
   }
   return *this;
@@ -76,6 +86,11 @@ class ExecutableView {
 }  // namespace
 
 std::size_t LoadedExecutable::num_outputs() const {
+  loaded(handle_);  // throws for a default-constructed or moved-from executable
+  return num_outputs_;
+}
+
+std::size_t LoadedExecutable::query_num_outputs() const {
   ExecutableView exe(client_->api, handle_);
   auto a = args<PJRT_Executable_NumOutputs_Args>();
   a.executable = exe.get();
@@ -141,48 +156,87 @@ std::string LoadedExecutable::serialize() const {
   return out;
 }
 
-std::vector<std::vector<Buffer>> LoadedExecutable::launch(
-    const std::vector<std::vector<const Buffer*>>& args_per_device, const ExecuteOptions& options,
-    std::vector<Event>* events) const {
+namespace {
+
+/// Pointer arrays of one launch: on the stack for small launches (the common one-device case
+/// allocates nothing here), on the heap beyond.
+template <typename T, std::size_t N = 16>
+class Scratch {
+ public:
+  explicit Scratch(std::size_t n) : n_(n) {
+    if (n > N) heap_.resize(n);
+  }
+  T* data() { return n_ > N ? heap_.data() : stack_.data(); }
+  T& operator[](std::size_t i) { return data()[i]; }
+
+ private:
+  std::size_t n_;
+  std::array<T, N> stack_;  // not zeroed: launch() writes every entry it passes on
+  std::vector<T> heap_;
+};
+
+/// Does `b` have type `want` (a dynamic dimension of `want` matches any size)? Two getter calls,
+/// no allocation, no table search.
+bool has_type(const PJRT_Api* api, const Buffer& b, const TensorType& want) {
+  auto t = args<PJRT_Buffer_ElementType_Args>();
+  t.buffer = static_cast<PJRT_Buffer*>(b.handle());
+  HHLO_PJRT_CALL(api, PJRT_Buffer_ElementType, t);
+  if (t.type != detail::to_pjrt(want.dtype)) return false;
+  auto d = args<PJRT_Buffer_Dimensions_Args>();
+  d.buffer = t.buffer;
+  HHLO_PJRT_CALL(api, PJRT_Buffer_Dimensions, d);
+  if (d.num_dims != want.dims.size()) return false;
+  for (std::size_t i = 0; i < d.num_dims; ++i)
+    if (want.dims[i] != kDynamic && want.dims[i] != d.dims[i]) return false;
+  return true;
+}
+
+}  // namespace
+
+// The hot path of every execution: per call it makes only the C calls the checks and the
+// execution need (no PJRT_LoadedExecutable_GetExecutable: num_outputs_ is cached) and no heap
+// allocation beyond the returned buffers for up to 16 pointers per array.
+void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_per_device,
+                              const ExecuteOptions& options, std::vector<Event>* events,
+                              std::vector<Buffer>* results) const {
+  const PJRT_Api* api = client_->api;
   // Check every argument before the plugin sees it.
   for (std::size_t d = 0; d < args_per_device.size(); ++d) {
     const auto& list = args_per_device[d];
-    std::string where = args_per_device.size() > 1 ? fmt::format(" (device {})", d) : "";
+    auto where = [&] {
+      return args_per_device.size() > 1 ? fmt::format(" (device {})", d) : std::string();
+    };
     if (input_types_ && list.size() != input_types_->size())
       throw Error(fmt::format("execute: @main takes {} arguments, {} given{}",
-                              input_types_->size(), list.size(), where));
+                              input_types_->size(), list.size(), where()));
     if (list.size() != args_per_device[0].size())
       throw Error("execute_replicated: every device needs the same number of arguments");
     for (std::size_t i = 0; i < list.size(); ++i) {
       const Buffer* b = list[i];
-      if (!b || !b->valid()) throw Error(fmt::format("execute: argument {}{} is an empty Buffer", i, where));
+      if (!b || !b->valid())
+        throw Error(fmt::format("execute: argument {}{} is an empty Buffer", i, where()));
       if (b->client_state() != client_)
         throw Error(fmt::format("execute: argument {}{} is a buffer of another client; copy it "
-                                "through the host to this executable's client first", i, where));
-      if (b->is_deleted())
-        throw Error(fmt::format("execute: argument {}{} was deleted or donated to an earlier "
-                                "execution and cannot be used again", i, where));
-      if (input_types_) {
-        TensorType want = (*input_types_)[i], got = b->type();
-        if (want.is_static() && want != got)
-          throw Error(fmt::format("execute: argument {}{} has type {}, @main expects {}", i, where,
-                                  got.to_string(), want.to_string()));
-      }
+                                "through the host to this executable's client first", i, where()));
+      if (input_types_ && !has_type(api, *b, (*input_types_)[i]))
+        throw Error(fmt::format("execute: argument {}{} has type {}, @main expects {}", i,
+                                where(), b->type().to_string(), (*input_types_)[i].to_string()));
     }
   }
   std::size_t num_devices = args_per_device.size();
   std::size_t num_args = args_per_device.empty() ? 0 : args_per_device[0].size();
-  std::size_t n_out = num_outputs();
+  std::size_t n_out = num_outputs_;
 
-  std::vector<std::vector<PJRT_Buffer*>> in(num_devices);
-  std::vector<PJRT_Buffer* const*> in_lists(num_devices);
-  std::vector<std::vector<PJRT_Buffer*>> out(num_devices, std::vector<PJRT_Buffer*>(n_out));
-  std::vector<PJRT_Buffer**> out_lists(num_devices);
-  std::vector<PJRT_Event*> done(num_devices, nullptr);
+  Scratch<PJRT_Buffer*> in(num_devices * num_args), out(num_devices * n_out);
+  Scratch<PJRT_Buffer* const*, 4> in_lists(num_devices);
+  Scratch<PJRT_Buffer**, 4> out_lists(num_devices);
+  Scratch<PJRT_Event*, 4> done(num_devices);
   for (std::size_t d = 0; d < num_devices; ++d) {
-    for (const Buffer* b : args_per_device[d]) in[d].push_back(static_cast<PJRT_Buffer*>(b->handle()));
-    in_lists[d] = in[d].data();
-    out_lists[d] = out[d].data();
+    for (std::size_t i = 0; i < num_args; ++i)
+      in[d * num_args + i] = static_cast<PJRT_Buffer*>(args_per_device[d][i]->handle());
+    in_lists[d] = in.data() + d * num_args;
+    out_lists[d] = out.data() + d * n_out;
+    done[d] = nullptr;
   }
 
   auto opts = args<PJRT_ExecuteOptions>();
@@ -207,27 +261,57 @@ std::vector<std::vector<Buffer>> LoadedExecutable::launch(
       throw Error("execute: the device belongs to another client");
     a.execute_device = static_cast<PJRT_Device*>(options.device->handle());
   }
-  HHLO_PJRT_CALL(client_->api, PJRT_LoadedExecutable_Execute, a);
+  if (PJRT_Error* e = HHLO_PJRT_FN(api, PJRT_LoadedExecutable_Execute)(&a)) {
+    // A deleted or donated argument is checked here, after the plugin refused it, rather than
+    // before every call (PJRT_Buffer_IsDeleted takes a lock in the plugin): same error, no cost
+    // on the hot path.
+    int code = 0;
+    std::string message = detail::take_error(api, e, &code);
+    for (std::size_t d = 0; d < num_devices; ++d)
+      for (std::size_t i = 0; i < num_args; ++i)
+        if (args_per_device[d][i]->is_deleted())
+          throw Error(fmt::format("execute: argument {}{} was deleted or donated to an earlier "
+                                  "execution and cannot be used again", i,
+                                  num_devices > 1 ? fmt::format(" (device {})", d) : ""));
+    throw PjrtError("PJRT_LoadedExecutable_Execute", code, message);
+  }
 
-  std::vector<std::vector<Buffer>> result(num_devices);
-  std::vector<Event> owned;
   for (std::size_t d = 0; d < num_devices; ++d) {
-    for (PJRT_Buffer* b : out[d]) result[d].emplace_back(client_, b);
-    owned.emplace_back(client_, done[d]);
+    results[d].reserve(n_out);
+    for (std::size_t o = 0; o < n_out; ++o) results[d].emplace_back(client_, out_lists[d][o]);
   }
   if (events) {
-    if (context)
-      for (Event& e : owned) e.on_ready([context](std::exception_ptr) {});
-    *events = std::move(owned);
-  } else {
-    for (Event& e : owned) e.await();
+    for (std::size_t d = 0; d < num_devices; ++d) {
+      events->emplace_back(client_, done[d]);
+      if (context) events->back().on_ready([context](std::exception_ptr) {});
+    }
+    return;
   }
-  return result;
+  // Synchronous: await and destroy every event (all of them, even after a failure), then report
+  // the first failure.
+  PJRT_Error* first = nullptr;
+  for (std::size_t d = 0; d < num_devices; ++d) {
+    auto w = args<PJRT_Event_Await_Args>();
+    w.event = done[d];
+    PJRT_Error* e = api->PJRT_Event_Await(&w);
+    auto x = args<PJRT_Event_Destroy_Args>();
+    x.event = done[d];
+    api->PJRT_Event_Destroy(&x);
+    if (e && !first) {
+      first = e;
+    } else if (e) {
+      int code;
+      detail::take_error(api, e, &code);
+    }
+  }
+  detail::check(api, first, "PJRT_Event_Await");
 }
 
 std::vector<Buffer> LoadedExecutable::execute(const std::vector<const Buffer*>& args,
                                               const ExecuteOptions& options) const {
-  return std::move(launch({args}, options, nullptr).at(0));
+  std::vector<Buffer> out;
+  launch(std::span(&args, 1), options, nullptr, &out);
+  return out;
 }
 
 std::vector<Buffer> LoadedExecutable::execute(
@@ -241,8 +325,9 @@ std::vector<Buffer> LoadedExecutable::execute(
 ExecuteResult LoadedExecutable::execute_async(const std::vector<const Buffer*>& args,
                                               const ExecuteOptions& options) const {
   std::vector<Event> events;
-  auto outs = launch({args}, options, &events);
-  return ExecuteResult{std::move(outs.at(0)), std::move(events.at(0))};
+  std::vector<Buffer> out;
+  launch(std::span(&args, 1), options, &events, &out);
+  return ExecuteResult{std::move(out), std::move(events.at(0))};
 }
 
 std::vector<std::vector<Buffer>> LoadedExecutable::execute_replicated(
@@ -252,7 +337,9 @@ std::vector<std::vector<Buffer>> LoadedExecutable::execute_replicated(
     throw Error(fmt::format("execute_replicated: the executable runs on {} devices, argument lists "
                             "given for {}",
                             n, args.size()));
-  return launch(args, options, nullptr);
+  std::vector<std::vector<Buffer>> out(args.size());
+  launch(std::span(args), options, nullptr, out.data());
+  return out;
 }
 
 }  // namespace hhlo

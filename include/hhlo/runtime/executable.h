@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -66,8 +67,9 @@ class LoadedExecutable {
 
   /// Runs on the executable's single device and waits for completion.
   /// Checks the arguments before executing: count, dtype and dims against input_types() when
-  /// known, every buffer from this executable's client, none deleted or donated; each failure
-  /// is a hhlo::Error naming the argument. Execution errors are hhlo::PjrtError.
+  /// known, every buffer from this executable's client; a deleted or donated argument is found
+  /// when the plugin refuses it (nothing runs). Each failure is a hhlo::Error naming the
+  /// argument. Execution errors are hhlo::PjrtError.
   std::vector<Buffer> execute(const std::vector<const Buffer*>& args,
                               const ExecuteOptions& options = {}) const;
   /// Convenience: execute(args) with Buffer references.
@@ -87,12 +89,17 @@ class LoadedExecutable {
   void* handle() const { return handle_; }
 
  private:
-  std::vector<std::vector<Buffer>> launch(const std::vector<std::vector<const Buffer*>>& args,
-                                          const ExecuteOptions& options,
-                                          std::vector<Event>* events) const;
+  /// Checks and runs; `results` points to one output vector per device. With `events`, returns
+  /// at once with one completion event per device appended; without, waits for all devices.
+  void launch(std::span<const std::vector<const Buffer*>> args, const ExecuteOptions& options,
+              std::vector<Event>* events, std::vector<Buffer>* results) const;
+  std::size_t query_num_outputs() const;
   std::shared_ptr<const detail::ClientState> client_;
   void* handle_ = nullptr;
   std::optional<std::vector<TensorType>> input_types_;
+  /// PJRT_Executable_NumOutputs, asked once at construction (the hot path must not call
+  /// PJRT_LoadedExecutable_GetExecutable, which allocates).
+  std::size_t num_outputs_ = 0;
 };
 
 }  // namespace hhlo

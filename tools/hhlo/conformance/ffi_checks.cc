@@ -1,9 +1,8 @@
 // Typed XLA FFI handlers serving the corpus's check.expect_eq / expect_close / expect_almost_eq
 // custom calls (MLIR api_version = 4) inside the plugin. A mismatch returns an FFI error carrying
 // compare()'s message, which fails the execution. No exception ever escapes into XLA.
-// HHLO_FFI_DEFINE_HANDLER_SYMBOL (custom_call_kernel.h) makes them answer the registration probe
-// with the plugin's XLA FFI minor version (the pinned plugin implements 0.2, our headers are 0.3;
-// they use only buffers, which 0.2 has).
+// They are defined with HHLO_FFI_DEFINE_HANDLER_SYMBOL (custom_call_kernel.h), against the XLA FFI
+// headers pinned at the plugin's FFI version: the plugin silently drops a newer handler.
 #include <exception>
 #include <optional>
 #include <string>

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Runs every benchmark of the build (`hhlo_bench_*`, Google Benchmark, JSON into
+# BUILD/bench-results/) plus the JAX peer of the dispatch bench, and prints the ratios.
+# Dispatch latency is measured in rounds that alternate ours/raw (one Google Benchmark run,
+# interleaved repetitions) with JAX, so the three see the same machine load; the ratios are the
+# medians of the per-round ratios.
+# Usage: bench/run.sh [BUILD_DIR]   (default: build; `make bench` passes its build folder)
+# Env: HHLO_BENCH_REPS (repetitions per benchmark, default 10), HHLO_BENCH_ROUNDS (dispatch
+# rounds, default 5), HHLO_BENCH_ONLY (regex on executable names, e.g. 'dispatch').
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${1:-$ROOT/build}"
+[[ "$BUILD" = /* ]] || BUILD="$ROOT/$BUILD"
+REPS="${HHLO_BENCH_REPS:-10}"
+ROUNDS="${HHLO_BENCH_ROUNDS:-5}"
+ONLY="${HHLO_BENCH_ONLY:-.}"
+OUT="$BUILD/bench-results"
+PY="$ROOT/.venv/bin/python"
+[[ -x "$PY" ]] || { echo "bench/run.sh: $PY missing: run scripts/setup.sh first" >&2; exit 1; }
+mkdir -p "$OUT"
+rm -f "$OUT"/dispatch_round_*.json "$OUT"/hhlo_bench_dispatch.json
+
+shopt -s nullglob
+benches=("$BUILD"/bench/hhlo_bench_*)
+[[ ${#benches[@]} -gt 0 ]] || { echo "bench/run.sh: no hhlo_bench_* in $BUILD/bench: build first" >&2; exit 1; }
+for exe in "${benches[@]}"; do
+  name="$(basename "$exe")"
+  [[ -x "$exe" && "$name" =~ $ONLY ]] || continue
+  if [[ "$name" == hhlo_bench_dispatch ]]; then
+    for ((r = 1; r <= ROUNDS; r++)); do
+      echo "== $name round $r/$ROUNDS (ours, raw C API, then jax.jit)" >&2
+      "$exe" --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true \
+        --benchmark_report_aggregates_only=true --benchmark_format=console \
+        --benchmark_out_format=json --benchmark_out="$OUT/dispatch_round_${r}_cpp.json" >&2
+      "$PY" "$ROOT/bench/dispatch_jax.py" --reps 3 > "$OUT/dispatch_round_${r}_jax.json"
+    done
+    continue
+  fi
+  echo "== $name" >&2
+  "$exe" --benchmark_repetitions="$REPS" --benchmark_enable_random_interleaving=true \
+    --benchmark_report_aggregates_only=true --benchmark_format=console \
+    --benchmark_out_format=json --benchmark_out="$OUT/$name.json" >&2
+done
+
+"$PY" - "$OUT" <<'PYEOF'
+import glob, json, os, statistics, sys
+out = sys.argv[1]
+
+def medians(path, field="real_time"):
+    """`field` (real_time or cpu_time) medians in microseconds by benchmark name (aggregate rows)."""
+    scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+    m = {}
+    try:
+        data = json.load(open(path))
+    except (OSError, ValueError) as e:
+        print(f"  (skipping {os.path.basename(path)}: {e})")
+        return m
+    for b in data["benchmarks"]:
+        if b.get("aggregate_name") == "median":
+            m[b["run_name"]] = b[field] * scale[b["time_unit"]]
+    return m
+
+for f in sorted(glob.glob(os.path.join(out, "hhlo_bench_*.json"))):
+    print(f"{os.path.basename(f)[:-5]}:")
+    for name, us in medians(f).items():
+        print(f"  {name:<50} median {us:10.2f} us")
+
+rounds = []
+for cpp in sorted(glob.glob(os.path.join(out, "dispatch_round_*_cpp.json"))):
+    jax_path = cpp.replace("_cpp.json", "_jax.json")
+    if not os.path.exists(jax_path):
+        continue
+    m, c = medians(cpp), medians(cpp, "cpu_time")
+    if not m:
+        continue
+    ours = next(v for k, v in m.items() if "Ours" in k)
+    raw = next(v for k, v in m.items() if "RawCApi" in k)
+    cpu_ratio = next(v for k, v in c.items() if "Ours" in k) / next(
+        v for k, v in c.items() if "RawCApi" in k)
+    jax = json.load(open(jax_path))["median_us"]
+    rounds.append((ours, raw, jax, cpu_ratio))
+if rounds:
+    med = statistics.median
+    print(f"Dispatch latency (2x2 f32 add, per call; {len(rounds)} rounds, medians):")
+    for i, (o, r, j, _) in enumerate(rounds, 1):
+        print(f"  round {i}: ours {o:.2f} us, raw C API {r:.2f} us, jax.jit {j:.2f} us")
+    print(f"  ours / raw = {med([o / r for o, r, _, _ in rounds]):.3f}x wall, "
+          f"{med([c for _, _, _, c in rounds]):.3f}x CPU time (goal <= 1.10x)")
+    print(f"  jax / ours = {med([j / o for o, _, j, _ in rounds]):.2f}x (goal >= 3x faster than JAX)")
+    print("  (wall times move with machine load; bench/dispatch_callgrind.sh counts instructions)")
+PYEOF
