@@ -1,5 +1,8 @@
 // The `hhlo` executable end to end: devices, run (outputs, latency, and every bad input giving a
 // clear error and exit status 1, never a crash), and the subcommand registry.
+#include <fstream>
+#include <sstream>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -132,6 +135,42 @@ TEST(Cli, RunOutputDirNotWritable) {
   expect_clean_error(
       run_hhlo({"run", f.program, "-i", f.a, "-i", f.b, "--output-dir", f.dir + "/file/sub"}),
       "output directory");
+}
+
+TEST(Cli, ConformanceReportsPassAndFailAndWritesMarkdown) {
+  std::string dir = temp_dir("conformance");
+  std::string good = std::string(HHLO_CONFORMANCE_DIR) + "/abs_int32_20_20.mlir";
+  std::ifstream in(good);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string program = text.str();
+  ASSERT_FALSE(program.empty()) << good;
+  write_text(dir + "/a_good.mlir", program);
+  // Break the check: compare the result with the input instead of the expected values.
+  std::string bad = program;
+  std::size_t call = bad.find("@check.expect_eq(");
+  ASSERT_NE(call, std::string::npos);
+  std::size_t comma = bad.find(", ", call);
+  bad.replace(comma + 2, bad.find(')', comma) - comma - 2, "%0");
+  write_text(dir + "/b_bad.mlir", bad);
+  std::string md = dir + "/report.md";
+  ProcessResult r = run_hhlo({"conformance", dir, "--markdown", md, "--jobs", "1"});
+  EXPECT_EQ(r.signal, 0);
+  EXPECT_EQ(r.exit_code, 1) << r.output;  // a failure makes the exit status 1
+  EXPECT_THAT(r.output, HasSubstr("conformance: 1 passed, 1 failed, 0 unsupported of 2"));
+  EXPECT_THAT(r.output, HasSubstr("failed      b_bad.mlir: check.expect_eq: "));
+  std::ifstream report(md);
+  std::stringstream report_text;
+  report_text << report.rdbuf();
+  EXPECT_THAT(report_text.str(), HasSubstr("- `b_bad.mlir`: check.expect_eq"));
+
+  ProcessResult only_good = run_hhlo({"conformance", dir, "--filter", "good"});
+  EXPECT_EQ(only_good.exit_code, 0) << only_good.output;
+  EXPECT_THAT(only_good.output, HasSubstr("conformance: 1 passed, 0 failed, 0 unsupported of 1"));
+}
+
+TEST(Cli, ConformanceOnAMissingFolderIsACleanError) {
+  expect_clean_error(run_hhlo({"conformance", "/nonexistent/corpus"}), "is not a directory");
 }
 
 TEST(Cli, UnknownSubcommandIsAUsageError) {

@@ -41,6 +41,41 @@ TEST(PluginQuirks, GatherInConstantProgramGivesWrongValues) {
   EXPECT_EQ(v[1], 502.0f);  // [0, 0, 1]: should be 4
 }
 
+// The minimal form: a gather from a dense literal (not iota, not a parameter) whose result goes
+// through a select with a non-splat mask broadcast along the last dimension. The gather here
+// takes every element (out = operand = 0..7), so the answer is [0, -1, 2, -1, 4, -1, 6, -1];
+// the plugin returns [0, 4, -1, -1, 2, 6, -1, -1] (elements transposed). jaxlib 0.10.2's
+// XLA:CPU returns the right answer for the same text, and so does the plugin when the operand
+// is `iota` + `reshape` instead of the literal.
+TEST(PluginQuirks, GatherOfLiteralThenMaskedSelectIsTransposed) {
+  std::string program = R"(module @m {
+  func.func public @main() -> tensor<2x2x2xf32> {
+    %op = stablehlo.constant dense<[[[0.0, 1.0], [2.0, 3.0]], [[4.0, 5.0], [6.0, 7.0]]]> : tensor<2x2x2xf32>
+    %idx = stablehlo.constant dense<[[0], [1]]> : tensor<2x1xi64>
+    %g = "stablehlo.gather"(%op, %idx) <{dimension_numbers = #stablehlo.gather<offset_dims = [0, 1], collapsed_slice_dims = [2], start_index_map = [2], index_vector_dim = 1>, slice_sizes = array<i64: 2, 2, 1>}> : (tensor<2x2x2xf32>, tensor<2x1xi64>) -> tensor<2x2x2xf32>
+    %m = stablehlo.constant dense<[true, false]> : tensor<2xi1>
+    %mb = stablehlo.broadcast_in_dim %m, dims = [2] : (tensor<2xi1>) -> tensor<2x2x2xi1>
+    %z = stablehlo.constant dense<-1.0> : tensor<2x2x2xf32>
+    %r = stablehlo.select %mb, %g, %z : tensor<2x2x2xi1>, tensor<2x2x2xf32>
+    return %r : tensor<2x2x2xf32>
+  }
+})";
+  Array got = cpu().compile(program).execute(std::vector<const Buffer*>{})[0].to_host();
+  std::vector<float> right{0, -1, 2, -1, 4, -1, 6, -1}, seen{0, 4, -1, -1, 2, 6, -1, -1};
+  EXPECT_NE(got.to_vector<float>(), right);
+  EXPECT_EQ(got.to_vector<float>(), seen);
+
+  std::string with_iota = program;
+  std::string literal = with_iota.substr(with_iota.find("%op = "),
+                                         with_iota.find('\n', with_iota.find("%op = ")) -
+                                             with_iota.find("%op = "));
+  with_iota.replace(with_iota.find(literal), literal.size(),
+                    "%i = stablehlo.iota dim = 0 : tensor<8xf32>\n"
+                    "    %op = stablehlo.reshape %i : (tensor<8xf32>) -> tensor<2x2x2xf32>");
+  Array ok = cpu().compile(with_iota).execute(std::vector<const Buffer*>{})[0].to_host();
+  EXPECT_EQ(ok.to_vector<float>(), right);
+}
+
 TEST(PluginQuirks, GatherWithParameterOperandIsRight) {
   std::string program = R"(module @m {
   func.func public @main(%op: tensor<10x10x10xf32>) -> tensor<10x10x2xf32> {
