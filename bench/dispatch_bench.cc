@@ -3,9 +3,8 @@
 // the same sequence written directly against the PJRT C API, without our wrappers (the floor).
 // The third way, jax.jit of the same function, is bench/dispatch_jax.py; bench/run.sh runs all
 // three and prints the ratios (docs/benchmarks.md, "Dispatch latency").
-#include <dlfcn.h>
-
 #include <benchmark/benchmark.h>
+#include <dlfcn.h>
 
 #include <cstring>
 #include <stdexcept>

@@ -1,10 +1,10 @@
 #include "hhlo/runtime/executable.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <span>
-
-#include <fmt/format.h>
 
 #include "pjrt.h"
 #include "pjrt_extensions.h"
@@ -207,8 +207,8 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
       return args_per_device.size() > 1 ? fmt::format(" (device {})", d) : std::string();
     };
     if (input_types_ && list.size() != input_types_->size())
-      throw Error(fmt::format("execute: @main takes {} arguments, {} given{}",
-                              input_types_->size(), list.size(), where()));
+      throw Error(fmt::format("execute: @main takes {} arguments, {} given{}", input_types_->size(),
+                              list.size(), where()));
     if (list.size() != args_per_device[0].size())
       throw Error("execute_replicated: every device needs the same number of arguments");
     for (std::size_t i = 0; i < list.size(); ++i) {
@@ -216,11 +216,13 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
       if (!b || !b->valid())
         throw Error(fmt::format("execute: argument {}{} is an empty Buffer", i, where()));
       if (b->client_state() != client_)
-        throw Error(fmt::format("execute: argument {}{} is a buffer of another client; copy it "
-                                "through the host to this executable's client first", i, where()));
+        throw Error(
+            fmt::format("execute: argument {}{} is a buffer of another client; copy it "
+                        "through the host to this executable's client first",
+                        i, where()));
       if (input_types_ && !has_type(api, *b, (*input_types_)[i]))
-        throw Error(fmt::format("execute: argument {}{} has type {}, @main expects {}", i,
-                                where(), b->type().to_string(), (*input_types_)[i].to_string()));
+        throw Error(fmt::format("execute: argument {}{} has type {}, @main expects {}", i, where(),
+                                b->type().to_string(), (*input_types_)[i].to_string()));
     }
   }
   std::size_t num_devices = args_per_device.size();
@@ -270,9 +272,10 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
     for (std::size_t d = 0; d < num_devices; ++d)
       for (std::size_t i = 0; i < num_args; ++i)
         if (args_per_device[d][i]->is_deleted())
-          throw Error(fmt::format("execute: argument {}{} was deleted or donated to an earlier "
-                                  "execution and cannot be used again", i,
-                                  num_devices > 1 ? fmt::format(" (device {})", d) : ""));
+          throw Error(
+              fmt::format("execute: argument {}{} was deleted or donated to an earlier "
+                          "execution and cannot be used again",
+                          i, num_devices > 1 ? fmt::format(" (device {})", d) : ""));
     throw PjrtError("PJRT_LoadedExecutable_Execute", code, message);
   }
 
@@ -334,9 +337,10 @@ std::vector<std::vector<Buffer>> LoadedExecutable::execute_replicated(
     const std::vector<std::vector<const Buffer*>>& args, const ExecuteOptions& options) const {
   std::size_t n = devices().size();
   if (args.size() != n)
-    throw Error(fmt::format("execute_replicated: the executable runs on {} devices, argument lists "
-                            "given for {}",
-                            n, args.size()));
+    throw Error(
+        fmt::format("execute_replicated: the executable runs on {} devices, argument lists "
+                    "given for {}",
+                    n, args.size()));
   std::vector<std::vector<Buffer>> out(args.size());
   launch(std::span(args), options, nullptr, out.data());
   return out;

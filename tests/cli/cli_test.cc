@@ -1,10 +1,10 @@
 // The `hhlo` executable end to end: devices, run (outputs, latency, and every bad input giving a
 // clear error and exit status 1, never a crash), and the subcommand registry.
-#include <fstream>
-#include <sstream>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
 
 #include "cli_util.h"
 #include "hhlo/core/array.h"
@@ -63,7 +63,8 @@ TEST(Cli, DevicesRejectsUnknownPlatform) {
 TEST(Cli, RunPrintsAndWritesOutputs) {
   AddFixture f("run_ok");
   std::string out = f.dir + "/out";
-  ProcessResult r = run_hhlo({"run", f.program, "--input", f.a, "--input", f.b, "--output-dir", out});
+  ProcessResult r =
+      run_hhlo({"run", f.program, "--input", f.a, "--input", f.b, "--output-dir", out});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("out0: tensor<2x2xf32> [11, 22, 33, 44]"));
   Array got = read_npy(out + "/out0.npy");

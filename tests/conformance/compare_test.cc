@@ -1,13 +1,14 @@
 // The check rules (compare.h) and the program rewrites (rewrite.h), without a plugin.
+#include "conformance/compare.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <complex>
 #include <cstring>
 #include <limits>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
-#include "conformance/compare.h"
 #include "conformance/rewrite.h"
 #include "hhlo/core/error.h"
 
@@ -80,7 +81,7 @@ TEST(Compare, CloseComplexUsesTheLargerPartDistance) {
 TEST(Compare, AlmostEqAbsoluteToleranceAndSignRule) {
   EXPECT_EQ(cmp<double>(CheckKind::almost_eq, {1.0, 0.0}, {1.0009, 0.0005}), std::nullopt);
   EXPECT_TRUE(cmp<double>(CheckKind::almost_eq, {1.0}, {1.0011}));
-  EXPECT_TRUE(cmp<double>(CheckKind::almost_eq, {1e-5}, {-1e-5}));  // signs differ
+  EXPECT_TRUE(cmp<double>(CheckKind::almost_eq, {1e-5}, {-1e-5}));             // signs differ
   EXPECT_EQ(cmp<double>(CheckKind::almost_eq, {0.0}, {-1e-4}), std::nullopt);  // one is zero
   double nan = std::nan("");
   EXPECT_EQ(cmp<double>(CheckKind::almost_eq, {nan}, {nan}), std::nullopt);

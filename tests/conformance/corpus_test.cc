@@ -2,16 +2,15 @@
 // a corrupted expected value fails (in both check modes, so a check cannot silently pass), and
 // the whole corpus (../shared/conformance/stablehlo-testdata) reaches the target pass rate with
 // every non-passing file a known, explained one (docs/conformance.md).
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "conformance/runner.h"
 #include "hhlo/core/error.h"
@@ -95,11 +94,12 @@ TEST(Runner, WorkerThatCannotStartIsAnError) {
 TEST(Runner, BadDirectoryAndFilterAreErrors) {
   EXPECT_THROW(list_corpus("/nonexistent"), IoError);
   EXPECT_THROW(list_corpus(kCorpus, "("), Error);
-  EXPECT_THROW(run_corpus(kCorpus, [] {
-                 RunnerOptions o = fake_worker();
-                 o.filter = "^no_such_file$";
-                 return o;
-               }()),
+  EXPECT_THROW(run_corpus(kCorpus,
+                          [] {
+                            RunnerOptions o = fake_worker();
+                            o.filter = "^no_such_file$";
+                            return o;
+                          }()),
                Error);
 }
 
@@ -174,7 +174,8 @@ TEST(Corpus, BothCheckModesAgreeOnASample) {
   std::vector<Report> reports;
   for (CheckMode mode : modes()) {
     RunnerOptions o = options(mode);
-    o.filter = "^(abs_|add_|bitcast|cos|gather_float32|pow_complex64|sin_complex64|triangular_solve)";
+    o.filter =
+        "^(abs_|add_|bitcast|cos|gather_float32|pow_complex64|sin_complex64|triangular_solve)";
     reports.push_back(run_corpus(kCorpus, o));
   }
   ASSERT_EQ(reports.size(), 2u);

@@ -1,9 +1,9 @@
 // Plugin limitations found by the conformance corpus, each reproduced on its own so that an
 // upgraded plugin that fixes one makes its test fail (then update docs/conformance.md).
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "hhlo/runtime/client.h"
 
@@ -66,9 +66,9 @@ TEST(PluginQuirks, GatherOfLiteralThenMaskedSelectIsTransposed) {
   EXPECT_EQ(got.to_vector<float>(), seen);
 
   std::string with_iota = program;
-  std::string literal = with_iota.substr(with_iota.find("%op = "),
-                                         with_iota.find('\n', with_iota.find("%op = ")) -
-                                             with_iota.find("%op = "));
+  std::string literal =
+      with_iota.substr(with_iota.find("%op = "),
+                       with_iota.find('\n', with_iota.find("%op = ")) - with_iota.find("%op = "));
   with_iota.replace(with_iota.find(literal), literal.size(),
                     "%i = stablehlo.iota dim = 0 : tensor<8xf32>\n"
                     "    %op = stablehlo.reshape %i : (tensor<8xf32>) -> tensor<2x2x2xf32>");

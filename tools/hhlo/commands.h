@@ -4,11 +4,10 @@
 // so adding a subcommand is a one-file change: main.cc knows none of them by name.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 namespace hhlo::cli {
 

@@ -1,6 +1,7 @@
 // `hhlo conformance DIR [--timeout-s N] [--jobs N] [--filter REGEX] [--check-mode ffi|outputs]
 // [--markdown FILE] [--verbose]`: runs every StableHLO file of a conformance corpus in worker
 // processes and reports pass/fail/unsupported. `hhlo conformance-worker` (hidden) is the worker.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <climits>
@@ -8,8 +9,6 @@
 #include <memory>
 #include <string>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "commands.h"
 #include "conformance/runner.h"
@@ -40,10 +39,10 @@ void write_markdown(const std::string& path, const std::string& dir, const Repor
                     CheckMode mode) {
   std::ofstream out(path);
   if (!out) throw IoError(fmt::format("cannot write '{}'", path));
-  out << fmt::format("`{}` (checks: {}; {:.0f} s)\n\n", report.summary(),
-                     mode == CheckMode::ffi ? "our XLA FFI handlers"
-                                            : "extra outputs compared on the host",
-                     report.seconds);
+  out << fmt::format(
+      "`{}` (checks: {}; {:.0f} s)\n\n", report.summary(),
+      mode == CheckMode::ffi ? "our XLA FFI handlers" : "extra outputs compared on the host",
+      report.seconds);
   out << fmt::format("Corpus: `{}`.\n\n", dir);
   for (Status s : {Status::failed, Status::unsupported}) {
     out << fmt::format("### {}\n\n", s == Status::failed ? "Failed" : "Unsupported");
@@ -67,8 +66,8 @@ int run_conformance(const ConformanceOptions& o) {
   ro.filter = o.filter;
   ro.progress = [&](const FileResult& r, std::size_t done, std::size_t total) {
     if (o.verbose)
-      fmt::print(stderr, "[{}/{}] {} {} ({:.2f} s){}\n", done, total, status_name(r.status),
-                 r.file, r.seconds, r.reason.empty() ? "" : ": " + r.reason);
+      fmt::print(stderr, "[{}/{}] {} {} ({:.2f} s){}\n", done, total, status_name(r.status), r.file,
+                 r.seconds, r.reason.empty() ? "" : ": " + r.reason);
     else if (done % 100 == 0 || done == total)
       fmt::print(stderr, "[{}/{}]\n", done, total);
   };
@@ -84,35 +83,33 @@ int run_conformance(const ConformanceOptions& o) {
 const bool registered = register_command({
     .name = "conformance",
     .description = "Run a StableHLO conformance corpus (files with check.* custom calls)",
-    .setup =
-        [](CLI::App& sub) -> Action {
-          auto o = std::make_shared<ConformanceOptions>();
-          sub.add_option("dir", o->dir, "Corpus folder (e.g. ../shared/conformance/stablehlo-testdata)")
-              ->required();
-          sub.add_option("--timeout-s", o->timeout_s, "Seconds per file before its worker is killed")
-              ->check(CLI::PositiveNumber);
-          sub.add_option("--jobs,-j", o->jobs, "Worker processes in parallel")
-              ->check(CLI::Range(1, 256));
-          sub.add_option("--filter", o->filter, "Only files whose name matches this regex");
-          sub.add_option("--check-mode", o->check_mode,
-                         "How check.* calls run: ffi (our FFI handlers; default when built) or "
-                         "outputs (extra outputs compared on the host)")
-              ->check(CLI::IsMember({"ffi", "outputs"}));
-          sub.add_option("--markdown", o->markdown, "Also write the report as Markdown to FILE");
-          sub.add_flag("--verbose,-v", o->verbose, "Print every file's result as it finishes");
-          return [o] { return run_conformance(*o); };
-        },
+    .setup = [](CLI::App& sub) -> Action {
+      auto o = std::make_shared<ConformanceOptions>();
+      sub.add_option("dir", o->dir, "Corpus folder (e.g. ../shared/conformance/stablehlo-testdata)")
+          ->required();
+      sub.add_option("--timeout-s", o->timeout_s, "Seconds per file before its worker is killed")
+          ->check(CLI::PositiveNumber);
+      sub.add_option("--jobs,-j", o->jobs, "Worker processes in parallel")
+          ->check(CLI::Range(1, 256));
+      sub.add_option("--filter", o->filter, "Only files whose name matches this regex");
+      sub.add_option("--check-mode", o->check_mode,
+                     "How check.* calls run: ffi (our FFI handlers; default when built) or "
+                     "outputs (extra outputs compared on the host)")
+          ->check(CLI::IsMember({"ffi", "outputs"}));
+      sub.add_option("--markdown", o->markdown, "Also write the report as Markdown to FILE");
+      sub.add_flag("--verbose,-v", o->verbose, "Print every file's result as it finishes");
+      return [o] { return run_conformance(*o); };
+    },
 });
 
 const bool registered_worker = register_command({
     .name = "conformance-worker",
     .description = "Internal: conformance worker process (reads file paths on stdin)",
-    .setup =
-        [](CLI::App& sub) -> Action {
-          auto mode = std::make_shared<std::string>("outputs");
-          sub.add_option("--check-mode", *mode)->check(CLI::IsMember({"ffi", "outputs"}));
-          return [mode] { return worker_main(parse_check_mode(*mode)); };
-        },
+    .setup = [](CLI::App& sub) -> Action {
+      auto mode = std::make_shared<std::string>("outputs");
+      sub.add_option("--check-mode", *mode)->check(CLI::IsMember({"ffi", "outputs"}));
+      return [mode] { return worker_main(parse_check_mode(*mode)); };
+    },
     .hidden = true,
 });
 

@@ -1,11 +1,11 @@
 // `hhlo devices [--platform cpu|cuda]`: the plugin, its versions and each device of a client.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <memory>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "commands.h"
 #include "hhlo/runtime/client.h"
@@ -21,8 +21,10 @@ std::string attribute_string(const PluginAttribute& a) {
   return std::visit(
       [](const auto& v) -> std::string {
         using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, std::vector<int64_t>>) return version_string(v);
-        else return fmt::format("{}", v);
+        if constexpr (std::is_same_v<T, std::vector<int64_t>>)
+          return version_string(v);
+        else
+          return fmt::format("{}", v);
       },
       a);
 }
@@ -49,13 +51,12 @@ int run_devices(const std::string& platform) {
 const bool registered = register_command({
     .name = "devices",
     .description = "Show the PJRT plugin (path, versions, StableHLO range) and its devices",
-    .setup =
-        [](CLI::App& sub) -> Action {
-          auto platform = std::make_shared<std::string>("cpu");
-          sub.add_option("--platform", *platform, "Platform whose plugin to load")
-              ->check(CLI::IsMember({"cpu", "cuda"}));
-          return [platform] { return run_devices(*platform); };
-        },
+    .setup = [](CLI::App& sub) -> Action {
+      auto platform = std::make_shared<std::string>("cpu");
+      sub.add_option("--platform", *platform, "Platform whose plugin to load")
+          ->check(CLI::IsMember({"cpu", "cuda"}));
+      return [platform] { return run_devices(*platform); };
+    },
 });
 
 }  // namespace

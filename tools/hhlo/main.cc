@@ -1,12 +1,13 @@
-// `hhlo`: runs StableHLO programs through PJRT plugins. Subcommands register themselves (commands.h).
+// `hhlo`: runs StableHLO programs through PJRT plugins. Subcommands register themselves
+// (commands.h).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <map>
 #include <memory>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 #include "commands.h"
 #include "hhlo/core/error.h"

@@ -1,5 +1,7 @@
-// `hhlo run PROGRAM.mlir [--input a.npy ...] [--output-dir DIR] [--platform cpu|cuda] [--repeat N]`:
-// compiles a StableHLO program, checks the inputs against @main, executes, prints and writes outputs.
+// `hhlo run PROGRAM.mlir [--input a.npy ...] [--output-dir DIR] [--platform cpu|cuda] [--repeat
+// N]`: compiles a StableHLO program, checks the inputs against @main, executes, prints and writes
+// outputs.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,8 +12,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "commands.h"
 #include "hhlo/core/array.h"
@@ -40,8 +40,8 @@ std::string read_program(const std::string& path) {
   ss << in.rdbuf();
   std::string text = ss.str();
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw IoError(fmt::format("program '{}' is empty; expected StableHLO MLIR text or bytecode",
-                              path));
+    throw IoError(
+        fmt::format("program '{}' is empty; expected StableHLO MLIR text or bytecode", path));
   return text;
 }
 
@@ -75,8 +75,8 @@ void check_inputs(const LoadedExecutable& exe, const std::vector<Array>& inputs,
     const TensorType& w = (*want)[i];
     const TensorType& got = inputs[i].type();
     if (w.dtype != got.dtype)
-      throw Error(fmt::format("input {} ('{}') has dtype {}, @main parameter {} expects {} ({})",
-                              i, names[i], dtype_name(got.dtype), i, dtype_name(w.dtype),
+      throw Error(fmt::format("input {} ('{}') has dtype {}, @main parameter {} expects {} ({})", i,
+                              names[i], dtype_name(got.dtype), i, dtype_name(w.dtype),
                               w.to_string()));
     bool dims_ok = w.rank() == got.rank();
     for (std::size_t d = 0; dims_ok && d < w.dims.size(); ++d)
@@ -121,7 +121,8 @@ int run_program(const RunOptions& o) {
   for (std::size_t i = 0; i < host.size(); ++i) {
     fmt::print("out{}: {} {}\n", i, host[i].type().to_string(), preview(host[i]));
     if (!o.output_dir.empty()) {
-      std::string path = (std::filesystem::path(o.output_dir) / fmt::format("out{}.npy", i)).string();
+      std::string path =
+          (std::filesystem::path(o.output_dir) / fmt::format("out{}.npy", i)).string();
       write_npy(path, host[i]);
     }
   }
@@ -136,8 +137,8 @@ int run_program(const RunOptions& o) {
       us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
     }
     std::sort(us.begin(), us.end());
-    double median = us.size() % 2 ? us[us.size() / 2]
-                                  : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
+    double median =
+        us.size() % 2 ? us[us.size() / 2] : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
     fmt::print("latency over {} call(s) (execute + await): min {:.1f} us, median {:.1f} us\n",
                us.size(), us.front(), median);
   }
@@ -146,22 +147,22 @@ int run_program(const RunOptions& o) {
 
 const bool registered = register_command({
     .name = "run",
-    .description = "Compile and run a StableHLO program on .npy inputs; print and write its outputs",
-    .setup =
-        [](CLI::App& sub) -> Action {
-          auto o = std::make_shared<RunOptions>();
-          sub.add_option("program", o->program, "StableHLO program (.mlir text or bytecode)")
-              ->required();
-          sub.add_option("--input,-i", o->inputs, "Input .npy file, one per @main parameter, in order");
-          sub.add_option("--output-dir,-o", o->output_dir,
-                         "Directory to write out0.npy, out1.npy, ... (created if needed)");
-          sub.add_option("--platform", o->platform, "Platform whose plugin to load")
-              ->check(CLI::IsMember({"cpu", "cuda"}));
-          sub.add_option("--repeat", o->repeat,
-                         "Run N more times and print per-call latency min/median")
-              ->check(CLI::Range(1, 1000000));
-          return [o] { return run_program(*o); };
-        },
+    .description =
+        "Compile and run a StableHLO program on .npy inputs; print and write its outputs",
+    .setup = [](CLI::App& sub) -> Action {
+      auto o = std::make_shared<RunOptions>();
+      sub.add_option("program", o->program, "StableHLO program (.mlir text or bytecode)")
+          ->required();
+      sub.add_option("--input,-i", o->inputs, "Input .npy file, one per @main parameter, in order");
+      sub.add_option("--output-dir,-o", o->output_dir,
+                     "Directory to write out0.npy, out1.npy, ... (created if needed)");
+      sub.add_option("--platform", o->platform, "Platform whose plugin to load")
+          ->check(CLI::IsMember({"cpu", "cuda"}));
+      sub.add_option("--repeat", o->repeat,
+                     "Run N more times and print per-call latency min/median")
+          ->check(CLI::Range(1, 1000000));
+      return [o] { return run_program(*o); };
+    },
 });
 
 }  // namespace

@@ -60,7 +60,8 @@ class LoadedExecutable {
   /// Fingerprint string of the compiled program (PJRT_LoadedExecutable_Fingerprint);
   /// empty when the plugin provides none.
   std::string fingerprint() const;
-  /// Devices the executable runs on, one per replica/partition (PJRT_LoadedExecutable_AddressableDevices).
+  /// Devices the executable runs on, one per replica/partition
+  /// (PJRT_LoadedExecutable_AddressableDevices).
   std::vector<Device> devices() const;
   /// Serialized executable bytes for Client::deserialize (PJRT_Executable_Serialize).
   std::string serialize() const;
@@ -81,7 +82,8 @@ class LoadedExecutable {
   /// Runs on every device of the executable at once: `args[d]` are the arguments for device d
   /// (in devices() order). Returns outputs per device, after all devices finished.
   std::vector<std::vector<Buffer>> execute_replicated(
-      const std::vector<std::vector<const Buffer*>>& args, const ExecuteOptions& options = {}) const;
+      const std::vector<std::vector<const Buffer*>>& args,
+      const ExecuteOptions& options = {}) const;
 
   /// Internal.
   LoadedExecutable(std::shared_ptr<const detail::ClientState> client, void* executable,

@@ -1,11 +1,11 @@
 #include "conformance/compare.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <complex>
 #include <cstring>
 #include <type_traits>
-
-#include <fmt/format.h>
 
 namespace hhlo::conformance {
 namespace {
@@ -77,15 +77,14 @@ Verdict compare_float(CheckKind kind, T a, T b) {
       }
       unsigned __int128 d = ulp_distance(a, b);
       if (d <= static_cast<unsigned>(kMaxUlp)) return {};
-      std::string ds = d > (unsigned __int128)UINT64_MAX ? std::string(">2^64")
-                                                          : fmt::format("{}", (uint64_t)d);
+      std::string ds =
+          d > (unsigned __int128)UINT64_MAX ? std::string(">2^64") : fmt::format("{}", (uint64_t)d);
       return {false, fmt::format("{} ULP apart, at most {} allowed", ds, kMaxUlp)};
     }
     case CheckKind::almost_eq: {
       if (x == y) return {};
       if (nan_x || nan_y) return {false, "NaN matches only NaN"};
-      if (std::signbit(x) != std::signbit(y) && x != 0 && y != 0)
-        return {false, "signs differ"};
+      if (std::signbit(x) != std::signbit(y) && x != 0 && y != 0) return {false, "signs differ"};
       double d = std::fabs(x - y);
       if (d <= kAlmostEqTolerance) return {};
       return {false, fmt::format("|difference| {:g} > {:g}", d, kAlmostEqTolerance)};
@@ -96,14 +95,17 @@ Verdict compare_float(CheckKind kind, T a, T b) {
 
 template <typename T>
 std::string show(const T& v) {
-  if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
+  if constexpr (std::is_same_v<T, bool>)
+    return v ? "true" : "false";
   else if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>)
     return fmt::format("{}", static_cast<float>(v));
   else if constexpr (std::is_same_v<T, std::complex<float>> ||
                      std::is_same_v<T, std::complex<double>>)
     return fmt::format("({}, {})", v.real(), v.imag());
-  else if constexpr (std::is_floating_point_v<T>) return fmt::format("{}", v);
-  else return fmt::format("{}", +v);
+  else if constexpr (std::is_floating_point_v<T>)
+    return fmt::format("{}", v);
+  else
+    return fmt::format("{}", +v);
 }
 
 template <typename T>
@@ -147,9 +149,12 @@ std::optional<CheckKind> check_kind(std::string_view target) {
 
 std::string_view check_target(CheckKind kind) {
   switch (kind) {
-    case CheckKind::eq: return "check.expect_eq";
-    case CheckKind::close: return "check.expect_close";
-    case CheckKind::almost_eq: return "check.expect_almost_eq";
+    case CheckKind::eq:
+      return "check.expect_eq";
+    case CheckKind::close:
+      return "check.expect_close";
+    case CheckKind::almost_eq:
+      return "check.expect_almost_eq";
   }
   return "check.unknown";
 }
@@ -166,8 +171,10 @@ std::optional<std::string> compare(CheckKind kind, const TensorType& type, const
     Verdict first_verdict;
     for (int64_t i = 0; i < n; ++i) {
       Verdict v;
-      if constexpr (std::is_same_v<T, bool>) v = compare_element<bool>(kind, a[i] != 0, b[i] != 0);
-      else v = compare_element<T>(kind, a[i], b[i]);
+      if constexpr (std::is_same_v<T, bool>)
+        v = compare_element<bool>(kind, a[i] != 0, b[i] != 0);
+      else
+        v = compare_element<T>(kind, a[i], b[i]);
       if (!v.ok && bad++ == 0) {
         first = i;
         first_verdict = std::move(v);
@@ -183,8 +190,8 @@ std::optional<std::string> compare(CheckKind kind, const TensorType& type, const
       bv = show<T>(b[first]);
     }
     return fmt::format("{}: {} of {} elements of {} differ; first at {}: actual {}, expected {}{}",
-                       check_target(kind), bad, n, type.to_string(),
-                       multi_index(type.dims, first), av, bv,
+                       check_target(kind), bad, n, type.to_string(), multi_index(type.dims, first),
+                       av, bv,
                        first_verdict.detail.empty() ? "" : " (" + first_verdict.detail + ")");
   });
 }

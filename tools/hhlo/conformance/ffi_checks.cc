@@ -3,11 +3,11 @@
 // compare()'s message, which fails the execution. No exception ever escapes into XLA.
 // They are defined with HHLO_FFI_DEFINE_HANDLER_SYMBOL (custom_call_kernel.h), against the XLA FFI
 // headers pinned at the plugin's FFI version: the plugin silently drops a newer handler.
+#include <fmt/format.h>
+
 #include <exception>
 #include <optional>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "conformance/compare.h"
 #include "conformance/worker.h"
@@ -25,22 +25,38 @@ namespace ffi = xla::ffi;
 
 std::optional<DType> to_dtype(ffi::DataType t) {
   switch (t) {
-    case ffi::DataType::PRED: return DType::pred;
-    case ffi::DataType::S8: return DType::i8;
-    case ffi::DataType::S16: return DType::i16;
-    case ffi::DataType::S32: return DType::i32;
-    case ffi::DataType::S64: return DType::i64;
-    case ffi::DataType::U8: return DType::ui8;
-    case ffi::DataType::U16: return DType::ui16;
-    case ffi::DataType::U32: return DType::ui32;
-    case ffi::DataType::U64: return DType::ui64;
-    case ffi::DataType::F16: return DType::f16;
-    case ffi::DataType::BF16: return DType::bf16;
-    case ffi::DataType::F32: return DType::f32;
-    case ffi::DataType::F64: return DType::f64;
-    case ffi::DataType::C64: return DType::c64;
-    case ffi::DataType::C128: return DType::c128;
-    default: return std::nullopt;
+    case ffi::DataType::PRED:
+      return DType::pred;
+    case ffi::DataType::S8:
+      return DType::i8;
+    case ffi::DataType::S16:
+      return DType::i16;
+    case ffi::DataType::S32:
+      return DType::i32;
+    case ffi::DataType::S64:
+      return DType::i64;
+    case ffi::DataType::U8:
+      return DType::ui8;
+    case ffi::DataType::U16:
+      return DType::ui16;
+    case ffi::DataType::U32:
+      return DType::ui32;
+    case ffi::DataType::U64:
+      return DType::ui64;
+    case ffi::DataType::F16:
+      return DType::f16;
+    case ffi::DataType::BF16:
+      return DType::bf16;
+    case ffi::DataType::F32:
+      return DType::f32;
+    case ffi::DataType::F64:
+      return DType::f64;
+    case ffi::DataType::C64:
+      return DType::c64;
+    case ffi::DataType::C128:
+      return DType::c128;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -54,8 +70,8 @@ ffi::Error check(CheckKind kind, ffi::AnyBuffer actual, ffi::AnyBuffer expected)
     auto ad = actual.dimensions(), ed = expected.dimensions();
     Dims dims(ad.begin(), ad.end());
     if (dims != Dims(ed.begin(), ed.end()))
-      return ffi::Error::InvalidArgument(fmt::format("{}: operands have different shapes",
-                                                     check_target(kind)));
+      return ffi::Error::InvalidArgument(
+          fmt::format("{}: operands have different shapes", check_target(kind)));
     TensorType type{*dtype, dims};
     if (auto mismatch = compare(kind, type, actual.untyped_data(), expected.untyped_data()))
       return ffi::Error(ffi::ErrorCode::kFailedPrecondition, *mismatch);
@@ -78,18 +94,15 @@ ffi::Error expect_almost_eq(ffi::AnyBuffer a, ffi::AnyBuffer b) {
 }  // namespace
 }  // namespace hhlo::conformance
 
-HHLO_FFI_DEFINE_HANDLER_SYMBOL(hhlo_check_expect_eq, hhlo::conformance::expect_eq,
-                              xla::ffi::Ffi::Bind()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Arg<xla::ffi::AnyBuffer>());
-HHLO_FFI_DEFINE_HANDLER_SYMBOL(hhlo_check_expect_close, hhlo::conformance::expect_close,
-                              xla::ffi::Ffi::Bind()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Arg<xla::ffi::AnyBuffer>());
-HHLO_FFI_DEFINE_HANDLER_SYMBOL(hhlo_check_expect_almost_eq, hhlo::conformance::expect_almost_eq,
-                              xla::ffi::Ffi::Bind()
-                                  .Arg<xla::ffi::AnyBuffer>()
-                                  .Arg<xla::ffi::AnyBuffer>());
+HHLO_FFI_DEFINE_HANDLER_SYMBOL(
+    hhlo_check_expect_eq, hhlo::conformance::expect_eq,
+    xla::ffi::Ffi::Bind().Arg<xla::ffi::AnyBuffer>().Arg<xla::ffi::AnyBuffer>());
+HHLO_FFI_DEFINE_HANDLER_SYMBOL(
+    hhlo_check_expect_close, hhlo::conformance::expect_close,
+    xla::ffi::Ffi::Bind().Arg<xla::ffi::AnyBuffer>().Arg<xla::ffi::AnyBuffer>());
+HHLO_FFI_DEFINE_HANDLER_SYMBOL(
+    hhlo_check_expect_almost_eq, hhlo::conformance::expect_almost_eq,
+    xla::ffi::Ffi::Bind().Arg<xla::ffi::AnyBuffer>().Arg<xla::ffi::AnyBuffer>());
 
 namespace hhlo::conformance {
 
@@ -112,8 +125,9 @@ namespace hhlo::conformance {
 bool ffi_checks_available() { return false; }
 
 void register_check_handlers(const Plugin&) {
-  throw PluginError("this build of hhlo has no FFI check handlers (the runtime lacks "
-                    "register_custom_call); use --check-mode outputs");
+  throw PluginError(
+      "this build of hhlo has no FFI check handlers (the runtime lacks "
+      "register_custom_call); use --check-mode outputs");
 }
 
 }  // namespace hhlo::conformance

@@ -1,9 +1,9 @@
 #include "conformance/rewrite.h"
 
+#include <fmt/format.h>
+
 #include <regex>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "hhlo/core/error.h"
 
@@ -51,7 +51,8 @@ CheckCall parse_check(const std::string& line, int line_no) {
   std::string types = m[6].str();
   std::size_t comma = types.find(", ");
   if (comma == std::string::npos)
-    throw Error(fmt::format("line {}: check call needs two operand types, got '{}'", line_no, types));
+    throw Error(
+        fmt::format("line {}: check call needs two operand types, got '{}'", line_no, types));
   TensorType a = parse_tensor_type(types.substr(0, comma));
   TensorType b = parse_tensor_type(types.substr(comma + 2));
   if (a != b)
@@ -67,13 +68,18 @@ std::size_t matching_paren(const std::string& s, std::size_t open) {
   for (std::size_t i = open; i < s.size(); ++i) {
     char c = s[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
-    else if (c == '(') ++depth;
-    else if (c == ')' && --depth == 0) return i;
+    if (c == '"')
+      in_string = true;
+    else if (c == '(')
+      ++depth;
+    else if (c == ')' && --depth == 0)
+      return i;
   }
   return std::string::npos;
 }
@@ -107,8 +113,10 @@ std::string rewrite_checks_to_outputs(std::string_view program) {
   std::vector<CheckCall> checks;
   std::vector<std::string> kept;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (is_check_line(lines[i])) checks.push_back(parse_check(lines[i], static_cast<int>(i + 1)));
-    else kept.push_back(lines[i]);
+    if (is_check_line(lines[i]))
+      checks.push_back(parse_check(lines[i], static_cast<int>(i + 1)));
+    else
+      kept.push_back(lines[i]);
   }
   if (checks.empty()) return std::string(program);
   std::string extra_values, extra_types;

@@ -1,6 +1,7 @@
 #include "conformance/runner.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -17,8 +18,6 @@
 #include <optional>
 #include <regex>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "hhlo/core/error.h"
 
@@ -70,8 +69,8 @@ class Worker {
       close(in[1]);
       close(out[0]);
       close(err[0]);
-      throw Error(fmt::format("conformance: cannot start worker '{}': {}", command_[0],
-                              std::strerror(rc)));
+      throw Error(
+          fmt::format("conformance: cannot start worker '{}': {}", command_[0], std::strerror(rc)));
     }
     pid_ = pid;
     to_ = in[1];
@@ -187,7 +186,8 @@ class Worker {
       if (n <= 0) continue;
       if (fds[1].revents & (POLLIN | POLLHUP)) {
         ssize_t k = ::read(err_, buf, sizeof buf);
-        if (k > 0) append_err(buf, k);
+        if (k > 0)
+          append_err(buf, k);
         else if (k == 0) {
           close(err_);
           err_ = -1;
@@ -195,8 +195,10 @@ class Worker {
       }
       if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
         ssize_t k = ::read(from_, buf, sizeof buf);
-        if (k > 0) out_buf_.append(buf, k);
-        else return Reply{std::nullopt, describe_death(), false};
+        if (k > 0)
+          out_buf_.append(buf, k);
+        else
+          return Reply{std::nullopt, describe_death(), false};
       }
     }
   }
@@ -256,7 +258,8 @@ std::vector<std::string> list_corpus(const std::string& dir, const std::string& 
 
 Report run_files(const std::vector<std::string>& files, const RunnerOptions& options) {
   if (options.worker_command.empty()) throw Error("conformance: no worker command");
-  if (options.jobs < 1) throw Error(fmt::format("conformance: --jobs must be >= 1, got {}", options.jobs));
+  if (options.jobs < 1)
+    throw Error(fmt::format("conformance: --jobs must be >= 1, got {}", options.jobs));
   if (!(options.timeout_s > 0))
     throw Error(fmt::format("conformance: --timeout-s must be > 0, got {}", options.timeout_s));
   signal(SIGPIPE, SIG_IGN);  // a dead worker must not kill us through its stdin pipe
@@ -279,7 +282,8 @@ Report run_files(const std::vector<std::string>& files, const RunnerOptions& opt
       FileResult r;
       try {
         if (!worker.running()) worker.start(startup_s);
-        Reply reply = worker.request(std::filesystem::absolute(files[i]).string(), options.timeout_s);
+        Reply reply =
+            worker.request(std::filesystem::absolute(files[i]).string(), options.timeout_s);
         if (reply.line) {
           r = parse_reply(name, *reply.line);
         } else {
@@ -307,9 +311,12 @@ Report run_files(const std::vector<std::string>& files, const RunnerOptions& opt
   for (std::thread& t : threads) t.join();
   if (fatal) std::rethrow_exception(fatal);
   for (const FileResult& r : report.results) {
-    if (r.status == Status::passed) ++report.passed;
-    else if (r.status == Status::unsupported) ++report.unsupported;
-    else ++report.failed;
+    if (r.status == Status::passed)
+      ++report.passed;
+    else if (r.status == Status::unsupported)
+      ++report.unsupported;
+    else
+      ++report.failed;
   }
   report.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return report;

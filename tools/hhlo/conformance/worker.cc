@@ -1,5 +1,6 @@
 #include "conformance/worker.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -8,8 +9,6 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "conformance/rewrite.h"
 
@@ -37,9 +36,9 @@ std::string condense(const std::string& message, std::size_t max = 400) {
 bool plugin_limitation(const PjrtError& e) {
   const std::string m = e.what();
   if (e.code() == 12) return true;  // UNIMPLEMENTED
-  for (const char* pattern : {"is not supported", "not implemented", "Unimplemented",
-                              "unsupported", "failed to legalize operation",
-                              "Unknown custom-call API version enum value"})
+  for (const char* pattern :
+       {"is not supported", "not implemented", "Unimplemented", "unsupported",
+        "failed to legalize operation", "Unknown custom-call API version enum value"})
     if (m.find(pattern) != std::string::npos) return true;
   return false;
 }
@@ -56,9 +55,12 @@ std::string read_file(const std::string& path) {
 
 std::string_view status_name(Status s) {
   switch (s) {
-    case Status::passed: return "passed";
-    case Status::failed: return "failed";
-    case Status::unsupported: return "unsupported";
+    case Status::passed:
+      return "passed";
+    case Status::failed:
+      return "failed";
+    case Status::unsupported:
+      return "unsupported";
   }
   return "?";
 }
@@ -90,7 +92,8 @@ FileResult run_file(const Client& client, const std::string& path, CheckMode mod
     text = read_file(path);
     checks = find_checks(text);
     if (checks.empty()) return done(Status::failed, "no check.* call: nothing verifies the result");
-    program = mode == CheckMode::ffi ? rewrite_checks_to_ffi(text) : rewrite_checks_to_outputs(text);
+    program =
+        mode == CheckMode::ffi ? rewrite_checks_to_ffi(text) : rewrite_checks_to_outputs(text);
   } catch (const std::exception& e) {
     return done(Status::failed, std::string("cannot prepare the program: ") + e.what());
   }
@@ -110,8 +113,8 @@ FileResult run_file(const Client& client, const std::string& path, CheckMode mod
     if (mode == CheckMode::outputs) {
       std::size_t extra = 2 * checks.size();
       if (outputs.size() < extra)
-        return done(Status::failed, fmt::format("expected at least {} outputs, got {}", extra,
-                                                outputs.size()));
+        return done(Status::failed,
+                    fmt::format("expected at least {} outputs, got {}", extra, outputs.size()));
       std::size_t base = outputs.size() - extra;
       for (std::size_t k = 0; k < checks.size(); ++k) {
         Array actual = outputs[base + 2 * k].to_host();
