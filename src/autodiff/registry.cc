@@ -23,6 +23,7 @@ detail::Registry& registry() {
     detail::register_reduce_window_rules(r);
     detail::register_indexing_rules(r);
     detail::register_control_flow_rules(r);
+    detail::register_batch_norm_rules(r);
     detail::register_extra_rules(r);
   });
   return r;

@@ -21,7 +21,9 @@ template <typename T>
 class NamedMap {
  public:
   using Map = std::map<std::string, T, std::less<>>;
+  /// Empty collection.
   NamedMap() = default;
+  /// From {name, value} pairs: `Params{{"w", f.arg(0)}, {"b", f.arg(1)}}`.
   NamedMap(std::initializer_list<typename Map::value_type> init) : map_(init) {}
 
   /// Sets (or replaces) entry `name`. Throws hhlo::Error on an empty name.
@@ -36,6 +38,7 @@ class NamedMap {
       throw Error("no parameter named '" + std::string(name) + "'; parameters: " + names_text());
     return it->second;
   }
+  /// True when an entry `name` exists.
   bool contains(std::string_view name) const { return map_.find(name) != map_.end(); }
   /// Entries whose name is `prefix` or starts with `prefix + "/"`, names kept whole.
   NamedMap subtree(std::string_view prefix) const {
@@ -56,14 +59,19 @@ class NamedMap {
   void merge(const NamedMap& other) {
     for (const auto& [k, v] : other.map_) map_.insert_or_assign(k, v);
   }
+  /// Every name, sorted.
   std::vector<std::string> names() const {
     std::vector<std::string> out;
     for (const auto& kv : map_) out.push_back(kv.first);
     return out;
   }
+  /// Number of entries.
   std::size_t size() const { return map_.size(); }
+  /// True without entries.
   bool empty() const { return map_.empty(); }
+  /// Iteration over (name, value) pairs in name order.
   auto begin() const { return map_.begin(); }
+  /// End of the iteration.
   auto end() const { return map_.end(); }
 
  private:

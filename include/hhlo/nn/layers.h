@@ -45,8 +45,11 @@ struct Padding {
   enum class Kind : uint8_t { same, valid, explicit_ } kind = Kind::valid;
   /// For explicit_: {{top, bottom}, {left, right}}.
   std::vector<std::pair<int64_t, int64_t>> pads;
+  /// SAME: pad so that output = ceil(input / stride), the odd cell at the end (as XLA / JAX).
   static Padding same() { return {Kind::same, {}}; }
+  /// VALID: no padding.
   static Padding valid() { return {Kind::valid, {}}; }
+  /// Explicit (low, high) pairs per spatial dimension (may be negative: cropping).
   static Padding explicit_pads(std::vector<std::pair<int64_t, int64_t>> p) { return {Kind::explicit_, std::move(p)}; }
 };
 /// Options of conv2d.

@@ -13,9 +13,13 @@ namespace hhlo::nn {
 
 /// A model: logits [B, 10] from images x f32 [B, 64].
 struct Model {
+  /// "mlp" or "cnn", and a one-line description for the demo's banner.
   std::string name, description;
+  /// Builds logits [B, 10] from x [B, 64] in x's function.
   std::function<Tensor(const ad::Params& params, Tensor x)> forward;
+  /// Initial parameters (names as `forward` reads them).
   ad::ParamArrays init;
+  /// Epochs and Adam learning rate the demo uses by default.
   int default_epochs = 30;
   double default_lr = 2e-3;
 };

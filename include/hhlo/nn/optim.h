@@ -25,7 +25,8 @@ struct Optimizer {
 /// SGD with (heavy-ball) momentum: v = momentum * v + g; p -= lr * v (momentum 0: plain SGD,
 /// no state). State "v/<name>".
 Optimizer sgd(double lr, double momentum = 0.0);
-/// Adam (Kingma & Ba, as optax.adam): m, v moments with bias correction; state "m/<name>",
+/// Adam (Kingma & Ba, Algorithm 1 with the bias correction folded into the step size, as the
+/// JAX peer bench/train_jax.py): m, v moments; state "m/<name>",
 /// "v/<name>" and the step count "t" (f32 scalar).
 Optimizer adam(double lr, double b1 = 0.9, double b2 = 0.999, double eps = 1e-8);
 

@@ -53,6 +53,7 @@ class Trainer {
   void set_params(const ad::ParamArrays& params);
   /// MLIR text of the compiled step.
   const std::string& mlir() const { return mlir_; }
+  /// The client the buffers live on (to upload batches for step_on_device).
   const Client& client() const { return session_->client(); }
 
  private:

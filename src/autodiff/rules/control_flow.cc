@@ -146,15 +146,6 @@ void register_control_flow_rules(Registry& r) {
                               target, op.loc().file, op.loc().line, target));
     return (*rule)(op, cts);
   };
-  r["stablehlo.batch_norm_training"] = [](const Op& op, const Cts& cts) {
-    if (cts[1] || cts[2]) unsupported(op, "cotangents of the batch statistics are not supported");
-    Cts out(3);
-    if (!cts[0]) return out;
-    auto eps = static_cast<float>(op.attr("epsilon")->get_if<FloatAttr>()->value);
-    int64_t fi = op.attr("feature_index")->get_if<IntAttr>()->value;
-    auto g = batch_norm_grad(op.operands()[0], op.operands()[1], op.result(1), op.result(2), *cts[0], eps, fi);
-    return Cts{g[0], g[1], g[2]};
-  };
 }
 
 }  // namespace hhlo::ad::detail

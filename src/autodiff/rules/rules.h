@@ -22,6 +22,7 @@ void register_convolution_rules(Registry& r);
 void register_reduce_window_rules(Registry& r);
 void register_indexing_rules(Registry& r);
 void register_control_flow_rules(Registry& r);
+void register_batch_norm_rules(Registry& r);
 void register_extra_rules(Registry& r);
 
 using hhlo::is_float;  // f16/bf16/f32/f64: the differentiable element types
