@@ -89,3 +89,17 @@ TEST(AutodiffCustomVjp, RegisteredBackwardIsUsedAndMissingOneIsNamed) {
 
 }  // namespace
 }  // namespace hhlo
+
+namespace hhlo {
+namespace {
+
+TEST(AutodiffControlFlow, OptimizationBarrierAndReducePrecisionPassCotangentsThrough) {
+  test::check_grad({test::rand_f64({3}, 21), test::rand_f64({3}, 22)}, [](const std::vector<Value>& a) {
+    auto b = optimization_barrier({a[0], a[1]});
+    // f64 keeps all its bits: reduce_precision(11, 52) is the identity, so FD sees the same values.
+    return multiply(reduce_precision(b[0], 11, 52), sine(b[1]));
+  });
+}
+
+}  // namespace
+}  // namespace hhlo
