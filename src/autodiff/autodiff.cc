@@ -207,4 +207,24 @@ Func& vjp_func(Module& module, std::string name, const std::vector<TensorType>& 
   return f;
 }
 
+Func& value_and_grad_func(Module& module, std::string name, const std::vector<TensorType>& arg_types,
+                          const std::function<Value(const std::vector<Value>&)>& body,
+                          std::vector<size_t> wrt) {
+  if (wrt.empty()) {
+    for (size_t i = 0; i < arg_types.size(); ++i)
+      if (detail::is_float(arg_types[i].dtype)) wrt.push_back(i);
+  }
+  for (size_t i : wrt)
+    if (i >= arg_types.size())
+      throw Error(fmt::format("value_and_grad_func: wrt index {} out of range ({} arguments)", i, arg_types.size()));
+  Func& f = module.add_func(std::move(name), arg_types);
+  Value loss = body(f.args());
+  std::vector<Value> w;
+  for (size_t i : wrt) w.push_back(f.arg(i));
+  std::vector<Value> outs = {loss};
+  for (Value g : grad(loss, w)) outs.push_back(g);
+  f.ret(outs);
+  return f;
+}
+
 }  // namespace hhlo::ad

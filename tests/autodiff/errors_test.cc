@@ -97,6 +97,24 @@ TEST(Autodiff, ValueAndGradOverNamedParams) {
   EXPECT_FLOAT_EQ(out[2].to_vector<float>()[0], 3.0f);  // a e^b
 }
 
+TEST(Autodiff, ValueAndGradFuncSelectsArguments) {
+  Module m;
+  // f(x, n, y) = sum(x * y) * 2 with an integer argument n in between; gradient w.r.t. y only.
+  ad::value_and_grad_func(m, "main", {{DType::f32, {2}}, {DType::i32, {}}, {DType::f32, {2}}},
+                          [](const std::vector<Value>& a) {
+                            Value s = ad::reduce_sum(multiply(a[0], a[2]), {0});
+                            return multiply(s, convert(a[1], DType::f32));
+                          }, {2});
+  auto out = run(m, {Array::from<float>({2}, {3, 4}), Array::from<int32_t>({}, {2}), Array::from<float>({2}, {1, 1})});
+  EXPECT_EQ(out.size(), 2u);
+  EXPECT_FLOAT_EQ(out[0].to_vector<float>()[0], 14.0f);
+  EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{6, 8}));
+  Module m2;
+  EXPECT_THROW(ad::value_and_grad_func(m2, "main", {{DType::i32, {}}}, [](const std::vector<Value>& a) {
+    return convert(a[0], DType::f32);
+  }, {1}), Error);
+}
+
 TEST(Autodiff, VjpFuncBuildsABackwardFunction) {
   Module m;
   ad::vjp_func(m, "main", {{DType::f32, {2}}}, [](const std::vector<Value>& a) {

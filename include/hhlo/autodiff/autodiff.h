@@ -65,4 +65,12 @@ Func& vjp_func(Module& module, std::string name, const std::vector<TensorType>& 
                const std::function<std::vector<Value>(const std::vector<Value>&)>& body,
                std::vector<size_t> wrt = {});
 
+/// Builds a new public function `name` in `module` taking `arg_types` and returning the scalar
+/// `body(args)` followed by its gradient with respect to the arguments listed in `wrt` (all float
+/// arguments when empty): JAX's `value_and_grad(f, argnums)` as a function of the module.
+/// Throws hhlo::Error when body's result is not one float scalar, and what grad throws.
+Func& value_and_grad_func(Module& module, std::string name, const std::vector<TensorType>& arg_types,
+                          const std::function<Value(const std::vector<Value>&)>& body,
+                          std::vector<size_t> wrt = {});
+
 }  // namespace hhlo::ad
