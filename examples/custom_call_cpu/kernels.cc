@@ -58,6 +58,37 @@ ffi::Error RmsNormImpl(ffi::Buffer<ffi::F32> x, float epsilon, ffi::ResultBuffer
   });
 }
 
+// The VJP of rms_norm: for each row, with r = 1 / sqrt(mean(x^2) + epsilon) and y = x * r,
+// dx_i = r * dy_i - x_i * r^3 * (sum_j dy_j * x_j) / n. Paired with hhlo_example_rms_norm
+// through hhlo::ad::register_custom_vjp("hhlo_example_rms_norm", "hhlo_example_rms_norm_grad").
+ffi::Error RmsNormGradImpl(ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> dy, float epsilon,
+                           ffi::ResultBuffer<ffi::F32> dx) {
+  return guarded("hhlo_example_rms_norm_grad", [&]() -> ffi::Error {
+    auto dims = x.dimensions();
+    if (dims.size() == 0 || x.element_count() != dy.element_count())
+      return ffi::Error::InvalidArgument("hhlo_example_rms_norm_grad: x " + dims_text(dims) +
+                                         " and dy " + dims_text(dy.dimensions()) +
+                                         " must have the same dims, rank >= 1");
+    const int64_t n = dims.back();
+    const int64_t rows = n == 0 ? 0 : static_cast<int64_t>(x.element_count()) / n;
+    const float* in = x.typed_data();
+    const float* g = dy.typed_data();
+    float* out = dx->typed_data();
+    for (int64_t r = 0; r < rows; ++r) {
+      double sum_sq = 0.0, dot = 0.0;
+      for (int64_t i = 0; i < n; ++i) {
+        sum_sq += double(in[r * n + i]) * in[r * n + i];
+        dot += double(g[r * n + i]) * in[r * n + i];
+      }
+      const double inv = 1.0 / std::sqrt(sum_sq / n + epsilon);
+      const double k = inv * inv * inv * dot / n;
+      for (int64_t i = 0; i < n; ++i)
+        out[r * n + i] = static_cast<float>(inv * g[r * n + i] - k * in[r * n + i]);
+    }
+    return ffi::Error::Success();
+  });
+}
+
 // out = a + b elementwise; the length comes from the buffers (any rank, same dims).
 ffi::Error VectorAddImpl(ffi::Buffer<ffi::F32> a, ffi::Buffer<ffi::F32> b,
                          ffi::ResultBuffer<ffi::F32> out) {
@@ -127,6 +158,12 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_rms_norm, RmsNormImpl,
                                   .Attr<float>("epsilon")
                                   .Ret<ffi::Buffer<ffi::F32>>());
 
+XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_rms_norm_grad, RmsNormGradImpl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Attr<float>("epsilon")
+                                  .Ret<ffi::Buffer<ffi::F32>>());
 XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_vector_add, VectorAddImpl,
                               ffi::Ffi::Bind()
                                   .Arg<ffi::Buffer<ffi::F32>>()

@@ -139,6 +139,31 @@ void register_custom_vjp(std::string target, VjpRule rule) {
   register_vjp("custom_call:" + target, std::move(rule));
 }
 
+void register_custom_vjp(std::string forward_target, std::string backward_target) {
+  register_custom_vjp(std::move(forward_target), [backward_target = std::move(backward_target)](
+                                                     const Op& op, const std::vector<Cotangent>& cts) {
+    if (op.operands().empty()) return std::vector<Cotangent>{};
+    CustomCallOptions options;
+    if (const Attribute* v = op.attr("api_version"))
+      if (const auto* i = v->get_if<IntAttr>()) options.api_version = static_cast<int>(i->value);
+    if (const Attribute* c = op.attr("backend_config")) {
+      if (const auto* d = c->get_if<DictAttr>()) options.backend_config = *d;
+      if (const auto* t = c->get_if<StringAttr>()) options.backend_config = t->value;
+    }
+    std::vector<Value> operands = op.operands();
+    std::vector<TensorType> result_types;
+    for (const Value& x : op.operands()) result_types.push_back(x.type());
+    for (size_t k = 0; k < op.results().size(); ++k)
+      operands.push_back(cts[k] ? *cts[k] : full_like(op.results()[k], 0.0));
+    std::vector<Value> grads = custom_call(op.operands()[0].func(), backward_target, operands,
+                                           result_types, options);
+    std::vector<Cotangent> out(op.operands().size());
+    for (size_t i = 0; i < out.size(); ++i)
+      if (is_float(op.operands()[i].dtype()) || is_complex(op.operands()[i].dtype())) out[i] = grads[i];
+    return out;
+  });
+}
+
 VjpRule zero_vjp() {
   return [](const Op& op, const std::vector<Cotangent>&) {
     return std::vector<Cotangent>(op.operands().size());

@@ -46,6 +46,14 @@ std::vector<Value> inline_region(const Block& region, const std::vector<Value>& 
 /// custom_vjp of a custom call; its rule may itself emit a backward custom call). A custom call
 /// without one is an error naming the target.
 void register_custom_vjp(std::string target, VjpRule rule);
+/// Pairs a forward custom-call target with a backward one (JAX's custom_vjp with both halves as
+/// kernels): the VJP of `stablehlo.custom_call @forward_target(x_1..x_n)` with results
+/// y_1..y_m is `stablehlo.custom_call @backward_target(x_1..x_n, ct_1..ct_m)` with the same
+/// api_version and backend_config, returning n results typed like x_1..x_n (the cotangents of
+/// the operands; zero cotangents are passed as zeros). Both targets must be registered with the
+/// plugin (hhlo::register_custom_call) before the program is compiled. Cotangents of integer or
+/// pred operands that the backward target returns are dropped.
+void register_custom_vjp(std::string forward_target, std::string backward_target);
 
 /// A rule for an op whose gradient is zero almost everywhere (floor, sign, round, compare, ...).
 VjpRule zero_vjp();
