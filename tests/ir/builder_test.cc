@@ -174,3 +174,18 @@ TEST(Builder, FunctionNamesThatAreNotIdentifiersAreQuoted) {
 }
 }  // namespace
 }  // namespace hhlo
+
+#include <unordered_set>
+
+namespace hhlo {
+namespace {
+TEST(Builder, ValuesHashAndCompare) {
+  Module m;
+  Func& f = m.add_func("main", {{DType::f32, {}}, {DType::f32, {}}});
+  std::unordered_set<Value> s = {f.arg(0), f.arg(1), f.arg(0)};
+  EXPECT_EQ(s.size(), 2u);
+  EXPECT_TRUE(s.count(f.arg(1)));
+  EXPECT_FALSE(Value().valid());
+}
+}  // namespace
+}  // namespace hhlo

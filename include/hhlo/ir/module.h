@@ -219,3 +219,11 @@ class Module {
 };
 
 }  // namespace hhlo
+
+/// Values hash by (function, id), so they can key unordered containers (e.g. cotangent maps).
+template <>
+struct std::hash<hhlo::Value> {
+  size_t operator()(const hhlo::Value& v) const noexcept {
+    return std::hash<const void*>()(v.valid() ? &v.func() : nullptr) * 31 + v.id();
+  }
+};
