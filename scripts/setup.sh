@@ -56,7 +56,7 @@ unpack() {
 }
 
 stamp="$tp/.hhlo-stamp"
-want="xla-cpu-pjrt-0.0.1 jaxlib-0.9.0 scikit-learn-1.9.1"
+want="xla-cpu-pjrt-0.0.1 lammps-jax-pjrt-cpu-0.11.2 jaxlib-0.9.0 scikit-learn-1.9.1"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   rm -rf "$tp"; mkdir -p "$tp"
   # XLA CPU PJRT plugin (PJRT C API 0.81) and the pjrt_c_api.h it was built with.
@@ -65,6 +65,12 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   mkdir -p "$tp/pjrt/cpu" "$tp/pjrt/include/xla/pjrt/c"
   mv "$tp/wheel/xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so" "$tp/pjrt/cpu/"
   mv "$tp/wheel/xla_plugins/xla_cpu_pjrt/include/pjrt_c_api.h" "$tp/pjrt/include/xla/pjrt/c/"
+  # A second, newer XLA CPU plugin (PJRT C API 0.115, the API of the 0.11.x CUDA plugin): the
+  # compatibility tests drive it with our 0.81 declarations (tests/CMakeLists.txt).
+  w=$(fetch lammps-jax-pjrt-cpu 0.11.2 1319390d948b39f69f7dade496b7c385149d9ca6097a6b62114da113216d9ad1)
+  unpack "$w" "$tp/wheel" 'lammps_jax_pjrt_cpu/pjrt_c_api_cpu_plugin.so'
+  mkdir -p "$tp/pjrt/cpu-0.115"
+  mv "$tp/wheel/lammps_jax_pjrt_cpu/pjrt_c_api_cpu_plugin.so" "$tp/pjrt/cpu-0.115/"
   # XLA FFI headers (xla/ffi/api/{api,c_api,ffi}.h) for typed custom-call handlers, at the XLA FFI
   # API version the CPU plugin implements (0.2): jaxlib 0.9.0 is the newest with 0.2. Handlers
   # built with newer headers report a newer minor version, which the plugin silently drops.
