@@ -101,19 +101,21 @@ Tensor relu(Tensor x, Loc loc) { return hhlo::maximum(x, full_like(x, 0, loc), l
 
 namespace hhlo {
 
-Tensor operator+(Tensor a, Tensor b) { return np::add(a, b); }
-Tensor operator-(Tensor a, Tensor b) { return np::subtract(a, b); }
-Tensor operator*(Tensor a, Tensor b) { return np::multiply(a, b); }
-Tensor operator/(Tensor a, Tensor b) { return np::divide(a, b); }
-static Tensor sc(Tensor like, Scalar s) { return np::scalar(like.func(), s, like.dtype()); }
-Tensor operator+(Tensor a, Scalar b) { return np::add(a, sc(a, b)); }
-Tensor operator-(Tensor a, Scalar b) { return np::subtract(a, sc(a, b)); }
-Tensor operator*(Tensor a, Scalar b) { return np::multiply(a, sc(a, b)); }
-Tensor operator/(Tensor a, Scalar b) { return np::divide(a, sc(a, b)); }
-Tensor operator+(Scalar a, Tensor b) { return np::add(sc(b, a), b); }
-Tensor operator-(Scalar a, Tensor b) { return np::subtract(sc(b, a), b); }
-Tensor operator*(Scalar a, Tensor b) { return np::multiply(sc(b, a), b); }
-Tensor operator/(Scalar a, Tensor b) { return np::divide(sc(b, a), b); }
-Tensor operator-(Tensor a) { return hhlo::negate(a); }
+Tensor operator+(TensorAt a, Tensor b) { return np::add(a.t, b, a.loc); }
+Tensor operator-(TensorAt a, Tensor b) { return np::subtract(a.t, b, a.loc); }
+Tensor operator*(TensorAt a, Tensor b) { return np::multiply(a.t, b, a.loc); }
+Tensor operator/(TensorAt a, Tensor b) { return np::divide(a.t, b, a.loc); }
+static Tensor sc(const TensorAt& like, Scalar s) {
+  return np::scalar(like.t.func(), s, like.t.dtype(), like.loc);
+}
+Tensor operator+(TensorAt a, Scalar b) { return np::add(a.t, sc(a, b), a.loc); }
+Tensor operator-(TensorAt a, Scalar b) { return np::subtract(a.t, sc(a, b), a.loc); }
+Tensor operator*(TensorAt a, Scalar b) { return np::multiply(a.t, sc(a, b), a.loc); }
+Tensor operator/(TensorAt a, Scalar b) { return np::divide(a.t, sc(a, b), a.loc); }
+Tensor operator+(Scalar a, TensorAt b) { return np::add(sc(b, a), b.t, b.loc); }
+Tensor operator-(Scalar a, TensorAt b) { return np::subtract(sc(b, a), b.t, b.loc); }
+Tensor operator*(Scalar a, TensorAt b) { return np::multiply(sc(b, a), b.t, b.loc); }
+Tensor operator/(Scalar a, TensorAt b) { return np::divide(sc(b, a), b.t, b.loc); }
+Tensor operator-(TensorAt a) { return hhlo::negate(a.t, a.loc); }
 
 }  // namespace hhlo

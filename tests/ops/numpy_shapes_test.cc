@@ -99,6 +99,20 @@ TEST(Numpy, MatmulEinsumShapes) {
   expect_error("einsum", [&] { np::einsum("...j,jk->k", c, c); });
 }
 
+TEST(Numpy, OperatorsRecordTheUsersLine) {
+  Module m;
+  Func& f = m.add_func("main", {f32({2}), f32({2})});
+  Value a = f.arg(0), b = f.arg(1);
+  Tensor s = a + b;  // Value + Value goes through Tensor operators too
+  int line = __LINE__ - 1;
+  Tensor n = -s * 2;
+  int line2 = __LINE__ - 1;
+  f.ret({n});
+  std::string t = to_mlir(m);
+  EXPECT_NE(t.find("numpy_shapes_test.cc\":" + std::to_string(line) + ":"), std::string::npos) << t;
+  EXPECT_NE(t.find("\"stablehlo.negate\"(%0) : (tensor<2xf32>) -> tensor<2xf32> loc(\"" + std::string(__FILE__) + "\":" + std::to_string(line2)), std::string::npos) << t;
+}
+
 TEST(Numpy, SupportedOpsListsEveryFamily) {
   auto ops = supported_ops();
   for (std::string_view want :

@@ -86,21 +86,34 @@ Tensor relu(Tensor x, Loc loc = Loc::current());
 
 }  // namespace np
 
-/// Broadcasting arithmetic (np::add ...). Locations of operators are those of the library call.
-Tensor operator+(Tensor a, Tensor b);
-Tensor operator-(Tensor a, Tensor b);
-Tensor operator*(Tensor a, Tensor b);
-Tensor operator/(Tensor a, Tensor b);
+/// The left (or only tensor) operand of an operator, carrying the source location of the
+/// expression it appears in: converting a Tensor or Value to it evaluates `Loc::current()` at the
+/// user's expression, so `x + y` records the user's line in the printed `loc(...)`.
+struct TensorAt {
+  Tensor t;
+  Loc loc;
+  TensorAt(Tensor t, Loc loc = Loc::current()) : t(t), loc(loc) {}  // NOLINT: implicit
+  TensorAt(Value v, Loc loc = Loc::current()) : t(v), loc(loc) {}   // NOLINT: implicit
+};
+
+/// Broadcasting arithmetic (np::add, np::subtract, np::multiply, np::divide), recorded at the
+/// line of the expression. Throws ShapeError("broadcast") for incompatible shapes and the op's
+/// ShapeError for differing element types.
+Tensor operator+(TensorAt a, Tensor b);
+Tensor operator-(TensorAt a, Tensor b);
+Tensor operator*(TensorAt a, Tensor b);
+Tensor operator/(TensorAt a, Tensor b);
 /// Scalar operands take the tensor's element type (JAX's weak typing): `x * 2`, `1.0 - x`.
-Tensor operator+(Tensor a, Scalar b);
-Tensor operator-(Tensor a, Scalar b);
-Tensor operator*(Tensor a, Scalar b);
-Tensor operator/(Tensor a, Scalar b);
-Tensor operator+(Scalar a, Tensor b);
-Tensor operator-(Scalar a, Tensor b);
-Tensor operator*(Scalar a, Tensor b);
-Tensor operator/(Scalar a, Tensor b);
+/// Throws ShapeError("constant") when the scalar does not fit that type (0.5 for i32).
+Tensor operator+(TensorAt a, Scalar b);
+Tensor operator-(TensorAt a, Scalar b);
+Tensor operator*(TensorAt a, Scalar b);
+Tensor operator/(TensorAt a, Scalar b);
+Tensor operator+(Scalar a, TensorAt b);
+Tensor operator-(Scalar a, TensorAt b);
+Tensor operator*(Scalar a, TensorAt b);
+Tensor operator/(Scalar a, TensorAt b);
 /// stablehlo.negate.
-Tensor operator-(Tensor a);
+Tensor operator-(TensorAt a);
 
 }  // namespace hhlo
