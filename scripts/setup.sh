@@ -83,5 +83,5 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   mkdir -p "$tp/data"; mv "$tp/wheel/sklearn/datasets/data/digits.csv.gz" "$tp/data/"
   rm -rf "$tp/wheel"
   echo "$want" > "$stamp"
-  log "third_party ready: $(ls "$tp")"
+  log "third_party ready: $(ls "$tp" | tr '\n' ' ')"
 fi

@@ -86,10 +86,16 @@ Plugin Plugin::for_platform(const std::string& platform) {
     throw PluginError(fmt::format("unknown platform '{}' (expected cpu or cuda, or set {} to a "
                                   "plugin path)", platform, env));
   std::string path = std::string(HHLO_PLUGIN_DIR) + "/" + file;
-  if (!std::filesystem::exists(path))
+  if (!std::filesystem::exists(path)) {
+    std::string fix = platform == "cpu"
+                          ? "run scripts/setup.sh, or set " + env + " to the plugin's path"
+                          : "set " + env + " to the path of xla_cuda_plugin.so (from the "
+                            "jax-cuda13-pjrt wheel, with the NVIDIA runtime wheels on the library "
+                            "path), or place it there";
     throw PluginError(fmt::format("no PJRT plugin for platform '{}': {} is not set and {} does not "
-                                  "exist (run scripts/setup.sh, or set {} to the plugin's path)",
-                                  platform, env, path, env));
+                                  "exist ({})",
+                                  platform, env, path, fix));
+  }
   return load(path);
 }
 

@@ -95,6 +95,8 @@ TEST(Cli, RunMalformedProgram) {
   AddFixture f("malformed");
   write_text(f.program, "module { func.func @main( -> }");
   expect_clean_error(run_hhlo({"run", f.program, "-i", f.a, "-i", f.b}), "cannot compile");
+  // The diagnostic points into the file by name, not at the plugin's "-" (stdin) name.
+  expect_clean_error(run_hhlo({"run", f.program, "-i", f.a, "-i", f.b}), f.program + ":1:");
 }
 
 TEST(Cli, RunWrongInputCount) {

@@ -48,6 +48,18 @@ TEST(Plugin, UnknownPlatformIsAClearError) {
   EXPECT_THROW(Plugin::for_platform("tpu9"), PluginError);
 }
 
+TEST(Plugin, MissingCudaPluginSaysWhereToGetIt) {
+  unsetenv("HHLO_PJRT_PLUGIN_CUDA");
+  try {
+    Plugin::for_platform("cuda");
+    FAIL() << "a CUDA plugin was found in the set-up folder";
+  } catch (const PluginError& e) {
+    EXPECT_NE(std::string(e.what()).find("set HHLO_PJRT_PLUGIN_CUDA to the path of xla_cuda_plugin.so"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Plugin, EnvironmentVariableOverridesThePath) {
   setenv("HHLO_PJRT_PLUGIN_CPU", "/nonexistent/env.so", 1);
   EXPECT_THROW(Plugin::for_platform("cpu"), PluginError);

@@ -107,7 +107,19 @@ int run_program(const RunOptions& o) {
   try {
     exe = client.compile(text);
   } catch (const PjrtError& e) {
-    throw Error(fmt::format("cannot compile '{}': {}", o.program, e.what()));
+    // The plugin names the program "-" in its diagnostics ("-:2:25: error: ..."): name the file.
+    std::string message = e.what();
+    for (std::size_t at = 0; (at = message.find("-:", at)) != std::string::npos;) {
+      bool starts_line = at == 0 || message[at - 1] == '\n' || message[at - 1] == ' ';
+      bool has_position = at + 2 < message.size() && std::isdigit(static_cast<unsigned char>(message[at + 2]));
+      if (starts_line && has_position) {
+        message.replace(at, 1, o.program);
+        at += o.program.size() + 1;
+      } else {
+        at += 2;
+      }
+    }
+    throw Error(fmt::format("cannot compile '{}': {}", o.program, message));
   }
   check_inputs(exe, inputs, o.inputs);
   std::vector<Buffer> buffers;
