@@ -5,10 +5,9 @@
 //
 //  - hhlo::kernel::guarded(name, body): runs a handler body, turning any C++ exception into an
 //    ffi::Error (XLA is C underneath: an exception escaping a handler terminates the process).
-//  - HHLO_FFI_DEFINE_HANDLER_SYMBOL: the same as XLA_FFI_DEFINE_HANDLER_SYMBOL (kept for kernels
-//    written against it; prefer the XLA macro). Build kernels with the FFI headers set-up pins
-//    (jaxlib 0.9.0, XLA FFI API 0.2, the CPU plugin's version): a handler reporting a newer minor
-//    version is dropped by the plugin, which hhlo::register_custom_call detects and refuses.
+// Build kernels with the XLA FFI headers set-up pins (jaxlib 0.9.0, XLA FFI API 0.2, the CPU
+// plugin's version) and export handlers with XLA_FFI_DEFINE_HANDLER_SYMBOL: a handler reporting a
+// newer minor version is dropped by the plugin, which hhlo::register_custom_call detects and refuses.
 #pragma once
 
 #include <exception>
@@ -32,7 +31,3 @@ template <typename F>
 }
 
 }  // namespace hhlo::kernel
-
-/// Defines `extern "C" XLA_FFI_Error* fn(XLA_FFI_CallFrame*)`, the typed handler of `impl` with
-/// `binding` (an xla::ffi::Ffi::Bind() chain), to be registered with hhlo::register_custom_call.
-#define HHLO_FFI_DEFINE_HANDLER_SYMBOL(fn, impl, binding) XLA_FFI_DEFINE_HANDLER_SYMBOL(fn, impl, binding)

@@ -1,8 +1,8 @@
 // Typed XLA FFI handlers serving the corpus's check.expect_eq / expect_close / expect_almost_eq
 // custom calls (MLIR api_version = 4) inside the plugin. A mismatch returns an FFI error carrying
 // compare()'s message, which fails the execution. No exception ever escapes into XLA.
-// They are defined with HHLO_FFI_DEFINE_HANDLER_SYMBOL (custom_call_kernel.h), against the XLA FFI
-// headers pinned at the plugin's FFI version: the plugin silently drops a newer handler.
+// They are built against the XLA FFI headers pinned at the plugin's FFI version (the plugin
+// silently drops a newer handler; register_custom_call refuses one).
 #include <fmt/format.h>
 
 #include <exception>
@@ -13,9 +13,7 @@
 #include "conformance/worker.h"
 #include "hhlo/core/error.h"
 
-#ifdef HHLO_HAVE_REGISTER_CUSTOM_CALL
 #include "hhlo/runtime/custom_call.h"
-#include "hhlo/runtime/custom_call_kernel.h"
 #include "xla/ffi/api/ffi.h"
 
 namespace hhlo::conformance {
@@ -94,19 +92,17 @@ ffi::Error expect_almost_eq(ffi::AnyBuffer a, ffi::AnyBuffer b) {
 }  // namespace
 }  // namespace hhlo::conformance
 
-HHLO_FFI_DEFINE_HANDLER_SYMBOL(
+XLA_FFI_DEFINE_HANDLER_SYMBOL(
     hhlo_check_expect_eq, hhlo::conformance::expect_eq,
     xla::ffi::Ffi::Bind().Arg<xla::ffi::AnyBuffer>().Arg<xla::ffi::AnyBuffer>());
-HHLO_FFI_DEFINE_HANDLER_SYMBOL(
+XLA_FFI_DEFINE_HANDLER_SYMBOL(
     hhlo_check_expect_close, hhlo::conformance::expect_close,
     xla::ffi::Ffi::Bind().Arg<xla::ffi::AnyBuffer>().Arg<xla::ffi::AnyBuffer>());
-HHLO_FFI_DEFINE_HANDLER_SYMBOL(
+XLA_FFI_DEFINE_HANDLER_SYMBOL(
     hhlo_check_expect_almost_eq, hhlo::conformance::expect_almost_eq,
     xla::ffi::Ffi::Bind().Arg<xla::ffi::AnyBuffer>().Arg<xla::ffi::AnyBuffer>());
 
 namespace hhlo::conformance {
-
-bool ffi_checks_available() { return true; }
 
 void register_check_handlers(const Plugin& plugin) {
   register_custom_call(plugin, "check.expect_eq", reinterpret_cast<void*>(&hhlo_check_expect_eq));
@@ -117,19 +113,3 @@ void register_check_handlers(const Plugin& plugin) {
 }
 
 }  // namespace hhlo::conformance
-
-#else  // this build's runtime has no register_custom_call yet: host-side checks only
-
-namespace hhlo::conformance {
-
-bool ffi_checks_available() { return false; }
-
-void register_check_handlers(const Plugin&) {
-  throw PluginError(
-      "this build of hhlo has no FFI check handlers (the runtime lacks "
-      "register_custom_call); use --check-mode outputs");
-}
-
-}  // namespace hhlo::conformance
-
-#endif

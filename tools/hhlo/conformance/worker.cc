@@ -72,7 +72,7 @@ CheckMode parse_check_mode(const std::string& name) {
 }
 
 CheckMode default_check_mode() {
-  return ffi_checks_available() ? CheckMode::ffi : CheckMode::outputs;
+  return CheckMode::ffi;
 }
 
 FileResult run_file(const Client& client, const std::string& path, CheckMode mode) {

@@ -41,9 +41,7 @@ enum class CheckMode {
 
 /// Parses "ffi" / "outputs"; throws hhlo::Error otherwise.
 CheckMode parse_check_mode(const std::string& name);
-/// True when this build has the FFI handlers (the runtime provides register_custom_call).
-bool ffi_checks_available();
-/// The mode used when none is asked for: ffi when available, else outputs.
+/// The mode used when none is asked for: ffi.
 CheckMode default_check_mode();
 /// Registers handlers for check.expect_eq / expect_close / expect_almost_eq with `plugin`
 /// (platform "Host"). Call once per process, before compiling. Throws hhlo::PluginError when
