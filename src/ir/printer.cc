@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <unordered_map>
 
 #include "attribute_text.h"
@@ -72,9 +73,13 @@ class FuncPrinter {
       }
       out_ += base + " = ";
     }
-    out_ += "\"" + op.name() + "\"(";
-    for (size_t i = 0; i < op.operands().size(); ++i)
-      out_ += (i ? ", " : "") + use(op.operands()[i]);
+    out_ += '"';
+    out_ += op.name();
+    out_ += "\"(";
+    for (size_t i = 0; i < op.operands().size(); ++i) {
+      if (i) out_ += ", ";
+      out_ += use(op.operands()[i]);
+    }
     out_ += ")";
     if (!op.regions().empty()) {
       out_ += " (";
@@ -104,8 +109,10 @@ class FuncPrinter {
       out_ += "}";
     }
     out_ += " : (";
-    for (size_t i = 0; i < op.operands().size(); ++i)
-      out_ += (i ? ", " : "") + op.operands()[i].type().to_string();
+    for (size_t i = 0; i < op.operands().size(); ++i) {
+      if (i) out_ += ", ";
+      out_ += op.operands()[i].type().to_string();
+    }
     out_ += ") -> ";
     if (res.size() == 1) {
       out_ += res[0].type().to_string();
@@ -118,8 +125,15 @@ class FuncPrinter {
       const Location& l = op.loc();
       if (l.file.empty())
         out_ += " loc(unknown)";
-      else
-        out_ += fmt::format(" loc({}:{}:{})", detail::escape_string(l.file), l.line, l.column);
+      else {
+        // Ops of one function mostly come from one file: escape each file name once.
+        if (l.file != loc_file_) {
+          loc_file_ = l.file;
+          loc_file_escaped_ = detail::escape_string(l.file);
+        }
+        fmt::format_to(std::back_inserter(out_), " loc({}:{}:{})", loc_file_escaped_, l.line,
+                       l.column);
+      }
     }
     out_ += "\n";
   }
@@ -128,6 +142,7 @@ class FuncPrinter {
   const PrintOptions& o_;
   std::string& out_;
   std::unordered_map<uint32_t, std::string> names_;
+  std::string loc_file_, loc_file_escaped_;
   int next_arg_ = 0, next_result_ = 0;
 };
 
