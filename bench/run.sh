@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark of the build (`hhlo_bench_*`, Google Benchmark, JSON into
-# BUILD/bench-results/) plus the JAX peer of the dispatch bench, and prints the ratios.
+# BUILD/bench-results/) plus the JAX peers of the dispatch and build-and-print benches, and
+# prints the ratios.
 # Dispatch latency is measured in rounds that alternate ours/raw (one Google Benchmark run,
 # interleaved repetitions) with JAX, so the three see the same machine load; the ratios are the
 # medians of the per-round ratios.
@@ -18,7 +19,7 @@ OUT="$BUILD/bench-results"
 PY="$ROOT/.venv/bin/python"
 [[ -x "$PY" ]] || { echo "bench/run.sh: $PY missing: run scripts/setup.sh first" >&2; exit 1; }
 mkdir -p "$OUT"
-rm -f "$OUT"/dispatch_round_*.json "$OUT"/hhlo_bench_dispatch.json
+rm -f "$OUT"/dispatch_round_*.json "$OUT"/hhlo_bench_dispatch.json "$OUT"/build_print_jax.json
 
 shopt -s nullglob
 benches=("$BUILD"/bench/hhlo_bench_*)
@@ -40,6 +41,10 @@ for exe in "${benches[@]}"; do
   "$exe" --benchmark_repetitions="$REPS" --benchmark_enable_random_interleaving=true \
     --benchmark_report_aggregates_only=true --benchmark_format=console \
     --benchmark_out_format=json --benchmark_out="$OUT/$name.json" >&2
+  if [[ "$name" == hhlo_bench_build_print ]]; then
+    echo "== build_print_jax.py (jax.jit(f).lower(...).as_text())" >&2
+    "$PY" "$ROOT/bench/build_print_jax.py" --reps 5 > "$OUT/build_print_jax.json"
+  fi
 done
 
 "$PY" - "$OUT" <<'PYEOF'
@@ -88,4 +93,22 @@ if rounds:
           f"{med([c for _, _, _, c in rounds]):.3f}x CPU time (goal <= 1.10x)")
     print(f"  jax / ours = {med([j / o for o, _, j, _ in rounds]):.2f}x (goal >= 3x faster than JAX)")
     print("  (wall times move with machine load; bench/dispatch_callgrind.sh counts instructions)")
+
+bp, bpj = os.path.join(out, "hhlo_bench_build_print.json"), os.path.join(out, "build_print_jax.json")
+if os.path.exists(bp) and os.path.exists(bpj):
+    m, ctx, jx = medians(bp), json.load(open(bp))["context"], json.load(open(bpj))
+    print(f"Build and print (ms, medians; JAX: fresh jax.jit(f).lower(...).as_text(), "
+          f"load average {os.getloadavg()[0]:.1f}):")
+    for model in ("mlp", "transformer"):
+        j = jx[model]
+        o = {k: next(v for n, v in m.items() if n.startswith(f"bm_{k}/{model}")) / 1e3
+             for k in ("build", "print", "print_noloc", "build_print")}
+        print(f"  {model}: build {o['build']:.2f} vs lower {j['lower_ms']:.1f} = "
+              f"{j['lower_ms'] / o['build']:.0f}x; print {o['print']:.2f} vs as_text "
+              f"{j['text_ms']:.1f} = {j['text_ms'] / o['print']:.0f}x (without locations "
+              f"{o['print_noloc']:.2f} = {j['text_ms'] / o['print_noloc']:.0f}x); total "
+              f"{o['build_print']:.2f} vs {j['total_ms']:.1f} = "
+              f"{j['total_ms'] / o['build_print']:.0f}x (goal >= 20x)")
+        print(f"    ops: ours {ctx.get('ops_' + model)} ({ctx.get('ops_hist_' + model)}); "
+              f"jax {j['ops']} ({' '.join(f'{k}:{v}' for k, v in j['ops_hist'].items())})")
 PYEOF
