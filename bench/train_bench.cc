@@ -14,7 +14,7 @@
 #include "hhlo/nn/layers.h"
 #include "hhlo/nn/models.h"
 #include "hhlo/nn/optim.h"
-#include "hhlo/nn/train.h"
+#include "hhlo/train/trainer.h"
 #include "hhlo/session.h"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "hhlo/core/error.h"
-#include "hhlo/nn/demo.h"
+#include "hhlo/train/demo.h"
 
 namespace hhlo {
 namespace {

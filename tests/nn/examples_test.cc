@@ -5,7 +5,7 @@
 
 #include "../../examples/models/models.h"
 #include "hhlo/nn/optim.h"
-#include "hhlo/nn/train.h"
+#include "hhlo/train/trainer.h"
 #include "vectors_util.h"
 
 namespace hhlo {

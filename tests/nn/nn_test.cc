@@ -12,7 +12,7 @@
 #include "hhlo/nn/init.h"
 #include "hhlo/nn/layers.h"
 #include "hhlo/nn/optim.h"
-#include "hhlo/nn/train.h"
+#include "hhlo/train/trainer.h"
 #include "hhlo/session.h"
 
 namespace hhlo {

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "hhlo/nn/demo.h"
+#include "hhlo/train/demo.h"
 
 namespace hhlo::cli {
 namespace {

@@ -1,3 +1,4 @@
+// The train layer (above session and nn): running models on a device through the runtime.
 // A training step compiled as ONE executable (forward, backward, optimizer update) whose
 // parameters and optimizer state stay on the device between steps: @main takes (params...,
 // state..., batch...) and returns (params..., state..., loss); every parameter and state argument

@@ -1,4 +1,4 @@
-#include "hhlo/nn/demo.h"
+#include "hhlo/train/demo.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include "hhlo/nn/init.h"
 #include "hhlo/nn/layers.h"
 #include "hhlo/nn/models.h"
-#include "hhlo/nn/train.h"
+#include "hhlo/train/trainer.h"
 
 namespace hhlo::demo {
 namespace {

@@ -1,4 +1,4 @@
-#include "hhlo/nn/train.h"
+#include "hhlo/train/trainer.h"
 
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // The main job: train a classifier on the UCI digits data through the EDSL, autodiff and the CPU
-// plugin, with the whole training step one compiled executable (hhlo/nn/train.h). `hhlo demo`
+// plugin, with the whole training step one compiled executable (hhlo/train/trainer.h). `hhlo demo`
 // calls demo::run.
 #pragma once
 
