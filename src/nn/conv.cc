@@ -35,21 +35,30 @@ std::vector<std::pair<int64_t, int64_t>> resolve_padding(const Padding& p, const
 
 }  // namespace
 
+namespace {
+/// Dimension numbers of a 2-D convolution of an NHWC or NCHW input with an HWIO kernel; the
+/// output has the input's layout.
+ConvDimensionNumbers hwio_dimension_numbers(Layout layout) {
+  auto sp = spatial(layout);
+  int64_t feature = layout == Layout::NHWC ? 3 : 1;
+  return {.input_batch_dimension = 0,
+          .input_feature_dimension = feature,
+          .input_spatial_dimensions = sp,
+          .kernel_input_feature_dimension = 2,
+          .kernel_output_feature_dimension = 3,
+          .kernel_spatial_dimensions = {0, 1},
+          .output_batch_dimension = 0,
+          .output_feature_dimension = feature,
+          .output_spatial_dimensions = sp};
+}
+}  // namespace
+
 Tensor conv2d(Tensor x, Tensor w, std::optional<Tensor> b, const Conv2dOptions& o, Loc loc) {
   if (x.rank() != 4 || w.rank() != 4)
     throw ShapeError("conv2d", "", fmt::format("expected a rank-4 input and HWIO kernel, got {} and {}",
                                                x.type().to_string(), w.type().to_string()));
-  ConvDimensionNumbers dn;
   auto sp = spatial(o.layout);
-  dn.input_batch_dimension = 0;
-  dn.input_feature_dimension = o.layout == Layout::NHWC ? 3 : 1;
-  dn.input_spatial_dimensions = sp;
-  dn.kernel_spatial_dimensions = {0, 1};
-  dn.kernel_input_feature_dimension = 2;
-  dn.kernel_output_feature_dimension = 3;
-  dn.output_batch_dimension = 0;
-  dn.output_feature_dimension = dn.input_feature_dimension;
-  dn.output_spatial_dimensions = sp;
+  ConvDimensionNumbers dn = hwio_dimension_numbers(o.layout);
   ConvOptions co;
   co.window_strides = o.stride;
   co.rhs_dilation = o.dilation;
@@ -66,16 +75,7 @@ Tensor conv2d(Tensor x, Tensor w, std::optional<Tensor> b, const Conv2dOptions& 
 
 Tensor conv2d_transpose(Tensor x, Tensor w, std::optional<Tensor> b, const Conv2dOptions& o, Loc loc) {
   auto sp = spatial(o.layout);
-  ConvDimensionNumbers dn;
-  dn.input_batch_dimension = 0;
-  dn.input_feature_dimension = o.layout == Layout::NHWC ? 3 : 1;
-  dn.input_spatial_dimensions = sp;
-  dn.kernel_spatial_dimensions = {0, 1};
-  dn.kernel_input_feature_dimension = 2;
-  dn.kernel_output_feature_dimension = 3;
-  dn.output_batch_dimension = 0;
-  dn.output_feature_dimension = dn.input_feature_dimension;
-  dn.output_spatial_dimensions = sp;
+  ConvDimensionNumbers dn = hwio_dimension_numbers(o.layout);
   ConvOptions co;
   co.lhs_dilation = o.stride;
   for (size_t i = 0; i < 2; ++i) {
