@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "pjrt.h"
-#include "signature.h"
 
 namespace hhlo {
 
@@ -124,7 +123,7 @@ LoadedExecutable Client::compile(std::string_view mlir, const CompileOptions& op
   a.compile_options = opts.data();
   a.compile_options_size = opts.size();
   HHLO_PJRT_CALL(state_->api, PJRT_Client_Compile, a);
-  return LoadedExecutable(state_, a.executable, detail::parse_main_inputs(mlir));
+  return LoadedExecutable(state_, a.executable);
 }
 
 LoadedExecutable Client::deserialize(std::string_view bytes) const {
@@ -133,7 +132,7 @@ LoadedExecutable Client::deserialize(std::string_view bytes) const {
   a.serialized_executable = bytes.data();
   a.serialized_executable_size = bytes.size();
   HHLO_PJRT_CALL(state_->api, PJRT_Executable_DeserializeAndLoad, a);
-  return LoadedExecutable(state_, a.loaded_executable, std::nullopt);
+  return LoadedExecutable(state_, a.loaded_executable);
 }
 
 }  // namespace hhlo

@@ -8,22 +8,31 @@
 
 #include "pjrt.h"
 #include "pjrt_extensions.h"
+#include "program_shape.h"
 
 namespace hhlo {
 
 using detail::args;
 
 LoadedExecutable::LoadedExecutable(std::shared_ptr<const detail::ClientState> client,
-                                   void* executable,
-                                   std::optional<std::vector<TensorType>> input_types)
-    : client_(std::move(client)), handle_(executable), input_types_(std::move(input_types)) {
+                                   void* executable)
+    : client_(std::move(client)), handle_(executable) {
   num_outputs_ = query_num_outputs();  // constant for the executable's lifetime: asked once
+  // The parameter types of what the plugin compiled: the one source that is right for text,
+  // bytecode and deserialized executables alike.
+  auto shape = detail::executable_program_shape(client_->api,
+                                                static_cast<PJRT_LoadedExecutable*>(handle_));
+  if (auto* s = std::get_if<detail::ProgramShape>(&shape))
+    input_types_ = std::move(s->parameters);
+  else
+    signature_error_ = std::get<std::string>(shape);
 }
 
 LoadedExecutable::LoadedExecutable(LoadedExecutable&& o) noexcept
     : client_(std::move(o.client_)),
       handle_(o.handle_),
       input_types_(std::move(o.input_types_)),
+      signature_error_(std::move(o.signature_error_)),
       num_outputs_(o.num_outputs_) {
   o.handle_ = nullptr;
 }
@@ -34,6 +43,7 @@ LoadedExecutable& LoadedExecutable::operator=(LoadedExecutable&& o) noexcept {
     client_ = std::move(o.client_);
     handle_ = o.handle_;
     input_types_ = std::move(o.input_types_);
+    signature_error_ = std::move(o.signature_error_);
     num_outputs_ = o.num_outputs_;
     o.handle_ = nullptr;
   }
@@ -200,13 +210,17 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
                               const ExecuteOptions& options, std::vector<Event>* events,
                               std::vector<Buffer>* results) const {
   const PJRT_Api* api = client_->api;
+  if (!input_types_)
+    throw Error(fmt::format("execute: the parameter types of this executable could not be read "
+                            "({}), so its arguments cannot be checked; refusing to run",
+                            signature_error_));
   // Check every argument before the plugin sees it.
   for (std::size_t d = 0; d < args_per_device.size(); ++d) {
     const auto& list = args_per_device[d];
     auto where = [&] {
       return args_per_device.size() > 1 ? fmt::format(" (device {})", d) : std::string();
     };
-    if (input_types_ && list.size() != input_types_->size())
+    if (list.size() != input_types_->size())
       throw Error(fmt::format("execute: @main takes {} arguments, {} given{}", input_types_->size(),
                               list.size(), where()));
     if (list.size() != args_per_device[0].size())
@@ -220,7 +234,7 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
             fmt::format("execute: argument {}{} is a buffer of another client; copy it "
                         "through the host to this executable's client first",
                         i, where()));
-      if (input_types_ && !has_type(api, *b, (*input_types_)[i]))
+      if (!has_type(api, *b, (*input_types_)[i]))
         throw Error(fmt::format("execute: argument {}{} has type {}, @main expects {}", i, where(),
                                 b->type().to_string(), (*input_types_)[i].to_string()));
     }

@@ -60,11 +60,15 @@ void prepare_output_dir(const std::string& dir) {
   std::filesystem::remove(probe, ec);
 }
 
-/// Checks the inputs against @main's parameter types (when the program text declares them).
+/// Checks the inputs against the compiled program's parameter types; refuses to run when they
+/// could not be read.
 void check_inputs(const LoadedExecutable& exe, const std::vector<Array>& inputs,
                   const std::vector<std::string>& names) {
   const auto& want = exe.input_types();
-  if (!want) return;
+  if (!want)
+    throw Error(fmt::format("the parameter types of the program could not be read ({}); "
+                            "refusing to run it on unchecked inputs",
+                            exe.signature_error()));
   if (want->size() != inputs.size()) {
     std::string types;
     for (const TensorType& t : *want) types += (types.empty() ? "" : ", ") + t.to_string();

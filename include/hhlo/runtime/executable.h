@@ -54,9 +54,14 @@ class LoadedExecutable {
   std::size_t num_outputs() const;
   /// Output types (PJRT_Executable_OutputElementTypes + PJRT_Executable_OutputDimensions).
   std::vector<TensorType> output_types() const;
-  /// Parameter types of `@main`, when known (parsed from the MLIR text it was compiled from);
-  /// empty optional for deserialized executables or unparsable signatures.
+  /// Parameter types of the entry computation, read from the program the plugin compiled
+  /// (PJRT_Executable_OptimizedProgram), whatever the executable came from: MLIR text, bytecode
+  /// or Client::deserialize. Empty only when the plugin gives no readable program (a token
+  /// parameter, a plugin without that call); execute() then refuses to run, naming
+  /// signature_error().
   const std::optional<std::vector<TensorType>>& input_types() const { return input_types_; }
+  /// Why input_types() is empty; empty when it is known.
+  const std::string& signature_error() const { return signature_error_; }
   /// Fingerprint string of the compiled program (PJRT_LoadedExecutable_Fingerprint);
   /// empty when the plugin provides none.
   std::string fingerprint() const;
@@ -67,8 +72,8 @@ class LoadedExecutable {
   std::string serialize() const;
 
   /// Runs on the executable's single device and waits for completion.
-  /// Checks the arguments before executing: count, dtype and dims against input_types() when
-  /// known, every buffer from this executable's client; a deleted or donated argument is found
+  /// Checks the arguments before executing: count, dtype and dims against input_types() (a
+  /// hhlo::Error saying the signature could not be read when it is unknown), every buffer from this executable's client; a deleted or donated argument is found
   /// when the plugin refuses it (nothing runs). Each failure is a hhlo::Error naming the
   /// argument. Execution errors are hhlo::PjrtError.
   std::vector<Buffer> execute(const std::vector<const Buffer*>& args,
@@ -86,8 +91,7 @@ class LoadedExecutable {
       const ExecuteOptions& options = {}) const;
 
   /// Internal.
-  LoadedExecutable(std::shared_ptr<const detail::ClientState> client, void* executable,
-                   std::optional<std::vector<TensorType>> input_types);
+  LoadedExecutable(std::shared_ptr<const detail::ClientState> client, void* executable);
   void* handle() const { return handle_; }
 
  private:
@@ -99,6 +103,7 @@ class LoadedExecutable {
   std::shared_ptr<const detail::ClientState> client_;
   void* handle_ = nullptr;
   std::optional<std::vector<TensorType>> input_types_;
+  std::string signature_error_;
   /// PJRT_Executable_NumOutputs, asked once at construction (the hot path must not call
   /// PJRT_LoadedExecutable_GetExecutable, which allocates).
   std::size_t num_outputs_ = 0;

@@ -1,0 +1,258 @@
+#include "program_shape.h"
+
+#include <fmt/format.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "pjrt.h"
+
+namespace hhlo::detail {
+namespace {
+
+/// A bounded reader of protobuf wire format: every read checks the end, nothing throws.
+class Wire {
+ public:
+  explicit Wire(std::string_view bytes) : p_(bytes.data()), end_(bytes.data() + bytes.size()) {}
+  bool done() const { return p_ == end_; }
+  bool varint(uint64_t& v) {
+    v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p_ == end_) return false;
+      uint8_t b = static_cast<uint8_t>(*p_++);
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) return true;
+    }
+    return false;
+  }
+  /// Reads one field header and, for length-delimited fields, the payload; skips the others'
+  /// payloads into `scalar`.
+  bool field(uint32_t& number, uint32_t& wire_type, uint64_t& scalar, std::string_view& payload) {
+    uint64_t key;
+    if (!varint(key)) return false;
+    number = static_cast<uint32_t>(key >> 3);
+    wire_type = static_cast<uint32_t>(key & 7);
+    switch (wire_type) {
+      case 0:
+        return varint(scalar);
+      case 1:
+        return skip(8);
+      case 5:
+        return skip(4);
+      case 2: {
+        uint64_t n;
+        if (!varint(n) || n > static_cast<uint64_t>(end_ - p_)) return false;
+        payload = std::string_view(p_, n);
+        p_ += n;
+        return true;
+      }
+      default:
+        return false;  // groups (3, 4) are not used by these messages
+    }
+  }
+
+ private:
+  bool skip(std::size_t n) {
+    if (static_cast<std::size_t>(end_ - p_) < n) return false;
+    p_ += n;
+    return true;
+  }
+  const char* p_;
+  const char* end_;
+};
+
+/// xla_data.proto PrimitiveType -> DType.
+std::optional<DType> dtype_of(uint64_t primitive_type) {
+  switch (primitive_type) {
+    case 1:
+      return DType::pred;
+    case 2:
+      return DType::i8;
+    case 3:
+      return DType::i16;
+    case 4:
+      return DType::i32;
+    case 5:
+      return DType::i64;
+    case 6:
+      return DType::ui8;
+    case 7:
+      return DType::ui16;
+    case 8:
+      return DType::ui32;
+    case 9:
+      return DType::ui64;
+    case 10:
+      return DType::f16;
+    case 11:
+      return DType::f32;
+    case 12:
+      return DType::f64;
+    case 15:
+      return DType::c64;
+    case 16:
+      return DType::bf16;
+    case 18:
+      return DType::c128;
+    default:
+      return std::nullopt;
+  }
+}
+
+constexpr uint64_t kTuple = 13, kToken = 17;
+
+struct Shape {
+  uint64_t element_type = 0;
+  Dims dims;
+  bool dynamic = false;
+  std::vector<std::string_view> tuple;  // undecoded tuple_shapes
+};
+
+std::optional<Shape> read_shape(std::string_view bytes) {
+  Shape s;
+  Wire w(bytes);
+  while (!w.done()) {
+    uint32_t number, type;
+    uint64_t scalar = 0;
+    std::string_view payload;
+    if (!w.field(number, type, scalar, payload)) return std::nullopt;
+    if (number == 2 && type == 0) s.element_type = scalar;
+    if (number == 3 && type == 0) s.dims.push_back(static_cast<int64_t>(scalar));
+    if (number == 3 && type == 2) {  // packed repeated int64
+      Wire packed(payload);
+      while (!packed.done()) {
+        uint64_t d;
+        if (!packed.varint(d)) return std::nullopt;
+        s.dims.push_back(static_cast<int64_t>(d));
+      }
+    }
+    if (number == 4 && type == 2) s.tuple.push_back(payload);
+    if (number == 6 && type == 0 && scalar) s.dynamic = true;
+    if (number == 6 && type == 2)
+      for (char c : payload) s.dynamic |= c != 0;
+  }
+  return s;
+}
+
+/// A ShapeProto as a TensorType, or the reason it is not one.
+std::variant<TensorType, std::string> tensor_type(const Shape& s, std::string_view what) {
+  if (s.element_type == kToken) return fmt::format("{} is a token", what);
+  if (s.element_type == kTuple) return fmt::format("{} is a nested tuple", what);
+  std::optional<DType> t = dtype_of(s.element_type);
+  if (!t)
+    return fmt::format("{} has XLA element type {}, which hhlo does not support", what,
+                       s.element_type);
+  if (s.dynamic) return fmt::format("{} has a dynamic dimension", what);
+  for (int64_t d : s.dims)
+    if (d < 0) return fmt::format("{} has a negative dimension {}", what, d);
+  return TensorType{*t, s.dims};
+}
+
+}  // namespace
+
+std::variant<ProgramShape, std::string> decode_hlo_program_shape(std::string_view proto) {
+  std::optional<std::string_view> program_shape;
+  Wire module(proto);
+  while (!module.done()) {
+    uint32_t number, type;
+    uint64_t scalar;
+    std::string_view payload;
+    if (!module.field(number, type, scalar, payload))
+      return std::string("the optimized program is not a valid HloModuleProto");
+    if (number == 4 && type == 2) program_shape = payload;
+  }
+  if (!program_shape) return std::string("the optimized program has no host_program_shape");
+
+  ProgramShape out;
+  Wire ps(*program_shape);
+  while (!ps.done()) {
+    uint32_t number, type;
+    uint64_t scalar;
+    std::string_view payload;
+    if (!ps.field(number, type, scalar, payload))
+      return std::string("the program shape is not a valid ProgramShapeProto");
+    if (type != 2 || (number != 1 && number != 2)) continue;
+    std::optional<Shape> shape = read_shape(payload);
+    if (!shape) return std::string("a ShapeProto of the program shape is malformed");
+    if (number == 1) {
+      auto t = tensor_type(*shape, fmt::format("parameter {}", out.parameters.size()));
+      if (auto* why = std::get_if<std::string>(&t)) return *why;
+      out.parameters.push_back(std::get<TensorType>(t));
+      continue;
+    }
+    std::vector<Shape> results;
+    if (shape->element_type == kTuple) {
+      for (std::string_view element : shape->tuple) {
+        std::optional<Shape> e = read_shape(element);
+        if (!e) return std::string("a result ShapeProto is malformed");
+        results.push_back(std::move(*e));
+      }
+    } else {
+      results.push_back(std::move(*shape));
+    }
+    for (const Shape& r : results) {
+      auto t = tensor_type(r, fmt::format("result {}", out.results.size()));
+      if (auto* why = std::get_if<std::string>(&t)) return *why;
+      out.results.push_back(std::get<TensorType>(t));
+    }
+  }
+  return out;
+}
+
+}  // namespace hhlo::detail
+
+namespace hhlo::detail {
+
+std::variant<ProgramShape, std::string> executable_program_shape(const PJRT_Api* api,
+                                                                 PJRT_LoadedExecutable* loaded) {
+  auto g = args<PJRT_LoadedExecutable_GetExecutable_Args>();
+  g.loaded_executable = loaded;
+  int code = 0;
+  if (PJRT_Error* e = api->PJRT_LoadedExecutable_GetExecutable(&g))
+    return "PJRT_LoadedExecutable_GetExecutable failed: " + take_error(api, e, &code);
+  struct Owner {  // PJRT_LoadedExecutable_GetExecutable allocates: destroy what it gave
+    const PJRT_Api* api;
+    PJRT_Executable* exe;
+    ~Owner() {
+      auto d = args<PJRT_Executable_Destroy_Args>();
+      d.executable = exe;
+      int c;
+      if (PJRT_Error* e = api->PJRT_Executable_Destroy(&d)) take_error(api, e, &c);
+    }
+  } owner{api, g.executable};
+
+  if (offsetof(PJRT_Api, PJRT_Executable_OptimizedProgram) >= api->struct_size)
+    return std::string("the plugin has no PJRT_Executable_OptimizedProgram");
+  auto program = args<PJRT_Program>();
+  auto a = args<PJRT_Executable_OptimizedProgram_Args>();
+  a.executable = g.executable;
+  a.program = &program;
+  if (PJRT_Error* e = api->PJRT_Executable_OptimizedProgram(&a))  // first call: the size
+    return "PJRT_Executable_OptimizedProgram failed: " + take_error(api, e, &code);
+  std::string format(program.format ? program.format : "",
+                     program.format ? program.format_size : 0);
+  if (format != "hlo" && format != "hlo_with_config")
+    return fmt::format("the optimized program has format '{}', not 'hlo'", format);
+  std::string code_bytes(program.code_size, '\0');
+  program.code = code_bytes.data();
+  if (PJRT_Error* e = api->PJRT_Executable_OptimizedProgram(&a))
+    return "PJRT_Executable_OptimizedProgram failed: " + take_error(api, e, &code);
+  code_bytes.resize(program.code_size);
+  if (format == "hlo_with_config") {  // HloModuleProtoWithConfig { hlo_module = 1, config = 2 }
+    Wire w(code_bytes);
+    std::optional<std::string_view> module;
+    while (!w.done()) {
+      uint32_t number, type;
+      uint64_t scalar;
+      std::string_view payload;
+      if (!w.field(number, type, scalar, payload)) break;
+      if (number == 1 && type == 2) module = payload;
+    }
+    if (!module) return std::string("the optimized program has no hlo_module");
+    return decode_hlo_program_shape(*module);
+  }
+  return decode_hlo_program_shape(code_bytes);
+}
+
+}  // namespace hhlo::detail

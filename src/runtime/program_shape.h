@@ -1,0 +1,41 @@
+// Private to the runtime: the parameter and result types of a compiled program, read from the
+// program the plugin itself compiled (PJRT_Executable_OptimizedProgram), so that execute() checks
+// its arguments whatever the program came from (MLIR text, bytecode, a deserialized executable).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "hhlo/core/tensor_type.h"
+
+struct PJRT_Api;
+struct PJRT_LoadedExecutable;
+
+namespace hhlo::detail {
+
+/// Entry parameter and result types of a compiled program.
+struct ProgramShape {
+  std::vector<TensorType> parameters;
+  std::vector<TensorType> results;  // a tuple result is flattened one level, as PJRT returns it
+};
+
+/// Decodes the `host_program_shape` (field 4) of a serialized xla.HloModuleProto: ProgramShapeProto
+/// {parameters = 1, result = 2}, ShapeProto {element_type = 2, dimensions = 3, tuple_shapes = 4,
+/// is_dynamic_dimension = 6}, PrimitiveType numbering of xla_data.proto. Returns the reason as a
+/// string when the bytes are not such a proto, have no program shape, or hold a type a
+/// TensorType cannot hold (a token, a nested tuple, a dtype we do not support, a dynamic dim).
+std::variant<ProgramShape, std::string> decode_hlo_program_shape(std::string_view hlo_module_proto);
+
+}  // namespace hhlo::detail
+
+namespace hhlo::detail {
+
+/// The program shape of a loaded executable, from PJRT_Executable_OptimizedProgram (format
+/// "hlo", an HloModuleProto); the reason as a string when the plugin gives no such program or
+/// it cannot be decoded. Never throws for a plugin that refuses: the caller decides.
+std::variant<ProgramShape, std::string> executable_program_shape(const PJRT_Api* api,
+                                                                 PJRT_LoadedExecutable* exe);
+
+}  // namespace hhlo::detail

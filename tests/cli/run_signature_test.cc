@@ -1,0 +1,83 @@
+// `hhlo run` checks every input against the compiled program's parameter types, whatever the
+// text around @main looks like (argument attributes, locations, calls, comments).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "cli_util.h"
+#include "hhlo/core/array.h"
+
+namespace hhlo::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+/// Writes `program` and two inputs, b.npy (i32) and a.npy (f32), into a fresh folder.
+struct Fixture {
+  std::string dir, program, a, b;
+  Fixture(const std::string& name, const std::string& text) : dir(temp_dir(name)) {
+    program = dir + "/p.mlir";
+    a = dir + "/a.npy";
+    b = dir + "/b.npy";
+    write_text(program, text);
+    write_npy(a, Array::from<float>({2}, {1.5f, 2}));
+    write_npy(b, Array::from<int32_t>({2}, {1, 2}));
+  }
+};
+
+// Each program takes (f32[2], f32[2]) and returns their sum.
+constexpr const char* kSharded = R"(module @m {
+  func.func public @main(%a: tensor<2xf32> {mhlo.sharding = "{devices=[1]<=[1]}"}, %b: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = stablehlo.add %a, %b : tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+}
+)";
+constexpr const char* kLoc = R"(module @m {
+  func.func public @main(%a: tensor<2xf32> loc("a(b"), %b: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = stablehlo.add %a, %b : tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+}
+)";
+constexpr const char* kCallFirst = R"(module @m {
+  func.func private @twice(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = func.call @main(%a, %b) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+  func.func public @main(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = stablehlo.add %a, %b : tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+}
+)";
+constexpr const char* kComment = R"(// @main(%arg0: tensor<5xi64>)
+module @m {
+  func.func public @main(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = stablehlo.add %a, %b : tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+}
+)";
+
+class RunSignature : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(RunSignature, WrongDtypeIsRefusedAndRightInputsRun) {
+  std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::replace(name.begin(), name.end(), '/', '-');
+  Fixture f("run-signature-" + name, GetParam());
+  ProcessResult wrong = run_hhlo({"run", f.program, "-i", f.b, "-i", f.a});
+  EXPECT_EQ(wrong.signal, 0) << wrong.output;
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.output;
+  EXPECT_THAT(wrong.output, HasSubstr("input 0 ('" + f.b + "') has dtype i32"));
+  ProcessResult right = run_hhlo({"run", f.program, "-i", f.a, "-i", f.a});
+  EXPECT_EQ(right.exit_code, 0) << right.output;
+  EXPECT_THAT(right.output, HasSubstr("out0: tensor<2xf32> [3, 4]"));
+}
+
+INSTANTIATE_TEST_SUITE_P(TextAroundMain, RunSignature,
+                         ::testing::Values(kSharded, kLoc, kCallFirst, kComment));
+
+}  // namespace
+}  // namespace hhlo::test
