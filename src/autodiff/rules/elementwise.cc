@@ -112,9 +112,9 @@ void register_elementwise_rules(Registry& r) {
   r["stablehlo.rsqrt"] = unary([](const Op& op, Value g) {
     return multiply(g, divide(multiply(z(op), c(g, -0.5)), x0(op)));
   });
-  r["stablehlo.cbrt"] = unary([](const Op& op, Value g) {
-    return multiply(g, divide(z(op), multiply(x0(op), c(g, 3.0))));
-  });
+  r["stablehlo.cbrt"] = unary(
+      [](const Op& op, Value g) { return multiply(g, divide(z(op), multiply(x0(op), c(g, 3.0)))); },
+      Domain::real_only);
   r["stablehlo.sine"] = unary([](const Op& op, Value g) { return multiply(g, cosine(x0(op))); });
   r["stablehlo.cosine"] =
       unary([](const Op& op, Value g) { return negate(multiply(g, sine(x0(op)))); });
