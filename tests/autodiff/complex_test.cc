@@ -330,6 +330,57 @@ TEST(AutodiffComplex, WhileAndIfCarryComplexValues) {
       });
 }
 
+TEST(AutodiffComplex, IndexingOpsOfComplexMatchFiniteDifferences) {
+  // pad (with an active complex padding value), reverse, dynamic_slice, dynamic_update_slice,
+  // gather, sum reduce_window and sort (by a real key) of complex values: real-in, real-out.
+  test::check_grad(
+      {test::rand_f64({4, 3}, 61), test::rand_f64({4, 3}, 62), test::rand_f64({}, 63)},
+      [](const Vs& a) {
+        Func& f = a[0].func();
+        Value zc = complex(a[0], a[1]);
+        Value pv = complex(a[2], multiply(a[2], a[2]));
+        Value p = pad(zc, pv, {1, 0}, {0, 1}, {1, 0});  // [8, 4]
+        Value r = reverse(p, {0, 1});
+        Value i1 = constant(f, 1, DType::i32), i2 = constant(f, 2, DType::i32);
+        Value ds = dynamic_slice(r, {i1, i2}, {5, 2});                               // [5, 2]
+        Value upd = multiply(slice(ds, {0, 0}, {2, 2}), slice(ds, {3, 0}, {5, 2}));  // [2, 2]
+        Value du = dynamic_update_slice(ds, upd, {i2, i1});                          // [5, 2]
+        GatherDimensionNumbers dn{.offset_dims = {1},
+                                  .collapsed_slice_dims = {0},
+                                  .start_index_map = {0},
+                                  .index_vector_dim = 1};
+        Value rows = gather(du, constant<int32_t>(f, {3, 1}, {4, 0, 2}), dn, {1, 2});  // [3, 2]
+        Value zero = constant(f, 0.0, DType::c128);
+        Value win = reduce_window({rows}, {zero}, {2, 1}, {},
+                                  [](const Vs& x) { return Vs{add(x[0], x[1])}; })[0];  // [2, 2]
+        Value key = real(win);
+        Vs sorted = sort({key, win}, 1, [](const Vs& x) {
+          return Vs{compare(x[0], x[1], ComparisonDirection::LT)};
+        });
+        return add(real(sorted[1]), multiply(imag(sorted[1]), sorted[0]));
+      });
+}
+
+TEST(AutodiffComplex, ScatterAddAndProductReduceOfComplexMatchFiniteDifferences) {
+  test::check_grad({test::rand_f64({4, 3}, 71, 0.5, 1.0), test::rand_f64({4, 3}, 72),
+                    test::rand_f64({2, 3}, 73)},
+                   [](const Vs& a) {
+                     Func& f = a[0].func();
+                     Value zc = complex(a[0], a[1]);
+                     Value upd = complex(a[2], a[2]);
+                     ScatterDimensionNumbers dn{.update_window_dims = {1},
+                                                .inserted_window_dims = {0},
+                                                .scatter_dims_to_operand_dims = {0},
+                                                .index_vector_dim = 1};
+                     Value sc = scatter({zc}, constant<int32_t>(f, {2, 1}, {1, 3}), {upd}, dn,
+                                        [](const Vs& x) { return Vs{add(x[0], x[1])}; })[0];
+                     Value one = constant(f, 1.0, DType::c128);
+                     Value prod = reduce(sc, one, {0},
+                                         [](Value p, Value q) { return multiply(p, q); });  // [3]
+                     return add(real(prod), imag(prod));
+                   });
+}
+
 // ---------------------------------------------------------------- complex inputs and cotangents
 
 TEST(AutodiffComplex, GradWithRespectToAComplexInputFollowsJax) {
