@@ -43,14 +43,16 @@ std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Cota
   }
   for (size_t i = 0; i < wrt.size(); ++i) {
     if (&wrt[i].func() != &f) throw Error("vjp: a wrt value belongs to another function than the outputs");
-    if (!detail::is_float(wrt[i].dtype()))
+    if (!detail::is_inexact(wrt[i].dtype()))
       throw Error(fmt::format(
           "vjp: cannot differentiate with respect to an integer tensor (wrt {} has type {}); "
-          "only f16/bf16/f32/f64 values have gradients",
+          "only f16/bf16/f32/f64 and complex values have gradients",
           i, wrt[i].type().to_string()));
   }
 
-  // Forward activity over the insertion block.
+  // Forward activity over the insertion block: every float or complex result of an op that uses
+  // an active value is active (complex intermediates carry cotangents like real ones; only
+  // integer and pred results end a chain, their gradient being zero).
   const Block& block = f.insertion_block();
   std::unordered_set<uint32_t> active;
   for (Value w : wrt) active.insert(w.id());
@@ -63,7 +65,7 @@ std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Cota
     if (!on) continue;
     tape.push_back(op.get());
     for (Value r : op->results())
-      if (detail::is_float(r.dtype())) active.insert(r.id());
+      if (detail::is_inexact(r.dtype())) active.insert(r.id());
   }
 
   // Reverse accumulation.
@@ -156,10 +158,11 @@ Params grad(Value loss, const Params& params, const std::vector<std::string>& wr
   }
   std::vector<Value> values;
   for (const auto& [name, v] : selected) {
-    if (!detail::is_float(v.dtype()))
-      throw Error(fmt::format("grad: cannot differentiate with respect to parameter '{}' of integer "
-                              "type {}; only f16/bf16/f32/f64 parameters have gradients",
-                              name, v.type().to_string()));
+    if (!detail::is_inexact(v.dtype()))
+      throw Error(
+          fmt::format("grad: cannot differentiate with respect to parameter '{}' of integer "
+                      "type {}; only f16/bf16/f32/f64 and complex parameters have gradients",
+                      name, v.type().to_string()));
     values.push_back(v);
   }
   std::vector<Value> g = grad(loss, values);

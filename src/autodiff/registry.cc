@@ -24,7 +24,6 @@ detail::Registry& registry() {
     detail::register_indexing_rules(r);
     detail::register_control_flow_rules(r);
     detail::register_batch_norm_rules(r);
-    detail::register_extra_rules(r);
   });
   return r;
 }
@@ -225,6 +224,14 @@ NeededScope::~NeededScope() { g_needed = saved_; }
 
 void unsupported(const Op& op, const std::string& why) {
   throw Error(fmt::format("VJP of '{}' at {}:{}: {}", op.name(), op.loc().file, op.loc().line, why));
+}
+
+bool real_tangent(const Op& op, Value x) {
+  if (is_complex(x.dtype()))
+    unsupported(op, fmt::format("no VJP rule for complex operands (operand of type {}); this rule "
+                                "covers real floating-point operands only",
+                                x.type().to_string()));
+  return is_float(x.dtype());
 }
 
 Value cast_to(Value x, DType d) { return x.dtype() == d ? x : convert(x, d); }

@@ -34,6 +34,11 @@ void check_unique(std::string_view op, std::string_view constraint, std::string_
 void check_in_range(std::string_view op, std::string_view constraint, std::string_view what,
                     std::span<const int64_t> dims, int64_t rank);
 
+/// The spec constraint an elementwise op's result type must satisfy, for a recorded result type
+/// that differs from the inferred one: abs/real/imag "C1" (shape) or "C2" (element type),
+/// complex "C2" or "C3", is_finite "C1" (shape) or "Results" (i1), every other op "C1".
+std::string_view elementwise_result_constraint(std::string_view op, bool shape_differs);
+
 }  // namespace hhlo::detail
 
 namespace hhlo::detail {

@@ -121,10 +121,13 @@ class Verifier {
       want = infer(op, n.substr(10), in);
     }
     auto got = types(op.results());
+    std::string s = n.substr(n.find('.') + 1);
+    std::string_view constraint;
+    if (got.size() == 1 && want.size() == 1 && is_elementwise(s, static_cast<int>(in.size())))
+      constraint = detail::elementwise_result_constraint(s, got[0].dims != want[0].dims);
     if (got != want)
-      detail::fail(n.substr(n.find('.') + 1), "",
-                   "recorded result types {} differ from inferred {}", types_to_string(got),
-                   types_to_string(want));
+      detail::fail(s, constraint, "recorded result types {} differ from inferred {}",
+                   types_to_string(got), types_to_string(want));
   }
 
   std::vector<TensorType> infer(const Op& op, const std::string& s,

@@ -31,8 +31,45 @@ TEST(Verifier, RejectsWrongRecordedResultType) {
   Func& f = m.add_func("main", {f32({2})});
   Value bad = f.append({"stablehlo.add", {f.arg(0), f.arg(0)}, {f32({3})}, {}, {}, {}})[0];
   f.ret({bad});
-  EXPECT_SHAPE_ERROR("add", "", verify(m));
+  // add (C1): type(lhs) = type(rhs) = type(result).
+  EXPECT_SHAPE_ERROR("add", "C1", verify(m));
 }
+
+TEST(Verifier, NamesTheConstraintOfAWrongElementwiseResultType) {
+  // Issue 8 §7: abs of complex<f32> recorded with a complex result violates abs C2 (the result
+  // element type of abs of a complex operand is its part type, f32); a wrong shape is C1.
+  TensorType c64{DType::c64, {3}};
+  {
+    Module m;
+    Func& f = m.add_func("main", {c64});
+    f.ret({f.append({"stablehlo.abs", {f.arg(0)}, {c64}, {}, {}, {}})[0]});
+    EXPECT_SHAPE_ERROR("abs", "C2", verify(m));
+  }
+  {
+    Module m;
+    Func& f = m.add_func("main", {c64});
+    f.ret({f.append({"stablehlo.abs", {f.arg(0)}, {f32({4})}, {}, {}, {}})[0]});
+    EXPECT_SHAPE_ERROR("abs", "C1", verify(m));
+  }
+  {
+    Module m;  // the right type verifies
+    Func& f = m.add_func("main", {c64});
+    f.ret({f.append({"stablehlo.abs", {f.arg(0)}, {f32({3})}, {}, {}, {}})[0]});
+    EXPECT_NO_THROW(verify(m));
+  }
+  {
+    Module m;  // complex (C3): complex<E> of the operands' element type
+    Func& f = m.add_func("main", {f32({3}), f32({3})});
+    f.ret({f.append({"stablehlo.complex", {f.arg(0), f.arg(1)}, {{DType::c128, {3}}}, {}, {}, {}})[0]});
+      EXPECT_SHAPE_ERROR("complex", "C3", verify(m));
+  }
+  {
+      Module m;  // real (C2)
+      Func& f = m.add_func("main", {c64});
+      f.ret({f.append({"stablehlo.real", {f.arg(0)}, {c64}, {}, {}, {}})[0]});
+      EXPECT_SHAPE_ERROR("real", "C2", verify(m));
+  }
+  }
 
 TEST(Verifier, RunsShapeRulesOnRecordedAttributes) {
   Module m;

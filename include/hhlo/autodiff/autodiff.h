@@ -28,10 +28,16 @@ using Cotangent = std::optional<Value>;
 ///   `cotangents[i]` (same type as outputs[i], or nullopt for zero) seeds outputs[i].
 /// - Returns one value per `wrt` entry, of the same type (zeros when an output does not depend on
 ///   it). Backward ops are appended to the function's insertion block.
+/// - Complex values (c64/c128 `wrt`, outputs or intermediates) carry cotangents under JAX's
+///   convention: the VJP of a holomorphic op is `ct * f'(z)` (the transpose of the JVP, without
+///   conjugation), and the cotangent of a complex input z = x + iy of a real-valued function L is
+///   dL/dx - i dL/dy (what `jax.grad` returns).
 /// Throws hhlo::Error when sizes differ, a cotangent's type differs from its output's, a `wrt`
-/// value is not floating point ("cannot differentiate with respect to an integer tensor"), an op
-/// on the path has no VJP rule ("no VJP rule for op 'stablehlo.x'", with its source location), or
-/// a rule returns the wrong number or types of cotangents.
+/// value is not floating point or complex ("cannot differentiate with respect to an integer
+/// tensor"), an op on the path has no VJP rule ("no VJP rule for op 'stablehlo.x'", with its
+/// source location) or has one for real operands only and meets a complex one ("VJP of
+/// 'stablehlo.x' at file:line: no VJP rule for complex operands"), or a rule returns the wrong
+/// number or types of cotangents.
 std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Cotangent>& cotangents,
                        const std::vector<Value>& wrt);
 
@@ -44,7 +50,7 @@ std::vector<Value> grad(Value loss, const std::vector<Value>& wrt);
 /// A `wrt` entry names a parameter or a prefix of nested names ("dense1" selects "dense1/w" and
 /// "dense1/b"). Returns the gradients under the same names.
 /// Throws hhlo::Error when a `wrt` entry names no parameter (listing the known names), a selected
-/// parameter is an integer tensor (naming it), and everything `grad` throws.
+/// parameter is an integer or pred tensor (naming it), and everything `grad` throws.
 Params grad(Value loss, const Params& params, const std::vector<std::string>& wrt = {});
 
 /// A scalar function of named parameters, built in the function the parameters belong to.
@@ -69,7 +75,8 @@ Func& vjp_func(Module& module, std::string name, const std::vector<TensorType>& 
 /// `body(args)` followed by its gradient with respect to the arguments listed in `wrt` (all float
 /// arguments when empty): JAX's `value_and_grad(f, argnums)` as a function of the module.
 /// Throws hhlo::Error when body's result is not one float scalar, and what grad throws.
-Func& value_and_grad_func(Module& module, std::string name, const std::vector<TensorType>& arg_types,
+Func& value_and_grad_func(Module& module, std::string name,
+                          const std::vector<TensorType>& arg_types,
                           const std::function<Value(const std::vector<Value>&)>& body,
                           std::vector<size_t> wrt = {});
 

@@ -12,7 +12,7 @@ using Cts = std::vector<Cotangent>;
 std::vector<Value> float_captures(const Op& op) {
   std::vector<Value> out;
   for (Value v : captured_values(op))
-    if (is_float(v.dtype())) out.push_back(v);
+    if (is_inexact(v.dtype())) out.push_back(v);
   return out;
 }
 
@@ -22,7 +22,7 @@ std::vector<Value> branch_backward(const Block& region, const Op& op, const Cts&
   std::vector<Value> ys;
   std::vector<Cotangent> gs;
   for (size_t i = 0; i < outs.size(); ++i)
-    if (cts[i] && is_float(outs[i].dtype())) {
+    if (cts[i] && is_inexact(outs[i].dtype())) {
       ys.push_back(outs[i]);
       gs.push_back(*cts[i]);
     }
@@ -50,7 +50,7 @@ Cts branches_rule(const Op& op, const Cts& cts) {
                                                       : case_(op.operands()[0], branches);
   size_t k = 0;
   for (size_t i = 0; i < all_caps.size(); ++i)
-    if (is_float(all_caps[i].dtype())) out[op.operands().size() + i] = g[k++];
+    if (is_inexact(all_caps[i].dtype())) out[op.operands().size() + i] = g[k++];
   return out;
 }
 
@@ -110,18 +110,18 @@ void register_control_flow_rules(Registry& r) {
     std::vector<Value> ys, wrt;
     std::vector<Cotangent> gs;
     for (size_t i = 0; i < vals.size(); ++i)
-      if (cts[i] && is_float(vals[i].dtype())) {
+      if (cts[i] && is_inexact(vals[i].dtype())) {
         ys.push_back(vals[i]);
         gs.push_back(*cts[i]);
       }
     std::vector<size_t> slots;
     for (size_t i = 0; i < op.operands().size(); ++i)
-      if (is_float(op.operands()[i].dtype())) {
+      if (is_inexact(op.operands()[i].dtype())) {
         wrt.push_back(op.operands()[i]);
         slots.push_back(i);
       }
     for (size_t i = 0; i < all_caps.size(); ++i)
-      if (is_float(all_caps[i].dtype())) {
+      if (is_inexact(all_caps[i].dtype())) {
         wrt.push_back(all_caps[i]);
         slots.push_back(op.operands().size() + i);
       }
@@ -133,7 +133,7 @@ void register_control_flow_rules(Registry& r) {
   r["stablehlo.optimization_barrier"] = [](const Op& op, const Cts& cts) {
     Cts out(op.operands().size());
     for (size_t i = 0; i < out.size(); ++i)
-      if (cts[i] && is_float(op.operands()[i].dtype())) out[i] = cts[i];
+      if (cts[i] && is_inexact(op.operands()[i].dtype())) out[i] = cts[i];
     return out;
   };
   r["stablehlo.reduce_precision"] = linear_vjp([](const Op&, Value g) { return g; });

@@ -179,8 +179,10 @@ void register_convolution_rules(Registry& r) {
     ConvAttrs a = read(op);
     if (a.fgc > 1 && a.bgc > 1) unsupported(op, "feature_group_count and batch_group_count both > 1");
     Value lhs = op.operands()[0], rhs = op.operands()[1], g = *cts[0];
-    if (is_float(lhs.dtype()) && needs_cotangent(0)) out[0] = cast_to(transpose_lhs(cast_to(g, rhs.dtype()), lhs, rhs, a), lhs.dtype());
-    if (is_float(rhs.dtype()) && needs_cotangent(1)) out[1] = cast_to(transpose_rhs(cast_to(g, lhs.dtype()), lhs, rhs, a), rhs.dtype());
+    if (real_tangent(op, lhs) && needs_cotangent(0))
+      out[0] = cast_to(transpose_lhs(cast_to(g, rhs.dtype()), lhs, rhs, a), lhs.dtype());
+    if (real_tangent(op, rhs) && needs_cotangent(1))
+      out[1] = cast_to(transpose_rhs(cast_to(g, lhs.dtype()), lhs, rhs, a), rhs.dtype());
     return out;
   };
 }

@@ -1,6 +1,7 @@
 // VJP of dot_general with any batch / contracting dimensions (JAX _dot_general_transpose_lhs/rhs):
 // each operand's cotangent is a dot_general of the result cotangent with the other operand,
-// transposed back into the operand's dimension order.
+// transposed back into the operand's dimension order. Complex operands: the same formula, without
+// conjugation (JAX's convention).
 #include <algorithm>
 
 #include "rules.h"
@@ -63,10 +64,10 @@ void register_dot_general_rules(Registry& r) {
     if (!cts[0]) return out;
     const auto* dn = op.attr("dot_dimension_numbers")->get_if<DotDimensionNumbers>();
     Value lhs = op.operands()[0], rhs = op.operands()[1], g = *cts[0];
-    if (is_float(lhs.dtype()) && needs_cotangent(0))
+    if (is_inexact(lhs.dtype()) && needs_cotangent(0))
       out[0] = transpose_operand(g, lhs, rhs, dn->lhs_batching_dimensions, dn->lhs_contracting_dimensions,
                                  dn->rhs_batching_dimensions, dn->rhs_contracting_dimensions, true);
-    if (is_float(rhs.dtype()) && needs_cotangent(1))
+    if (is_inexact(rhs.dtype()) && needs_cotangent(1))
       out[1] = transpose_operand(g, rhs, lhs, dn->rhs_batching_dimensions, dn->rhs_contracting_dimensions,
                                  dn->lhs_batching_dimensions, dn->lhs_contracting_dimensions, false);
     return out;

@@ -68,7 +68,7 @@ void register_indexing_rules(Registry& r) {
     Value unpadded = pad(g, constant(g.func(), 0.0, g.dtype()), nlo, nhi, zero);
     Value gx = slice(unpadded, zero, unpadded.dims(), stride);
     out[0] = gx;
-    if (is_float(op.operands()[1].dtype())) {
+    if (is_inexact(op.operands()[1].dtype())) {
       auto all = iota_dims(g.rank());
       out[1] = subtract(reduce_sum(g, all), reduce_sum(gx, all));
     }
@@ -90,7 +90,7 @@ void register_indexing_rules(Registry& r) {
     Value g = *cts[0], upd = op.operands()[1];
     std::vector<Value> idx(op.operands().begin() + 2, op.operands().end());
     out[0] = dynamic_update_slice(g, zeros(upd), idx);
-    if (is_float(upd.dtype())) out[1] = dynamic_slice(g, idx, upd.dims());
+    if (is_inexact(upd.dtype())) out[1] = dynamic_slice(g, idx, upd.dims());
     return out;
   };
   r["stablehlo.gather"] = [](const Op& op, const Cts& cts) {
@@ -141,7 +141,7 @@ void register_indexing_rules(Registry& r) {
       })[0];
       out[0] = multiply(g, mask);
     }
-    if (is_float(upd.dtype())) out[2] = gather(g, idx, gd, sizes);
+    if (is_inexact(upd.dtype())) out[2] = gather(g, idx, gd, sizes);
     return out;
   };
   r["stablehlo.sort"] = [](const Op& op, const Cts& cts) {
@@ -162,7 +162,7 @@ void register_indexing_rules(Registry& r) {
     std::vector<Value> back = {perm};
     std::vector<size_t> which;
     for (size_t i = 0; i < n; ++i)
-      if (cts[i] && is_float(op.operands()[i].dtype())) {
+      if (cts[i] && is_inexact(op.operands()[i].dtype())) {
         back.push_back(*cts[i]);
         which.push_back(i);
       }

@@ -1,5 +1,6 @@
 // VJP of stablehlo.reduce with a single input and a sum / max / min / product body (JAX
-// _reduce_sum_transpose_rule, _reduce_chooser_jvp_rule, _reduce_prod_jvp_rule).
+// _reduce_sum_transpose_rule, _reduce_chooser_jvp_rule, _reduce_prod_jvp_rule); sum and product
+// hold for complex inputs too, max / min are real only.
 #include <algorithm>
 
 #include "rules.h"
@@ -36,9 +37,18 @@ void register_reduce_rules(Registry& r) {
       if (std::find(dims.begin(), dims.end(), d) == dims.end()) kept.push_back(d);
     auto back = [&](Value v) { return broadcast_in_dim(v, x.dims(), kept); };
     std::string kind = body_kind(op);
+    if (needs_cotangent(1) && is_inexact(op.operands()[1].dtype())) {
+      // An init value that depends on the inputs: each result element is init + sum(...).
+      if (kind != "stablehlo.add")
+        unsupported(op, "the gradient of a reduce's init value is supported for sum bodies only");
+      std::vector<int64_t> all;
+      for (int64_t d = 0; d < g.rank(); ++d) all.push_back(d);
+      out[1] = reduce_sum(g, all);
+    }
     if (kind == "stablehlo.add") {
       out[0] = back(g);
     } else if (kind == "stablehlo.maximum" || kind == "stablehlo.minimum") {
+      real_tangent(op, x);
       // Split the cotangent equally among the elements equal to the extremum.
       Value mask = convert(compare(x, back(z), ComparisonDirection::EQ), x.dtype());
       Value count = reduce_sum(mask, dims);

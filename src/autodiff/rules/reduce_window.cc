@@ -51,6 +51,7 @@ void register_reduce_window_rules(Registry& r) {
                              [](const std::vector<Value>& a) { return std::vector<Value>{add(a[0], a[1])}; })[0];
       if (out[0]->dims() != x.dims()) unsupported(op, "internal: sum-pool transpose produced the wrong shape");
     } else if (kind == "stablehlo.maximum" || kind == "stablehlo.minimum") {
+      real_tangent(op, x);
       for (size_t i = 0; i < win.size(); ++i)
         if (bdil[i] != 1 || wdil[i] != 1) unsupported(op, "max/min pooling with dilations is not differentiable here");
       auto dir = kind == "stablehlo.maximum" ? ComparisonDirection::GE : ComparisonDirection::LE;

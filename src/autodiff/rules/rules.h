@@ -23,9 +23,17 @@ void register_reduce_window_rules(Registry& r);
 void register_indexing_rules(Registry& r);
 void register_control_flow_rules(Registry& r);
 void register_batch_norm_rules(Registry& r);
-void register_extra_rules(Registry& r);
 
-using hhlo::is_float;  // f16/bf16/f32/f64: the differentiable element types
+using hhlo::is_complex;
+using hhlo::is_float;
+/// The element types that carry cotangents (JAX's inexact types): f16/bf16/f32/f64 and
+/// complex<f32>/complex<f64>. Integer and pred values have no gradient.
+inline bool is_inexact(DType t) { return is_float(t) || is_complex(t); }
+/// Whether operand `x` of `op` gets a cotangent from a rule whose formulas hold for real floats
+/// only: true for a float, false for an integer or pred; for a complex `x` it throws (through
+/// `unsupported`) "no VJP rule for complex operands", so that a complex chain through such a
+/// rule is an error naming the op, never a silent zero.
+bool real_tangent(const Op& op, Value x);
 /// Sets the operand mask needs_cotangent() reads while a rule runs (restored on scope exit, so
 /// nested walks inside control-flow rules keep their own mask).
 class NeededScope {

@@ -1,5 +1,5 @@
 // VJP rules of the data-movement ops: broadcast_in_dim, reshape, transpose, slice, concatenate
-// (all linear: JAX deflinear2 transposes).
+// (all linear: JAX deflinear2 transposes; the same for real and complex values).
 #include "rules.h"
 
 namespace hhlo::ad::detail {
@@ -83,7 +83,7 @@ void register_shape_rules(Registry& r) {
       start[static_cast<size_t>(dim)] = at;
       limit[static_cast<size_t>(dim)] = at + x.dim(dim);
       at += x.dim(dim);
-      if (is_float(x.dtype())) out[i] = slice(g, start, limit);
+      if (is_inexact(x.dtype())) out[i] = slice(g, start, limit);
     }
     return out;
   };

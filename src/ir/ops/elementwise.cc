@@ -111,6 +111,13 @@ DType result_dtype(const Entry& e, DType t) {
 
 }  // namespace
 
+std::string_view detail::elementwise_result_constraint(std::string_view op, bool shape_differs) {
+  if (op == "abs" || op == "real" || op == "imag") return shape_differs ? "C1" : "C2";
+  if (op == "complex") return shape_differs ? "C2" : "C3";
+  if (op == "is_finite") return shape_differs ? "C1" : "Results";
+  return "C1";
+}
+
 bool is_elementwise(std::string_view op, int arity) {
   return std::any_of(kTable.begin(), kTable.end(),
                      [&](const Entry& e) { return e.name == op && e.arity == arity; });
