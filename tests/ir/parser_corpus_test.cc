@@ -3,6 +3,7 @@
 // (Running the re-printed programs on the plugin: `hhlo conformance --reprint`, tests/conformance.)
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -40,6 +41,35 @@ TEST(ParserCorpus, EveryFileParsesReprintsAndParsesBackToTheSameText) {
     }
   }
   EXPECT_EQ(failures, 0u);
+}
+
+}  // namespace
+}  // namespace hhlo
+
+namespace hhlo {
+namespace {
+
+// Every *.mlir under $HHLO_PARSE_DIR (e.g. the texts tests/ir/gen_jax_texts.py writes from real
+// jax.jit(...).lower() and jax.export programs): parses, verifies, re-prints to a fixed point.
+TEST(ParserCorpus, FilesOfHHLO_PARSE_DIR) {
+  const char* env = std::getenv("HHLO_PARSE_DIR");
+  if (!env) GTEST_SKIP() << "set HHLO_PARSE_DIR to a folder of .mlir texts";
+  size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(env)) {
+    if (e.path().extension() != ".mlir") continue;
+    ++n;
+    std::ifstream in(e.path());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    try {
+      Module m = parse_module(ss.str(), {.source_name = e.path().filename().string()});
+      std::string once = to_mlir(m);
+      EXPECT_EQ(to_mlir(parse_module(once, {.source_name = "reprint"})), once) << e.path();
+    } catch (const std::exception& ex) {
+      ADD_FAILURE() << ex.what();
+    }
+  }
+  EXPECT_GT(n, 0u);
 }
 
 }  // namespace
