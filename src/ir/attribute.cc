@@ -160,6 +160,13 @@ std::string dense_literal(const Array& a) {
   return "dense<" + body + "> : " + a.type().to_string();
 }
 
+std::string attr_dict(const std::vector<NamedAttr>& attrs) {
+  std::string s = "{";
+  for (size_t i = 0; i < attrs.size(); ++i)
+    s += (i ? ", " : "") + attrs[i].name + " = " + to_string(attrs[i].value);
+  return s + "}";
+}
+
 }  // namespace detail
 
 namespace {
@@ -210,6 +217,7 @@ struct Printer {
     return s + ">";
   }
   std::string operator()(const DenseAttr& a) const { return detail::dense_literal(*a.array); }
+  std::string operator()(const OpaqueAttr& a) const { return a.text; }
   std::string operator()(const SymbolRefAttr& a) const { return detail::symbol_ref(a.name); }
   std::string operator()(const LayoutsAttr& a) const {
     std::string s = "[";

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "hhlo/core/array.h"
+#include "hhlo/ir/attribute.h"
 
 namespace hhlo::detail {
 /// Exact MLIR float literal of `v` as element type `t` (decimal with '.', or hex bits for
@@ -17,4 +18,6 @@ std::string escape_string(std::string_view s);
 /// `dense<...> : tensor<...>`: splats as one literal, pred and small integer arrays (<= 16
 /// elements) as nested lists, others as hex bytes.
 std::string dense_literal(const Array& a);
+/// `{a = ..., b = ...}` in the order given (function, result and module attributes).
+std::string attr_dict(const std::vector<NamedAttr>& attrs);
 }  // namespace hhlo::detail

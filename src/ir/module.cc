@@ -120,12 +120,15 @@ std::unique_ptr<Block> Func::build_region(std::string_view op,
   return block;
 }
 
-void Func::ret(const std::vector<Value>& results, Loc loc) {
+void Func::ret(const std::vector<Value>& results, Loc loc) { ret_at(results, Location::from(loc)); }
+
+void Func::ret_at(const std::vector<Value>& results, const Location& loc) {
   if (returned_) throw Error(fmt::format("function @{} has already returned", name_));
   if (stack_.size() != 1)
     throw Error(fmt::format("function @{}: ret() called while a region is being built", name_));
-  append(OpState{"func.return", results, {}, {}, {}, Location::from(loc)});
+  append(OpState{"func.return", results, {}, {}, {}, loc});
   for (const Value& v : results) result_types_.push_back(v.type());
+  result_attrs_.resize(result_types_.size());
   returned_ = true;
 }
 
@@ -141,6 +144,45 @@ void Func::set_arg_attr(size_t i, NamedAttr attr) {
     }
   }
   attrs.push_back(std::move(attr));
+}
+
+namespace {
+void set_named(std::vector<NamedAttr>& attrs, NamedAttr attr) {
+  for (auto& a : attrs) {
+    if (a.name == attr.name) {
+      a.value = std::move(attr.value);
+      return;
+    }
+  }
+  attrs.push_back(std::move(attr));
+}
+const std::vector<NamedAttr> kNoAttrs;
+}  // namespace
+
+const std::vector<NamedAttr>& Func::result_attrs(size_t i) const {
+  if (!returned_) return kNoAttrs;
+  return result_attrs_.at(i);
+}
+void Func::set_result_attr(size_t i, NamedAttr attr) { set_named(result_attrs_.at(i), std::move(attr)); }
+void Func::set_attr(NamedAttr attr) { set_named(attrs_, std::move(attr)); }
+void Module::set_attr(NamedAttr attr) { set_named(attrs_, std::move(attr)); }
+
+std::unique_ptr<Block> Func::build_block(
+    const std::vector<TensorType>& arg_types,
+    const std::function<void(const std::vector<Value>&)>& body) {
+  if (returned_) throw Error(fmt::format("function @{} has already returned", name_));
+  auto block = std::make_unique<Block>();
+  block->func_ = this;
+  block->parent_ = stack_.back();
+  for (size_t i = 0; i < arg_types.size(); ++i)
+    block->args_.push_back(new_value(arg_types[i], block.get(), nullptr, static_cast<uint32_t>(i)));
+  stack_.push_back(block.get());
+  struct Pop {
+    std::vector<Block*>& s;
+    ~Pop() { s.pop_back(); }
+  } pop{stack_};
+  body(block->args_);
+  return block;
 }
 
 Func& Module::add_func(std::string name, std::vector<TensorType> arg_types, Visibility visibility) {

@@ -29,13 +29,19 @@ class FuncPrinter {
     }
     out_ += ") -> ";
     const auto& rt = f_.result_types();
-    if (rt.size() == 1) {
+    bool result_attrs = false;
+    for (size_t i = 0; i < rt.size(); ++i) result_attrs |= !f_.result_attrs(i).empty();
+    if (rt.size() == 1 && !result_attrs) {
       out_ += rt[0].to_string();
     } else {
       out_ += "(";
-      for (size_t i = 0; i < rt.size(); ++i) out_ += (i ? ", " : "") + rt[i].to_string();
+      for (size_t i = 0; i < rt.size(); ++i) {
+        out_ += (i ? ", " : "") + rt[i].to_string();
+        if (!f_.result_attrs(i).empty()) out_ += " " + detail::attr_dict(f_.result_attrs(i));
+      }
       out_ += ")";
     }
+    if (!f_.attrs().empty()) out_ += " attributes " + detail::attr_dict(f_.attrs());
     out_ += " {\n";
     print_ops(f_.body(), 2);
     out_ += "  }\n";
@@ -123,7 +129,9 @@ class FuncPrinter {
     }
     if (o_.locations) {
       const Location& l = op.loc();
-      if (l.file.empty())
+      if (!l.text.empty())
+        out_ += " loc(" + l.text + ")";
+      else if (l.file.empty())
         out_ += " loc(unknown)";
       else {
         // Ops of one function mostly come from one file: escape each file name once.
@@ -149,7 +157,10 @@ class FuncPrinter {
 }  // namespace
 
 std::string to_mlir(const Module& module, const PrintOptions& options) {
-  std::string out = "module {\n";
+  std::string out = "module ";
+  if (!module.name().empty()) out += detail::symbol_ref(module.name()) + " ";
+  if (!module.attrs().empty()) out += "attributes " + detail::attr_dict(module.attrs()) + " ";
+  out += "{\n";
   for (const auto& f : module.funcs()) {
     if (!f->returned())
       throw Error(fmt::format("to_mlir: function @{} has no return; call ret() on it", f->name()));

@@ -14,7 +14,7 @@ namespace {
 
 class Verifier {
  public:
-  Verifier(const Module& m, const Func& f) : m_(m), f_(f) {}
+  Verifier(const Module& m, const Func& f, const VerifyOptions& o) : m_(m), f_(f), o_(o) {}
 
   void run() {
     if (!f_.returned()) fail_struct(nullptr, "has no func.return");
@@ -34,11 +34,13 @@ class Verifier {
     for (size_t i = 0; i < ops.size(); ++i) {
       const Op& op = *ops[i];
       bool last = i + 1 == ops.size();
-      bool term = op.name() == "func.return" || op.name() == "stablehlo.return";
+      if (o_.failed_op) *o_.failed_op = &op;
+      bool term = op.name() == "func.return" || op.name() == "stablehlo.return" ||
+                  (o_.allow_unknown_ops && !is_body && foreign_terminator(op.name()));
       if (term != last)
         fail_struct(&op,
                     last ? "block does not end in a return" : "return before the end of a block");
-      if (term && (op.name() == "func.return") != is_body)
+      if (term && (op.name() == "func.return") != is_body && !foreign_terminator(op.name()))
         fail_struct(&op, is_body ? "function body must end in func.return"
                                  : "region must end in stablehlo.return");
       for (const Value& v : op.operands()) {
@@ -52,9 +54,27 @@ class Verifier {
         block(*r, false);
         defined_ = std::move(outer);
       }
+      if (o_.failed_op) *o_.failed_op = &op;
       check(op);
       for (const Value& v : op.results()) defined_.insert(v.id());
     }
+  }
+
+  static bool foreign_terminator(const std::string& n) {
+    return !n.starts_with("stablehlo.") && !n.starts_with("func.") &&
+           (n.ends_with(".return") || n.ends_with(".yield"));
+  }
+  static bool is_dynamic(const std::vector<Value>& vs) {
+    for (const Value& v : vs)
+      if (!v.type().is_static()) return true;
+    return false;
+  }
+  static bool known(const std::string& n) {
+    static const std::unordered_set<std::string_view> ops = [] {
+      auto v = supported_ops();
+      return std::unordered_set<std::string_view>(v.begin(), v.end());
+    }();
+    return ops.count(n) != 0;
   }
 
   template <typename T>
@@ -110,6 +130,9 @@ class Verifier {
       return;
     }
     if (n == "stablehlo.return") return;  // checked by the owning op
+    if (o_.allow_unknown_ops && (!known(n) || foreign_terminator(n))) return;
+    if (o_.skip_dynamic && n != "func.call" && (is_dynamic(op.operands()) || is_dynamic(op.results())))
+      return;
     if (n == "func.call") {
       const Func* callee = m_.find(attr<SymbolRefAttr>(op, "callee").name);
       if (!callee) fail_struct(&op, "calls an unknown function");
@@ -315,13 +338,20 @@ class Verifier {
 
   const Module& m_;
   const Func& f_;
+  const VerifyOptions& o_;
   std::unordered_set<uint32_t> defined_;
 };
 
 }  // namespace
 
-void verify(const Module& module) {
-  for (const auto& f : module.funcs()) Verifier(module, *f).run();
+void verify(const Module& module) { verify(module, VerifyOptions{}); }
+
+void verify(const Module& module, const VerifyOptions& options) {
+  if (options.failed_op) *options.failed_op = nullptr;
+  for (const auto& f : module.funcs()) {
+    Verifier(module, *f, options).run();
+    if (options.failed_op) *options.failed_op = nullptr;
+  }
 }
 
 }  // namespace hhlo

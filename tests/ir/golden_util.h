@@ -5,7 +5,10 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "hhlo/ir/module.h"
+#include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
 #include "hhlo/ir/verifier.h"
 
@@ -13,7 +16,9 @@ namespace hhlo::test {
 
 /// Builds @main with `args` via `build` (which returns the results), verifies the module and
 /// returns the printed ops
-/// of its body, one per line, without indentation, locations or the func.return line.
+/// of its body, one per line, without indentation, locations or the func.return line. Also checks
+/// the parser's round trip: the printed module (with and without locations) parses back to a
+/// module that prints identically.
 inline std::string body_of(const std::vector<TensorType>& args,
                            const std::function<std::vector<Value>(Func&)>& build) {
   Module m;
@@ -21,6 +26,9 @@ inline std::string body_of(const std::vector<TensorType>& args,
   f.ret(build(f));
   verify(m);
   std::string text = to_mlir(m, {.locations = false}), out;
+  EXPECT_EQ(to_mlir(parse_module(text), {.locations = false}), text);
+  std::string with_locs = to_mlir(m);
+  EXPECT_EQ(to_mlir(parse_module(with_locs)), with_locs);
   size_t pos = 0;
   int line_no = 0;
   while (pos < text.size()) {

@@ -1,5 +1,5 @@
 // `hhlo conformance DIR [--timeout-s N] [--jobs N] [--filter REGEX] [--check-mode ffi|outputs]
-// [--markdown FILE] [--verbose]`: runs every StableHLO file of a conformance corpus in worker
+// [--markdown FILE] [--verbose] [--reprint]`: runs every StableHLO file of a conformance corpus in worker
 // processes and reports pass/fail/unsupported. `hhlo conformance-worker` (hidden) is the worker.
 #include <fmt/format.h>
 #include <unistd.h>
@@ -26,6 +26,7 @@ struct ConformanceOptions {
   std::string check_mode;
   std::string markdown;
   bool verbose = false;
+  bool reprint = false;
 };
 
 std::string self_path() {
@@ -61,6 +62,7 @@ int run_conformance(const ConformanceOptions& o) {
   RunnerOptions ro;
   ro.worker_command = {self_path(), "conformance-worker", "--check-mode",
                        mode == CheckMode::ffi ? "ffi" : "outputs"};
+  if (o.reprint) ro.worker_command.push_back("--reprint");
   ro.timeout_s = o.timeout_s;
   ro.jobs = o.jobs;
   ro.filter = o.filter;
@@ -98,6 +100,8 @@ const bool registered = register_command({
           ->check(CLI::IsMember({"ffi", "outputs"}));
       sub.add_option("--markdown", o->markdown, "Also write the report as Markdown to FILE");
       sub.add_flag("--verbose,-v", o->verbose, "Print every file's result as it finishes");
+      sub.add_flag("--reprint", o->reprint,
+                   "Parse each program with our parser and run our printer's text of it instead");
       return [o] { return run_conformance(*o); };
     },
 });
@@ -107,8 +111,10 @@ const bool registered_worker = register_command({
     .description = "Internal: conformance worker process (reads file paths on stdin)",
     .setup = [](CLI::App& sub) -> Action {
       auto mode = std::make_shared<std::string>("outputs");
+      auto reprint = std::make_shared<bool>(false);
       sub.add_option("--check-mode", *mode)->check(CLI::IsMember({"ffi", "outputs"}));
-      return [mode] { return worker_main(parse_check_mode(*mode)); };
+      sub.add_flag("--reprint", *reprint);
+      return [mode, reprint] { return worker_main(parse_check_mode(*mode), *reprint); };
     },
     .hidden = true,
 });

@@ -28,6 +28,26 @@ class ShapeError : public Error {
   std::string op_, constraint_;
 };
 
+/// MLIR text that could not be parsed (hhlo/ir/parser.h). `line()` and `column()` are 1-based
+/// positions in the text, `expected()` says what the parser expected there (e.g. "')'",
+/// "a tensor type"), `found()` the token it found. The message reads
+/// "SOURCE:LINE:COLUMN: expected EXPECTED, found FOUND".
+class ParseError : public Error {
+ public:
+  ParseError(std::string source, uint32_t line, uint32_t column, std::string expected,
+             std::string found);
+  const std::string& source() const { return source_; }
+  uint32_t line() const { return line_; }
+  uint32_t column() const { return column_; }
+  const std::string& expected() const { return expected_; }
+  const std::string& found() const { return found_; }
+
+ private:
+  std::string source_;
+  uint32_t line_, column_;
+  std::string expected_, found_;
+};
+
 /// A PJRT C API call returned an error. `code()` is the PJRT_Error_Code value (the absl status
 /// code numbering: 3 INVALID_ARGUMENT, 5 NOT_FOUND, 9 FAILED_PRECONDITION, 12 UNIMPLEMENTED, ...),
 /// `function()` the C API function that failed (e.g. "PJRT_Client_Compile").

@@ -1,6 +1,8 @@
 // Typed op attributes: the closed set StableHLO ops carry (spec "Ops" sections list each op's
-// attributes). There is deliberately no raw-text attribute: every form here is printed by
-// ir/printer.h in a syntax the pinned plugin (StableHLO <= 1.13) parses.
+// attributes). Every typed form here is printed by ir/printer.h in a syntax the pinned plugin
+// (StableHLO <= 1.13) parses. The one raw-text kind, OpaqueAttr, exists only for attributes read
+// from a file that have no typed form here (mhlo.sharding dictionaries, sdy.*, unknown dialects):
+// they are kept as written and printed back verbatim. Builders never create one.
 #pragma once
 
 #include <cstdint>
@@ -123,6 +125,12 @@ struct DictAttr {
   std::vector<std::pair<std::string, Attribute>> entries;
 };
 
+/// An attribute kept as its MLIR text, printed back verbatim (parser only; see the file comment):
+/// `#sdy.sharding<@mesh, [{}]>`, `unit`, `0 : index`, `array<i32: 1>`, ...
+struct OpaqueAttr {
+  std::string text;
+};
+
 /// One attribute value: a closed variant of the kinds above plus the StableHLO enums and
 /// dimension-number structs.
 class Attribute {
@@ -132,7 +140,7 @@ class Attribute {
                    SymbolRefAttr, LayoutsAttr, ArrayAttr, DictAttr, ComparisonDirection,
                    ComparisonType, Precision, RngDistribution, RngAlgorithm, FftType, Transpose,
                    DotDimensionNumbers, ConvDimensionNumbers, GatherDimensionNumbers,
-                   ScatterDimensionNumbers>;
+                   ScatterDimensionNumbers, OpaqueAttr>;
   template <typename T>
   requires std::is_constructible_v<Variant, T&&> Attribute(T&& v)
       : v_(std::forward<T>(v)) {}  // NOLINT: implicit by design

@@ -28,9 +28,12 @@ class Module;
 using Loc = std::source_location;
 
 /// A source position printed as MLIR `loc("file":line:col)`; empty file means `loc(unknown)`.
+/// `text`, when not empty, is any other MLIR location kept verbatim from a parsed file (a name,
+/// call-site or fused location, aliases resolved) and is printed as `loc(text)` instead.
 struct Location {
   std::string file;
   uint32_t line = 0, column = 0;
+  std::string text;
   static Location from(const Loc& l) { return {l.file_name(), l.line(), l.column()}; }
 };
 
@@ -149,11 +152,24 @@ class Func {
   /// `tf.aliasing_output = k : i32` donates argument `i` to result `k` (see runtime donation).
   /// Throws std::out_of_range when `i` is not an argument index.
   void set_arg_attr(size_t i, NamedAttr attr);
+  /// Attributes of result `i` (`-> (tensor<4xf32> {jax.result_info = "result"})`); empty by
+  /// default, and for every index before `ret`. Throws std::out_of_range after `ret` when `i` is
+  /// not a result index.
+  const std::vector<NamedAttr>& result_attrs(size_t i) const;
+  /// Sets (or replaces) attribute `attr.name` on result `i`. Throws std::out_of_range when `i` is
+  /// not a result index (call after `ret`).
+  void set_result_attr(size_t i, NamedAttr attr);
+  /// Function attributes, printed as `attributes {...}` after the signature; empty by default.
+  const std::vector<NamedAttr>& attrs() const { return attrs_; }
+  /// Sets (or replaces) function attribute `attr.name`.
+  void set_attr(NamedAttr attr);
 
   /// Ends the function with `func.return results...` and fixes its result types.
   /// Throws hhlo::Error when called twice, inside an open region, or with a value of another
   /// function or of a closed region.
   void ret(const std::vector<Value>& results, Loc loc = Loc::current());
+  /// `ret` with an explicit location (used by the parser).
+  void ret_at(const std::vector<Value>& results, const Location& loc);
 
   // ---- Builder interface (used by op builders; stable for other layers) ----
   /// Checks that every operand is valid, belongs to this function and is visible from the current
@@ -167,6 +183,10 @@ class Func {
   /// throws, the function is left unchanged and the exception propagates.
   std::unique_ptr<Block> build_region(std::string_view op, const std::vector<TensorType>& arg_types,
                                       const RegionBody& body, const Location& loc);
+  /// Like build_region, but `body` appends every op of the block itself, terminator included
+  /// (nothing is appended after it). Used by the parser for regions of any op.
+  std::unique_ptr<Block> build_block(const std::vector<TensorType>& arg_types,
+                                     const std::function<void(const std::vector<Value>&)>& body);
   /// The block new ops go to (the innermost region being built, else the body).
   const Block& insertion_block() const { return *stack_.back(); }
   /// Type of value `id` (what Value::type() returns).
@@ -190,7 +210,8 @@ class Func {
   std::string name_;
   Visibility visibility_;
   std::vector<TensorType> arg_types_, result_types_;
-  std::vector<std::vector<NamedAttr>> arg_attrs_;
+  std::vector<std::vector<NamedAttr>> arg_attrs_, result_attrs_;
+  std::vector<NamedAttr> attrs_;
   bool returned_ = false;
   Block body_;
   std::deque<ValueInfo> values_;
@@ -212,9 +233,18 @@ class Module {
   Func* find(std::string_view name);
   const Func* find(std::string_view name) const;
   const std::vector<std::unique_ptr<Func>>& funcs() const { return funcs_; }
+  /// The module's symbol name (`module @jit_f`); empty by default (printed `module {`).
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+  /// Module attributes (`module attributes {mhlo.num_partitions = 1 : i32}`); empty by default.
+  const std::vector<NamedAttr>& attrs() const { return attrs_; }
+  /// Sets (or replaces) module attribute `attr.name`.
+  void set_attr(NamedAttr attr);
 
  private:
-  std::unique_ptr<int> id_;  // stable identity across moves
+  std::unique_ptr<int> id_;
+  std::string name_;
+  std::vector<NamedAttr> attrs_;  // stable identity across moves
   std::vector<std::unique_ptr<Func>> funcs_;
 };
 

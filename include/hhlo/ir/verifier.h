@@ -18,4 +18,18 @@ namespace hhlo {
 /// the function and op for structural problems (unknown op, missing attribute, bad terminator).
 void verify(const Module& module);
 
+/// Options of verify for imported modules (hhlo/ir/parser.h).
+struct VerifyOptions {
+  /// Accept ops outside supported_ops() (other dialects, StableHLO ops without a shape rule
+  /// here) with their recorded result types; their regions may end in any `*.return`/`*.yield`.
+  bool allow_unknown_ops = false;
+  /// Skip the shape rule of ops with a dynamic (`?`) dimension in an operand or result type.
+  bool skip_dynamic = false;
+  /// When not null, receives the op being checked when verify throws (nullptr when the failure is
+  /// not at an op, e.g. a function without func.return).
+  const Op** failed_op = nullptr;
+};
+/// verify with options; the same checks and errors.
+void verify(const Module& module, const VerifyOptions& options);
+
 }  // namespace hhlo

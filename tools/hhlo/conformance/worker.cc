@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "conformance/rewrite.h"
+#include "hhlo/ir/parser.h"
+#include "hhlo/ir/printer.h"
 
 namespace hhlo::conformance {
 namespace {
@@ -75,7 +77,7 @@ CheckMode default_check_mode() {
   return CheckMode::ffi;
 }
 
-FileResult run_file(const Client& client, const std::string& path, CheckMode mode) {
+FileResult run_file(const Client& client, const std::string& path, CheckMode mode, bool reprint) {
   FileResult r;
   r.file = std::filesystem::path(path).filename().string();
   auto t0 = std::chrono::steady_clock::now();
@@ -96,6 +98,13 @@ FileResult run_file(const Client& client, const std::string& path, CheckMode mod
         mode == CheckMode::ffi ? rewrite_checks_to_ffi(text) : rewrite_checks_to_outputs(text);
   } catch (const std::exception& e) {
     return done(Status::failed, std::string("cannot prepare the program: ") + e.what());
+  }
+  if (reprint) {
+    try {
+      program = to_mlir(parse_module(program, {.source_name = r.file}));
+    } catch (const std::exception& e) {
+      return done(Status::failed, std::string("reprint: ") + e.what());
+    }
   }
 
   LoadedExecutable exe;
@@ -142,7 +151,7 @@ FileResult run_file(const Client& client, const std::string& path, CheckMode mod
   return done(Status::passed, "");
 }
 
-int worker_main(CheckMode mode) {
+int worker_main(CheckMode mode, bool reprint) {
   // The protocol owns the real stdout; whatever else writes to stdout lands on stderr.
   int proto_fd = dup(STDOUT_FILENO);
   dup2(STDERR_FILENO, STDOUT_FILENO);
@@ -163,7 +172,7 @@ int worker_main(CheckMode mode) {
   std::string path;
   while (std::getline(std::cin, path)) {
     if (path.empty()) continue;
-    FileResult r = run_file(*client, path, mode);
+    FileResult r = run_file(*client, path, mode, reprint);
     fmt::print(proto, "{}\t{:.3f}\t{}\n", status_name(r.status), r.seconds, r.reason);
     std::fflush(proto);
   }

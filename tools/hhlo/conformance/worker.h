@@ -50,12 +50,15 @@ void register_check_handlers(const Plugin& plugin);
 
 /// Runs the corpus file at `path` on `client` (whose plugin has the handlers registered when
 /// `mode` is ffi). Never throws: every failure becomes a failed or unsupported result.
-FileResult run_file(const Client& client, const std::string& path, CheckMode mode);
+/// With `reprint`, the program (after the check rewrite) is parsed by hhlo/ir/parser.h and re-printed
+/// by our printer before it is compiled (a parse failure is a failed result "reprint: ...").
+FileResult run_file(const Client& client, const std::string& path, CheckMode mode,
+                    bool reprint = false);
 
 /// The worker loop: creates a one-device CPU client (registering the handlers in ffi mode),
 /// writes "ready" (or "error\t<message>") to stdout, then for each file path read from a stdin
 /// line writes one line "<status>\t<seconds>\t<reason>" (newlines in the reason escaped as \n).
 /// Anything else the process prints goes to stderr. Returns the process exit code.
-int worker_main(CheckMode mode);
+int worker_main(CheckMode mode, bool reprint = false);
 
 }  // namespace hhlo::conformance

@@ -1,0 +1,124 @@
+// The StableHLO text parser's state and grammar pieces (internal). One Parser parses one text;
+// its member functions are split by topic over parser_types.cc, parser_attrs.cc,
+// parser_ops.cc, parser_pretty.cc and parser_module.cc.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "hhlo/ir/attribute.h"
+#include "hhlo/ir/module.h"
+#include "hhlo/ir/parser.h"
+#include "parser_lexer.h"
+
+namespace hhlo::parse {
+
+/// Deepest nesting of regions, attributes, dense lists and locations accepted.
+inline constexpr int kMaxDepth = 200;
+
+/// A parsed `: ...` type signature of a pretty op.
+struct TypeSig {
+  std::vector<TensorType> ins, outs;
+  bool functional = false;  // `(ins) -> outs` or `ins -> outs`
+};
+
+class Parser {
+ public:
+  Parser(std::string_view text, const ParseOptions& options);
+  Module run();
+
+  // ---- tokens (parser_module.cc)
+  const Token& tok() const { return tok_; }
+  void advance() { tok_ = lex_.next(); }
+  bool is(Tok k) const { return tok_.kind == k; }
+  bool is_id(std::string_view id) const { return tok_.kind == Tok::bare_id && tok_.text == id; }
+  bool consume(Tok k);
+  bool consume_id(std::string_view id);
+  void expect(Tok k, std::string_view what);
+  void expect_id(std::string_view id);
+  [[noreturn]] void fail(std::string_view expected) const;
+  [[noreturn]] void fail_at(size_t pos, std::string_view expected, std::string found) const;
+  /// Re-lexes from byte offset `pos`.
+  void reset_to(size_t pos);
+  /// Offset just past the bracket that closes the one at `open` (`<([{`), skipping strings;
+  /// `->` does not close `<`. Throws ParseError when the text ends first.
+  size_t scan_balanced(size_t open) const;
+  /// Source text from `start` up to the current token, trailing space removed.
+  std::string text_from(size_t start) const;
+  /// RAII nesting guard: throws ParseError past kMaxDepth.
+  struct Depth {
+    Parser& p;
+    explicit Depth(Parser& parser);
+    ~Depth() { --p.depth_; }
+  };
+
+  // ---- types (parser_types.cc)
+  TensorType parse_tensor_type();
+  bool at_type() const;
+  std::vector<TensorType> parse_paren_types();
+  /// `T` or `(T, ...)` (function results; attributes after each type go to `attrs` if given).
+  std::vector<TensorType> parse_result_types(std::vector<std::vector<NamedAttr>>* attrs);
+  TypeSig parse_type_sig();
+
+  // ---- attributes (parser_attrs.cc)
+  Attribute parse_attribute(std::string_view name = {});
+  void parse_attr_dict(std::vector<NamedAttr>& out);
+  int64_t parse_int();
+  std::vector<int64_t> parse_int_list();
+  Attribute parse_dense();
+  /// `EQ` / `THREE_FRY` / ... as an enum attribute of the kind `kind` names.
+  Attribute parse_enum_word(std::string_view kind);
+  ConvDimensionNumbers parse_conv_layouts();
+
+  // ---- locations (parser_module.cc)
+  /// `loc(...)` if present.
+  std::optional<Location> parse_opt_loc();
+  Location parse_loc_body();
+
+  // ---- ops and regions (parser_ops.cc, parser_pretty.cc)
+  void parse_ops_until_rbrace(bool func_body);
+  void parse_op();
+  std::unique_ptr<Block> parse_region(const std::vector<std::string>* arg_names,
+                                      const std::vector<TensorType>* arg_types);
+  /// Appends the op (converting IR errors to ParseError at `pos`) and binds result names.
+  std::vector<Value> append(OpState st, size_t pos);
+  void parse_generic_op(std::string name, size_t pos);
+  /// Pretty form of `name`; returns false when the op has no pretty parser here.
+  bool parse_pretty_op(const std::string& name, size_t pos);
+  void parse_unknown_pretty(const std::string& name, size_t pos);
+  Value parse_value_use();
+  std::vector<Value> parse_value_list();
+  void define(const std::string& name, std::vector<Value> values, size_t pos);
+  void fill_defaults(OpState& st);
+
+  // pending result names of the op being parsed: (name, count)
+  std::vector<std::pair<std::string, size_t>> defs_;
+  size_t num_defs() const;
+
+  // ---- state
+  ParseOptions opts_;
+  Lexer lex_;
+  Token tok_;
+  int depth_ = 0;
+  long alias_budget_ = 100000;
+  std::unordered_map<std::string, size_t> aliases_;  // `#x` / `!x` -> offset of its value
+  std::unordered_map<std::string, Location> loc_memo_;
+  std::unordered_set<std::string> loc_busy_;
+  Module module_;
+  Func* f_ = nullptr;
+  std::vector<TensorType> declared_results_;
+  std::unordered_map<std::string, std::vector<Value>> names_;
+  std::vector<std::vector<std::string>> scopes_;
+  std::unordered_map<const Op*, size_t> op_pos_;
+};
+
+/// The DType spelled `name` (`f32`, `ui8`, `i1`, `bf16`), or nullopt.
+std::optional<DType> dtype_named(std::string_view name);
+
+}  // namespace hhlo::parse

@@ -1,0 +1,378 @@
+// The StableHLO text parser: token helpers, locations, `module` / `func.func`, the post-parse
+// verification, and the public entry points of hhlo/ir/parser.h.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "attribute_text.h"
+#include "hhlo/ir/parser.h"
+#include "hhlo/ir/verifier.h"
+#include "parser_internal.h"
+
+namespace hhlo {
+namespace parse {
+
+Parser::Parser(std::string_view text, const ParseOptions& options) : opts_(options), lex_(text) {
+  // Alias definitions (`#loc3 = loc(...)`, `!t = tensor<...>`) may follow the module that uses
+  // them: record where each top-level one starts.
+  Lexer scan(text);
+  int depth = 0;
+  Token prev;
+  for (Token t = scan.next(); t.kind != Tok::eof; t = scan.next()) {
+    if (t.kind == Tok::lbrace || t.kind == Tok::lparen) ++depth;
+    if ((t.kind == Tok::rbrace || t.kind == Tok::rparen) && depth > 0) --depth;
+    if (t.kind == Tok::equal && depth == 0 &&
+        (prev.kind == Tok::hash_id || prev.kind == Tok::bang_id))
+      aliases_.emplace(std::string(prev.text), scan.pos());
+    prev = t;
+  }
+  advance();
+}
+
+bool Parser::consume(Tok k) {
+  if (!is(k)) return false;
+  advance();
+  return true;
+}
+bool Parser::consume_id(std::string_view id) {
+  if (!is_id(id)) return false;
+  advance();
+  return true;
+}
+void Parser::expect(Tok k, std::string_view what) {
+  if (!consume(k)) fail(what);
+}
+void Parser::expect_id(std::string_view id) {
+  if (!consume_id(id)) fail("'" + std::string(id) + "'");
+}
+void Parser::fail(std::string_view expected) const { fail_at(tok_.pos, expected, describe(tok_)); }
+void Parser::fail_at(size_t pos, std::string_view expected, std::string found) const {
+  auto [line, col] = lex_.line_col(pos);
+  throw ParseError(opts_.source_name, line, col, std::string(expected), std::move(found));
+}
+void Parser::reset_to(size_t pos) {
+  lex_.reset(pos);
+  advance();
+}
+Parser::Depth::Depth(Parser& parser) : p(parser) {
+  if (++p.depth_ > kMaxDepth) {
+    --p.depth_;
+    p.fail(fmt::format("nesting at most {} deep", kMaxDepth));
+  }
+  // (the destructor undoes the increment)
+}
+
+size_t Parser::scan_balanced(size_t open) const {
+  std::string_view s = lex_.src();
+  std::vector<char> stack;
+  for (size_t i = open; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '"') {
+      for (++i; i < s.size() && s[i] != '"'; ++i)
+        if (s[i] == '\\') ++i;
+      continue;
+    }
+    if (c == '-' && i + 1 < s.size() && s[i + 1] == '>') {
+      ++i;
+      continue;
+    }
+    if (c == '<' || c == '(' || c == '[' || c == '{') {
+      if (stack.size() > static_cast<size_t>(kMaxDepth)) fail_at(i, "shallower nesting", "deeper");
+      stack.push_back(c == '<' ? '>' : c == '(' ? ')' : c == '[' ? ']' : '}');
+    } else if (c == '>' || c == ')' || c == ']' || c == '}') {
+      if (stack.empty() || stack.back() != c) {
+        if (i == open) fail_at(open, "an opening bracket", "a closing one");
+        fail_at(i, fmt::format("'{}'", stack.empty() ? '?' : stack.back()), fmt::format("'{}'", c));
+      }
+      stack.pop_back();
+      if (stack.empty()) return i + 1;
+    }
+    if (i == open && stack.empty()) fail_at(open, "an opening bracket", "something else");
+  }
+  fail_at(s.size(), "a closing bracket", "end of input");
+}
+
+std::string Parser::text_from(size_t start) const {
+  std::string_view s = lex_.src();
+  size_t end = std::min(tok_.pos, s.size());
+  while (end > start &&
+         (s[end - 1] == ' ' || s[end - 1] == '\n' || s[end - 1] == '\t' || s[end - 1] == '\r'))
+    --end;
+  return std::string(s.substr(start, end > start ? end - start : 0));
+}
+
+// ---------------------------------------------------------------- locations
+
+namespace {
+constexpr size_t kMaxLocText = 4096;
+std::string loc_text(const Location& l) {
+  if (!l.text.empty()) return l.text;
+  if (l.file.empty()) return "unknown";
+  return fmt::format("{}:{}:{}", detail::escape_string(l.file), l.line, l.column);
+}
+Location capped(std::string text) {
+  Location l;
+  if (text.size() <= kMaxLocText) l.text = std::move(text);
+  return l;  // too long (deep alias chains): unknown
+}
+}  // namespace
+
+std::optional<Location> Parser::parse_opt_loc() {
+  if (!is_id("loc")) return std::nullopt;
+  advance();
+  expect(Tok::lparen, "'(' after loc");
+  Location l = parse_loc_body();
+  expect(Tok::rparen, "')' closing loc(...)");
+  return l;
+}
+
+Location Parser::parse_loc_body() {
+  Depth d(*this);
+  size_t start = tok_.pos;
+  if (consume_id("unknown")) return {};
+  if (is(Tok::hash_id)) {
+    std::string id(tok_.text);
+    size_t after = lex_.pos();
+    if (auto it = loc_memo_.find(id); it != loc_memo_.end()) {
+      advance();
+      return it->second;
+    }
+    auto al = aliases_.find(id);
+    if (al == aliases_.end()) fail("a defined location alias");
+    if (loc_busy_.count(id)) fail("a location alias that does not refer to itself");
+    loc_busy_.insert(id);
+    reset_to(al->second);
+    auto l = parse_opt_loc();
+    if (!l) fail("loc(...) as the alias value");
+    loc_busy_.erase(id);
+    loc_memo_[id] = *l;
+    reset_to(after);
+    return *l;
+  }
+  if (is(Tok::string)) {
+    bool ok;
+    std::string s = unescape(tok_.text, ok);
+    if (!ok) fail("a valid string escape");
+    std::string quoted(tok_.text);
+    advance();
+    if (consume(Tok::colon)) {
+      int64_t line = parse_int();
+      expect(Tok::colon, "':' before the column");
+      int64_t col = parse_int();
+      if (is_id("to")) {
+        advance();
+        if (is(Tok::integer)) parse_int();
+        expect(Tok::colon, "':'");
+        parse_int();
+        return capped(text_from(start));
+      }
+      Location l;
+      l.file = std::move(s);
+      l.line = static_cast<uint32_t>(std::clamp<int64_t>(line, 0, UINT32_MAX));
+      l.column = static_cast<uint32_t>(std::clamp<int64_t>(col, 0, UINT32_MAX));
+      return l;
+    }
+    if (consume(Tok::lparen)) {
+      Location child = parse_loc_body();
+      expect(Tok::rparen, "')' closing a name location");
+      return capped(quoted + "(" + loc_text(child) + ")");
+    }
+    return capped(quoted);
+  }
+  if (consume_id("callsite")) {
+    expect(Tok::lparen, "'(' after callsite");
+    Location a = parse_loc_body();
+    expect_id("at");
+    Location b = parse_loc_body();
+    expect(Tok::rparen, "')' closing callsite(...)");
+    return capped("callsite(" + loc_text(a) + " at " + loc_text(b) + ")");
+  }
+  if (consume_id("fused")) {
+    std::string meta;
+    if (is(Tok::less)) {
+      size_t m = tok_.pos;
+      reset_to(scan_balanced(m));
+      meta = text_from(m);
+    }
+    expect(Tok::lbracket, "'[' after fused");
+    std::string items;
+    if (!is(Tok::rbracket)) {
+      do {
+        Location l = parse_loc_body();
+        items += (items.empty() ? "" : ", ") + loc_text(l);
+        if (items.size() > kMaxLocText) items.resize(kMaxLocText + 1);
+      } while (consume(Tok::comma));
+    }
+    expect(Tok::rbracket, "']' closing fused[...]");
+    return capped("fused" + meta + "[" + items + "]");
+  }
+  fail("a location (unknown, \"file\":line:col, \"name\"(...), callsite(...), fused[...], #alias)");
+}
+
+// ---------------------------------------------------------------- module and functions
+
+namespace {
+void skip_alias_value(Parser& p) {
+  if (p.is_id("loc")) {
+    p.parse_opt_loc();
+  } else if (p.is(Tok::bang_id) || p.is_id("tensor")) {
+    p.parse_tensor_type();
+  } else {
+    p.parse_attribute();
+  }
+}
+}  // namespace
+
+Module Parser::run() {
+  bool seen_module = false;
+  auto parse_func = [&]() {
+    size_t fpos = tok_.pos;
+    expect_id("func.func");
+    Visibility vis = Visibility::public_;
+    if (consume_id("private"))
+      vis = Visibility::private_;
+    else if (!consume_id("public") && consume_id("nested"))
+      vis = Visibility::private_;
+    if (!is(Tok::symbol)) fail("the function's @name");
+    std::string name(tok_.text.substr(1));
+    if (!name.empty() && name[0] == '"') {
+      bool ok;
+      name = unescape(name, ok);
+    }
+    advance();
+    expect(Tok::lparen, "'(' opening the argument list");
+    std::vector<std::string> arg_names;
+    std::vector<TensorType> arg_types;
+    std::vector<std::vector<NamedAttr>> arg_attrs;
+    if (!is(Tok::rparen)) {
+      do {
+        if (!is(Tok::value_id)) fail("an argument name %arg");
+        arg_names.emplace_back(tok_.text);
+        advance();
+        expect(Tok::colon, "':' and the argument type");
+        arg_types.push_back(parse_tensor_type());
+        arg_attrs.emplace_back();
+        if (is(Tok::lbrace)) parse_attr_dict(arg_attrs.back());
+        parse_opt_loc();
+      } while (consume(Tok::comma));
+    }
+    expect(Tok::rparen, "')' closing the argument list");
+    std::vector<TensorType> results;
+    std::vector<std::vector<NamedAttr>> result_attrs;
+    if (consume(Tok::arrow)) results = parse_result_types(&result_attrs);
+    std::vector<NamedAttr> fattrs;
+    if (consume_id("attributes")) parse_attr_dict(fattrs);
+    if (!is(Tok::lbrace))
+      fail("'{' opening the body of @" + name + " (declarations without a body are not supported)");
+    if (module_.find(name)) fail_at(fpos, "a new function name", "a second @" + name);
+    Func& f = module_.add_func(name, arg_types, vis);
+    for (size_t i = 0; i < arg_attrs.size(); ++i)
+      for (auto& a : arg_attrs[i]) f.set_arg_attr(i, std::move(a));
+    for (auto& a : fattrs) f.set_attr(std::move(a));
+    f_ = &f;
+    declared_results_ = results;
+    names_.clear();
+    scopes_.assign(1, {});
+    for (size_t i = 0; i < arg_names.size(); ++i) define(arg_names[i], {f.arg(i)}, fpos);
+    advance();  // {
+    if (is(Tok::caret_id)) fail("the function body without a block label");
+    parse_ops_until_rbrace(true);
+    if (!f.returned()) fail("func.return ending @" + name);
+    expect(Tok::rbrace, "'}' closing the function body");
+    parse_opt_loc();
+    for (size_t i = 0; i < result_attrs.size() && i < results.size(); ++i)
+      for (auto& a : result_attrs[i]) f.set_result_attr(i, std::move(a));
+    f_ = nullptr;
+  };
+  while (!is(Tok::eof)) {
+    if ((is(Tok::hash_id) || is(Tok::bang_id))) {
+      advance();
+      expect(Tok::equal, "'=' in an alias definition");
+      skip_alias_value(*this);
+      continue;
+    }
+    if (is_id("module")) {
+      if (seen_module) fail("a single module per text");
+      seen_module = true;
+      advance();
+      if (is(Tok::symbol)) {
+        std::string n(tok_.text.substr(1));
+        if (!n.empty() && n[0] == '"') {
+          bool ok;
+          n = unescape(n, ok);
+        }
+        module_.set_name(std::move(n));
+        advance();
+      }
+      if (consume_id("attributes")) {
+        std::vector<NamedAttr> attrs;
+        parse_attr_dict(attrs);
+        for (auto& a : attrs) module_.set_attr(std::move(a));
+      }
+      expect(Tok::lbrace, "'{' opening the module body");
+      while (!is(Tok::rbrace)) {
+        if (!is_id("func.func")) fail("'func.func' or '}' in the module body");
+        parse_func();
+      }
+      advance();
+      parse_opt_loc();
+      continue;
+    }
+    if (is_id("func.func")) {
+      if (seen_module) fail("functions inside the module");
+      parse_func();
+      continue;
+    }
+    fail("'module', 'func.func' or an alias definition");
+  }
+  if (module_.funcs().empty()) fail("at least one func.func");
+
+  if (opts_.verify) {
+    const Op* bad = nullptr;
+    auto where = [&]() -> std::string {
+      auto it = bad ? op_pos_.find(bad) : op_pos_.end();
+      if (it == op_pos_.end()) return opts_.source_name + ": ";
+      auto [line, col] = lex_.line_col(it->second);
+      return fmt::format("{}:{}:{}: {}: ", opts_.source_name, line, col, bad->name());
+    };
+    try {
+      verify(module_,
+             VerifyOptions{.allow_unknown_ops = true, .skip_dynamic = true, .failed_op = &bad});
+    } catch (const ShapeError& e) {
+      std::string prefix = ShapeError(e.op(), e.constraint(), "").what();
+      std::string detail = e.what();
+      if (detail.starts_with(prefix)) detail = detail.substr(prefix.size());
+      throw ShapeError(e.op(), e.constraint(), where() + detail);
+    } catch (const ParseError&) {
+      throw;
+    } catch (const Error& e) {
+      throw Error(where() + e.what());
+    }
+  }
+  return std::move(module_);
+}
+
+}  // namespace parse
+
+Module parse_module(std::string_view text, const ParseOptions& options) {
+  return parse::Parser(text, options).run();
+}
+
+Module parse_module_file(const std::string& path, ParseOptions options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError("cannot read MLIR file '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (options.source_name == ParseOptions{}.source_name) options.source_name = path;
+  return parse_module(ss.str(), options);
+}
+
+TensorType parse_type(std::string_view text) {
+  parse::Parser p(text, ParseOptions{.source_name = "<type>", .verify = false});
+  TensorType t = p.parse_tensor_type();
+  if (!p.is(parse::Tok::eof)) p.fail("end of the type");
+  return t;
+}
+
+}  // namespace hhlo

@@ -1,0 +1,270 @@
+// Ops and regions of the StableHLO text parser: SSA names, the generic op form, regions, and
+// appending ops to the function being parsed.
+#include <fmt/format.h>
+
+#include "hhlo/ir/ops.h"
+#include "parser_internal.h"
+
+namespace hhlo::parse {
+
+size_t Parser::num_defs() const {
+  size_t n = 0;
+  for (const auto& d : defs_) n += d.second;
+  return n;
+}
+
+void Parser::define(const std::string& name, std::vector<Value> values, size_t pos) {
+  if (names_.count(name)) fail_at(pos, "a new SSA name", "a redefinition of " + name);
+  names_.emplace(name, std::move(values));
+  scopes_.back().push_back(name);
+}
+
+Value Parser::parse_value_use() {
+  if (!is(Tok::value_id)) fail("an SSA value (%name)");
+  std::string_view t = tok_.text;
+  size_t hash = t.find('#');
+  std::string base(t.substr(0, hash));
+  size_t index = 0;
+  bool indexed = hash != std::string_view::npos;
+  if (indexed) {
+    std::string_view digits = t.substr(hash + 1);
+    if (digits.size() > 9) fail("a smaller result index");
+    index = static_cast<size_t>(std::stoul(std::string(digits)));
+  }
+  auto it = names_.find(base);
+  if (it == names_.end()) fail("a value defined before this use");
+  if (index >= it->second.size()) fail("a result index within the op's results");
+  if (!indexed && it->second.size() != 1) fail("a result index (%name#i) for a multi-result op");
+  advance();
+  return it->second[index];
+}
+
+std::vector<Value> Parser::parse_value_list() {
+  std::vector<Value> out;
+  if (!is(Tok::value_id)) return out;
+  out.push_back(parse_value_use());
+  while (is(Tok::comma)) {
+    size_t save = lex_.pos();
+    Token next = lex_.next();
+    lex_.reset(save);
+    if (next.kind != Tok::value_id) break;
+    advance();
+    out.push_back(parse_value_use());
+  }
+  return out;
+}
+
+void Parser::parse_ops_until_rbrace(bool func_body) {
+  while (!is(Tok::rbrace)) {
+    if (is(Tok::eof)) fail("'}' closing the block");
+    if (is(Tok::caret_id)) fail("a single block per region (no ^bb labels after the first)");
+    if (func_body && f_->returned()) fail("'}' after func.return");
+    parse_op();
+  }
+}
+
+std::unique_ptr<Block> Parser::parse_region(const std::vector<std::string>* arg_names,
+                                            const std::vector<TensorType>* arg_types) {
+  Depth d(*this);
+  size_t pos = tok_.pos;
+  expect(Tok::lbrace, "'{' opening a region");
+  std::vector<std::string> names;
+  std::vector<TensorType> types;
+  if (arg_names) {
+    names = *arg_names;
+    types = *arg_types;
+  }
+  if (is(Tok::caret_id)) {
+    if (arg_names) fail("a region body without a block label");
+    advance();
+    if (consume(Tok::lparen)) {
+      if (!is(Tok::rparen)) {
+        do {
+          if (!is(Tok::value_id)) fail("a block argument %name");
+          names.emplace_back(tok_.text);
+          advance();
+          expect(Tok::colon, "':' and the block argument type");
+          types.push_back(parse_tensor_type());
+          parse_opt_loc();
+        } while (consume(Tok::comma));
+      }
+      expect(Tok::rparen, "')' closing the block arguments");
+    }
+    expect(Tok::colon, "':' after the block label");
+  }
+  auto saved_defs = std::move(defs_);
+  defs_.clear();
+  auto block = f_->build_block(types, [&](const std::vector<Value>& args) {
+    scopes_.emplace_back();
+    struct Pop {
+      Parser& p;
+      ~Pop() {
+        for (const auto& n : p.scopes_.back()) p.names_.erase(n);
+        p.scopes_.pop_back();
+      }
+    } pop{*this};
+    for (size_t i = 0; i < args.size(); ++i) define(names[i], {args[i]}, pos);
+    parse_ops_until_rbrace(false);
+  });
+  advance();  // }
+  defs_ = std::move(saved_defs);
+  return block;
+}
+
+std::vector<Value> Parser::append(OpState st, size_t pos) {
+  if (auto l = parse_opt_loc()) st.loc = *l;
+  size_t want = num_defs();
+  if (want != st.result_types.size())
+    fail_at(pos, fmt::format("{} result name(s) for '{}'", st.result_types.size(), st.name),
+            fmt::format("{}", want));
+  for (const auto& t : st.result_types)
+    if (t.rank() > 64) fail_at(pos, "a smaller rank", "more");
+  std::vector<Value> results;
+  if (st.name == "func.return") {
+    if (f_->insertion_block().parent() != nullptr)
+      fail_at(pos, "stablehlo.return inside a region", "func.return");
+    std::vector<TensorType> got;
+    for (const Value& v : st.operands) got.push_back(v.type());
+    if (got != declared_results_)
+      fail_at(pos,
+              fmt::format("returned types {} as declared by @{}",
+                          types_to_string(declared_results_), f_->name()),
+              types_to_string(got));
+    f_->ret_at(st.operands, st.loc);
+  } else {
+    if (st.name == "stablehlo.return" && f_->insertion_block().parent() == nullptr)
+      fail_at(pos, "func.return in a function body", "stablehlo.return");
+    try {
+      results = f_->append(std::move(st));
+    } catch (const ParseError&) {
+      throw;
+    } catch (const Error& e) {
+      fail_at(pos, "an op over values visible here", e.what());
+    }
+  }
+  op_pos_[f_->insertion_block().ops().back().get()] = pos;
+  size_t k = 0;
+  auto defs = std::move(defs_);
+  defs_.clear();
+  for (const auto& [name, count] : defs) {
+    define(name,
+           std::vector<Value>(results.begin() + static_cast<long>(k),
+                              results.begin() + static_cast<long>(k + count)),
+           pos);
+    k += count;
+  }
+  return results;
+}
+
+void Parser::parse_op() {
+  Depth d(*this);
+  size_t pos = tok_.pos;
+  defs_.clear();
+  if (is(Tok::value_id)) {
+    do {
+      if (!is(Tok::value_id) || tok_.text.find('#') != std::string_view::npos)
+        fail("a result name %name");
+      std::string name(tok_.text);
+      advance();
+      size_t count = 1;
+      if (consume(Tok::colon)) {
+        if (!is(Tok::integer)) fail("the number of results");
+        int64_t c = parse_int();
+        if (c < 1 || c > 100000)
+          fail_at(pos, "a result count between 1 and 100000", std::to_string(c));
+        count = static_cast<size_t>(c);
+      }
+      defs_.emplace_back(std::move(name), count);
+    } while (consume(Tok::comma));
+    expect(Tok::equal, "'=' after the result names");
+  }
+  if (is(Tok::string)) {
+    bool ok;
+    std::string name = unescape(tok_.text, ok);
+    if (!ok || name.empty()) fail("an op name");
+    advance();
+    parse_generic_op(std::move(name), pos);
+    return;
+  }
+  if (!is(Tok::bare_id)) fail("an op");
+  std::string name(tok_.text);
+  if (name.find('.') == std::string::npos && name != "return" && name != "call")
+    fail("an op name with a dialect prefix (stablehlo.x)");
+  advance();
+  if (!parse_pretty_op(name, pos)) parse_unknown_pretty(name, pos);
+}
+
+void Parser::parse_generic_op(std::string name, size_t pos) {
+  OpState st;
+  st.name = std::move(name);
+  expect(Tok::lparen, "'(' opening the operand list");
+  if (!is(Tok::rparen)) {
+    do st.operands.push_back(parse_value_use());
+    while (consume(Tok::comma));
+  }
+  expect(Tok::rparen, "')' closing the operand list");
+  if (is(Tok::less)) {  // properties <{...}>
+    advance();
+    parse_attr_dict(st.attrs);
+    expect(Tok::greater, "'>' closing the properties");
+  }
+  if (is(Tok::lparen)) {
+    advance();
+    do st.regions.push_back(parse_region(nullptr, nullptr));
+    while (consume(Tok::comma));
+    expect(Tok::rparen, "')' closing the region list");
+  }
+  if (is(Tok::lbrace)) parse_attr_dict(st.attrs);
+  expect(Tok::colon, "':' and the op's function type");
+  if (!is(Tok::lparen)) fail("the op's function type (operand types) -> results");
+  TypeSig sig = parse_type_sig();
+  if (sig.ins.size() != st.operands.size())
+    fail_at(pos, fmt::format("{} operand types", st.operands.size()),
+            fmt::format("{}", sig.ins.size()));
+  for (size_t i = 0; i < sig.ins.size(); ++i)
+    if (sig.ins[i] != st.operands[i].type())
+      fail_at(pos, fmt::format("operand {} of type {}", i, st.operands[i].type().to_string()),
+              sig.ins[i].to_string());
+  st.result_types = std::move(sig.outs);
+  if (st.name == "func.return" && !st.result_types.empty())
+    fail_at(pos, "func.return without results", "results");
+  fill_defaults(st);
+  append(std::move(st), pos);
+}
+
+void Parser::fill_defaults(OpState& st) {
+  auto has = [&](std::string_view n) {
+    for (const auto& a : st.attrs)
+      if (a.name == n) return true;
+    return false;
+  };
+  auto ones = [&](std::string_view n, int64_t count) {
+    if (!has(n) && count >= 0)
+      st.attrs.push_back(
+          {std::string(n), i64_array(std::vector<int64_t>(static_cast<size_t>(count), 1))});
+  };
+  const std::string& n = st.name;
+  int64_t rank = st.operands.empty() ? -1 : st.operands[0].rank();
+  if (n == "stablehlo.reduce_window") {
+    ones("window_strides", rank);
+    ones("base_dilations", rank);
+    ones("window_dilations", rank);
+  } else if (n == "stablehlo.select_and_scatter") {
+    ones("window_strides", rank);
+  } else if (n == "stablehlo.convolution") {
+    int64_t sp = rank - 2;
+    for (const auto& a : st.attrs)
+      if (a.name == "dimension_numbers")
+        if (auto* d = a.value.get_if<ConvDimensionNumbers>())
+          sp = static_cast<int64_t>(d->input_spatial_dimensions.size());
+    ones("window_strides", sp);
+    ones("lhs_dilation", sp);
+    ones("rhs_dilation", sp);
+    if (!has("feature_group_count")) st.attrs.push_back({"feature_group_count", i64_attr(1)});
+    if (!has("batch_group_count")) st.attrs.push_back({"batch_group_count", i64_attr(1)});
+  } else if (n == "stablehlo.sort") {
+    if (!has("dimension")) st.attrs.push_back({"dimension", i64_attr(-1)});
+  }
+}
+
+}  // namespace hhlo::parse

@@ -1,0 +1,141 @@
+// Types of the StableHLO text parser: `tensor<2x?xf32>`, type lists and op type signatures.
+#include <cctype>
+#include <charconv>
+
+#include "parser_internal.h"
+
+namespace hhlo::parse {
+
+std::optional<DType> dtype_named(std::string_view n) {
+  static const std::pair<std::string_view, DType> table[] = {
+      {"i1", DType::pred},          {"i8", DType::i8},
+      {"i16", DType::i16},          {"i32", DType::i32},
+      {"i64", DType::i64},          {"ui8", DType::ui8},
+      {"ui16", DType::ui16},        {"ui32", DType::ui32},
+      {"ui64", DType::ui64},        {"f16", DType::f16},
+      {"bf16", DType::bf16},        {"f32", DType::f32},
+      {"f64", DType::f64},          {"complex<f32>", DType::c64},
+      {"complex<f64>", DType::c128}};
+  for (const auto& [name, d] : table)
+    if (name == n) return d;
+  return std::nullopt;
+}
+
+bool Parser::at_type() const { return is_id("tensor") || is(Tok::bang_id); }
+
+TensorType Parser::parse_tensor_type() {
+  if (is(Tok::bang_id)) {
+    std::string name(tok_.text);
+    auto it = aliases_.find(name);
+    if (it == aliases_.end()) fail("a tensor type (tensor<...>); other types are not supported");
+    if (--alias_budget_ < 0) fail("fewer alias expansions");
+    size_t after = lex_.pos();
+    Depth d(*this);
+    reset_to(it->second);
+    TensorType t = parse_tensor_type();
+    reset_to(after);
+    return t;
+  }
+  if (!is_id("tensor")) fail("a tensor type (tensor<...>)");
+  std::string_view s = lex_.src();
+  size_t p = tok_.pos + 6, start = tok_.pos;
+  if (p >= s.size() || s[p] != '<') fail_at(p, "'<' after 'tensor'", "something else");
+  ++p;
+  TensorType t;
+  auto digit = [&](size_t i) {
+    return i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]));
+  };
+  while (p < s.size() && (digit(p) || s[p] == '?')) {
+    int64_t d = kDynamic;
+    if (s[p] == '?') {
+      ++p;
+    } else {
+      auto [end, ec] = std::from_chars(s.data() + p, s.data() + s.size(), d);
+      if (ec != std::errc() || d < 0 || d > (int64_t{1} << 48))
+        fail_at(p, "a dimension size", "an out-of-range number");
+      p = static_cast<size_t>(end - s.data());
+    }
+    if (p >= s.size() || s[p] != 'x') fail_at(p, "'x' after a dimension", "something else");
+    ++p;
+    if (t.dims.size() >= 64) fail_at(p, "at most 64 dimensions", "more");
+    t.dims.push_back(d);
+  }
+  int64_t n = 1;
+  for (int64_t d : t.dims)
+    if (d != kDynamic && __builtin_mul_overflow(n, d, &n))
+      fail_at(start, "a smaller tensor (element count overflows 64 bits)", "more");
+  if (n > (int64_t{1} << 56)) fail_at(start, "a smaller tensor", "more than 2^56 elements");
+  size_t e = p;
+  if (s.substr(p, 8) == "complex<") {
+    e = s.find('>', p);
+    if (e == std::string_view::npos) fail_at(p, "'>' closing complex<", "end of input");
+    ++e;
+  } else {
+    while (e < s.size() && (std::isalnum(static_cast<unsigned char>(s[e])) || s[e] == '_')) ++e;
+  }
+  std::string_view elem = s.substr(p, e - p);
+  auto dt = dtype_named(elem);
+  if (!dt) {
+    std::string what = elem.empty() ? "nothing" : "'" + std::string(elem.substr(0, 30)) + "'";
+    fail_at(p, "an element type (i1, i8..i64, ui8..ui64, f16, bf16, f32, f64, complex<f32|f64>)",
+            what);
+  }
+  t.dtype = *dt;
+  if (e >= s.size() || s[e] != '>') {
+    if (e < s.size() && s[e] == ',')
+      fail_at(e, "'>' (tensor encodings such as bounds are not supported)", "','");
+    fail_at(e, "'>' closing the tensor type", e >= s.size() ? "end of input" : "something else");
+  }
+  reset_to(e + 1);
+  return t;
+}
+
+std::vector<TensorType> Parser::parse_paren_types() {
+  expect(Tok::lparen, "'('");
+  std::vector<TensorType> out;
+  if (consume(Tok::rparen)) return out;
+  do out.push_back(parse_tensor_type());
+  while (consume(Tok::comma));
+  expect(Tok::rparen, "')'");
+  return out;
+}
+
+std::vector<TensorType> Parser::parse_result_types(std::vector<std::vector<NamedAttr>>* attrs) {
+  std::vector<TensorType> out;
+  if (!is(Tok::lparen)) {
+    out.push_back(parse_tensor_type());
+    if (attrs) attrs->emplace_back();
+    return out;
+  }
+  advance();
+  if (consume(Tok::rparen)) return out;
+  do {
+    out.push_back(parse_tensor_type());
+    std::vector<NamedAttr> a;
+    if (is(Tok::lbrace)) parse_attr_dict(a);
+    if (attrs) attrs->push_back(std::move(a));
+    parse_opt_loc();
+  } while (consume(Tok::comma));
+  expect(Tok::rparen, "')'");
+  return out;
+}
+
+TypeSig Parser::parse_type_sig() {
+  TypeSig sig;
+  if (is(Tok::lparen)) {
+    sig.ins = parse_paren_types();
+    expect(Tok::arrow, "'->' after the operand types");
+    sig.outs = parse_result_types(nullptr);
+    sig.functional = true;
+    return sig;
+  }
+  do sig.ins.push_back(parse_tensor_type());
+  while (consume(Tok::comma));
+  if (consume(Tok::arrow)) {
+    sig.outs = parse_result_types(nullptr);
+    sig.functional = true;
+  }
+  return sig;
+}
+
+}  // namespace hhlo::parse
