@@ -129,8 +129,7 @@ int run_program(const RunOptions& o) {
     std::string message = e.what();
     for (std::size_t at = 0; (at = message.find("-:", at)) != std::string::npos;) {
       bool starts_line = at == 0 || message[at - 1] == '\n' || message[at - 1] == ' ';
-      bool has_position =
-          at + 2 < message.size() && std::isdigit(static_cast<unsigned char>(message[at + 2]));
+      bool has_position = at + 2 < message.size() && std::isdigit(static_cast<unsigned char>(message[at + 2]));
       if (starts_line && has_position) {
         message.replace(at, 1, o.program);
         at += o.program.size() + 1;
