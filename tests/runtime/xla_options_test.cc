@@ -65,6 +65,18 @@ TEST(CompileOptions, SerializesXlaOptionsAsTheEnvOptionOverridesJaxlibWrites) {
   EXPECT_THROW(serialize_compile_options({.xla_options = {{"", true}}}), Error);
 }
 
+TEST(CompileOptions, XlaOptionValuesTakeTheTypeOfTheLiteral) {
+  CompileOptions o;
+  o.xla_options["s"] = "text";  // a string, not a bool
+  o.xla_options["i"] = 7;       // an int64, not a bool or a double
+  o.xla_options["d"] = 0.5;
+  o.xla_options["b"] = true;
+  EXPECT_TRUE(std::holds_alternative<std::string>(o.xla_options["s"]));
+  EXPECT_TRUE(std::holds_alternative<int64_t>(o.xla_options["i"]));
+  EXPECT_TRUE(std::holds_alternative<double>(o.xla_options["d"]));
+  EXPECT_TRUE(std::holds_alternative<bool>(o.xla_options["b"]));
+}
+
 TEST(CompileOptions, ParsesOptionValuesFromText) {
   EXPECT_EQ(parse_xla_option_value("true"), XlaOptionValue(true));
   EXPECT_EQ(parse_xla_option_value("false"), XlaOptionValue(false));
