@@ -49,7 +49,7 @@ void run(benchmark::State& state, bool custom) {
   Fixture& f = fixture();
   hhlo::LoadedExecutable exe = f.client.compile(program(custom));
   for (auto _ : state) {
-    std::vector<hhlo::Buffer> out = exe.execute({f.a, f.b});
+    std::vector<hhlo::Buffer> out = exe.execute({&f.a, &f.b});
     benchmark::DoNotOptimize(out);
   }
   state.SetItemsProcessed(state.iterations() * kN);

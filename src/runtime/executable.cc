@@ -331,14 +331,6 @@ std::vector<Buffer> LoadedExecutable::execute(const std::vector<const Buffer*>& 
   return out;
 }
 
-std::vector<Buffer> LoadedExecutable::execute(
-    std::initializer_list<std::reference_wrapper<const Buffer>> args,
-    const ExecuteOptions& options) const {
-  std::vector<const Buffer*> ptrs;
-  for (const Buffer& b : args) ptrs.push_back(&b);
-  return execute(ptrs, options);
-}
-
 ExecuteResult LoadedExecutable::execute_async(const std::vector<const Buffer*>& args,
                                               const ExecuteOptions& options) const {
   std::vector<Event> events;

@@ -89,7 +89,7 @@ TEST(PluginQuirks, GatherWithParameterOperandIsRight) {
   for (std::size_t i = 0; i < ov.size(); ++i) ov[i] = static_cast<float>(i);
   LoadedExecutable exe = cpu().compile(program);
   Buffer in = cpu().buffer_from_host(op);
-  Array a = exe.execute({in})[0].to_host();
+  Array a = exe.execute({&in})[0].to_host();
   auto v = a.values<float>();
   EXPECT_EQ(v[0], 2.0f);
   EXPECT_EQ(v[1], 4.0f);

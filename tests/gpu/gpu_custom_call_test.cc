@@ -57,7 +57,7 @@ void run_and_check(const std::string& mlir) {
   }
   LoadedExecutable exe = gpu().compile(mlir);
   Buffer da = gpu().buffer_from_host(a), db = gpu().buffer_from_host(b);
-  std::vector<Buffer> out = exe.execute({da, db});
+  std::vector<Buffer> out = exe.execute({&da, &db});
   ASSERT_EQ(out.size(), 1u);
   std::vector<float> got = out[0].to_host().to_vector<float>();
   ASSERT_EQ(got.size(), static_cast<std::size_t>(kN));

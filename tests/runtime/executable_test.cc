@@ -84,7 +84,8 @@ TEST(Executable, ArgumentsNotMatchingMainAreRejectedBeforeExecute) {
   Buffer wrong_dtype = c.buffer_from_host(Array(DType::f64, {2, 2}));
   Buffer wrong_shape = c.buffer_from_host(Array(DType::f32, {4}));
   expect_error(exe, {&ok}, "takes 2 arguments, 1 given");
-  expect_error(exe, {&ok, &wrong_dtype}, "argument 1 has type tensor<2x2xf64>, @main expects tensor<2x2xf32>");
+  expect_error(exe, {&ok, &wrong_dtype},
+               "argument 1 has type tensor<2x2xf64>, @main expects tensor<2x2xf32>");
   expect_error(exe, {&wrong_shape, &ok}, "argument 0 has type tensor<4xf32>");
   Client other = Client::create("cpu", {{"cpu_device_count", int64_t{1}}});
   Buffer foreign = other.buffer_from_host(Array(DType::f32, {2, 2}));
@@ -99,7 +100,7 @@ func.func @main(%a: tensor<4xf32> {tf.aliasing_output = 0 : i32}) -> tensor<4xf3
 }
 )");
   Buffer in = test::cpu().buffer_from_host(Array::from<float>({4}, {1, 2, 3, 4}));
-  auto out = exe.execute({in});
+  auto out = exe.execute({&in});
   EXPECT_EQ(out[0].to_host().to_vector<float>(), (std::vector<float>{2, 4, 6, 8}));
   EXPECT_TRUE(in.is_deleted());
   expect_error(exe, {&in}, "donated");
@@ -110,14 +111,35 @@ func.func @main(%a: tensor<4xf32> {tf.aliasing_output = 0 : i32}) -> tensor<4xf3
   EXPECT_EQ(out2[0].to_host().to_vector<float>(), (std::vector<float>{2, 2, 2, 2}));
 }
 
+// execute and execute_async take one argument form: a list of buffer pointers.
+template <typename Args>
+concept ExecutesWith = requires(const LoadedExecutable& e, Args a) {
+  e.execute(a);
+  e.execute_async(a);
+};
+static_assert(ExecutesWith<std::vector<const Buffer*>>);
+static_assert(ExecutesWith<const std::vector<const Buffer*>&>);
+template <typename B>
+concept ExecutesWithReferences = requires(const LoadedExecutable& e, const B& b) {
+  e.execute({b});
+};
+template <typename B>
+concept ExecutesAsyncWithReferences = requires(const LoadedExecutable& e, const B& b) {
+  e.execute_async({b});
+};
+static_assert(!ExecutesWithReferences<Buffer> && !ExecutesAsyncWithReferences<Buffer>);
+
 TEST(Executable, AsyncExecutionReturnsAnEvent) {
   LoadedExecutable exe = test::compile(kAdd);
   Buffer a = test::cpu().buffer_from_host(Array::from<float>({2, 2}, {1, 1, 1, 1}));
-  ExecuteResult r = exe.execute_async({&a, &a});
+  const std::vector<const Buffer*> args{&a, &a};
+  EXPECT_EQ(exe.execute(args)[0].to_host().to_vector<float>(), (std::vector<float>{2, 2, 2, 2}));
+  ExecuteResult r = exe.execute_async(args);
   std::atomic<int> called{0};
   r.done.on_ready([&](std::exception_ptr e) { called = e ? -1 : 1; });
   r.done.await();
-  for (int i = 0; i < 1000 && called == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (int i = 0; i < 1000 && called == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_EQ(called.load(), 1);
   EXPECT_EQ(r.outputs[0].to_host().to_vector<float>(), (std::vector<float>{2, 2, 2, 2}));
 }
@@ -153,8 +175,8 @@ TEST(Executable, SerializesAndDeserializes) {
   std::string bytes = exe.serialize();
   ASSERT_FALSE(bytes.empty());
   LoadedExecutable back = test::cpu().deserialize(bytes);
-  auto out = test::run(back, {Array::from<float>({2, 2}, {1, 2, 3, 4}),
-                              Array::from<float>({2, 2}, {1, 1, 1, 1})});
+  auto out = test::run(
+      back, {Array::from<float>({2, 2}, {1, 2, 3, 4}), Array::from<float>({2, 2}, {1, 1, 1, 1})});
   EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{2, 3, 4, 5}));
   EXPECT_THROW(test::cpu().deserialize("not an executable"), PjrtError);
 }
@@ -166,8 +188,10 @@ TEST(Executable, FingerprintIsStableForTheSameProgram) {
 
 TEST(CompileOptions, SerializesTheProtoFieldsJaxlibWrites) {
   // jaxlib 0.10.2: CompileOptions with num_replicas=2, num_partitions=1 and device assignment
-  // [[5],[7]] serializes its build options with these fields (debug_options left out here).
-  std::string s = serialize_compile_options({.num_replicas = 2, .device_assignment = {5, 7}});
+  // [[5],[7]] serializes its build options with these fields (debug_options left out here; the
+  // XLA options are checked in xla_options_test.cc).
+  std::string s = serialize_compile_options(
+      {.num_replicas = 2, .device_assignment = {5, 7}, .xla_options = {}});
   std::string build = std::string("\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11) +
                       "\x20\x02\x28\x01" + "\x4a\x0a\x08\x02\x10\x01\x1a\x04\x0a\x02\x05\x07";
   EXPECT_EQ(s, std::string("\x1a") + static_cast<char>(build.size()) + build);

@@ -16,7 +16,7 @@ void expect_checked(const LoadedExecutable& exe) {
   EXPECT_EQ(*exe.input_types(), (std::vector<TensorType>{{DType::f32, {5}}}));
   Buffer wrong = test::cpu().buffer_from_host(Array::from<int32_t>({5}, {1, 2, 3, 4, 5}));
   try {
-    exe.execute({wrong});
+    exe.execute({&wrong});
     FAIL() << "an i32 argument reached an f32 parameter";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("argument 0 has type tensor<5xi32>"), std::string::npos)

@@ -1,6 +1,6 @@
 // `hhlo run PROGRAM.mlir [--input a.npy ...] [--output-dir DIR] [--platform cpu|cuda] [--repeat
-// N]`: compiles a StableHLO program, checks the inputs against @main, executes, prints and writes
-// outputs.
+// N] [--xla-option NAME=VALUE ...]`: compiles a StableHLO program, checks the inputs against
+// @main, executes, prints and writes outputs.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -26,7 +26,24 @@ struct RunOptions {
   std::string output_dir;
   std::string platform = "cpu";
   int repeat = 0;
+  std::vector<std::string> xla_options;
 };
+
+/// CompileOptions with each `--xla-option NAME=VALUE` applied over the defaults (VALUE parsed by
+/// parse_xla_option_value: true/false, integer, decimal number, else string).
+CompileOptions compile_options(const std::vector<std::string>& xla_options) {
+  CompileOptions options;
+  for (const std::string& o : xla_options) {
+    std::size_t eq = o.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error(
+          fmt::format("--xla-option '{}' is not NAME=VALUE (e.g. "
+                      "xla_cpu_enable_fast_min_max=true)",
+                      o));
+    options.xla_options[o.substr(0, eq)] = parse_xla_option_value(o.substr(eq + 1));
+  }
+  return options;
+}
 
 std::string read_program(const std::string& path) {
   std::error_code ec;
@@ -102,6 +119,7 @@ std::string preview(const Array& a) {
 
 int run_program(const RunOptions& o) {
   std::string text = read_program(o.program);
+  CompileOptions options = compile_options(o.xla_options);
   std::vector<Array> inputs;
   for (const std::string& path : o.inputs) inputs.push_back(read_npy(path));
   if (!o.output_dir.empty()) prepare_output_dir(o.output_dir);
@@ -109,7 +127,7 @@ int run_program(const RunOptions& o) {
   Client client = Client::create(o.platform);
   LoadedExecutable exe;
   try {
-    exe = client.compile(text);
+    exe = client.compile(text, options);
   } catch (const PjrtError& e) {
     // The plugin names the program "-" in its diagnostics ("-:2:25: error: ..."): name the file.
     std::string message = e.what();
@@ -177,6 +195,11 @@ const bool registered = register_command({
       sub.add_option("--repeat", o->repeat,
                      "Run N more times and print per-call latency min/median")
           ->check(CLI::Range(1, 1000000));
+      sub.add_option("--xla-option", o->xla_options,
+                     "XLA compile option NAME=VALUE (a DebugOptions field; VALUE true/false, an "
+                     "integer, a number or a string), repeatable; default "
+                     "xla_cpu_enable_fast_min_max=false (NaN-propagating max/min)")
+          ->allow_extra_args(false);  // one NAME=VALUE per flag: never swallows the program
       return [o] { return run_program(*o); };
     },
 });

@@ -176,6 +176,11 @@ Value reduce(Value input, Value init_value, std::vector<int64_t> dimensions,
 
 /// stablehlo.gather (spec "gather"): slices of `slice_sizes` starting at indices read from
 /// `start_indices` (clamped into range). See infer_gather for the result shape and constraints.
+/// Unsigned `start_indices` are first clamped (minimum with dim - size per component) and
+/// converted to a signed type (ui8 -> i16, ui16 -> i32, ui32/ui64 -> i64): the CPU plugins
+/// misread constant unsigned indices (docs/facts.md). The same holds for scatter's
+/// `scatter_indices` (converted, no clamping: scatter skips out-of-bounds updates),
+/// dynamic_slice's and dynamic_update_slice's start indices.
 Value gather(Value operand, Value start_indices, const GatherDimensionNumbers& dims,
              std::vector<int64_t> slice_sizes, bool indices_are_sorted = false,
              Loc loc = Loc::current());
@@ -188,16 +193,19 @@ std::vector<Value> sort(const std::vector<Value>& inputs, int64_t dimension,
 
 /// stablehlo.scatter (spec "scatter"): N inputs updated at `scatter_indices` with N `updates`
 /// combined by `update_computation` (receives N current values then N update values, all
-/// scalars; returns N scalars). Results: the inputs' types.
+/// scalars; returns N scalars). Unsigned `scatter_indices` are made signed first (see gather).
+/// Results: the inputs' types.
 std::vector<Value> scatter(const std::vector<Value>& inputs, Value scatter_indices,
                            const std::vector<Value>& updates, const ScatterDimensionNumbers& dims,
                            const RegionBody& update_computation, bool indices_are_sorted = false,
                            bool unique_indices = false, Loc loc = Loc::current());
 /// stablehlo.dynamic_slice (spec "dynamic_slice"): one scalar integer start index per dim
-/// (clamped into range at run time). Result dims: slice_sizes.
+/// (clamped into range at run time; unsigned ones clamped and made signed first, see gather).
+/// Result dims: slice_sizes.
 Value dynamic_slice(Value operand, const std::vector<Value>& start_indices,
                     std::vector<int64_t> slice_sizes, Loc loc = Loc::current());
-/// stablehlo.dynamic_update_slice (spec "dynamic_update_slice"). Result: operand's type.
+/// stablehlo.dynamic_update_slice (spec "dynamic_update_slice"); unsigned start indices are
+/// clamped and made signed first (see gather). Result: operand's type.
 Value dynamic_update_slice(Value operand, Value update, const std::vector<Value>& start_indices,
                            Loc loc = Loc::current());
 

@@ -2,12 +2,27 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace hhlo {
 
-/// What to compile for. Defaults: one replica, one partition, device chosen by the plugin.
+/// The value of one XLA compile option: an OptionOverrideProto (bool_field, int_field,
+/// double_field or string_field). XLA sets the DebugOptions field of that name from it at compile
+/// time; the type must fit the field (bool for a bool field, int for an integer field, double for
+/// a float field, string for a string or enum field), else PJRT_Client_Compile fails.
+using XlaOptionValue = std::variant<bool, int64_t, double, std::string>;
+
+/// The XLA options hhlo compiles with unless told otherwise, so that programs have their
+/// StableHLO meaning:
+///   xla_cpu_enable_fast_min_max = false: maximum/minimum (and the reduce-max/min built from them)
+///   propagate NaN, as the spec says. XLA's default (true) lets maximum(5, NaN) return 5 on CPU.
+std::map<std::string, XlaOptionValue> default_xla_options();
+
+/// What to compile for. Defaults: one replica, one partition, device chosen by the plugin, the
+/// XLA options of default_xla_options().
 struct CompileOptions {
   /// Number of replicas (data-parallel copies); each runs on its own device.
   int num_replicas = 1;
@@ -19,13 +34,27 @@ struct CompileOptions {
   /// Compile a portable executable that runs on whatever device execute() names
   /// (requires num_replicas == num_partitions == 1).
   bool portable = false;
+  /// XLA options by name (xla.DebugOptions field names such as "xla_cpu_enable_fast_min_max"),
+  /// sent as CompileOptionsProto.env_option_overrides: each changes one option and leaves XLA's
+  /// other defaults alone. Starts as default_xla_options(); set an entry to change it
+  /// (`o.xla_options["xla_cpu_enable_fast_min_max"] = true` for XLA's fast, NaN-dropping
+  /// max/min) or clear() the map to compile with the plugin's own defaults.
+  std::map<std::string, XlaOptionValue> xla_options = default_xla_options();
 };
 
 /// The xla.CompileOptionsProto wire bytes for `options`: executable_build_options (field 3) with
 /// device_ordinal = -1 (1), num_replicas (4), num_partitions (5), and device_assignment (9) when
-/// given; compile_portable_executable (4) when portable. Never empty, never a partial
-/// debug_options (which would zero XLA's defaults). Throws hhlo::Error when the options are
-/// inconsistent (non-positive counts, wrong device_assignment size, portable with replicas).
+/// given; compile_portable_executable (4) when portable; one env_option_overrides (7) map entry
+/// per xla_options entry, in name order (key = 1, value = 2: OptionOverrideProto with
+/// string_field = 1, bool_field = 2, int_field = 3, double_field = 4). Never empty, never a
+/// partial debug_options (which would zero XLA's defaults). Throws hhlo::Error when the options
+/// are inconsistent (non-positive counts, wrong device_assignment size, portable with replicas,
+/// an empty option name).
 std::string serialize_compile_options(const CompileOptions& options);
+
+/// Parses the text form of an XLA option value, as the CLI's `--xla-option name=value` gives it:
+/// "true"/"false" are bool, a decimal integer (optional sign) is int64, a decimal number with a
+/// '.' or an exponent is double, anything else is a string. Never throws.
+XlaOptionValue parse_xla_option_value(const std::string& text);
 
 }  // namespace hhlo

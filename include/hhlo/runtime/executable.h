@@ -71,17 +71,18 @@ class LoadedExecutable {
   /// Serialized executable bytes for Client::deserialize (PJRT_Executable_Serialize).
   std::string serialize() const;
 
-  /// Runs on the executable's single device and waits for completion.
+  /// Runs on the executable's single device and waits for completion. `args` are the buffers
+  /// of `@main`'s parameters in order, as pointers (`exe.execute({&a, &b})`); execute_async and
+  /// execute_replicated take the same form.
   /// Checks the arguments before executing: count, dtype and dims against input_types() (a
-  /// hhlo::Error saying the signature could not be read when it is unknown), every buffer from this executable's client; a deleted or donated argument is found
+  /// hhlo::Error saying the signature could not be read when it is unknown), every buffer from
+  /// this executable's client; a deleted or donated argument is found
   /// when the plugin refuses it (nothing runs). Each failure is a hhlo::Error naming the
   /// argument. Execution errors are hhlo::PjrtError.
   std::vector<Buffer> execute(const std::vector<const Buffer*>& args,
                               const ExecuteOptions& options = {}) const;
-  /// Convenience: execute(args) with Buffer references.
-  std::vector<Buffer> execute(std::initializer_list<std::reference_wrapper<const Buffer>> args,
-                              const ExecuteOptions& options = {}) const;
   /// Starts execution and returns at once with the output buffers and the completion event.
+  /// Same arguments, checks and errors as execute().
   ExecuteResult execute_async(const std::vector<const Buffer*>& args,
                               const ExecuteOptions& options = {}) const;
   /// Runs on every device of the executable at once: `args[d]` are the arguments for device d

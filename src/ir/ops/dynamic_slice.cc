@@ -1,6 +1,9 @@
 // dynamic_slice and dynamic_update_slice: slices at run-time start indices.
+#include <limits>
+
 #include "../infer_util.h"
 #include "hhlo/ir/ops.h"
+#include "start_indices.h"
 
 namespace hhlo {
 namespace {
@@ -16,6 +19,20 @@ void check_start_indices(std::string_view op, std::string_view count_c, std::str
       detail::fail(op, same_c, "start index {} {} differs in type from start index 0 {}", i,
                    si[i].to_string(), si[0].to_string());
   }
+}
+
+/// The start indices made signed (start_indices.h): index d clamped to dims[d] - sizes[d], the
+/// largest start the op can use (unknown when either is dynamic).
+std::vector<Value> signed_starts(const std::vector<Value>& start_indices, const Dims& dims,
+                                 std::span<const int64_t> sizes, Loc loc) {
+  std::vector<Value> out;
+  for (size_t d = 0; d < start_indices.size(); ++d) {
+    int64_t bound = dims[d] == kDynamic || sizes[d] == kDynamic
+                        ? std::numeric_limits<int64_t>::max()
+                        : dims[d] - sizes[d];
+    out.push_back(detail::signed_start_index(start_indices[d], bound, loc));
+  }
+  return out;
 }
 
 }  // namespace
@@ -63,6 +80,9 @@ Value dynamic_slice(Value operand, const std::vector<Value>& start_indices,
   all.insert(all.end(), start_indices.begin(), start_indices.end());
   Func& f = detail::func_of("dynamic_slice", all);
   TensorType t = infer_dynamic_slice(operand.type(), detail::types_of(start_indices), slice_sizes);
+  all = {operand};
+  for (Value v : signed_starts(start_indices, operand.type().dims, slice_sizes, loc))
+    all.push_back(v);
   return f.append({"stablehlo.dynamic_slice",
                    all,
                    {t},
@@ -78,6 +98,9 @@ Value dynamic_update_slice(Value operand, Value update, const std::vector<Value>
   Func& f = detail::func_of("dynamic_update_slice", all);
   TensorType t =
       infer_dynamic_update_slice(operand.type(), update.type(), detail::types_of(start_indices));
+  all = {operand, update};
+  for (Value v : signed_starts(start_indices, operand.type().dims, update.type().dims, loc))
+    all.push_back(v);
   return f.append({"stablehlo.dynamic_update_slice", all, {t}, {}, {}, Location::from(loc)})[0];
 }
 

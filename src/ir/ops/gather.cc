@@ -1,8 +1,10 @@
 // gather: slices at data-dependent start indices.
 #include <algorithm>
+#include <limits>
 
 #include "../infer_util.h"
 #include "hhlo/ir/ops.h"
+#include "start_indices.h"
 
 namespace hhlo {
 namespace {
@@ -127,8 +129,17 @@ Value gather(Value operand, Value start_indices, const GatherDimensionNumbers& d
     detail::fail("gather", "", "start_indices {} must have an integer element type",
                  start_indices.type().to_string());
   TensorType t = infer_gather(operand.type(), start_indices.type(), dims, slice_sizes);
+  // Unsigned indices made signed (start_indices.h); component k starts operand dimension
+  // start_index_map[k], whose largest useful start is its size minus the slice size.
+  std::vector<int64_t> bounds;
+  for (int64_t od : dims.start_index_map) {
+    int64_t size = operand.type().dims[od];
+    bounds.push_back(size == kDynamic ? std::numeric_limits<int64_t>::max()
+                                      : size - slice_sizes[od]);
+  }
+  Value indices = detail::signed_start_indices(start_indices, dims.index_vector_dim, bounds, loc);
   return f.append({"stablehlo.gather",
-                   {operand, start_indices},
+                   {operand, indices},
                    {t},
                    {{"dimension_numbers", dims},
                     {"slice_sizes", i64_array(std::move(slice_sizes))},

@@ -1,8 +1,10 @@
 // scatter: data-dependent updates combined by a region.
 #include <algorithm>
+#include <limits>
 
 #include "../infer_util.h"
 #include "hhlo/ir/ops.h"
+#include "start_indices.h"
 
 namespace hhlo {
 
@@ -149,6 +151,15 @@ std::vector<Value> scatter(const std::vector<Value>& inputs, Value scatter_indic
   check_region_results("scatter", "C23", region->returned_types(), scalars);
   std::vector<std::unique_ptr<Block>> regions;
   regions.push_back(std::move(region));
+  // Unsigned indices made signed (start_indices.h). Scatter does not clamp: an update whose window
+  // leaves the input is skipped (implementation-defined in the spec, skipped by XLA). So no
+  // clamping to dim - size here, only what keeps an index above INT64_MAX out of bounds rather
+  // than negative after the conversion.
+  all[inputs.size()] =
+      detail::signed_start_indices(scatter_indices, dims.index_vector_dim,
+                                   std::vector<int64_t>(dims.scatter_dims_to_operand_dims.size(),
+                                                        std::numeric_limits<int64_t>::max()),
+                                   loc);
   return f.append({"stablehlo.scatter",
                    all,
                    results,
