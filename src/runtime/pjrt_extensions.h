@@ -23,7 +23,7 @@
 
 #include "hhlo/runtime/executable.h"
 #include "hhlo/runtime/plugin.h"
-#include "xla/pjrt/c/pjrt_c_api.h"
+#include "pjrt_abi.h"
 
 namespace hhlo::detail {
 
