@@ -820,5 +820,15 @@ static_assert(pjrt_slot(offsetof(PJRT_Api, PJRT_ExecuteContext_Create)) == 98);
 static_assert(pjrt_slot(offsetof(PJRT_Api, PJRT_LoadedExecutable_GetDeviceAssignment)) == 117);
 static_assert(pjrt_slot(offsetof(PJRT_Api, PJRT_TopologyDescription_GetMemorySpaceKindIds)) == 137);
 static_assert(sizeof(PJRT_Api) == 1144);
+// Destructors and the error functions are called without HHLO_PJRT_FN's table check: they must be
+// in the table of the oldest plugin we accept (0.81: 118 slots).
+inline constexpr std::size_t kOldestPluginSlots = 118;
+static_assert(pjrt_slot(offsetof(PJRT_Api, PJRT_Error_GetCode)) < kOldestPluginSlots);
+static_assert(pjrt_slot(offsetof(PJRT_Api, PJRT_Client_Destroy)) < kOldestPluginSlots);
+static_assert(pjrt_slot(offsetof(PJRT_Api, PJRT_Event_Await)) < kOldestPluginSlots);
+static_assert(pjrt_slot(offsetof(PJRT_Api, PJRT_Executable_Destroy)) < kOldestPluginSlots);
+static_assert(pjrt_slot(offsetof(PJRT_Api, PJRT_LoadedExecutable_Destroy)) < kOldestPluginSlots);
+static_assert(pjrt_slot(offsetof(PJRT_Api, PJRT_Buffer_Destroy)) < kOldestPluginSlots);
+static_assert(pjrt_slot(offsetof(PJRT_Api, PJRT_ExecuteContext_Destroy)) < kOldestPluginSlots);
 
 }  // namespace hhlo::detail

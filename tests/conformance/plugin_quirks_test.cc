@@ -173,5 +173,16 @@ TEST(PluginQuirks, I1HexIsPackedBitsOn0_81) {
   EXPECT_THROW(cpu_0_81().compile(i1_program("0x000101010001010101")), PjrtError);
 }
 
+// The one-byte splat 0xFF: packed-bit MLIR (0.81) reads it as all true; the default plugin's MLIR
+// keeps the byte, so `convert` to i32 gives 255 for every element, a wrong value from a literal
+// the corpus form allows. Another reason the printer and the runner write i1 data as lists.
+TEST(PluginQuirks, I1HexSplat0xFFIsTheByte255OnTheDefaultPlugin) {
+  std::string program = i1_program("0xFF");
+  Array def = cpu().compile(program).execute(std::vector<const Buffer*>{})[0].to_host();
+  EXPECT_EQ(def.to_vector<int32_t>(), std::vector<int32_t>(9, 255));
+  Array old = cpu_0_81().compile(program).execute(std::vector<const Buffer*>{})[0].to_host();
+  EXPECT_EQ(old.to_vector<int32_t>(), std::vector<int32_t>(9, 1));
+}
+
 }  // namespace
 }  // namespace hhlo

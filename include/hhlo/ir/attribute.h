@@ -1,6 +1,6 @@
 // Typed op attributes: the closed set StableHLO ops carry (spec "Ops" sections list each op's
 // attributes). There is deliberately no raw-text attribute: every form here is printed by
-// ir/printer.h in a syntax the pinned plugin (StableHLO <= 1.13) parses.
+// ir/printer.h in a syntax both pinned CPU plugins (StableHLO 1.13 and 1.20) parse.
 #pragma once
 
 #include <cstdint>
