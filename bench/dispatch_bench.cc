@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "hhlo/runtime/client.h"
-#include "xla/pjrt/c/pjrt_c_api.h"
+#include "runtime/pjrt_abi.h"  // the runtime's own PJRT C API declarations
 
 namespace {
 

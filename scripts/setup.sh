@@ -3,8 +3,9 @@
 #   1. Debian packages (compiler tools, GoogleTest, Google Benchmark, fmt, CLI11, nlohmann-json, zlib);
 #   2. a Python venv in .venv (NumPy/ml_dtypes for test vectors, JAX on CPU as the benchmark peer);
 #   3. registry wheels pinned by version and sha256, downloaded once into a cache outside the repo,
-#      unpacked into the git-ignored third_party/: the XLA CPU PJRT plugin and its pjrt_c_api.h,
-#      the XLA FFI headers (from jaxlib), and the UCI digits data (from scikit-learn).
+#      unpacked into the git-ignored third_party/: the default XLA CPU PJRT plugin and the
+#      runner-up kept for the compat tests, the XLA FFI headers (from jaxlib), and the UCI digits
+#      data (from scikit-learn).
 # Each step is skipped when its result is already present.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -56,24 +57,28 @@ unpack() {
 }
 
 stamp="$tp/.hhlo-stamp"
-want="xla-cpu-pjrt-0.0.1 lammps-jax-pjrt-cpu-0.11.2 jaxlib-0.9.0 scikit-learn-1.9.1"
+want="lammps-jax-pjrt-cpu-0.11.2 xla-cpu-pjrt-0.0.1 jaxlib-0.9.0 scikit-learn-1.9.1"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   rm -rf "$tp"; mkdir -p "$tp"
-  # XLA CPU PJRT plugin (PJRT C API 0.81) and the pjrt_c_api.h it was built with.
-  w=$(fetch xla-cpu-pjrt 0.0.1 55837b6b7b47daa717f2d9a5a03563ea0ceaa338d06a81a1e2d3f060d960decc)
-  unpack "$w" "$tp/wheel" 'xla_plugins/xla_cpu_pjrt/*'
-  mkdir -p "$tp/pjrt/cpu" "$tp/pjrt/include/xla/pjrt/c"
-  mv "$tp/wheel/xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so" "$tp/pjrt/cpu/"
-  mv "$tp/wheel/xla_plugins/xla_cpu_pjrt/include/pjrt_c_api.h" "$tp/pjrt/include/xla/pjrt/c/"
-  # A second, newer XLA CPU plugin (PJRT C API 0.115, the API of the 0.11.x CUDA plugin): the
-  # compatibility tests drive it with our 0.81 declarations (tests/CMakeLists.txt).
+  # The default XLA CPU PJRT plugin: PJRT C API 0.115, StableHLO up to 1.20, XLA FFI 0.4, built
+  # from the XLA of jaxlib 0.11.2 (the API of the 0.11.x CUDA plugin). Chosen by measurement over
+  # the others on PyPI: docs/facts.md. No package ships a pjrt_c_api.h this new, so the runtime
+  # has its own declarations (src/runtime/pjrt_abi.h).
   w=$(fetch lammps-jax-pjrt-cpu 0.11.2 1319390d948b39f69f7dade496b7c385149d9ca6097a6b62114da113216d9ad1)
   unpack "$w" "$tp/wheel" 'lammps_jax_pjrt_cpu/pjrt_c_api_cpu_plugin.so'
-  mkdir -p "$tp/pjrt/cpu-0.115"
-  mv "$tp/wheel/lammps_jax_pjrt_cpu/pjrt_c_api_cpu_plugin.so" "$tp/pjrt/cpu-0.115/"
-  # XLA FFI headers (xla/ffi/api/{api,c_api,ffi}.h) for typed custom-call handlers, at the XLA FFI
-  # API version the CPU plugin implements (0.2): jaxlib 0.9.0 is the newest with 0.2. Handlers
-  # built with newer headers report a newer minor version, which the plugin silently drops.
+  mkdir -p "$tp/pjrt/cpu"
+  mv "$tp/wheel/lammps_jax_pjrt_cpu/pjrt_c_api_cpu_plugin.so" "$tp/pjrt/cpu/"
+  # The runner-up, OpenXLA's own xla-cpu-pjrt 0.0.1 (PJRT C API 0.81, StableHLO up to 1.13.3,
+  # XLA FFI 0.2): the ctest label `compat` runs the runtime, op and custom-call suites on it.
+  w=$(fetch xla-cpu-pjrt 0.0.1 55837b6b7b47daa717f2d9a5a03563ea0ceaa338d06a81a1e2d3f060d960decc)
+  unpack "$w" "$tp/wheel" 'xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so'
+  mkdir -p "$tp/pjrt/cpu-0.81"
+  mv "$tp/wheel/xla_plugins/xla_cpu_pjrt/xla_cpu_pjrt.so" "$tp/pjrt/cpu-0.81/"
+  # XLA FFI headers (xla/ffi/api/{api,c_api,ffi}.h) for typed custom-call handlers. A plugin
+  # silently drops a handler reporting a newer XLA FFI minor version than its own, so the headers
+  # must be at the oldest version of the plugins we drive: 0.2 (the 0.81 plugin; the default
+  # implements 0.4, which no registry package ships: jaxlib 0.10.2 has 0.3). jaxlib 0.9.0 is the
+  # newest with 0.2; handlers built with it run on the 0.2, 0.3 and 0.4 plugins.
   w=$(fetch jaxlib 0.9.0 9f9eba014590435cec5fa1f6af2310a1a05db98d61331d18d6b278ff5424cd33)
   unpack "$w" "$tp/wheel" 'jaxlib/include/*'
   mkdir -p "$tp/xla_ffi"; mv "$tp/wheel/jaxlib/include" "$tp/xla_ffi/include"

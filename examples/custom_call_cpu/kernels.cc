@@ -1,12 +1,13 @@
 // Example CPU kernel library: typed XLA FFI handlers, each exported as an `extern "C"` symbol by
-// XLA_FFI_DEFINE_HANDLER_SYMBOL (xla/ffi/api/ffi.h), registered at run time with hhlo::register_custom_call_library
-// and called from StableHLO as `stablehlo.custom_call @<symbol>(...) {api_version = 4 : i32}`.
+// XLA_FFI_DEFINE_HANDLER_SYMBOL (xla/ffi/api/ffi.h), registered at run time with
+// hhlo::register_custom_call_library and called from StableHLO as `stablehlo.custom_call
+// @<symbol>(...) {api_version = 4 : i32}`.
 //
 // Every body runs inside hhlo::kernel::guarded: a C++ exception must never cross into XLA (it is C
 // underneath and would terminate the process), so it becomes an ffi::Error that reaches the user
-// as hhlo::PjrtError. hhlo_example_negate_newer_ffi answers XLA's registration probe with a newer
-// XLA FFI minor version than the headers', as a handler built with newer headers would: the
-// test that pins the version mismatch uses it.
+// as hhlo::PjrtError. hhlo_example_negate_newer_ffi answers XLA's registration probe with an
+// XLA FFI minor version one newer than the plugin's, as a handler built with newer headers would:
+// the test that pins the version mismatch uses it.
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -193,11 +194,17 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_negate, NegateImpl,
                                   .Arg<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::F32>>());
 
-// hhlo_example_negate as if built with XLA FFI headers one minor version newer than ours.
+// hhlo_example_negate as if built with XLA FFI headers one minor version newer than the framework
+// that probes it (the plugin's XLA FFI, whatever its version: 0.2 on the 0.81 CPU plugin, 0.4 on
+// the 0.115 one).
 extern "C" XLA_FFI_Error* hhlo_example_negate_newer_ffi(XLA_FFI_CallFrame* call_frame) {
   XLA_FFI_Error* error = hhlo_example_negate(call_frame);
   for (XLA_FFI_Extension_Base* e = call_frame->extension_start; !error && e; e = e->next)
-    if (e->type == XLA_FFI_Extension_Metadata)
-      ++reinterpret_cast<XLA_FFI_Metadata_Extension*>(e)->metadata->api_version.minor_version;
+    if (e->type == XLA_FFI_Extension_Metadata) {
+      XLA_FFI_Api_Version& v =
+          reinterpret_cast<XLA_FFI_Metadata_Extension*>(e)->metadata->api_version;
+      v.major_version = call_frame->api->api_version.major_version;
+      v.minor_version = call_frame->api->api_version.minor_version + 1;
+    }
   return error;
 }

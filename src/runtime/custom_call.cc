@@ -91,7 +91,7 @@ void register_handler(const Plugin& plugin, const std::string& target_name, void
 }
 
 // XLA probes a handler at registration (a call frame carrying only a metadata extension) and,
-// in the pinned plugin, silently drops the registration when the handler reports an XLA FFI
+// in xla-cpu-pjrt 0.0.1 (seen there), silently drops the registration when the handler reports an XLA FFI
 // version newer than its own; the program then fails to compile with "No FFI handler registered".
 // We catch that at registration instead: the plugin's XLA_FFI_Api (with its version) is learnt
 // once per plugin by registering a probe handler of our own, then each user handler is asked

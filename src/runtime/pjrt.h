@@ -9,7 +9,7 @@
 #include "hhlo/core/dtype.h"
 #include "hhlo/core/error.h"
 #include "hhlo/runtime/plugin.h"
-#include "xla/pjrt/c/pjrt_c_api.h"
+#include "pjrt_abi.h"
 
 namespace hhlo::detail {
 

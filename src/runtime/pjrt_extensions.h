@@ -4,12 +4,12 @@
 // xla/pjrt/c/pjrt_c_api_{ffi,gpu}_extension.h; the static_asserts pin sizes and offsets, so a
 // layout drift is a compile error, not a silent misread.
 //
-// The FFI structs below are the layout of the pinned xla-cpu-pjrt 0.0.1 (PJRT C API 0.81), whose
-// size checks name them: PJRT_FFI_Type_Register_Args 48 bytes, PJRT_FFI_Register_Handler_Args 52.
+// The FFI structs below are the layout of xla-cpu-pjrt 0.0.1 (PJRT C API 0.81), whose size checks
+// name them: PJRT_FFI_Type_Register_Args 48 bytes, PJRT_FFI_Register_Handler_Args 52; the default
+// lammps-jax-pjrt-cpu 0.11.2 (0.115) takes the same (the custom-call suite runs on both).
 // Two versions of the handler-registration args exist in the wild:
 //  - FfiRegisterHandlerArgs: 7 fields, 52 bytes as the plugin counts it (offsetof(traits) + 4). The
-//    pinned xla-cpu-pjrt 0.0.1 (PJRT C API 0.81) expects exactly this size (it says so when given a
-//    smaller struct).
+//    pinned CPU plugins expect exactly this size (they say so when given a smaller struct).
 //  - FfiRegisterHandlerArgsV: the variant with an `api_version` int after target_name_size
 //    (0 untyped, 1 typed), 60 bytes as the plugin counts it.
 // Both start with struct_size, so a plugin rejects the smaller one before reading anything else:
@@ -23,7 +23,7 @@
 
 #include "hhlo/runtime/executable.h"
 #include "hhlo/runtime/plugin.h"
-#include "xla/pjrt/c/pjrt_c_api.h"
+#include "pjrt_abi.h"
 
 namespace hhlo::detail {
 

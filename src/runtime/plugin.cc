@@ -57,12 +57,17 @@ const PluginState* load_state(const std::string& path) {
     throw PluginError(fmt::format("'{}' is not a PJRT plugin: it does not export GetPjrtApi", path));
   const PJRT_Api* api = get();
   if (!api) throw PluginError(fmt::format("PJRT plugin '{}': GetPjrtApi returned null", path));
+  // Our declarations (pjrt_abi.h) are 0.115. A newer plugin reads the prefix of each args
+  // struct it knows; an older one (down to 0.81, the compat plugin) has a shorter table, which
+  // HHLO_PJRT_FN checks before each call, and reads the prefix it knows of our larger structs.
   int major = api->pjrt_api_version.major_version, minor = api->pjrt_api_version.minor_version;
-  if (major != PJRT_API_MAJOR || minor < PJRT_API_MINOR)
+  if (major != detail::kPjrtApiMajor || minor < detail::kPjrtOldestPluginMinor)
     throw PluginError(fmt::format(
-        "PJRT plugin '{}' implements PJRT C API {}.{}, but HHLO-C++ was built with {}.{}: use a "
-        "plugin at least as new as the headers (major version equal)",
-        path, major, minor, PJRT_API_MAJOR, PJRT_API_MINOR));
+        "PJRT plugin '{}' implements PJRT C API {}.{}, but HHLO-C++ drives plugins of PJRT C API "
+        "{}.{} to {}.{} and newer (built with {}.{} declarations): use a newer plugin",
+        path, major, minor, detail::kPjrtApiMajor, detail::kPjrtOldestPluginMinor,
+        detail::kPjrtApiMajor, detail::kPjrtApiMinor, detail::kPjrtApiMajor,
+        detail::kPjrtApiMinor));
   auto init = detail::args<PJRT_Plugin_Initialize_Args>();
   detail::check(api, api->PJRT_Plugin_Initialize(&init), "PJRT_Plugin_Initialize");
   auto* s = new PluginState{canonical, lib, api, read_attributes(api)};
@@ -80,7 +85,7 @@ Plugin Plugin::for_platform(const std::string& platform) {
   std::string env = "HHLO_PJRT_PLUGIN_" + upper;
   if (const char* p = std::getenv(env.c_str()); p && *p) return load(p);
   std::string file;
-  if (platform == "cpu") file = "cpu/xla_cpu_pjrt.so";
+  if (platform == "cpu") file = "cpu/pjrt_c_api_cpu_plugin.so";
   else if (platform == "cuda") file = "cuda/xla_cuda_plugin.so";
   else
     throw PluginError(fmt::format("unknown platform '{}' (expected cpu or cuda, or set {} to a "
@@ -102,8 +107,8 @@ Plugin Plugin::for_platform(const std::string& platform) {
 const std::string& Plugin::path() const { return state_->path; }
 int Plugin::api_major() const { return state_->api->pjrt_api_version.major_version; }
 int Plugin::api_minor() const { return state_->api->pjrt_api_version.minor_version; }
-int Plugin::header_api_major() { return PJRT_API_MAJOR; }
-int Plugin::header_api_minor() { return PJRT_API_MINOR; }
+int Plugin::header_api_major() { return detail::kPjrtApiMajor; }
+int Plugin::header_api_minor() { return detail::kPjrtApiMinor; }
 const std::map<std::string, PluginAttribute>& Plugin::attributes() const {
   return state_->attributes;
 }

@@ -47,7 +47,7 @@ TEST(Cli, DevicesShowsPluginVersionsAndDevices) {
   ProcessResult r = run_hhlo({"devices"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("platform:        cpu"));
-  EXPECT_THAT(r.output, HasSubstr("xla_cpu_pjrt.so"));
+  EXPECT_THAT(r.output, HasSubstr("pjrt_c_api_cpu_plugin.so"));
   EXPECT_THAT(r.output, HasSubstr("PJRT C API:      0."));
   EXPECT_THAT(r.output, HasSubstr("StableHLO:       0.9.0 .. 1."));
   EXPECT_THAT(r.output, HasSubstr("[0] "));

@@ -161,5 +161,40 @@ TEST(Rewrite, RejectsACheckItCannotParse) {
   EXPECT_THROW(find_checks(p), Error);
 }
 
+// i1 hex data: the corpus packs 8 elements a byte, least significant bit first (the MLIR of the
+// 0.81 plugin); newer MLIR (0.115 plugin) wants one byte per element. Both become lists.
+// Hand-derived: 0xEE = 0b11101110 -> elements 0..7 = F T T T F T T T; 0x01 -> element 8 = T.
+TEST(Rewrite, PackedI1HexBecomesAList) {
+  std::string out =
+      rewrite_i1_hex_literals("    %c = stablehlo.constant dense<\"0xEE01\"> : tensor<3x3xi1>\n");
+  EXPECT_EQ(out,
+            "    %c = stablehlo.constant dense<[[false, true, true], [true, false, true], "
+            "[true, true, true]]> : tensor<3x3xi1>\n");
+}
+
+TEST(Rewrite, OneBytePerElementI1HexBecomesAList) {
+  std::string out =
+      rewrite_i1_hex_literals("%c = stablehlo.constant dense<\"0x000100\"> : tensor<3xi1>\n");
+  EXPECT_EQ(out, "%c = stablehlo.constant dense<[false, true, false]> : tensor<3xi1>\n");
+}
+
+TEST(Rewrite, I1SplatHexAndOtherLiteralsAreKept) {
+  std::string out = rewrite_i1_hex_literals(
+      "%a = stablehlo.constant dense<\"0xFF\"> : tensor<2x2xi1>\n"
+      "%b = stablehlo.constant dense<\"0x0102\"> : tensor<2xi8>\n");
+  EXPECT_THAT(out, HasSubstr("dense<[[true, true], [true, true]]> : tensor<2x2xi1>"));
+  EXPECT_THAT(out, HasSubstr("dense<\"0x0102\"> : tensor<2xi8>"));
+}
+
+TEST(Rewrite, I1HexOfNeitherSizeIsAnErrorNamingTheLine) {
+  try {
+    rewrite_i1_hex_literals("\n%c = stablehlo.constant dense<\"0x00010203\"> : tensor<20xi1>\n");
+    FAIL() << "accepted 4 bytes for 20 i1 elements";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("line 2"));
+    EXPECT_THAT(e.what(), HasSubstr("4 bytes for tensor<20xi1>"));
+  }
+}
+
 }  // namespace
 }  // namespace hhlo::conformance

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
+#include <map>
+#include <regex>
 
 #include "hhlo/runtime/client.h"
 #include "kernels.h"
@@ -426,18 +428,31 @@ TEST(CustomCallErrors, PluginNamesItsRegisterHandlerArgsSize) {
 }
 
 TEST(CustomCallErrors, HandlerBuiltWithNewerFfiHeadersIsRefusedNotSilentlyDropped) {
-  // Fact (xla-cpu-pjrt 0.0.1): the plugin implements XLA FFI API 0.2 (so set-up pins the FFI
-  // headers of jaxlib 0.9.0, the newest at 0.2). Its register_handler returns success for a
-  // handler reporting 0.3 (as one built with jaxlib 0.10 headers does) but does not register it
-  // (compiling a call then fails with "No FFI handler registered for ..."), so
-  // register_custom_call checks the versions itself.
+  // Fact: a plugin's register_handler returns success for a handler reporting a newer XLA FFI
+  // minor version than its own but does not register it (compiling a call then fails with "No
+  // FFI handler registered for ..."; seen on xla-cpu-pjrt 0.0.1), so register_custom_call checks
+  // the versions itself. The plugins implement XLA FFI 0.4 (lammps-jax-pjrt-cpu 0.11.2, PJRT C
+  // API 0.115, the default) and 0.2 (xla-cpu-pjrt 0.0.1, PJRT 0.81, compat); set-up pins the 0.2
+  // headers (jaxlib 0.9.0), which both accept. The test handler reports the plugin's version + 1.
+  // XLA FFI minor version measured per PJRT C API minor version (docs/facts.md).
+  const std::map<int, int> recorded = {{81, 2}, {106, 3}, {115, 4}};
   CustomCallLibrary lib = load_custom_call_library(kLib);
   try {
-    register_custom_call(plugin(), "hhlo_ffi03", lib.symbol("hhlo_example_negate_newer_ffi"));
+    register_custom_call(plugin(), "hhlo_ffi_newer", lib.symbol("hhlo_example_negate_newer_ffi"));
     FAIL() << "a handler with newer XLA FFI headers was accepted";
   } catch (const PluginError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("built with XLA FFI API 0.3 headers"));
-    EXPECT_THAT(e.what(), HasSubstr("implements XLA FFI API 0.2"));
+    std::smatch m;
+    std::string what = e.what();
+    ASSERT_TRUE(std::regex_search(
+        what, m,
+        std::regex(R"(built with XLA FFI API 0\.(\d+) headers.*implements XLA FFI API 0\.(\d+))")))
+        << what;
+    int got = std::stoi(m[1].str()), want = std::stoi(m[2].str());
+    EXPECT_EQ(got, want + 1) << what;
+    auto it = recorded.find(plugin().api_minor());
+    if (it != recorded.end()) {
+      EXPECT_EQ(want, it->second) << what;
+    }
   }
 }
 

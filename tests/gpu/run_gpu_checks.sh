@@ -6,10 +6,10 @@
 #
 # Needs, offline: cmake, ninja, g++ 12+, nvcc (CUDA 12.x/13.x), the Debian dev packages of
 # CMakeLists.txt (GoogleTest, Google Benchmark, fmt, nlohmann-json, CLI11, zlib), and from set-up
-# only the headers: third_party/pjrt/include and third_party/xla_ffi (carry those two on a device
-# machine: the CPU plugin itself is not needed here). The CUDA plugin is found through
-# $HHLO_PJRT_PLUGIN_CUDA, else in the Python packages (jax_plugins/xla_cuda*/xla_cuda_plugin.so);
-# the NVIDIA runtime wheels next to it (nvidia/*/lib) go on LD_LIBRARY_PATH.
+# only the XLA FFI headers, third_party/xla_ffi (carry it on a device machine: the PJRT C API
+# declarations are our own, src/runtime/pjrt_abi.h, and the CPU plugin itself is not needed
+# here). The CUDA plugin is found through $HHLO_PJRT_PLUGIN_CUDA, else in the Python packages
+# (jax_plugins/xla_cuda*/xla_cuda_plugin.so); the NVIDIA runtime wheels next to it (nvidia/*/lib) go on LD_LIBRARY_PATH.
 #
 # Runs: nvidia-smi; the CPU custom-call tests (sanity of the same build); the GPU tests
 # (build-gpu/tests/gpu/hhlo_gpu_tests with HHLO_TEST_GPU=1). Exit status: 0 when all passed.
@@ -58,7 +58,7 @@ ninja -C build-gpu -j"$(nproc)" hhlo_custom_call_gpu_kernels hhlo_gpu_tests hhlo
 [[ -x build-gpu/tests/gpu/hhlo_gpu_tests ]] || { echo "build failed: see $out/build.log"; exit 3; }
 
 status=0
-if [[ -f third_party/pjrt/cpu/xla_cpu_pjrt.so ]]; then
+if [[ -f third_party/pjrt/cpu/pjrt_c_api_cpu_plugin.so ]]; then
   log "CPU custom-call tests"
   build-gpu/tests/hhlo_custom_call_tests --gtest_brief=1 2>&1 | tee "$out/cpu_custom_call.log" \
     | tail -3 || status=1

@@ -77,6 +77,30 @@ TEST(DtypesExec, NarrowAndWideIntegers) {
   EXPECT_EQ(out[4].to_vector<bool>(), (std::vector<bool>{false, true, true}));
 }
 
+// A non-splat i1 constant of 3x7 elements (more than 8, so the hex forms of MLIR versions would
+// differ: packed bits in the 0.81 plugin's MLIR, a byte per element in the 0.115 one's). The
+// printer writes i1 data as a list, which both read alike; here it goes through convert and select.
+// Expected values are the pattern itself (element i is true when i % 3 == 0 or i == 20).
+TEST(DtypesExec, NonSplatI1ConstantReadsTheSameOnEveryPlugin) {
+  std::vector<bool> pattern(21);
+  for (std::size_t i = 0; i < pattern.size(); ++i) pattern[i] = i % 3 == 0 || i == 20;
+  Module m;
+  Func& f = m.add_func("main", {});
+  Value c = constant(f, Array::from<bool>({3, 7}, pattern));
+  f.ret({c, convert(c, DType::i32),
+         select(c, constant(f, 1.5f, DType::f32, {3, 7}), constant(f, -2.0f, DType::f32, {3, 7}))});
+  auto out = run(m);
+  EXPECT_EQ(out[0].to_vector<bool>(), pattern);
+  std::vector<int32_t> as_int;
+  std::vector<float> selected;
+  for (bool b : pattern) {
+    as_int.push_back(b ? 1 : 0);
+    selected.push_back(b ? 1.5f : -2.0f);
+  }
+  EXPECT_EQ(out[1].to_vector<int32_t>(), as_int);
+  EXPECT_EQ(out[2].to_vector<float>(), selected);
+}
+
 TEST(DtypesExec, ConvertBetweenEveryPair) {
   // 0, 1 and 3 are exact in every dtype (pred: 0 and 1 only).
   std::vector<DType> all(std::begin(kAllDTypes), std::end(kAllDTypes));

@@ -1,6 +1,6 @@
 // Typed op attributes: the closed set StableHLO ops carry (spec "Ops" sections list each op's
-// attributes). Every typed form here is printed by ir/printer.h in a syntax the pinned plugin
-// (StableHLO <= 1.13) parses. The one raw-text kind, OpaqueAttr, exists only for attributes read
+// attributes). Every typed form here is printed by ir/printer.h in a syntax both pinned CPU plugins
+// (StableHLO 1.13 and 1.20) parse. The one raw-text kind, OpaqueAttr, exists only for attributes read
 // from a file that have no typed form here (mhlo.sharding dictionaries, sdy.*, unknown dialects):
 // they are kept as written and printed back verbatim. Builders never create one.
 #pragma once

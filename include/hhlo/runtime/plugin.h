@@ -34,8 +34,9 @@ class Plugin {
  public:
   /// Loads the plugin at `path` (dlopen RTLD_NOW|RTLD_LOCAL). Throws hhlo::PluginError when the file
   /// does not exist, cannot be loaded (the dlerror() text is included), has no `GetPjrtApi`
-  /// symbol (not a PJRT plugin), or speaks a PJRT C API major version other than ours or a minor
-  /// version older than the header we were built with.
+  /// symbol (not a PJRT plugin), or speaks a PJRT C API major version other than ours (0) or a
+  /// minor version older than 0.81, the oldest plugin we drive (our declarations are 0.115; a
+  /// function a plugin's table lacks is a PluginError when called).
   static Plugin load(const std::string& path);
   /// Loads the plugin for a platform ("cpu" or "cuda"): the path in env var
   /// `HHLO_PJRT_PLUGIN_<PLATFORM>` (upper case) if set, else the set-up folder (`third_party/pjrt`).

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -169,13 +170,33 @@ std::optional<std::string> compare(CheckKind kind, const TensorType& type, const
     const auto* b = static_cast<const Stored*>(expected);
     int64_t bad = 0, first = -1;
     Verdict first_verdict;
+    double worst_abs = 0, worst_rel = 0;  // over the differing finite elements (floats, complex)
     for (int64_t i = 0; i < n; ++i) {
       Verdict v;
       if constexpr (std::is_same_v<T, bool>)
         v = compare_element<bool>(kind, a[i] != 0, b[i] != 0);
       else
         v = compare_element<T>(kind, a[i], b[i]);
-      if (!v.ok && bad++ == 0) {
+      if (v.ok) continue;
+      if constexpr (std::is_same_v<T, std::complex<float>> ||
+                    std::is_same_v<T, std::complex<double>>) {
+        double d = std::abs(std::complex<double>(a[i]) - std::complex<double>(b[i]));
+        double m = std::abs(std::complex<double>(b[i]));
+        if (std::isfinite(d)) {
+          worst_abs = std::max(worst_abs, d);
+          if (m > 0) worst_rel = std::max(worst_rel, d / m);
+        }
+      } else if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t> ||
+                           std::is_floating_point_v<T>) {
+        using Wide = std::conditional_t<std::is_same_v<T, double>, double, float>;
+        double x = static_cast<Wide>(a[i]), y = static_cast<Wide>(b[i]);
+        double d = std::abs(x - y);
+        if (std::isfinite(d)) {
+          worst_abs = std::max(worst_abs, d);
+          if (y != 0) worst_rel = std::max(worst_rel, d / std::abs(y));
+        }
+      }
+      if (bad++ == 0) {
         first = i;
         first_verdict = std::move(v);
       }
@@ -189,10 +210,13 @@ std::optional<std::string> compare(CheckKind kind, const TensorType& type, const
       av = show<T>(a[first]);
       bv = show<T>(b[first]);
     }
-    return fmt::format("{}: {} of {} elements of {} differ; first at {}: actual {}, expected {}{}",
-                       check_target(kind), bad, n, type.to_string(), multi_index(type.dims, first),
-                       av, bv,
-                       first_verdict.detail.empty() ? "" : " (" + first_verdict.detail + ")");
+    std::string worst;
+    if (worst_abs > 0)
+      worst = fmt::format("; worst |difference| {:.3g} (relative {:.2g})", worst_abs, worst_rel);
+    return fmt::format(
+        "{}: {} of {} elements of {} differ; first at {}: actual {}, expected {}{}{}",
+        check_target(kind), bad, n, type.to_string(), multi_index(type.dims, first), av, bv,
+        first_verdict.detail.empty() ? "" : " (" + first_verdict.detail + ")", worst);
   });
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <regex>
 #include <sstream>
 
@@ -174,6 +175,93 @@ std::string rewrite_checks_to_outputs(std::string_view program) {
     return join_lines(kept);
   }
   throw Error("no return found in @main");
+}
+
+namespace {
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/// The i1 elements of hex `digits` for `type` (see rewrite_i1_hex_literals), or Error.
+std::vector<bool> decode_i1_hex(std::string_view digits, const TensorType& type, int line_no) {
+  if (digits.size() % 2)
+    throw Error(fmt::format("line {}: odd number of hex digits in an i1 literal", line_no));
+  std::vector<unsigned char> bytes(digits.size() / 2);
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    int hi = hex_digit(digits[2 * i]), lo = hex_digit(digits[2 * i + 1]);
+    if (hi < 0 || lo < 0)
+      throw Error(fmt::format("line {}: bad hex digit in an i1 literal", line_no));
+    bytes[i] = static_cast<unsigned char>(hi * 16 + lo);
+  }
+  int64_t n = type.num_elements();
+  std::vector<bool> out(static_cast<std::size_t>(n));
+  if (bytes.size() == 1 && (bytes[0] == 0 || bytes[0] == 0xFF)) {  // splat
+    out.assign(out.size(), bytes[0] != 0);
+  } else if (static_cast<int64_t>(bytes.size()) == (n + 7) / 8) {  // packed bits, LSB first
+    for (int64_t i = 0; i < n; ++i) out[i] = (bytes[i / 8] >> (i % 8)) & 1;
+  } else if (static_cast<int64_t>(bytes.size()) == n) {  // one byte per element
+    for (int64_t i = 0; i < n; ++i) out[i] = bytes[i] != 0;
+  } else {
+    throw Error(
+        fmt::format("line {}: i1 hex literal of {} bytes for {} ({} elements): neither "
+                    "packed bits ({} bytes) nor one byte per element",
+                    line_no, bytes.size(), type.to_string(), n, (n + 7) / 8));
+  }
+  return out;
+}
+
+/// `dense<[[true, false], ...]>` body (without `dense<` `>`) of `v` in the shape of `dims`.
+std::string i1_list(const std::vector<bool>& v, const std::vector<int64_t>& dims) {
+  if (dims.empty()) return v.at(0) ? "true" : "false";
+  std::string out;
+  out.reserve(v.size() * 7);
+  std::function<void(std::size_t, int64_t)> rec = [&](std::size_t d, int64_t off) {
+    out += '[';
+    int64_t stride = 1;
+    for (std::size_t k = d + 1; k < dims.size(); ++k) stride *= dims[k];
+    for (int64_t j = 0; j < dims[d]; ++j) {
+      if (j) out += ", ";
+      if (d + 1 == dims.size())
+        out += v[static_cast<std::size_t>(off + j)] ? "true" : "false";
+      else
+        rec(d + 1, off + j * stride);
+    }
+    out += ']';
+  };
+  rec(0, 0);
+  return out;
+}
+
+}  // namespace
+
+std::string rewrite_i1_hex_literals(std::string_view program) {
+  if (program.find("xi1>") == std::string_view::npos &&
+      program.find("tensor<i1>") == std::string_view::npos)
+    return std::string(program);
+  static const std::regex literal(R"rx(dense<"0x([0-9A-Fa-f]*)">\s*:\s*(tensor<[0-9x]*i1>))rx");
+  std::vector<std::string> lines = split_lines(program);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    if (line.find("i1>") == std::string::npos || line.find("dense<\"0x") == std::string::npos)
+      continue;
+    std::string out;
+    auto begin = std::sregex_iterator(line.begin(), line.end(), literal);
+    std::size_t last = 0;
+    for (auto it = begin; it != std::sregex_iterator(); ++it) {
+      const std::smatch& m = *it;
+      TensorType type = parse_tensor_type(m[2].str());
+      std::vector<bool> v = decode_i1_hex(m[1].str(), type, static_cast<int>(i) + 1);
+      out += line.substr(last, static_cast<std::size_t>(m.position(0)) - last);
+      out += "dense<" + i1_list(v, type.dims) + "> : " + m[2].str();
+      last = static_cast<std::size_t>(m.position(0) + m.length(0));
+    }
+    if (last) lines[i] = out + line.substr(last);
+  }
+  return join_lines(lines);
 }
 
 }  // namespace hhlo::conformance

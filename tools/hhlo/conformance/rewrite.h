@@ -36,4 +36,14 @@ std::string rewrite_checks_to_ffi(std::string_view program);
 /// positions. Throws hhlo::Error when @main's header or return cannot be found.
 std::string rewrite_checks_to_outputs(std::string_view program);
 
+/// `program` with every hex literal of i1 data (`dense<"0x..."> : tensor<...xi1>`) written as a
+/// list of `true`/`false` (nested per dimension), which every MLIR version reads the same way.
+/// The hex form of i1 data changed between MLIR versions: the StableHLO testdata (and the MLIR of
+/// PJRT C API 0.81 plugins) packs 8 elements per byte, least significant bit first (ceil(n / 8)
+/// bytes), newer MLIR (the 0.115 plugin) stores one byte per element (n bytes) and refuses the
+/// packed form ("elements hex data size is invalid for provided type"). A single byte 0x00 or
+/// 0xFF is a splat, written as all false / all true (newer MLIR would keep the byte 0xFF, which
+/// converts to 255). Both non-splat sizes are recognised; other literals are left as they are. Throws hhlo::Error naming the line when an i1 hex literal has neither size.
+std::string rewrite_i1_hex_literals(std::string_view program);
+
 }  // namespace hhlo::conformance

@@ -96,6 +96,9 @@ FileResult run_file(const Client& client, const std::string& path, CheckMode mod
     if (checks.empty()) return done(Status::failed, "no check.* call: nothing verifies the result");
     program =
         mode == CheckMode::ffi ? rewrite_checks_to_ffi(text) : rewrite_checks_to_outputs(text);
+    // i1 hex data is packed bits in the corpus, one byte per element in newer MLIR: lists are
+    // read alike by every plugin.
+    program = rewrite_i1_hex_literals(program);
   } catch (const std::exception& e) {
     return done(Status::failed, std::string("cannot prepare the program: ") + e.what());
   }
