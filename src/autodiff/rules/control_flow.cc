@@ -3,6 +3,8 @@
 // (unrolled and differentiated), optimization_barrier, and custom_call through custom_vjp. JVP:
 // if / case / while of any trip count carry the tangents through new control flow; custom_call
 // through custom_jvp.
+#include <algorithm>
+
 #include "rules.h"
 
 namespace hhlo::ad::detail {
@@ -127,12 +129,16 @@ void register_control_flow_rules(Registry& r) {
       }
     std::vector<size_t> slots;
     for (size_t i = 0; i < op.operands().size(); ++i)
-      if (is_inexact(op.operands()[i].dtype())) {
+      if (is_inexact(op.operands()[i].dtype()) &&
+          std::find(wrt.begin(), wrt.end(), op.operands()[i]) == wrt.end()) {
         wrt.push_back(op.operands()[i]);
         slots.push_back(i);
       }
+    // A value that is both a loop operand and captured by the body (or an operand twice) gets its
+    // total cotangent once: vjp gives every repeated wrt entry the full cotangent.
+    auto seen = [&](Value v) { return std::find(wrt.begin(), wrt.end(), v) != wrt.end(); };
     for (size_t i = 0; i < all_caps.size(); ++i)
-      if (is_inexact(all_caps[i].dtype())) {
+      if (is_inexact(all_caps[i].dtype()) && !seen(all_caps[i])) {
         wrt.push_back(all_caps[i]);
         slots.push_back(op.operands().size() + i);
       }
