@@ -109,9 +109,9 @@ std::vector<Value> clone_ops(const Block& region, std::unordered_map<uint32_t, V
       std::vector<TensorType> types;
       for (Value a : sub->args()) types.push_back(a.type());
       const Block* src = sub.get();
-      st.regions.push_back(f.build_region(op->name(), types, [&](const std::vector<Value>& a) {
-        return clone_into(*src, a, map);
-      }, op->loc()));
+      st.regions.push_back(f.build_region(
+          op->name(), types, [&](const std::vector<Value>& a) { return clone_into(*src, a, map); },
+          op->loc()));
     }
     std::vector<Value> res = f.append(std::move(st));
     for (size_t i = 0; i < res.size(); ++i) map[op->result(i).id()] = res[i];
@@ -139,28 +139,31 @@ void register_custom_vjp(std::string target, VjpRule rule) {
 }
 
 void register_custom_vjp(std::string forward_target, std::string backward_target) {
-  register_custom_vjp(std::move(forward_target), [backward_target = std::move(backward_target)](
-                                                     const Op& op, const std::vector<Cotangent>& cts) {
-    if (op.operands().empty()) return std::vector<Cotangent>{};
-    CustomCallOptions options;
-    if (const Attribute* v = op.attr("api_version"))
-      if (const auto* i = v->get_if<IntAttr>()) options.api_version = static_cast<int>(i->value);
-    if (const Attribute* c = op.attr("backend_config")) {
-      if (const auto* d = c->get_if<DictAttr>()) options.backend_config = *d;
-      if (const auto* t = c->get_if<StringAttr>()) options.backend_config = t->value;
-    }
-    std::vector<Value> operands = op.operands();
-    std::vector<TensorType> result_types;
-    for (const Value& x : op.operands()) result_types.push_back(x.type());
-    for (size_t k = 0; k < op.results().size(); ++k)
-      operands.push_back(cts[k] ? *cts[k] : full_like(op.results()[k], 0.0));
-    std::vector<Value> grads = custom_call(op.operands()[0].func(), backward_target, operands,
-                                           result_types, options);
-    std::vector<Cotangent> out(op.operands().size());
-    for (size_t i = 0; i < out.size(); ++i)
-      if (is_float(op.operands()[i].dtype()) || is_complex(op.operands()[i].dtype())) out[i] = grads[i];
-    return out;
-  });
+  register_custom_vjp(
+      std::move(forward_target), [backward_target = std::move(backward_target)](
+                                     const Op& op, const std::vector<Cotangent>& cts) {
+        if (op.operands().empty()) return std::vector<Cotangent>{};
+        CustomCallOptions options;
+        if (const Attribute* v = op.attr("api_version"))
+          if (const auto* i = v->get_if<IntAttr>())
+            options.api_version = static_cast<int>(i->value);
+        if (const Attribute* c = op.attr("backend_config")) {
+          if (const auto* d = c->get_if<DictAttr>()) options.backend_config = *d;
+          if (const auto* t = c->get_if<StringAttr>()) options.backend_config = t->value;
+        }
+        std::vector<Value> operands = op.operands();
+        std::vector<TensorType> result_types;
+        for (const Value& x : op.operands()) result_types.push_back(x.type());
+        for (size_t k = 0; k < op.results().size(); ++k)
+          operands.push_back(cts[k] ? *cts[k] : full_like(op.results()[k], 0.0));
+        std::vector<Value> grads =
+            custom_call(op.operands()[0].func(), backward_target, operands, result_types, options);
+        std::vector<Cotangent> out(op.operands().size());
+        for (size_t i = 0; i < out.size(); ++i)
+          if (is_float(op.operands()[i].dtype()) || is_complex(op.operands()[i].dtype()))
+            out[i] = grads[i];
+        return out;
+      });
 }
 
 VjpRule zero_vjp() {
@@ -180,7 +183,8 @@ VjpRule linear_vjp(std::function<Value(const Op& op, Value ct)> transpose) {
 Value reduce_sum(Value x, const std::vector<int64_t>& dims, Loc loc) {
   if (dims.empty()) return x;
   Value zero = constant(x.func(), 0.0, x.dtype(), {}, loc);
-  return reduce(x, zero, dims, [](Value a, Value b) { return add(a, b); }, loc);
+  return reduce(
+      x, zero, dims, [](Value a, Value b) { return add(a, b); }, loc);
 }
 
 Value full_like(Value x, double value, Loc loc) {
@@ -193,7 +197,8 @@ Value unbroadcast(Value ct, const Dims& operand_dims, const std::vector<int64_t>
   std::vector<bool> mapped(rd.size(), false);
   for (size_t i = 0; i < bdims.size(); ++i) {
     mapped.at(static_cast<size_t>(bdims[i])) = true;
-    if (operand_dims[i] == 1 && rd[static_cast<size_t>(bdims[i])] != 1) sum_dims.push_back(bdims[i]);
+    if (operand_dims[i] == 1 && rd[static_cast<size_t>(bdims[i])] != 1)
+      sum_dims.push_back(bdims[i]);
   }
   for (size_t d = 0; d < rd.size(); ++d)
     if (!mapped[d]) sum_dims.push_back(static_cast<int64_t>(d));
@@ -215,22 +220,27 @@ namespace {
 thread_local const std::vector<bool>* g_needed = nullptr;
 }  // namespace
 
-bool needs_cotangent(size_t i) { return g_needed == nullptr || i >= g_needed->size() || (*g_needed)[i]; }
+bool needs_cotangent(size_t i) {
+  return g_needed == nullptr || i >= g_needed->size() || (*g_needed)[i];
+}
 
 namespace detail {
 
 NeededScope::NeededScope(const std::vector<bool>* mask) : saved_(g_needed) { g_needed = mask; }
 NeededScope::~NeededScope() { g_needed = saved_; }
 
-void unsupported(const Op& op, const std::string& why) {
-  throw Error(fmt::format("VJP of '{}' at {}:{}: {}", op.name(), op.loc().file, op.loc().line, why));
+void unsupported(const Op& op, const std::string& why, const char* mode) {
+  throw Error(
+      fmt::format("{} of '{}' at {}:{}: {}", mode, op.name(), op.loc().file, op.loc().line, why));
 }
 
-bool real_tangent(const Op& op, Value x) {
+bool real_tangent(const Op& op, Value x, const char* mode) {
   if (is_complex(x.dtype()))
-    unsupported(op, fmt::format("no VJP rule for complex operands (operand of type {}); this rule "
-                                "covers real floating-point operands only",
-                                x.type().to_string()));
+    unsupported(op,
+                fmt::format("no {} rule for complex operands (operand of type {}); this rule "
+                            "covers real floating-point operands only",
+                            mode, x.type().to_string()),
+                mode);
   return is_float(x.dtype());
 }
 

@@ -17,10 +17,14 @@ using Vs = std::vector<Value>;
 TEST(AutodiffControlFlow, IfDifferentiatesTheTakenBranchesCaptures) {
   for (double sel : {1.0, -1.0}) {
     SCOPED_TRACE(sel);
-    check_grad({rand_f64({3}, 1), rand_f64({3}, 2), Array::from<double>({}, {sel})}, [](const Vs& a) {
-      Value p = compare(a[2], constant(a[2].func(), 0.0, DType::f64), ComparisonDirection::GT);
-      return if_(p, [&] { return Vs{multiply(a[0], a[1])}; }, [&] { return Vs{sine(a[0])}; })[0];
-    }, {0, 1});
+    check_grad(
+        {rand_f64({3}, 1), rand_f64({3}, 2), Array::from<double>({}, {sel})},
+        [](const Vs& a) {
+          Value p = compare(a[2], constant(a[2].func(), 0.0, DType::f64), ComparisonDirection::GT);
+          return if_(
+              p, [&] { return Vs{multiply(a[0], a[1])}; }, [&] { return Vs{sine(a[0])}; })[0];
+        },
+        {0, 1});
   }
 }
 
@@ -28,8 +32,8 @@ TEST(AutodiffControlFlow, CaseWithThreeBranches) {
   for (int32_t k : {0, 1, 2}) {
     SCOPED_TRACE(k);
     check_grad({rand_f64({2}, 3), Array::from<int32_t>({}, {k})}, [](const Vs& a) {
-      return case_(a[1], {[&] { return Vs{exponential(a[0])}; }, [&] { return Vs{multiply(a[0], a[0])}; },
-                          [&] { return Vs{a[0]}; }})[0];
+      return case_(a[1], {[&] { return Vs{exponential(a[0])}; },
+                          [&] { return Vs{multiply(a[0], a[0])}; }, [&] { return Vs{a[0]}; }})[0];
     });
   }
 }
@@ -39,11 +43,14 @@ TEST(AutodiffControlFlow, WhileWithStaticTripCountIsUnrolled) {
   check_grad({rand_f64({3}, 4), rand_f64({3}, 5)}, [](const Vs& a) {
     Func& f = a[0].func();
     Value w = a[1];
-    auto r = while_loop({constant(f, 0, DType::i32), a[0]},
-                        [&](const Vs& s) { return Vs{compare(s[0], constant(f, 4, DType::i32), ComparisonDirection::LT)}; },
-                        [&](const Vs& s) {
-                          return Vs{add(s[0], constant(f, 1, DType::i32)), tanh(multiply(s[1], w))};
-                        });
+    auto r = while_loop(
+        {constant(f, 0, DType::i32), a[0]},
+        [&](const Vs& s) {
+          return Vs{compare(s[0], constant(f, 4, DType::i32), ComparisonDirection::LT)};
+        },
+        [&](const Vs& s) {
+          return Vs{add(s[0], constant(f, 1, DType::i32)), tanh(multiply(s[1], w))};
+        });
     return r[1];
   });
 }
@@ -51,9 +58,12 @@ TEST(AutodiffControlFlow, WhileWithStaticTripCountIsUnrolled) {
 TEST(AutodiffControlFlow, WhileWithoutStaticTripCountIsAClearError) {
   Module m;
   Func& f = m.add_func("main", {{DType::f32, {}}});
-  auto r = while_loop({f.arg(0)},
-                      [&](const Vs& s) { return Vs{compare(s[0], constant(f, 10.0f, DType::f32), ComparisonDirection::LT)}; },
-                      [&](const Vs& s) { return Vs{multiply(s[0], constant(f, 2.0f, DType::f32))}; });
+  auto r = while_loop(
+      {f.arg(0)},
+      [&](const Vs& s) {
+        return Vs{compare(s[0], constant(f, 10.0f, DType::f32), ComparisonDirection::LT)};
+      },
+      [&](const Vs& s) { return Vs{multiply(s[0], constant(f, 2.0f, DType::f32))}; });
   try {
     ad::grad(r[0], {f.arg(0)});
     FAIL() << "expected an error";
@@ -94,11 +104,39 @@ namespace hhlo {
 namespace {
 
 TEST(AutodiffControlFlow, OptimizationBarrierAndReducePrecisionPassCotangentsThrough) {
-  test::check_grad({test::rand_f64({3}, 21), test::rand_f64({3}, 22)}, [](const std::vector<Value>& a) {
-    auto b = optimization_barrier({a[0], a[1]});
-    // f64 keeps all its bits: reduce_precision(11, 52) is the identity, so FD sees the same values.
-    return multiply(reduce_precision(b[0], 11, 52), sine(b[1]));
-  });
+  test::check_grad({test::rand_f64({3}, 21), test::rand_f64({3}, 22)},
+                   [](const std::vector<Value>& a) {
+                     auto b = optimization_barrier({a[0], a[1]});
+                     // f64 keeps all its bits: reduce_precision(11, 52) is the identity, so FD sees
+                     // the same values.
+                     return multiply(reduce_precision(b[0], 11, 52), sine(b[1]));
+                   });
+}
+
+}  // namespace
+}  // namespace hhlo
+
+namespace hhlo {
+namespace {
+
+TEST(AutodiffControlFlow, WhileOperandAlsoCapturedByTheBodyGetsItsCotangentOnce) {
+  // c_{k+1} = tanh(c_k * y + x), c_0 = x: x is both the initial carry and captured by the body
+  // (it used to receive its total cotangent twice).
+  test::check_grad({test::rand_f64({3}, 31), test::rand_f64({3}, 32)},
+                   [](const std::vector<Value>& a) {
+                     Func& f = a[0].func();
+                     Value x = a[0], y = a[1];
+                     return while_loop(
+                         {constant(f, 0, DType::i32), x},
+                         [&](const std::vector<Value>& s) {
+                           return std::vector<Value>{
+                               compare(s[0], constant(f, 3, DType::i32), ComparisonDirection::LT)};
+                         },
+                         [&](const std::vector<Value>& s) {
+                           return std::vector<Value>{add(s[0], constant(f, 1, DType::i32)),
+                                                     tanh(add(multiply(s[1], y), x))};
+                         })[1];
+                   });
 }
 
 }  // namespace

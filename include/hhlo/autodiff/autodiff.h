@@ -1,8 +1,11 @@
-// Reverse-mode automatic differentiation over the IR (DESIGN.md "autodiff"; after JAX's ad.py and
-// tinygrad's gradient.py). Gradients are ordinary IR: `vjp` walks the ops between the inputs and
-// the outputs of a function under construction in reverse order and appends, to the same
-// function, the ops each VJP rule builds with the regular op builders (so backward programs are
-// shape-checked like any other). Rules live in a registry keyed by op name (vjp_registry.h).
+// Reverse- and forward-mode automatic differentiation over the IR (DESIGN.md "autodiff"; after
+// JAX's ad.py and tinygrad's gradient.py). Gradients are ordinary IR: `vjp` walks the ops between
+// the inputs and the outputs of a function under construction in reverse order and appends, to the
+// same function, the ops each VJP rule builds with the regular op builders (so backward programs
+// are shape-checked like any other). Rules live in a registry keyed by op name (vjp_registry.h).
+// Forward mode (`jvp`, after JAX's jvp) walks the same ops in order and appends what each JVP rule
+// (jvp_registry.h) builds; `jacfwd`, `jacrev`, `hessian` and `hvp` (forward-over-reverse) are
+// built from the two.
 //
 //   Func& f = m.add_func("main", {...});
 //   Value loss = ...;                                 // scalar built from f's arguments
@@ -79,5 +82,59 @@ Func& value_and_grad_func(Module& module, std::string name,
                           const std::vector<TensorType>& arg_types,
                           const std::function<Value(const std::vector<Value>&)>& body,
                           std::vector<size_t> wrt = {});
+
+/// A tangent that may be a symbolic zero (std::nullopt): rules skip work for it.
+using Tangent = std::optional<Value>;
+
+/// A function under transformation: builds its results from its arguments in the function the
+/// arguments belong to (the C++ code that builds the computation, re-run by each transform).
+using TraceFn = std::function<std::vector<Value>(const std::vector<Value>&)>;
+
+/// Jacobian-vector product (forward mode): tangents of `outputs` given tangents of `wrt`.
+/// - `outputs` and `wrt` are values of the same function visible from its insertion block;
+///   `tangents[i]` (same type as wrt[i], or nullopt for zero) seeds wrt[i].
+/// - Walks the ops of the insertion block that lie between `wrt` and `outputs` in order and
+///   appends what each op's JVP rule builds. Returns one tangent per output, of its type (zeros
+///   when an output does not depend on `wrt`, also for integer and pred outputs).
+/// - Complex values: the JVP of a holomorphic op is `t * f'(z)` (JAX's convention); real(z),
+///   imag(z), complex(x, y), abs(z) are R-linear / real-differentiable as in JAX.
+/// Throws hhlo::Error when sizes differ, a tangent's type differs from its value's, a `wrt` value
+/// is not floating point or complex, an op on the path has no JVP rule ("jvp: no JVP rule for op
+/// 'stablehlo.x' (at file:line)"; a custom call without one names its target), or a rule cannot
+/// handle its configuration ("JVP of 'stablehlo.x' at file:line: ...").
+std::vector<Value> jvp(const std::vector<Value>& outputs, const std::vector<Value>& wrt,
+                       const std::vector<Tangent>& tangents);
+
+/// JAX's `jax.jvp(f, primals, tangents)`: calls `f(primals)` at the insertion point and returns
+/// (its results, their tangents) for `tangents` (one per primal, same types). `primals` must be
+/// non-empty float or complex values of one function. Throws what `jvp` above throws.
+std::pair<std::vector<Value>, std::vector<Value>> jvp(const TraceFn& f,
+                                                      const std::vector<Value>& primals,
+                                                      const std::vector<Value>& tangents);
+
+/// JAX's `jax.jacfwd(f, argnums=argnum)(*primals)`: one Jacobian per result y of `f`, of dims
+/// y.dims ++ primals[argnum].dims and y's dtype, from one JVP per element of primals[argnum] (a
+/// one-hot tangent each; the tangent program is emitted once per element). Throws hhlo::Error
+/// for a bad `argnum`, a non-float primals[argnum] (complex: use jvp), and what `jvp` throws.
+std::vector<Value> jacfwd(const TraceFn& f, const std::vector<Value>& primals, size_t argnum = 0);
+
+/// JAX's `jax.jacrev(f, argnums=argnum)(*primals)`: as `jacfwd`, from one VJP per element of each
+/// result (results must be float). Throws what `jacfwd` and `vjp` throw.
+std::vector<Value> jacrev(const TraceFn& f, const std::vector<Value>& primals, size_t argnum = 0);
+
+/// A scalar function of its arguments (for `hvp` and `hessian`).
+using ScalarFn = std::function<Value(const std::vector<Value>&)>;
+
+/// Hessian-vector product by forward-over-reverse (JAX's `jvp(grad(f), primals, tangents)`):
+/// returns H v, one value per primal (same types), for the scalar float `f` and the direction
+/// `tangents` (one per primal). Needs a JVP rule for every op `f` uses and every op their VJP
+/// rules emit. Throws what `grad` and `jvp` throw.
+std::vector<Value> hvp(const ScalarFn& f, const std::vector<Value>& primals,
+                       const std::vector<Value>& tangents);
+
+/// JAX's `jax.hessian(f, argnums=argnum)(*primals)` (= jacfwd(grad(f))): the Hessian of the scalar
+/// float `f` with respect to primals[argnum], of dims x.dims ++ x.dims. Throws what `jacfwd` and
+/// `grad` throw.
+Value hessian(const ScalarFn& f, const std::vector<Value>& primals, size_t argnum = 0);
 
 }  // namespace hhlo::ad

@@ -19,7 +19,8 @@ namespace hhlo::ad {
 /// per captured_values(op) entry (values of enclosing blocks used inside the op's regions, as
 /// if/case branches use them). Rules build with the op builders; the ops go to the function being
 /// differentiated.
-using VjpRule = std::function<std::vector<Cotangent>(const Op& op, const std::vector<Cotangent>& cts)>;
+using VjpRule =
+    std::function<std::vector<Cotangent>(const Op& op, const std::vector<Cotangent>& cts)>;
 
 /// Registers (or replaces) the rule for `op_name` (e.g. "stablehlo.custom_call" or a custom name).
 void register_vjp(std::string op_name, VjpRule rule);
@@ -64,7 +65,8 @@ VjpRule linear_vjp(std::function<Value(const Op& op, Value ct)> transpose);
 /// Transpose of broadcast_in_dim: sums `ct` (of the broadcast result's shape) over the result
 /// dimensions not in `broadcast_dimensions` and over those where the operand had size 1, and
 /// returns a value of `operand_dims`. Throws ShapeError through the builders on inconsistent input.
-Value unbroadcast(Value ct, const Dims& operand_dims, const std::vector<int64_t>& broadcast_dimensions);
+Value unbroadcast(Value ct, const Dims& operand_dims,
+                  const std::vector<int64_t>& broadcast_dimensions);
 /// NumPy-style unbroadcast: the shapes are right-aligned (the transpose of a NumPy broadcast from
 /// `operand_dims` to ct's shape).
 Value unbroadcast(Value ct, const Dims& operand_dims);

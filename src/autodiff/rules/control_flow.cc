@@ -1,6 +1,10 @@
-// VJP of control flow: if / case (the backward is an if / case over the branches' own backward
-// passes, differentiating the values the branches capture), while with a static trip count
-// (unrolled and differentiated), optimization_barrier, and custom_call through custom_vjp.
+// VJP and JVP of control flow. VJP: if / case (the backward is an if / case over the branches' own
+// backward passes, differentiating the values the branches capture), while with a static trip count
+// (unrolled and differentiated), optimization_barrier, and custom_call through custom_vjp. JVP:
+// if / case / while of any trip count carry the tangents through new control flow; custom_call
+// through custom_jvp.
+#include <algorithm>
+
 #include "rules.h"
 
 namespace hhlo::ad::detail {
@@ -17,7 +21,8 @@ std::vector<Value> float_captures(const Op& op) {
 }
 
 // Backward of one branch: replay it here and differentiate its float results w.r.t. `wrt`.
-std::vector<Value> branch_backward(const Block& region, const Op& op, const Cts& cts, const std::vector<Value>& wrt) {
+std::vector<Value> branch_backward(const Block& region, const Op& op, const Cts& cts,
+                                   const std::vector<Value>& wrt) {
   std::vector<Value> outs = inline_region(region, {});
   std::vector<Value> ys;
   std::vector<Cotangent> gs;
@@ -46,8 +51,9 @@ Cts branches_rule(const Op& op, const Cts& cts) {
     const Block* b = region.get();
     branches.push_back([b, &op, &cts, &caps] { return branch_backward(*b, op, cts, caps); });
   }
-  std::vector<Value> g = op.name() == "stablehlo.if" ? if_(op.operands()[0], branches[0], branches[1])
-                                                      : case_(op.operands()[0], branches);
+  std::vector<Value> g = op.name() == "stablehlo.if"
+                             ? if_(op.operands()[0], branches[0], branches[1])
+                             : case_(op.operands()[0], branches);
   size_t k = 0;
   for (size_t i = 0; i < all_caps.size(); ++i)
     if (is_inexact(all_caps[i].dtype())) out[op.operands().size() + i] = g[k++];
@@ -60,10 +66,14 @@ std::optional<int64_t> constant_int(Value v) {
   if (!d || d->name() != "stablehlo.constant" || v.rank() != 0) return std::nullopt;
   const Array& a = *d->attr("value")->get_if<DenseAttr>()->array;
   switch (a.dtype()) {
-    case DType::i32: return a.to_vector<int32_t>()[0];
-    case DType::i64: return a.to_vector<int64_t>()[0];
-    case DType::ui32: return a.to_vector<uint32_t>()[0];
-    default: return std::nullopt;
+    case DType::i32:
+      return a.to_vector<int32_t>()[0];
+    case DType::i64:
+      return a.to_vector<int64_t>()[0];
+    case DType::ui32:
+      return a.to_vector<uint32_t>()[0];
+    default:
+      return std::nullopt;
   }
 }
 
@@ -86,7 +96,8 @@ std::optional<int64_t> static_trip_count(const Op& op) {
   const Op* inc = bret.operands().at(k).defining_op();
   if (!inc || inc->name() != "stablehlo.add") return std::nullopt;
   Value a = inc->operands()[0], b = inc->operands()[1];
-  bool ok = (a == body.arg(k) && constant_int(b) == 1) || (b == body.arg(k) && constant_int(a) == 1);
+  bool ok =
+      (a == body.arg(k) && constant_int(b) == 1) || (b == body.arg(k) && constant_int(a) == 1);
   if (!ok) return std::nullopt;
   auto start = constant_int(op.operands()[k]);
   if (!start) return std::nullopt;
@@ -101,8 +112,10 @@ void register_control_flow_rules(Registry& r) {
   r["stablehlo.while"] = [](const Op& op, const Cts& cts) {
     auto n = static_trip_count(op);
     if (!n)
-      unsupported(op, "reverse mode needs a static trip count: a counter operand starting at a constant, "
-                      "a condition `counter < constant` and a body returning `counter + 1`");
+      unsupported(
+          op,
+          "reverse mode needs a static trip count: a counter operand starting at a constant, "
+          "a condition `counter < constant` and a body returning `counter + 1`");
     std::vector<Value> all_caps = captured_values(op);
     Cts out(op.operands().size() + all_caps.size());
     std::vector<Value> vals(op.operands().begin(), op.operands().end());
@@ -116,12 +129,16 @@ void register_control_flow_rules(Registry& r) {
       }
     std::vector<size_t> slots;
     for (size_t i = 0; i < op.operands().size(); ++i)
-      if (is_inexact(op.operands()[i].dtype())) {
+      if (is_inexact(op.operands()[i].dtype()) &&
+          std::find(wrt.begin(), wrt.end(), op.operands()[i]) == wrt.end()) {
         wrt.push_back(op.operands()[i]);
         slots.push_back(i);
       }
+    // A value that is both a loop operand and captured by the body (or an operand twice) gets its
+    // total cotangent once: vjp gives every repeated wrt entry the full cotangent.
+    auto seen = [&](Value v) { return std::find(wrt.begin(), wrt.end(), v) != wrt.end(); };
     for (size_t i = 0; i < all_caps.size(); ++i)
-      if (is_inexact(all_caps[i].dtype())) {
+      if (is_inexact(all_caps[i].dtype()) && !seen(all_caps[i])) {
         wrt.push_back(all_caps[i]);
         slots.push_back(op.operands().size() + i);
       }
@@ -141,10 +158,128 @@ void register_control_flow_rules(Registry& r) {
     std::string target = op.attr("call_target_name")->get_if<StringAttr>()->value;
     const VjpRule* rule = find_vjp("custom_call:" + target);
     if (!rule)
-      throw Error(fmt::format("vjp: no VJP rule for op 'stablehlo.custom_call' with target '{}' (at {}:{}); "
-                              "register one with hhlo::ad::register_custom_vjp(\"{}\", rule)",
-                              target, op.loc().file, op.loc().line, target));
+      throw Error(fmt::format(
+          "vjp: no VJP rule for op 'stablehlo.custom_call' with target '{}' (at {}:{}); "
+          "register one with hhlo::ad::register_custom_vjp(\"{}\", rule)",
+          target, op.loc().file, op.loc().line, target));
     return (*rule)(op, cts);
+  };
+}
+
+namespace {
+
+using Ts = std::vector<Tangent>;
+
+// Seeds for the forward walk inside a region: the captured values' tangents (entries after the
+// operand entries of `ts`).
+std::unordered_map<uint32_t, Value> capture_seeds(const Op& op, const std::vector<Value>& caps,
+                                                  const Ts& ts) {
+  std::unordered_map<uint32_t, Value> seeds;
+  for (size_t j = 0; j < caps.size(); ++j) {
+    size_t k = op.operands().size() + j;
+    if (k < ts.size() && ts[k]) seeds.emplace(caps[j].id(), *ts[k]);
+  }
+  return seeds;
+}
+
+// if / case: an if / case of the same predicate whose branches replay the original branch and
+// return the tangents of its float results (zeros where a branch gives none).
+Ts branches_jvp(const Op& op, const Ts& ts) {
+  std::vector<Value> caps = captured_values(op);
+  std::unordered_map<uint32_t, Value> seeds = capture_seeds(op, caps, ts);
+  Ts out(op.results().size());
+  std::vector<size_t> slots;
+  for (size_t i = 0; i < op.results().size(); ++i)
+    if (is_inexact(op.result(i).dtype())) slots.push_back(i);
+  if (seeds.empty() || slots.empty()) return out;
+  Func& f = op.result(0).func();
+  std::vector<Branch> branches;
+  for (const auto& region : op.regions()) {
+    const Block* b = region.get();
+    branches.push_back([b, &f, &seeds, &slots] {
+      const Block& here = f.insertion_block();
+      size_t start = here.ops().size();
+      std::vector<Value> outs = inline_region(*b, {});
+      std::vector<Value> ys;
+      for (size_t i : slots) ys.push_back(outs[i]);
+      Ts t = forward_tangents(here, start, seeds, ys);
+      std::vector<Value> res;
+      for (size_t k = 0; k < ys.size(); ++k) res.push_back(t[k] ? *t[k] : full_like(ys[k], 0.0));
+      return res;
+    });
+  }
+  std::vector<Value> g = op.name() == "stablehlo.if"
+                             ? if_(op.operands()[0], branches[0], branches[1])
+                             : case_(op.operands()[0], branches);
+  for (size_t k = 0; k < slots.size(); ++k) out[slots[k]] = g[k];
+  return out;
+}
+
+// while (any trip count): a while carrying the primal values and the tangents of the float ones;
+// its body replays the original body and runs the forward walk over it (captured tangents are
+// captured too). The primal loop is recomputed alongside (JAX's jvp of while_loop).
+Ts while_jvp(const Op& op, const Ts& ts) {
+  size_t n = op.operands().size();
+  std::vector<Value> caps = captured_values(op);
+  std::unordered_map<uint32_t, Value> cap_seeds = capture_seeds(op, caps, ts);
+  std::vector<size_t> slots;
+  for (size_t i = 0; i < n; ++i)
+    if (is_inexact(op.operands()[i].dtype())) slots.push_back(i);
+  Ts out(n);
+  if (slots.empty()) return out;
+  std::vector<Value> init(op.operands().begin(), op.operands().end());
+  for (size_t i : slots) init.push_back(ts[i] ? *ts[i] : full_like(op.operands()[i], 0.0));
+  const Block* cond = op.regions()[0].get();
+  const Block* body = op.regions()[1].get();
+  Func& f = op.result(0).func();
+  std::vector<Value> res = while_loop(
+      init,
+      [cond, n](const std::vector<Value>& a) {
+        return inline_region(*cond,
+                             std::vector<Value>(a.begin(), a.begin() + static_cast<long>(n)));
+      },
+      [&](const std::vector<Value>& a) {
+        const Block& here = f.insertion_block();
+        size_t start = here.ops().size();
+        std::vector<Value> outs =
+            inline_region(*body, std::vector<Value>(a.begin(), a.begin() + static_cast<long>(n)));
+        std::unordered_map<uint32_t, Value> seeds = cap_seeds;
+        for (size_t k = 0; k < slots.size(); ++k)
+          seeds.insert_or_assign(a[slots[k]].id(), a[n + k]);
+        std::vector<Value> ys;
+        for (size_t i : slots) ys.push_back(outs[i]);
+        Ts t = forward_tangents(here, start, seeds, ys);
+        for (size_t k = 0; k < ys.size(); ++k) {
+          // A body result that is one of the body's own arguments carries that argument's tangent.
+          Value v = ys[k];
+          if (!t[k])
+            for (size_t q = 0; q < slots.size(); ++q)
+              if (v == a[slots[q]]) t[k] = a[n + q];
+          outs.push_back(t[k] ? *t[k] : full_like(ys[k], 0.0));
+        }
+        return outs;
+      });
+  for (size_t k = 0; k < slots.size(); ++k) out[slots[k]] = res[n + k];
+  return out;
+}
+
+}  // namespace
+
+void register_control_flow_jvps(JvpRegistry& r) {
+  r["stablehlo.if"] = branches_jvp;
+  r["stablehlo.case"] = branches_jvp;
+  r["stablehlo.while"] = while_jvp;
+  r["stablehlo.optimization_barrier"] = linear_jvp();
+  r["stablehlo.reduce_precision"] = linear_jvp();
+  r["stablehlo.custom_call"] = [](const Op& op, const Ts& ts) {
+    std::string target = op.attr("call_target_name")->get_if<StringAttr>()->value;
+    const JvpRule* rule = find_jvp("custom_call:" + target);
+    if (!rule)
+      throw Error(fmt::format(
+          "jvp: no JVP rule for op 'stablehlo.custom_call' with target '{}' (at {}:{}); "
+          "register one with hhlo::ad::register_custom_jvp(\"{}\", rule)",
+          target, op.loc().file, op.loc().line, target));
+    return (*rule)(op, ts);
   };
 }
 

@@ -66,15 +66,15 @@ Value reshape_axis_into(int64_t src, int64_t dst, Value x) {
   return reshape(transpose(x, perm), d);
 }
 
-std::vector<std::pair<int64_t, int64_t>> vjp_lhs_padding(const std::vector<int64_t>& in, const std::vector<int64_t>& win,
-                                                         const std::vector<int64_t>& strides,
-                                                         const std::vector<int64_t>& out,
-                                                         const std::vector<std::pair<int64_t, int64_t>>& padding,
-                                                         const std::vector<int64_t>& lhs_dil,
-                                                         const std::vector<int64_t>& rhs_dil) {
+std::vector<std::pair<int64_t, int64_t>> vjp_lhs_padding(
+    const std::vector<int64_t>& in, const std::vector<int64_t>& win,
+    const std::vector<int64_t>& strides, const std::vector<int64_t>& out,
+    const std::vector<std::pair<int64_t, int64_t>>& padding, const std::vector<int64_t>& lhs_dil,
+    const std::vector<int64_t>& rhs_dil) {
   std::vector<std::pair<int64_t, int64_t>> r;
   for (size_t i = 0; i < in.size(); ++i) {
-    int64_t ld = dilate(in[i], lhs_dil[i]), rd = dilate(win[i], rhs_dil[i]), od = dilate(out[i], strides[i]);
+    int64_t ld = dilate(in[i], lhs_dil[i]), rd = dilate(win[i], rhs_dil[i]),
+            od = dilate(out[i], strides[i]);
     int64_t before = rd - padding[i].first - 1;
     int64_t after = ld + rd - 1 - od - before;
     r.emplace_back(before, after);
@@ -82,15 +82,15 @@ std::vector<std::pair<int64_t, int64_t>> vjp_lhs_padding(const std::vector<int64
   return r;
 }
 
-std::vector<std::pair<int64_t, int64_t>> vjp_rhs_padding(const std::vector<int64_t>& in, const std::vector<int64_t>& win,
-                                                         const std::vector<int64_t>& strides,
-                                                         const std::vector<int64_t>& out,
-                                                         const std::vector<std::pair<int64_t, int64_t>>& padding,
-                                                         const std::vector<int64_t>& lhs_dil,
-                                                         const std::vector<int64_t>& rhs_dil) {
+std::vector<std::pair<int64_t, int64_t>> vjp_rhs_padding(
+    const std::vector<int64_t>& in, const std::vector<int64_t>& win,
+    const std::vector<int64_t>& strides, const std::vector<int64_t>& out,
+    const std::vector<std::pair<int64_t, int64_t>>& padding, const std::vector<int64_t>& lhs_dil,
+    const std::vector<int64_t>& rhs_dil) {
   std::vector<std::pair<int64_t, int64_t>> r;
   for (size_t i = 0; i < in.size(); ++i) {
-    int64_t ld = dilate(in[i], lhs_dil[i]), rd = dilate(win[i], rhs_dil[i]), od = dilate(out[i], strides[i]);
+    int64_t ld = dilate(in[i], lhs_dil[i]), rd = dilate(win[i], rhs_dil[i]),
+            od = dilate(out[i], strides[i]);
     int64_t lo = padding[i].first;
     int64_t hi = (od - ld) + (rd - lo - 1);
     r.emplace_back(lo, hi);
@@ -103,10 +103,12 @@ Value transpose_lhs(Value g, Value lhs, Value rhs, const ConvAttrs& a) {
   int64_t fgc = a.fgc;
   if (fgc > 1) {
     rhs = reshape_axis_out_of(dn.kernel_output_feature_dimension, fgc, rhs);
-    rhs = reshape_axis_into(dn.kernel_output_feature_dimension, dn.kernel_input_feature_dimension, rhs);
+    rhs = reshape_axis_into(dn.kernel_output_feature_dimension, dn.kernel_input_feature_dimension,
+                            rhs);
   } else if (a.bgc > 1) {
     rhs = reshape_axis_out_of(dn.kernel_output_feature_dimension, a.bgc, rhs);
-    rhs = reshape_axis_into(dn.kernel_output_feature_dimension, dn.kernel_input_feature_dimension, rhs);
+    rhs = reshape_axis_into(dn.kernel_output_feature_dimension, dn.kernel_input_feature_dimension,
+                            rhs);
     fgc = a.bgc;
   }
   ConvDimensionNumbers t;
@@ -119,9 +121,9 @@ Value transpose_lhs(Value g, Value lhs, Value rhs, const ConvAttrs& a) {
   t.output_batch_dimension = dn.input_batch_dimension;
   t.output_feature_dimension = dn.input_feature_dimension;
   t.output_spatial_dimensions = dn.input_spatial_dimensions;
-  auto padding = vjp_lhs_padding(take(lhs.dims(), dn.input_spatial_dimensions),
-                                 take(rhs.dims(), dn.kernel_spatial_dimensions), a.strides,
-                                 take(g.dims(), dn.output_spatial_dimensions), a.padding, a.lhs_dil, a.rhs_dil);
+  auto padding = vjp_lhs_padding(
+      take(lhs.dims(), dn.input_spatial_dimensions), take(rhs.dims(), dn.kernel_spatial_dimensions),
+      a.strides, take(g.dims(), dn.output_spatial_dimensions), a.padding, a.lhs_dil, a.rhs_dil);
   Value rev = reverse(rhs, dn.kernel_spatial_dimensions);
   ConvOptions o;
   o.window_strides = a.lhs_dil;
@@ -157,9 +159,9 @@ Value transpose_rhs(Value g, Value lhs, Value rhs, const ConvAttrs& a) {
   t.output_batch_dimension = dn.kernel_input_feature_dimension;
   t.output_feature_dimension = dn.kernel_output_feature_dimension;
   t.output_spatial_dimensions = dn.kernel_spatial_dimensions;
-  auto padding = vjp_rhs_padding(take(lhs.dims(), dn.input_spatial_dimensions),
-                                 take(rhs.dims(), dn.kernel_spatial_dimensions), a.strides,
-                                 take(g.dims(), dn.output_spatial_dimensions), a.padding, a.lhs_dil, a.rhs_dil);
+  auto padding = vjp_rhs_padding(
+      take(lhs.dims(), dn.input_spatial_dimensions), take(rhs.dims(), dn.kernel_spatial_dimensions),
+      a.strides, take(g.dims(), dn.output_spatial_dimensions), a.padding, a.lhs_dil, a.rhs_dil);
   ConvOptions o;
   o.window_strides = a.rhs_dil;
   o.padding = padding;
@@ -177,13 +179,28 @@ void register_convolution_rules(Registry& r) {
     std::vector<Cotangent> out(2);
     if (!cts[0]) return out;
     ConvAttrs a = read(op);
-    if (a.fgc > 1 && a.bgc > 1) unsupported(op, "feature_group_count and batch_group_count both > 1");
+    if (a.fgc > 1 && a.bgc > 1)
+      unsupported(op, "feature_group_count and batch_group_count both > 1");
     Value lhs = op.operands()[0], rhs = op.operands()[1], g = *cts[0];
     if (real_tangent(op, lhs) && needs_cotangent(0))
       out[0] = cast_to(transpose_lhs(cast_to(g, rhs.dtype()), lhs, rhs, a), lhs.dtype());
     if (real_tangent(op, rhs) && needs_cotangent(1))
       out[1] = cast_to(transpose_rhs(cast_to(g, lhs.dtype()), lhs, rhs, a), rhs.dtype());
     return out;
+  };
+}
+
+// JVP: bilinear in (lhs, rhs), one convolution per operand with the same attributes.
+void register_convolution_jvps(JvpRegistry& r) {
+  r["stablehlo.convolution"] = [](const Op& op, const std::vector<Tangent>& ts) {
+    Value lhs = op.operands()[0], rhs = op.operands()[1];
+    Tangent acc;
+    if (ts[0]) acc = reapply(op, {*ts[0], rhs})[0];
+    if (ts[1]) {
+      Value b = reapply(op, {lhs, *ts[1]})[0];
+      acc = acc ? add(*acc, b) : b;
+    }
+    return std::vector<Tangent>{acc};
   };
 }
 

@@ -49,9 +49,11 @@ Value transpose_operand(Value g, Value x, Value y, const std::vector<int64_t>& x
     pos.push_back(xc[static_cast<size_t>(k)]);
   }
   std::vector<int64_t> perm(pos.size());
-  for (size_t p = 0; p < pos.size(); ++p) perm[static_cast<size_t>(pos[p])] = static_cast<int64_t>(p);
+  for (size_t p = 0; p < pos.size(); ++p)
+    perm[static_cast<size_t>(pos[p])] = static_cast<int64_t>(p);
   bool identity = true;
-  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
+  for (size_t i = 0; i < perm.size(); ++i)
+    identity = identity && perm[i] == static_cast<int64_t>(i);
   if (!identity) r = transpose(r, perm);
   return cast_to(r, x.dtype());
 }
@@ -65,12 +67,28 @@ void register_dot_general_rules(Registry& r) {
     const auto* dn = op.attr("dot_dimension_numbers")->get_if<DotDimensionNumbers>();
     Value lhs = op.operands()[0], rhs = op.operands()[1], g = *cts[0];
     if (is_inexact(lhs.dtype()) && needs_cotangent(0))
-      out[0] = transpose_operand(g, lhs, rhs, dn->lhs_batching_dimensions, dn->lhs_contracting_dimensions,
-                                 dn->rhs_batching_dimensions, dn->rhs_contracting_dimensions, true);
+      out[0] = transpose_operand(g, lhs, rhs, dn->lhs_batching_dimensions,
+                                 dn->lhs_contracting_dimensions, dn->rhs_batching_dimensions,
+                                 dn->rhs_contracting_dimensions, true);
     if (is_inexact(rhs.dtype()) && needs_cotangent(1))
-      out[1] = transpose_operand(g, rhs, lhs, dn->rhs_batching_dimensions, dn->rhs_contracting_dimensions,
-                                 dn->lhs_batching_dimensions, dn->lhs_contracting_dimensions, false);
+      out[1] = transpose_operand(g, rhs, lhs, dn->rhs_batching_dimensions,
+                                 dn->rhs_contracting_dimensions, dn->lhs_batching_dimensions,
+                                 dn->lhs_contracting_dimensions, false);
     return out;
+  };
+}
+
+// JVP: bilinear, one term per operand (d(x . y) = dx . y + x . dy), each the op applied again.
+void register_dot_general_jvps(JvpRegistry& r) {
+  r["stablehlo.dot_general"] = [](const Op& op, const std::vector<Tangent>& ts) {
+    Value lhs = op.operands()[0], rhs = op.operands()[1];
+    Tangent acc;
+    if (ts[0]) acc = reapply(op, {*ts[0], rhs})[0];
+    if (ts[1]) {
+      Value b = reapply(op, {lhs, *ts[1]})[0];
+      acc = acc ? add(*acc, b) : b;
+    }
+    return std::vector<Tangent>{acc};
   };
 }
 

@@ -1,5 +1,6 @@
-// VJP rules of the elementwise ops, compare/select/clamp and convert (JAX lax.py jvp rules), for
-// real and complex operands (complex, real, imag, abs of complex: JAX's transposes).
+// VJP and JVP rules of the elementwise ops, compare/select/clamp and convert (JAX lax.py jvp
+// rules), for real and complex operands (complex, real, imag, abs of complex: JAX's transposes).
+// One derivative table per arity serves both modes.
 #include "rules.h"
 
 namespace hhlo::ad::detail {
@@ -16,8 +17,141 @@ Value c(Value like, double v) { return full_like(like, v); }
 // of the complex-linear JVP, without conjugation); `real_only`: real floats, and a complex operand
 // is an error naming the op.
 enum class Domain : bool { real_only, holomorphic };
-bool tangent(const Op& op, Value x, Domain d) {
-  return d == Domain::holomorphic ? is_inexact(x.dtype()) : real_tangent(op, x);
+bool tangent(const Op& op, Value x, Domain d, const char* mode = "VJP") {
+  return d == Domain::holomorphic ? is_inexact(x.dtype()) : real_tangent(op, x, mode);
+}
+
+// 1 where `x` wins against `y` for max/min, 0.5 on ties (JAX's balanced rule), as x's dtype.
+Value win_mask(Value x, Value y, ComparisonDirection dir) {
+  Value one = c(x, 1.0), zero = c(x, 0.0), half = c(x, 0.5);
+  return select(compare(x, y, dir), one,
+                select(compare(x, y, ComparisonDirection::EQ), half, zero));
+}
+
+// g * f'(x) per unary op (g: a cotangent in reverse mode, a tangent in forward mode; elementwise
+// products commute, so one formula serves both), with the element types it holds for.
+struct Derivative {
+  std::function<Value(const Op&, Value g)> f;
+  Domain domain;
+};
+const std::map<std::string, Derivative>& unary_derivatives() {
+  static const std::map<std::string, Derivative> table = {
+      {"stablehlo.exponential",
+       {[](const Op& op, Value g) { return multiply(g, z(op)); }, Domain::holomorphic}},
+      {"stablehlo.exponential_minus_one",
+       {[](const Op& op, Value g) { return multiply(g, add(z(op), c(g, 1.0))); },
+        Domain::holomorphic}},
+      {"stablehlo.log",
+       {[](const Op& op, Value g) { return divide(g, x0(op)); }, Domain::holomorphic}},
+      {"stablehlo.log_plus_one",
+       {[](const Op& op, Value g) { return divide(g, add(x0(op), c(g, 1.0))); },
+        Domain::holomorphic}},
+      {"stablehlo.logistic",
+       {[](const Op& op, Value g) {
+          return multiply(g, multiply(z(op), subtract(c(g, 1.0), z(op))));
+        },
+        Domain::holomorphic}},
+      {"stablehlo.tanh",
+       {[](const Op& op, Value g) {
+          return multiply(g, subtract(c(g, 1.0), multiply(z(op), z(op))));
+        },
+        Domain::holomorphic}},
+      {"stablehlo.sqrt",
+       {[](const Op& op, Value g) { return divide(multiply(g, c(g, 0.5)), z(op)); },
+        Domain::holomorphic}},
+      {"stablehlo.rsqrt",
+       {[](const Op& op, Value g) {
+          return multiply(g, divide(multiply(z(op), c(g, -0.5)), x0(op)));
+        },
+        Domain::holomorphic}},
+      {"stablehlo.cbrt",
+       {[](const Op& op, Value g) {
+          return multiply(g, divide(z(op), multiply(x0(op), c(g, 3.0))));
+        },
+        Domain::real_only}},
+      {"stablehlo.sine",
+       {[](const Op& op, Value g) { return multiply(g, cosine(x0(op))); }, Domain::holomorphic}},
+      {"stablehlo.cosine",
+       {[](const Op& op, Value g) { return negate(multiply(g, sine(x0(op)))); },
+        Domain::holomorphic}},
+      {"stablehlo.tan",
+       {[](const Op& op, Value g) { return multiply(g, add(c(g, 1.0), multiply(z(op), z(op)))); },
+        Domain::holomorphic}},
+  };
+  return table;
+}
+
+// (g * df/dx, g * df/dy) per binary op, from (op, g); as unary_derivatives, for both modes.
+struct Derivative2 {
+  std::function<std::pair<Cotangent, Cotangent>(const Op&, Value g)> f;
+  Domain domain;
+};
+const std::map<std::string, Derivative2>& binary_derivatives() {
+  static const std::map<std::string, Derivative2> table = {
+      {"stablehlo.add",
+       {[](const Op&, Value g) {
+          return std::pair<Cotangent, Cotangent>{g, g};
+        },
+        Domain::holomorphic}},
+      {"stablehlo.subtract",
+       {[](const Op&, Value g) {
+          return std::pair<Cotangent, Cotangent>{g, negate(g)};
+        },
+        Domain::holomorphic}},
+      {"stablehlo.multiply",
+       {[](const Op& op, Value g) {
+          return std::pair<Cotangent, Cotangent>{multiply(g, x1(op)), multiply(g, x0(op))};
+        },
+        Domain::holomorphic}},
+      {"stablehlo.divide",
+       {[](const Op& op, Value g) {
+          Value gx = divide(g, x1(op));
+          return std::pair<Cotangent, Cotangent>{gx, negate(multiply(gx, z(op)))};
+        },
+        Domain::holomorphic}},
+      {"stablehlo.maximum",
+       {[](const Op& op, Value g) {
+          return std::pair<Cotangent, Cotangent>{
+              multiply(g, win_mask(x0(op), x1(op), ComparisonDirection::GT)),
+              multiply(g, win_mask(x1(op), x0(op), ComparisonDirection::GT))};
+        },
+        Domain::real_only}},
+      {"stablehlo.minimum",
+       {[](const Op& op, Value g) {
+          return std::pair<Cotangent, Cotangent>{
+              multiply(g, win_mask(x0(op), x1(op), ComparisonDirection::LT)),
+              multiply(g, win_mask(x1(op), x0(op), ComparisonDirection::LT))};
+        },
+        Domain::real_only}},
+      {"stablehlo.power",
+       {[](const Op& op, Value g) {
+          Value x = x0(op), y = x1(op);
+          // d/dx = y * x^(y-1); d/dy = z * log(x) (0 where x == 0, as in JAX).
+          Value dx = multiply(y, power(x, subtract(y, c(y, 1.0))));
+          Value zero = c(x, 0.0);
+          Value safe_log = log(select(compare(x, zero, ComparisonDirection::EQ), c(x, 1.0), x));
+          Value dy = multiply(z(op), safe_log);
+          return std::pair<Cotangent, Cotangent>{multiply(g, dx), multiply(g, dy)};
+        },
+        Domain::holomorphic}},
+      {"stablehlo.atan2",
+       {[](const Op& op, Value g) {
+          Value x = x0(op), y = x1(op);
+          Value denom = add(multiply(x, x), multiply(y, y));
+          return std::pair<Cotangent, Cotangent>{divide(multiply(g, y), denom),
+                                                 negate(divide(multiply(g, x), denom))};
+        },
+        Domain::real_only}},
+      {"stablehlo.remainder",
+       {[](const Op& op, Value g) {
+          // x - y * trunc(x / y): d/dx = 1, d/dy = -trunc(x / y).
+          Value q = divide(x0(op), x1(op));
+          Value t = select(compare(q, c(q, 0.0), ComparisonDirection::LT), ceil(q), floor(q));
+          return std::pair<Cotangent, Cotangent>{g, negate(multiply(g, t))};
+        },
+        Domain::real_only}},
+  };
+  return table;
 }
 
 // A unary rule: cotangent = g * d(x).
@@ -45,13 +179,6 @@ VjpRule binary(std::function<std::pair<Cotangent, Cotangent>(const Op&, Value g)
 Value conj(Value x) { return complex(real(x), negate(imag(x))); }
 // complex(x, 0) for a real `x`.
 Value as_complex(Value x) { return complex(x, c(x, 0.0)); }
-
-// 1 where `x` wins against `y` for max/min, 0.5 on ties (JAX's balanced rule), as x's dtype.
-Value win_mask(Value x, Value y, ComparisonDirection dir) {
-  Value one = c(x, 1.0), zero = c(x, 0.0), half = c(x, 0.5);
-  return select(compare(x, y, dir), one,
-                select(compare(x, y, ComparisonDirection::EQ), half, zero));
-}
 
 }  // namespace
 
@@ -95,31 +222,7 @@ void register_elementwise_rules(Registry& r) {
     (void)op;
     return out;
   };
-  r["stablehlo.exponential"] = unary([](const Op& op, Value g) { return multiply(g, z(op)); });
-  r["stablehlo.exponential_minus_one"] =
-      unary([](const Op& op, Value g) { return multiply(g, add(z(op), c(g, 1.0))); });
-  r["stablehlo.log"] = unary([](const Op& op, Value g) { return divide(g, x0(op)); });
-  r["stablehlo.log_plus_one"] =
-      unary([](const Op& op, Value g) { return divide(g, add(x0(op), c(g, 1.0))); });
-  r["stablehlo.logistic"] = unary([](const Op& op, Value g) {
-    return multiply(g, multiply(z(op), subtract(c(g, 1.0), z(op))));
-  });
-  r["stablehlo.tanh"] = unary([](const Op& op, Value g) {
-    return multiply(g, subtract(c(g, 1.0), multiply(z(op), z(op))));
-  });
-  r["stablehlo.sqrt"] =
-      unary([](const Op& op, Value g) { return divide(multiply(g, c(g, 0.5)), z(op)); });
-  r["stablehlo.rsqrt"] = unary([](const Op& op, Value g) {
-    return multiply(g, divide(multiply(z(op), c(g, -0.5)), x0(op)));
-  });
-  r["stablehlo.cbrt"] = unary(
-      [](const Op& op, Value g) { return multiply(g, divide(z(op), multiply(x0(op), c(g, 3.0)))); },
-      Domain::real_only);
-  r["stablehlo.sine"] = unary([](const Op& op, Value g) { return multiply(g, cosine(x0(op))); });
-  r["stablehlo.cosine"] =
-      unary([](const Op& op, Value g) { return negate(multiply(g, sine(x0(op)))); });
-  r["stablehlo.tan"] = unary(
-      [](const Op& op, Value g) { return multiply(g, add(c(g, 1.0), multiply(z(op), z(op)))); });
+  for (const auto& [name, d] : unary_derivatives()) r[name] = unary(d.f, d.domain);
   // Piecewise constant: zero gradient almost everywhere (JAX defjvp_zero).
   for (const char* n :
        {"stablehlo.floor", "stablehlo.ceil", "stablehlo.sign", "stablehlo.round_nearest_afz",
@@ -128,58 +231,7 @@ void register_elementwise_rules(Registry& r) {
     r[n] = zero_vjp();
 
   // ---- binary
-  r["stablehlo.add"] = binary([](const Op&, Value g) {
-    return std::pair<Cotangent, Cotangent>{g, g};
-  });
-  r["stablehlo.subtract"] = binary([](const Op&, Value g) {
-    return std::pair<Cotangent, Cotangent>{g, negate(g)};
-  });
-  r["stablehlo.multiply"] = binary([](const Op& op, Value g) {
-    return std::pair<Cotangent, Cotangent>{multiply(g, x1(op)), multiply(g, x0(op))};
-  });
-  r["stablehlo.divide"] = binary([](const Op& op, Value g) {
-    Value gx = divide(g, x1(op));
-    return std::pair<Cotangent, Cotangent>{gx, negate(multiply(gx, z(op)))};
-  });
-  r["stablehlo.maximum"] = binary(
-      [](const Op& op, Value g) {
-        return std::pair<Cotangent, Cotangent>{
-            multiply(g, win_mask(x0(op), x1(op), ComparisonDirection::GT)),
-            multiply(g, win_mask(x1(op), x0(op), ComparisonDirection::GT))};
-      },
-      Domain::real_only);
-  r["stablehlo.minimum"] = binary(
-      [](const Op& op, Value g) {
-        return std::pair<Cotangent, Cotangent>{
-            multiply(g, win_mask(x0(op), x1(op), ComparisonDirection::LT)),
-            multiply(g, win_mask(x1(op), x0(op), ComparisonDirection::LT))};
-      },
-      Domain::real_only);
-  r["stablehlo.power"] = binary([](const Op& op, Value g) {
-    Value x = x0(op), y = x1(op);
-    // d/dx = y * x^(y-1); d/dy = z * log(x) (0 where x == 0, as in JAX).
-    Value dx = multiply(y, power(x, subtract(y, c(y, 1.0))));
-    Value zero = c(x, 0.0);
-    Value safe_log = log(select(compare(x, zero, ComparisonDirection::EQ), c(x, 1.0), x));
-    Value dy = multiply(z(op), safe_log);
-    return std::pair<Cotangent, Cotangent>{multiply(g, dx), multiply(g, dy)};
-  });
-  r["stablehlo.atan2"] = binary(
-      [](const Op& op, Value g) {
-        Value x = x0(op), y = x1(op);
-        Value denom = add(multiply(x, x), multiply(y, y));
-        return std::pair<Cotangent, Cotangent>{divide(multiply(g, y), denom),
-                                               negate(divide(multiply(g, x), denom))};
-      },
-      Domain::real_only);
-  r["stablehlo.remainder"] = binary(
-      [](const Op& op, Value g) {
-        // x - y * trunc(x / y): d/dx = 1, d/dy = -trunc(x / y).
-        Value q = divide(x0(op), x1(op));
-        Value t = select(compare(q, c(q, 0.0), ComparisonDirection::LT), ceil(q), floor(q));
-        return std::pair<Cotangent, Cotangent>{g, negate(multiply(g, t))};
-      },
-      Domain::real_only);
+  for (const auto& [name, d] : binary_derivatives()) r[name] = binary(d.f, d.domain);
 
   // ---- select / clamp / convert
   r["stablehlo.select"] = [](const Op& op, const Cts& cts) {
@@ -229,6 +281,74 @@ void register_elementwise_rules(Registry& r) {
     else if (is_complex(from) && !is_complex(to))
       g = as_complex(cast_to(g, complex_part(from)));
     out[0] = cast_to(g, from);
+    return out;
+  };
+}
+
+namespace {
+using Ts = std::vector<Tangent>;
+// Full-shape `v` for an operand that may be a scalar bound of a clamp over `like`.
+Value full(Value v, Value like) {
+  return v.rank() == 0 && like.rank() != 0 ? broadcast_in_dim(v, like.dims(), {}) : v;
+}
+}  // namespace
+
+void register_elementwise_jvps(JvpRegistry& r) {
+  for (const auto& [name, d] : unary_derivatives()) {
+    r[name] = [f = d.f, dom = d.domain](const Op& op, const Ts& ts) {
+      Ts out(1);
+      if (ts[0] && tangent(op, x0(op), dom, "JVP")) out[0] = f(op, *ts[0]);
+      return out;
+    };
+  }
+  for (const auto& [name, d] : binary_derivatives()) {
+    r[name] = [f = d.f, dom = d.domain](const Op& op, const Ts& ts) {
+      bool t0 = tangent(op, x0(op), dom, "JVP"), t1 = tangent(op, x1(op), dom, "JVP");
+      Tangent acc;
+      if (ts[0] && t0) acc = f(op, *ts[0]).first;
+      if (ts[1] && t1) {
+        Value b = *f(op, *ts[1]).second;
+        acc = acc ? add(*acc, b) : b;
+      }
+      return Ts{acc};
+    };
+  }
+  // Linear (R-linear for the complex parts): the op applied to the tangents.
+  for (const char* n : {"stablehlo.negate", "stablehlo.real", "stablehlo.imag", "stablehlo.complex",
+                        "stablehlo.select", "stablehlo.convert"})
+    r[n] = linear_jvp();
+  r["stablehlo.abs"] = [](const Op& op, const Ts& ts) {
+    Ts out(1);
+    if (!ts[0]) return out;
+    Value t = *ts[0], x = x0(op);
+    if (is_float(x.dtype())) {
+      out[0] = multiply(t, sign(x));
+    } else {
+      // d|x| = real(conj(x) t) / |x| (JAX _abs_jvp_rule), 0 where x == 0.
+      Value mag = z(op);
+      Value safe = select(compare(mag, c(mag, 0.0), ComparisonDirection::EQ), c(mag, 1.0), mag);
+      Value dot = add(multiply(real(x), real(t)), multiply(imag(x), imag(t)));
+      out[0] = select(compare(mag, c(mag, 0.0), ComparisonDirection::EQ), c(mag, 0.0),
+                      divide(dot, safe));
+    }
+    return out;
+  };
+  for (const char* n :
+       {"stablehlo.floor", "stablehlo.ceil", "stablehlo.sign", "stablehlo.round_nearest_afz",
+        "stablehlo.round_nearest_even", "stablehlo.compare", "stablehlo.is_finite",
+        "stablehlo.iota", "stablehlo.constant"})
+    r[n] = zero_jvp();
+  // clamp(lo, x, hi): the tangent of whichever operand the result equals (x on ties, as the VJP).
+  r["stablehlo.clamp"] = [](const Op& op, const Ts& ts) {
+    Ts out(1);
+    Value lo = op.operands()[0], x = op.operands()[1], hi = op.operands()[2];
+    if (!real_tangent(op, x, "JVP")) return out;
+    Value zero = c(x, 0.0);
+    Value tx = ts[1] ? *ts[1] : zero;
+    Value tlo = ts[0] ? full(*ts[0], x) : zero, thi = ts[2] ? full(*ts[2], x) : zero;
+    Value below = compare(x, full(lo, x), ComparisonDirection::LT),
+          above = compare(x, full(hi, x), ComparisonDirection::GT);
+    out[0] = select(below, tlo, select(above, thi, tx));
     return out;
   };
 }

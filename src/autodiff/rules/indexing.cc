@@ -1,5 +1,5 @@
-// VJP rules of pad, reverse, dynamic_slice, dynamic_update_slice, gather, scatter (add) and sort
-// (JAX lax/slicing.py transposes; sort through the permutation as in JAX _sort_jvp).
+// VJP and JVP rules of pad, reverse, dynamic_slice, dynamic_update_slice, gather, scatter (add) and
+// sort (JAX lax/slicing.py transposes; sort through the permutation as in JAX _sort_jvp).
 #include <algorithm>
 
 #include "rules.h"
@@ -8,7 +8,9 @@ namespace hhlo::ad::detail {
 namespace {
 
 using Cts = std::vector<Cotangent>;
-std::vector<int64_t> i64s(const Op& op, const char* name) { return op.attr(name)->get_if<I64ArrayAttr>()->values; }
+std::vector<int64_t> i64s(const Op& op, const char* name) {
+  return op.attr(name)->get_if<I64ArrayAttr>()->values;
+}
 Value zeros(Value like) { return full_like(like, 0.0); }
 std::vector<int64_t> iota_dims(int64_t n) {
   std::vector<int64_t> d;
@@ -41,13 +43,17 @@ Value clamp_gather_indices(Value idx, const GatherDimensionNumbers& dn, const Di
     hi.push_back(operand[static_cast<size_t>(d)] - slice_sizes[static_cast<size_t>(d)]);
   Array h(idx.dtype(), {static_cast<int64_t>(hi.size())});
   for (size_t i = 0; i < hi.size(); ++i) {
-    if (idx.dtype() == DType::i64) static_cast<int64_t*>(h.data())[i] = hi[i];
-    else if (idx.dtype() == DType::i32) static_cast<int32_t*>(h.data())[i] = static_cast<int32_t>(hi[i]);
-    else return idx;  // other index types: left as is (in-range indices assumed)
+    if (idx.dtype() == DType::i64)
+      static_cast<int64_t*>(h.data())[i] = hi[i];
+    else if (idx.dtype() == DType::i32)
+      static_cast<int32_t*>(h.data())[i] = static_cast<int32_t>(hi[i]);
+    else
+      return idx;  // other index types: left as is (in-range indices assumed)
   }
   Value hv = constant(f, h);
-  Value hb = dn.index_vector_dim < idx.rank() ? broadcast_in_dim(hv, idx.dims(), {dn.index_vector_dim})
-                                              : broadcast_in_dim(reshape(hv, {}), idx.dims(), {});
+  Value hb = dn.index_vector_dim < idx.rank()
+                 ? broadcast_in_dim(hv, idx.dims(), {dn.index_vector_dim})
+                 : broadcast_in_dim(reshape(hv, {}), idx.dims(), {});
   return clamp(constant(f, 0, idx.dtype(), idx.dims()), idx, hb);
 }
 
@@ -58,7 +64,8 @@ void register_indexing_rules(Registry& r) {
     Cts out(2);
     if (!cts[0]) return out;
     Value g = *cts[0], x = op.operands()[0];
-    auto lo = i64s(op, "edge_padding_low"), hi = i64s(op, "edge_padding_high"), in = i64s(op, "interior_padding");
+    auto lo = i64s(op, "edge_padding_low"), hi = i64s(op, "edge_padding_high"),
+         in = i64s(op, "interior_padding");
     std::vector<int64_t> nlo, nhi, zero(lo.size(), 0), stride;
     for (size_t i = 0; i < lo.size(); ++i) {
       nlo.push_back(-lo[i]);
@@ -75,7 +82,8 @@ void register_indexing_rules(Registry& r) {
     (void)x;
     return out;
   };
-  r["stablehlo.reverse"] = linear_vjp([](const Op& op, Value g) { return reverse(g, i64s(op, "dimensions")); });
+  r["stablehlo.reverse"] =
+      linear_vjp([](const Op& op, Value g) { return reverse(g, i64s(op, "dimensions")); });
   r["stablehlo.dynamic_slice"] = [](const Op& op, const Cts& cts) {
     Cts out(op.operands().size());
     if (!cts[0]) return out;
@@ -129,16 +137,19 @@ void register_indexing_rules(Registry& r) {
     std::vector<int64_t> sizes;
     size_t pos = 0;
     for (int64_t d = 0; d < g.rank(); ++d) {
-      auto in = [&](const std::vector<int64_t>& v) { return std::find(v.begin(), v.end(), d) != v.end(); };
-      if (in(dn.inserted_window_dims) || in(dn.input_batching_dims)) sizes.push_back(1);
-      else sizes.push_back(upd.dim(dn.update_window_dims[pos++]));
+      auto in = [&](const std::vector<int64_t>& v) {
+        return std::find(v.begin(), v.end(), d) != v.end();
+      };
+      if (in(dn.inserted_window_dims) || in(dn.input_batching_dims))
+        sizes.push_back(1);
+      else
+        sizes.push_back(upd.dim(dn.update_window_dims[pos++]));
     }
     if (kind == "add") {
       out[0] = g;
     } else {  // replace: scattered positions lose the operand's cotangent
-      Value mask = scatter({full_like(g, 1.0)}, idx, {zeros(upd)}, dn, [](const std::vector<Value>& a) {
-        return std::vector<Value>{a[1]};
-      })[0];
+      Value mask = scatter({full_like(g, 1.0)}, idx, {zeros(upd)}, dn,
+                           [](const std::vector<Value>& a) { return std::vector<Value>{a[1]}; })[0];
       out[0] = multiply(g, mask);
     }
     if (is_inexact(upd.dtype())) out[2] = gather(g, idx, gd, sizes);
@@ -154,11 +165,16 @@ void register_indexing_rules(Registry& r) {
     std::vector<Value> in(op.operands().begin(), op.operands().end());
     in.push_back(iota(f, {DType::i32, x0.dims()}, dim));
     const Block* cmp = op.regions().at(0).get();
-    std::vector<Value> sorted = sort(in, dim, [cmp, n](const std::vector<Value>& a) {
-      return inline_region(*cmp, std::vector<Value>(a.begin(), a.begin() + static_cast<long>(2 * n)));
-    }, true);
+    std::vector<Value> sorted = sort(
+        in, dim,
+        [cmp, n](const std::vector<Value>& a) {
+          return inline_region(*cmp,
+                               std::vector<Value>(a.begin(), a.begin() + static_cast<long>(2 * n)));
+        },
+        true);
     Value perm = sorted.back();
-    // 2. Scatter each cotangent back by sorting it along with the permutation (ct_x[perm[j]] = ct_y[j]).
+    // 2. Scatter each cotangent back by sorting it along with the permutation (ct_x[perm[j]] =
+    // ct_y[j]).
     std::vector<Value> back = {perm};
     std::vector<size_t> which;
     for (size_t i = 0; i < n; ++i)
@@ -171,6 +187,49 @@ void register_indexing_rules(Registry& r) {
       return std::vector<Value>{compare(a[0], a[1], ComparisonDirection::LT)};
     });
     for (size_t k = 0; k < which.size(); ++k) out[which[k]] = un[k + 1];
+    return out;
+  };
+}
+
+// JVP: pad (jointly in operand and padding value), reverse, the dynamic slices, gather and
+// scatter-add / scatter-replace are linear in their float operands (indices kept); sort permutes
+// the tangents with the operands (they ride along in a sort by the original comparator).
+void register_indexing_jvps(JvpRegistry& r) {
+  for (const char* n : {"stablehlo.pad", "stablehlo.reverse", "stablehlo.dynamic_slice",
+                        "stablehlo.dynamic_update_slice", "stablehlo.gather"})
+    r[n] = linear_jvp();
+  r["stablehlo.scatter"] = [](const Op& op, const std::vector<Tangent>& ts) {
+    if (op.operands().size() != 3)
+      unsupported(op, "only single-input scatter is differentiable", "JVP");
+    std::string kind = scatter_kind(op);
+    if (kind != "add" && kind != "replace")
+      unsupported(op, "only scatter-add and scatter-replace bodies are differentiable", "JVP");
+    return linear_jvp()(op, ts);
+  };
+  r["stablehlo.sort"] = [](const Op& op, const std::vector<Tangent>& ts) {
+    size_t n = op.operands().size();
+    std::vector<Tangent> out(n);
+    int64_t dim = op.attr("dimension")->get_if<IntAttr>()->value;
+    bool stable = false;
+    if (const Attribute* a = op.attr("is_stable"))
+      if (const auto* b = a->get_if<BoolAttr>()) stable = b->value;
+    std::vector<Value> in(op.operands().begin(), op.operands().end());
+    std::vector<size_t> which;
+    for (size_t i = 0; i < n; ++i)
+      if (ts[i] && is_inexact(op.operands()[i].dtype())) {
+        in.push_back(*ts[i]);
+        which.push_back(i);
+      }
+    if (which.empty()) return out;
+    const Block* cmp = op.regions().at(0).get();
+    std::vector<Value> sorted = sort(
+        in, dim,
+        [cmp, n](const std::vector<Value>& a) {
+          return inline_region(*cmp,
+                               std::vector<Value>(a.begin(), a.begin() + static_cast<long>(2 * n)));
+        },
+        stable);
+    for (size_t k = 0; k < which.size(); ++k) out[which[k]] = sorted[n + k];
     return out;
   };
 }

@@ -6,7 +6,9 @@
 
 #include <map>
 #include <string>
+#include <unordered_map>
 
+#include "hhlo/autodiff/jvp_registry.h"
 #include "hhlo/autodiff/vjp_registry.h"
 #include "hhlo/ir/ops.h"
 
@@ -24,6 +26,26 @@ void register_indexing_rules(Registry& r);
 void register_control_flow_rules(Registry& r);
 void register_batch_norm_rules(Registry& r);
 
+/// The JVP rules, registered by the same family files.
+using JvpRegistry = std::map<std::string, JvpRule, std::less<>>;
+void register_elementwise_jvps(JvpRegistry& r);
+void register_shape_jvps(JvpRegistry& r);
+void register_dot_general_jvps(JvpRegistry& r);
+void register_reduce_jvps(JvpRegistry& r);
+void register_convolution_jvps(JvpRegistry& r);
+void register_reduce_window_jvps(JvpRegistry& r);
+void register_indexing_jvps(JvpRegistry& r);
+void register_control_flow_jvps(JvpRegistry& r);
+void register_batch_norm_jvps(JvpRegistry& r);
+
+/// The forward walk: tangents of `outputs` from the ops of `block` at index >= `start` (in order),
+/// seeded with `seeds` (value id -> tangent; values of enclosing blocks may be seeded too). Only
+/// ops between the seeds and `outputs` run their rules. Used by `jvp` and by the control-flow
+/// rules inside the regions they build.
+std::vector<Tangent> forward_tangents(const Block& block, size_t start,
+                                      std::unordered_map<uint32_t, Value> seeds,
+                                      const std::vector<Value>& outputs);
+
 using hhlo::is_complex;
 using hhlo::is_float;
 /// The element types that carry cotangents (JAX's inexact types): f16/bf16/f32/f64 and
@@ -33,7 +55,8 @@ inline bool is_inexact(DType t) { return is_float(t) || is_complex(t); }
 /// only: true for a float, false for an integer or pred; for a complex `x` it throws (through
 /// `unsupported`) "no VJP rule for complex operands", so that a complex chain through such a
 /// rule is an error naming the op, never a silent zero.
-bool real_tangent(const Op& op, Value x);
+/// `mode` ("VJP" or "JVP") prefixes the message.
+bool real_tangent(const Op& op, Value x, const char* mode = "VJP");
 /// Sets the operand mask needs_cotangent() reads while a rule runs (restored on scope exit, so
 /// nested walks inside control-flow rules keep their own mask).
 class NeededScope {
@@ -48,7 +71,7 @@ class NeededScope {
 };
 
 /// Error for a rule that cannot handle a configuration, naming the op and its location.
-[[noreturn]] void unsupported(const Op& op, const std::string& why);
+[[noreturn]] void unsupported(const Op& op, const std::string& why, const char* mode = "VJP");
 /// `x` cast to dtype `d` when it differs.
 Value cast_to(Value x, DType d);
 

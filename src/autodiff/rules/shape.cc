@@ -1,5 +1,5 @@
-// VJP rules of the data-movement ops: broadcast_in_dim, reshape, transpose, slice, concatenate
-// (all linear: JAX deflinear2 transposes; the same for real and complex values).
+// VJP and JVP rules of the data-movement ops: broadcast_in_dim, reshape, transpose, slice,
+// concatenate (all linear: JAX deflinear2 transposes; the same for real and complex values).
 #include "rules.h"
 
 namespace hhlo::ad::detail {
@@ -35,8 +35,10 @@ Value pad_zeros(Value x, const std::vector<int64_t>& low, const std::vector<int6
         x = side == 0 ? concatenate({zero, x}, d) : concatenate({x, zero}, d);
       } else if (amount < 0) {
         std::vector<int64_t> start(static_cast<size_t>(x.rank()), 0), limit = x.dims();
-        if (side == 0) start[ud] = -amount;
-        else limit[ud] += amount;
+        if (side == 0)
+          start[ud] = -amount;
+        else
+          limit[ud] += amount;
         x = slice(x, start, limit);
       }
     }
@@ -49,11 +51,13 @@ void register_shape_rules(Registry& r) {
     auto bd = op.attr("broadcast_dimensions")->get_if<I64ArrayAttr>()->values;
     return unbroadcast(g, op.operands()[0].dims(), bd);
   });
-  r["stablehlo.reshape"] = linear_vjp([](const Op& op, Value g) { return reshape(g, op.operands()[0].dims()); });
+  r["stablehlo.reshape"] =
+      linear_vjp([](const Op& op, Value g) { return reshape(g, op.operands()[0].dims()); });
   r["stablehlo.transpose"] = linear_vjp([](const Op& op, Value g) {
     auto perm = op.attr("permutation")->get_if<I64ArrayAttr>()->values;
     std::vector<int64_t> inv(perm.size());
-    for (size_t i = 0; i < perm.size(); ++i) inv[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+    for (size_t i = 0; i < perm.size(); ++i)
+      inv[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
     return transpose(g, inv);
   });
   r["stablehlo.slice"] = linear_vjp([](const Op& op, Value g) {
@@ -87,6 +91,13 @@ void register_shape_rules(Registry& r) {
     }
     return out;
   };
+}
+
+void register_shape_jvps(JvpRegistry& r) {
+  // Linear: each applies itself to the tangents.
+  for (const char* n : {"stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.transpose",
+                        "stablehlo.slice", "stablehlo.concatenate"})
+    r[n] = linear_jvp();
 }
 
 }  // namespace hhlo::ad::detail
