@@ -33,9 +33,7 @@ RunnerOptions options(CheckMode mode) {
   return o;
 }
 
-std::vector<CheckMode> modes() {
-  return {CheckMode::outputs, CheckMode::ffi};
-}
+std::vector<CheckMode> modes() { return {CheckMode::outputs, CheckMode::ffi}; }
 
 std::string temp_dir(const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() /
@@ -192,6 +190,21 @@ TEST(Corpus, BothCheckModesAgreeOnASample) {
         << reports[0].results[i].file << ": " << reports[0].results[i].reason << " / "
         << reports[1].results[i].reason;
   expect_only_known_failures(reports[1]);
+}
+
+// `hhlo conformance --reprint`: every file parsed by our parser and re-printed by our printer
+// before compiling gives the same per-file results as the original text (the same known set).
+TEST(Corpus, ReprintedCorpusGivesTheSameResults) {
+  CheckMode mode = default_check_mode();
+  RunnerOptions o = options(mode);
+  o.worker_command.push_back("--reprint");
+  Report r = run_corpus(kCorpus, o);
+  EXPECT_EQ(r.total(), list_corpus(kCorpus).size());
+  EXPECT_EQ(r.failed, kKnownNonPassing.size()) << r.summary();
+  expect_only_known_failures(r);
+  for (const FileResult& f : r.results)
+    EXPECT_EQ(f.reason.find("reprint:"), std::string::npos) << f.file << ": " << f.reason;
+  std::printf("[reprint] %s (%.1f s)\n", r.summary().c_str(), r.seconds);
 }
 
 }  // namespace

@@ -2,6 +2,9 @@
 // never a crash, a hang or another exception type. Also verifier errors on imported text.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "hhlo/ir/parser.h"
@@ -159,6 +162,65 @@ TEST(ParserErrors, VerifierDisagreementNamesOpLineAndConstraint) {
     EXPECT_EQ(e.op(), "negate");
     EXPECT_NE(std::string(e.what()).find("<input>:2:3"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace hhlo
+
+namespace hhlo {
+namespace {
+
+// Deterministic mutation fuzzing over corpus files: truncations, byte replacements, deleted and
+// duplicated spans. Every outcome is a module or an hhlo::Error, never a crash or a hang.
+TEST(ParserErrors, MutatedCorpusFilesNeverCrash) {
+  std::filesystem::path dir(HHLO_CONFORMANCE_DIR);
+  if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << "no corpus at " << dir;
+  std::vector<std::string> texts;
+  for (const char* name :
+       {"abs_float64_20_20.mlir", "cumsum_int32_8_9.mlir", "lgamma_float16_20_20_chlo.mlir",
+        "reduce_window_add_float32_4_6.mlir", "scatter_add_bfloat16_2_3_bfloat16_2_1_3.mlir"}) {
+    std::ifstream in(dir / name);
+    if (!in) continue;
+    std::stringstream ss;
+    ss << in.rdbuf();
+    texts.push_back(ss.str());
+  }
+  ASSERT_FALSE(texts.empty());
+  uint64_t state = 12345;
+  auto rnd = [&](uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return n ? (state >> 33) % n : 0;
+  };
+  const char alphabet[] = "()[]{}<>,:=%#@^!\"x0-9.aZ \n";
+  size_t parsed = 0, errors = 0;
+  for (int iter = 0; iter < 1500; ++iter) {
+    std::string s = texts[rnd(texts.size())];
+    switch (rnd(4)) {
+      case 0:
+        s.resize(rnd(s.size()));
+        break;
+      case 1:
+        for (int k = 0; k < 3; ++k) s[rnd(s.size())] = alphabet[rnd(sizeof alphabet - 1)];
+        break;
+      case 2: {
+        size_t a = rnd(s.size());
+        s.erase(a, rnd(40));
+        break;
+      }
+      default: {
+        size_t a = rnd(s.size());
+        s.insert(a, s.substr(a, rnd(60)));
+      }
+    }
+    try {
+      parse_module(s);
+      ++parsed;
+    } catch (const Error&) {
+      ++errors;
+    }
+  }
+  EXPECT_EQ(parsed + errors, 1500u);
+  EXPECT_GT(errors, 500u);
 }
 
 }  // namespace
