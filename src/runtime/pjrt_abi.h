@@ -474,6 +474,14 @@ struct PJRT_Executable_OutputDimensions_Args {
   const int64_t* dims;      // out, all outputs' dimensions concatenated
   const size_t* dim_sizes;  // out, rank of each output
 };
+/// The compiled program; call once with program->code null for program->code_size, then with a
+/// buffer that large. The CPU plugins answer format "hlo_with_config".
+struct PJRT_Executable_OptimizedProgram_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+  PJRT_Program* program;  // in: struct_size; out: format, code_size, code
+};
 struct PJRT_Executable_Fingerprint_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
@@ -663,7 +671,7 @@ struct PJRT_Api {
   PJRT_Unused_Fn PJRT_Executable_SizeOfGeneratedCodeInBytes;
   PJRT_Unused_Fn PJRT_Executable_GetCostAnalysis;
   PJRT_Unused_Fn PJRT_Executable_OutputMemoryKinds;
-  PJRT_Unused_Fn PJRT_Executable_OptimizedProgram;
+  PJRT_Error* (*PJRT_Executable_OptimizedProgram)(PJRT_Executable_OptimizedProgram_Args* args);
   PJRT_Error* (*PJRT_Executable_Serialize)(PJRT_Executable_Serialize_Args* args);
   PJRT_Error* (*PJRT_LoadedExecutable_Destroy)(PJRT_LoadedExecutable_Destroy_Args* args);
   PJRT_Error* (*PJRT_LoadedExecutable_GetExecutable)(
@@ -798,6 +806,7 @@ static_assert(HHLO_PJRT_SIZE(PJRT_DeviceDescription_Kind_Args, device_kind_size)
 static_assert(HHLO_PJRT_SIZE(PJRT_Device_IsAddressable_Args, is_addressable) == 25);
 static_assert(HHLO_PJRT_SIZE(PJRT_Device_LocalHardwareId_Args, local_hardware_id) == 28);
 static_assert(HHLO_PJRT_SIZE(PJRT_Executable_Serialize_Args, serialized_executable_deleter) == 56);
+static_assert(HHLO_PJRT_SIZE(PJRT_Executable_OptimizedProgram_Args, program) == 32);
 static_assert(HHLO_PJRT_SIZE(PJRT_Executable_OutputDimensions_Args, dim_sizes) == 48);
 static_assert(HHLO_PJRT_SIZE(PJRT_Executable_DeserializeAndLoad_Args,
                              overridden_serialized_compile_options_size) == 64);

@@ -57,6 +57,7 @@ const std::vector<Probe> kProbes = {
     HHLO_PROBE(PJRT_Executable_OutputElementTypes),
     HHLO_PROBE(PJRT_Executable_OutputDimensions),
     HHLO_PROBE(PJRT_Executable_Fingerprint),
+    HHLO_PROBE(PJRT_Executable_OptimizedProgram),
     HHLO_PROBE(PJRT_Executable_DeserializeAndLoad),
     HHLO_PROBE(PJRT_LoadedExecutable_Destroy),
     HHLO_PROBE(PJRT_LoadedExecutable_GetExecutable),
