@@ -62,6 +62,7 @@ namespace hhlo::detail {
 namespace {
 
 struct Registered {
+  bool contexts = false;  // the plugin can make execute contexts with user data
   std::set<std::string> targets;
   std::map<int64_t, std::string> types;
 };
@@ -105,8 +106,15 @@ std::string optimized_program(const PJRT_Api* api, PJRT_LoadedExecutable* execut
 }  // namespace
 
 void note_custom_call_target(const Plugin& plugin, const std::string& target) {
+  const PJRT_Api* api = plugin.state().api;
+  const auto* ffi = find_extension(api, PJRT_Extension_Type_FFI);
+  bool contexts =
+      api->struct_size >= offsetof(PJRT_Api, PJRT_ExecuteContext_Create) + sizeof(void*) && ffi &&
+      ffi->struct_size >= offsetof(FfiExtension, user_data_add) + sizeof(void*);
   std::lock_guard lock(registry_mu);
-  registry()[&plugin.state()].targets.insert(target);
+  Registered& r = registry()[&plugin.state()];
+  r.targets.insert(target);
+  r.contexts = contexts;
   any_target = true;
 }
 
@@ -119,7 +127,7 @@ bool has_custom_call_targets(const Plugin& plugin) {
   if (!any_target) return false;  // the hot path of programs without custom calls
   std::lock_guard lock(registry_mu);
   auto it = registry().find(&plugin.state());
-  return it != registry().end() && !it->second.targets.empty();
+  return it != registry().end() && it->second.contexts && !it->second.targets.empty();
 }
 
 std::string explain_execute_error(const Plugin& plugin, PJRT_LoadedExecutable* executable,

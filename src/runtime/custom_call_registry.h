@@ -16,7 +16,8 @@ void note_custom_call_target(const Plugin& plugin, const std::string& target);
 /// Records the name of the user-data type `type_id` registered with `plugin`.
 void note_custom_call_type(const Plugin& plugin, int64_t type_id, const std::string& name);
 
-/// True when this process registered a typed FFI handler with `plugin` (register_custom_call).
+/// True when this process registered a typed FFI handler with `plugin` (register_custom_call)
+/// and the plugin can make execute contexts (PJRT_ExecuteContext_Create, FFI user_data_add).
 /// Such executions get an execute context even without user data: a handler that decodes
 /// ffi::UserData<T> then fails with an error instead of dereferencing a null context (fact: both
 /// CPU plugins die with SIGSEGV in XLA_FFI_ExecutionContext_Get without one).
