@@ -2,6 +2,7 @@
 
 #include <complex>
 #include <cstdlib>
+#include <limits>
 #include <new>
 
 namespace hhlo {
@@ -13,8 +14,16 @@ Array::Array(DType dtype, Dims dims) : type_{dtype, std::move(dims)} {
     if (d < 0)
       throw Error("Array: dimension sizes must be static and non-negative, got [" +
                   dims_to_string(type_.dims) + "]");
-  num_elements_ = hhlo::num_elements(type_.dims);
-  bytes_ = static_cast<std::size_t>(num_elements_) * hhlo::byte_size(dtype);
+  // The element count and byte size, checked: a wrapped product would allocate too little.
+  int64_t n = 1;
+  for (int64_t d : type_.dims)
+    if (__builtin_mul_overflow(n, d, &n))
+      throw Error("Array: shape [" + dims_to_string(type_.dims) +
+                  "] has more elements than a 64-bit count holds");
+  num_elements_ = n;
+  if (__builtin_mul_overflow(static_cast<std::size_t>(n), hhlo::byte_size(dtype), &bytes_) ||
+      bytes_ > std::numeric_limits<std::size_t>::max() - 63)
+    throw Error("Array: " + type_.to_string() + " needs more bytes than a 64-bit size holds");
   std::size_t alloc = ((bytes_ + 63) / 64) * 64;
   if (alloc == 0) alloc = 64;
   auto* p = static_cast<std::byte*>(std::aligned_alloc(64, alloc));
@@ -43,8 +52,8 @@ Array& Array::operator=(const Array& other) {
 
 void Array::check_type(DType t) const {
   if (t != type_.dtype)
-    throw Error("Array: element type is " + std::string(dtype_name(type_.dtype)) +
-                ", requested " + std::string(dtype_name(t)));
+    throw Error("Array: element type is " + std::string(dtype_name(type_.dtype)) + ", requested " +
+                std::string(dtype_name(t)));
 }
 
 double Array::element_as_double(int64_t i) const {

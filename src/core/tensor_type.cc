@@ -11,8 +11,11 @@ namespace hhlo {
 int64_t num_elements(const Dims& dims) {
   int64_t n = 1;
   for (int64_t d : dims) {
-    if (d < 0) throw Error("num_elements: shape " + dims_to_string(dims) + " has a dynamic dimension");
-    n *= d;
+    if (d < 0)
+      throw Error("num_elements: shape " + dims_to_string(dims) + " has a dynamic dimension");
+    if (__builtin_mul_overflow(n, d, &n))
+      throw Error("num_elements: shape " + dims_to_string(dims) +
+                  " has more elements than a 64-bit count holds");
   }
   return n;
 }
@@ -33,7 +36,10 @@ bool TensorType::is_static() const {
 }
 
 int64_t TensorType::byte_size() const {
-  return num_elements() * static_cast<int64_t>(hhlo::byte_size(dtype));
+  int64_t bytes;
+  if (__builtin_mul_overflow(num_elements(), static_cast<int64_t>(hhlo::byte_size(dtype)), &bytes))
+    throw Error("byte_size: " + to_string() + " needs more bytes than a 64-bit size holds");
+  return bytes;
 }
 
 std::string TensorType::to_string() const {

@@ -1,5 +1,5 @@
 // Minimal zip writer/reader for .npz (PKWARE APPNOTE 4.3: local headers, central directory, end
-// record; no zip64, no encryption).
+// record; ZIP64 sizes are read, as numpy.savez writes them; no encryption).
 #include "hhlo/nn/checkpoint.h"
 
 #include <zlib.h>
@@ -71,12 +71,31 @@ ad::ParamArrays load_npz(const std::string& path) {
   size_t at = 0;
   while (at + 4 <= s.size() && get32(s, at) == 0x04034b50) {
     uint32_t flags = get16(s, at + 6), method = get16(s, at + 8);
-    uint32_t csize = get32(s, at + 18), usize = get32(s, at + 22);
+    uint64_t csize = get32(s, at + 18), usize = get32(s, at + 22);
     uint32_t nlen = get16(s, at + 26), xlen = get16(s, at + 28);
+    if (csize == 0xffffffffu || usize == 0xffffffffu) {
+      // ZIP64 (APPNOTE 4.5.3): the sizes are in extra field 0x0001, uncompressed size first.
+      // numpy.savez writes every member this way (zipfile's force_zip64).
+      bool found = false;
+      for (size_t x = at + 30 + nlen, end = x + xlen; x + 4 <= end;) {
+        uint32_t id = get16(s, x), len = get16(s, x + 2);
+        if (id == 0x0001) {
+          size_t f = x + 4;
+          auto get64 = [&](size_t i) { return get32(s, i) | uint64_t{get32(s, i + 4)} << 32; };
+          if (usize == 0xffffffffu && f + 8 <= x + 4 + len) usize = get64(f), f += 8;
+          if (csize == 0xffffffffu && f + 8 <= x + 4 + len) csize = get64(f), f += 8;
+          found = true;
+          break;
+        }
+        x += 4 + len;
+      }
+      if (!found || csize == 0xffffffffu || usize == 0xffffffffu)
+        throw IoError("load_npz: '" + path + "': a ZIP64 member without its ZIP64 sizes");
+    }
     if (flags & 0x8) throw IoError("load_npz: '" + path + "': members with data descriptors are not supported");
     std::string name = s.substr(at + 30, nlen);
     size_t data_at = at + 30 + nlen + xlen;
-    if (data_at + csize > s.size()) throw IoError("load_npz: '" + path + "' is truncated");
+    if (csize > s.size() || data_at + csize > s.size()) throw IoError("load_npz: '" + path + "' is truncated");
     std::string data;
     if (method == 0) {
       data = s.substr(data_at, csize);
@@ -85,9 +104,9 @@ ad::ParamArrays load_npz(const std::string& path) {
       z_stream z{};
       if (inflateInit2(&z, -MAX_WBITS) != Z_OK) throw IoError("load_npz: inflateInit2 failed");
       z.next_in = reinterpret_cast<Bytef*>(s.data() + data_at);
-      z.avail_in = csize;
+      z.avail_in = static_cast<uInt>(csize);
       z.next_out = reinterpret_cast<Bytef*>(data.data());
-      z.avail_out = usize;
+      z.avail_out = static_cast<uInt>(usize);
       int rc = inflate(&z, Z_FINISH);
       inflateEnd(&z);
       if (rc != Z_STREAM_END) throw IoError("load_npz: corrupt deflated member '" + name + "'");

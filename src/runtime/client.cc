@@ -122,7 +122,22 @@ LoadedExecutable Client::compile(std::string_view mlir, const CompileOptions& op
   a.program = &program;
   a.compile_options = opts.data();
   a.compile_options_size = opts.size();
-  HHLO_PJRT_CALL(state_->api, PJRT_Client_Compile, a);
+  PJRT_Error* error;
+  try {
+    error = HHLO_PJRT_FN(state_->api, PJRT_Client_Compile)(&a);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    // Fact (xla-cpu-pjrt 0.0.1 and the 0.115 CPU plugin): a type whose element count overflows
+    // int64, such as tensor<4611686018427387904x4xf32>, makes the MLIR-to-HLO lowering throw
+    // absl::BadStatusOrAccess ("Bad StatusOr access: INVALID_ARGUMENT: overflow in static extent
+    // product") through the C API instead of returning a PJRT_Error.
+    std::string what = e.what();
+    int code = what.find("INVALID_ARGUMENT") != std::string::npos ? 3 : 13;  // else INTERNAL
+    throw PjrtError("PJRT_Client_Compile", code,
+                    "the plugin threw a C++ exception instead of returning an error: " + what);
+  }
+  detail::check(state_->api, error, "PJRT_Client_Compile");
   return LoadedExecutable(state_, a.executable);
 }
 

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <cctype>
 
+#include "custom_call_registry.h"
 #include "pjrt.h"
 #include "pjrt_extensions.h"
 #include "xla/ffi/api/c_api.h"
@@ -201,6 +202,7 @@ void register_custom_call(const Plugin& plugin, const std::string& target_name, 
   check_ffi_version(plugin, platform, handler, target_name);
   register_handler(plugin, target_name, handler, platform, static_cast<uint32_t>(traits));
   seen[key] = handler;
+  detail::note_custom_call_target(plugin, target_name);
 }
 
 void register_custom_call(const Plugin& plugin, const std::string& target_name, void* handler,
@@ -221,6 +223,7 @@ int64_t register_custom_call_type(const Plugin& plugin, const std::string& type_
   a.type_id = type_id;
   a.type_info = &no_callbacks;
   detail::check(plugin.state().api, ffi.type_register(&a), "PJRT_FFI_Extension::type_register");
+  detail::note_custom_call_type(plugin, a.type_id, type_name);
   return a.type_id;
 }
 

@@ -6,6 +6,7 @@
 #include <array>
 #include <span>
 
+#include "custom_call_registry.h"
 #include "pjrt.h"
 #include "pjrt_extensions.h"
 #include "program_shape.h"
@@ -268,7 +269,7 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
   a.device_complete_events = done.data();
   // Kept alive until every device finished (by the events' callbacks when asynchronous).
   std::shared_ptr<detail::ExecuteContext> context;
-  if (!options.user_data.empty()) {
+  if (!options.user_data.empty() || detail::has_custom_call_targets(client_->plugin)) {
     context = detail::make_execute_context(client_->plugin, options.user_data);
     opts.context = context->get();
   }
@@ -290,7 +291,8 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
               fmt::format("execute: argument {}{} was deleted or donated to an earlier "
                           "execution and cannot be used again",
                           i, num_devices > 1 ? fmt::format(" (device {})", d) : ""));
-    throw PjrtError("PJRT_LoadedExecutable_Execute", code, message);
+    throw PjrtError("PJRT_LoadedExecutable_Execute", code,
+                    detail::explain_execute_error(client_->plugin, a.executable, message));
   }
 
   for (std::size_t d = 0; d < num_devices; ++d) {
@@ -321,7 +323,12 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
       detail::take_error(api, e, &code);
     }
   }
-  detail::check(api, first, "PJRT_Event_Await");
+  if (first) {
+    int code = 0;
+    std::string message = detail::take_error(api, first, &code);
+    throw PjrtError("PJRT_Event_Await", code,
+                    detail::explain_execute_error(client_->plugin, a.executable, message));
+  }
 }
 
 std::vector<Buffer> LoadedExecutable::execute(const std::vector<const Buffer*>& args,

@@ -1,9 +1,6 @@
 #include "hhlo/session.h"
 
-#if __has_include("hhlo/ir/printer.h")
-#include "hhlo/ir/printer.h"
-#define HHLO_HAS_IR 1
-#endif
+#include "hhlo/ir/printer.h"  // the session layer sits above the IR (DESIGN.md; CMake: hhlo_ir)
 
 namespace hhlo {
 
@@ -47,7 +44,6 @@ std::vector<Array> run(std::string_view mlir, const std::vector<Array>& args) {
   return default_session().run(mlir, args);
 }
 
-#ifdef HHLO_HAS_IR
 const LoadedExecutable& Session::compile(const Module& module, const CompileOptions& o) {
   return compile(to_mlir(module), o);
 }
@@ -57,6 +53,5 @@ std::vector<Array> Session::run(const Module& module, const std::vector<Array>& 
 std::vector<Array> run(const Module& module, const std::vector<Array>& args) {
   return default_session().run(module, args);
 }
-#endif
 
 }  // namespace hhlo

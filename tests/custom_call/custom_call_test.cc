@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <csignal>
 #include <cstdlib>
 #include <map>
 #include <regex>
@@ -236,25 +235,48 @@ TEST(CustomCallErrors, UserDataOfAnotherTypeIsAnExecuteError) {
     run(exe, {Array::from<float>({4}, {1, 2, 3, 4})}, {.user_data = {{other, &unrelated}}});
     FAIL() << "executed without its user data";
   } catch (const PjrtError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("user data")) << e.what();
+    EXPECT_THAT(e.what(), HasSubstr("custom call target 'hhlo_example_scale' needs user data of "
+                                    "type 'hhlo_example::Scale'"))
+        << e.what();
   }
 }
 
-TEST(CustomCallDeathTest, NoExecuteContextAtAllCrashesThePlugin) {
-  // Fact (xla-cpu-pjrt 0.0.1): a handler that decodes ffi::UserData<T>, executed without any
-  // execute context (ExecuteOptions::user_data empty), dies with SIGSEGV inside the plugin's
-  // XLA_FFI_ExecutionContext_Get instead of returning an error. Pinned here so an upgrade that
-  // fixes it shows up; callers must pass the user data such handlers need.
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
+TEST(CustomCallErrors, HandlerNeedingUserDataExecutedWithoutAnyIsRefusedNamingTheTarget) {
+  // Fact (xla-cpu-pjrt 0.0.1 and the 0.115 CPU plugin): a handler that decodes ffi::UserData<T>,
+  // executed without any execute context, dies with SIGSEGV inside the plugin's
+  // XLA_FFI_ExecutionContext_Get. Once a handler is registered, every execution gets a context, so
+  // the plugin refuses instead, and the error names the target the program calls and the type.
+  register_examples();
+  int64_t id = scale_type_id();
+  LoadedExecutable exe = cpu().compile(kScale);
+  for (int i = 0; i < 2; ++i) {  // the same executable again: still an error, still no crash
+    try {
+      run(exe, {Array::from<float>({4}, {1, 2, 3, 4})});
+      FAIL() << "executed without its user data";
+    } catch (const PjrtError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("custom call target 'hhlo_example_scale' needs user data of "
+                                      "type 'hhlo_example::Scale' (type id " +
+                                      std::to_string(id) + ")"));
+      EXPECT_THAT(e.what(), HasSubstr("ExecuteOptions::user_data"));
+    }
+  }
+  // Asynchronously: refused at launch or reported by the event, never a crash.
+  Buffer in = cpu().buffer_from_host(Array::from<float>({4}, {1, 2, 3, 4}));
+  EXPECT_THROW(
       {
-        register_examples();
-        scale_type_id();
-        LoadedExecutable exe = cpu().compile(kScale);
-        run(exe, {Array::from<float>({4}, {1, 2, 3, 4})});
-        std::exit(0);
+        ExecuteResult r = exe.execute_async({&in});
+        r.done.await();
       },
-      ::testing::KilledBySignal(SIGSEGV), "");
+      Error);
+  // Programs without custom calls still run, now with an (empty) execute context.
+  LoadedExecutable plain = cpu().compile(R"(
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %r = stablehlo.add %x, %x : tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+)");
+  EXPECT_EQ(run(plain, {Array::from<float>({2}, {1, -3})}).at(0).to_vector<float>(),
+            (std::vector<float>{2, -6}));
 }
 
 TEST(CustomCallErrors, LibraryPathMissingNamesThePathAndTheDlerror) {

@@ -22,7 +22,8 @@ class Array {
   /// Empty f32 scalar-less array (0 elements, rank 1).
   Array() : Array(DType::f32, Dims{0}) {}
   /// Zero-filled array of the given type and static dims. Throws hhlo::Error on a dynamic or
-  /// negative dimension.
+  /// negative dimension, or when the element count or the byte size overflows 64 bits (e.g.
+  /// [4611686018427387904, 4]); std::bad_alloc when the storage cannot be allocated.
   Array(DType dtype, Dims dims);
   explicit Array(const TensorType& type) : Array(type.dtype, type.dims) {}
 
@@ -119,15 +120,23 @@ class Array {
   std::unique_ptr<std::byte[], Free> data_;
 };
 
-/// Reads a NumPy `.npy` file (format 1.0/2.0/3.0, little-endian, C order). Supported descrs:
-/// |b1 (pred), |i1 <i2 <i4 <i8, |u1 <u2 <u4 <u8, <f2, <f4, <f8, <c8, <c16, and bfloat16 as written
-/// by ml_dtypes (`<V2`, read as bf16 — raw 2-byte void has no other meaning for us).
-/// Throws hhlo::IoError naming the file for: missing/unreadable file, bad magic, truncated data,
-/// Fortran order, big-endian or unsupported dtype.
+/// Reads a NumPy `.npy` file (format 1.0/2.0/3.0; numpy.lib.format). Supported descrs: b1 (pred),
+/// i1 i2 i4 i8, u1 u2 u4 u8, f2 f4 f8, c8 c16, and bfloat16 as written by ml_dtypes (`V2`, read
+/// as bf16: raw 2-byte void has no other meaning for us), each in any byte order (`<`, `>`, `=`,
+/// `|`): big-endian data is byte-swapped (complex: each part). `fortran_order: True` data is
+/// transposed, so the result is always the logical array in row-major order. Bool bytes other
+/// than 0 are read as true (1), as NumPy does.
+/// Throws hhlo::IoError naming the file and the cause for: a missing/unreadable file, bad magic
+/// or version, a header that is not the dict NumPy writes (no closing `}`, an unclosed or
+/// malformed `shape` tuple, a negative dimension, a structured dtype, a missing or unexpected
+/// key), an unsupported dtype, a shape whose element count or byte size overflows 64 bits, and
+/// truncated data.
 Array read_npy(const std::string& path);
 /// Parses `.npy` bytes (as read_npy does); `what` names the source in error messages.
 Array parse_npy(std::span<const std::byte> bytes, const std::string& what);
-/// Writes `.npy` format 1.0 (bf16 written as `<V2`, the ml_dtypes convention).
+/// Writes `.npy` in this machine's byte order, C order: format 1.0, or 2.0 when the header is
+/// longer than 1.0's 16-bit length allows (as NumPy does); data 64-byte aligned in the file.
+/// bf16 is written as `<V2`, the ml_dtypes convention.
 /// Throws hhlo::IoError naming the path when the file cannot be written.
 void write_npy(const std::string& path, const Array& array);
 /// The `.npy` file contents for `array`, as write_npy writes them.

@@ -15,7 +15,8 @@ using Dims = std::vector<int64_t>;
 /// Marks a dynamic dimension (MLIR `?`).
 inline constexpr int64_t kDynamic = -1;
 
-/// Product of the dimension sizes (1 for a scalar). Throws hhlo::Error on a dynamic dimension.
+/// Product of the dimension sizes (1 for a scalar). Throws hhlo::Error on a dynamic dimension or
+/// when the product overflows int64.
 int64_t num_elements(const Dims& dims);
 /// "2x3" (empty for a scalar; `?` for dynamic sizes).
 std::string dims_to_string(const Dims& dims);
@@ -28,9 +29,10 @@ struct TensorType {
   int64_t rank() const { return static_cast<int64_t>(dims.size()); }
   /// True when no dimension is kDynamic.
   bool is_static() const;
-  /// Number of elements; throws hhlo::Error when a dimension is dynamic.
+  /// Number of elements; throws hhlo::Error when a dimension is dynamic or the count overflows.
   int64_t num_elements() const { return hhlo::num_elements(dims); }
-  /// Bytes of a dense row-major buffer of this type.
+  /// Bytes of a dense row-major buffer of this type. Throws hhlo::Error when a dimension is dynamic
+  /// or the size overflows int64.
   int64_t byte_size() const;
   /// MLIR syntax: "tensor<2x3xf32>", "tensor<f32>", "tensor<?x4xi1>".
   std::string to_string() const;

@@ -337,8 +337,8 @@ std::vector<Value> custom_call(Func& f, std::string target, const std::vector<Va
 std::vector<Value> call(const Func& callee, const std::vector<Value>& args,
                         Loc loc = Loc::current());
 
-/// Every op name this builder emits ("stablehlo.add", ..., "func.call"), sorted; for coverage
-/// listings (`hhlo ops`).
+/// Every op name this builder emits ("stablehlo.add", ..., "func.call"), sorted. The op-execution
+/// tests (tests/ops_exec) check that each is compiled and executed on the CPU plugin.
 std::vector<std::string_view> supported_ops();
 
 namespace detail {

@@ -55,8 +55,9 @@ class Client {
 
   /// Compiles StableHLO MLIR text or bytecode (PJRT_Client_Compile, format "mlir").
   /// Throws hhlo::PjrtError for a program the plugin rejects (the message holds the MLIR
-  /// diagnostics with line:column; the stock CPU plugin reports parse errors with code UNKNOWN)
-  /// or hhlo::Error for inconsistent options.
+  /// diagnostics with line:column; the stock CPU plugin reports parse errors with code UNKNOWN),
+  /// also when the plugin throws a C++ exception through the C API instead (as both CPU plugins do for a
+  /// type whose element count overflows int64), or hhlo::Error for inconsistent options.
   LoadedExecutable compile(std::string_view mlir, const CompileOptions& options = {}) const;
   /// Prints `module` (to_mlir) and compiles it.
   LoadedExecutable compile(const Module& module, const CompileOptions& options = {}) const;

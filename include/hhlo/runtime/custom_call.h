@@ -99,7 +99,8 @@ CustomCallLibrary register_custom_call_library(const Plugin& plugin, const std::
 /// Registers an external type name in XLA's FFI type registry (PJRT_FFI_Extension::
 /// type_id_register) and returns its type id, for user data passed to handlers through
 /// ExecuteOptions::user_data and decoded in handlers with `ffi::UserData<T>` (T::id must hold the
-/// returned id). `type_id` 0 lets XLA choose; otherwise XLA checks it against an earlier
+/// returned id). An execution whose handler finds no user data of its type is refused with a
+/// hhlo::PjrtError naming the target and this type name (see ExecuteOptions::user_data). `type_id` 0 lets XLA choose; otherwise XLA checks it against an earlier
 /// registration of the same name. Registering the same name again returns the same id.
 /// Throws hhlo::PluginError when the plugin has no FFI extension, hhlo::PjrtError on refusal.
 int64_t register_custom_call_type(const Plugin& plugin, const std::string& type_name,

@@ -29,10 +29,13 @@ struct ExecuteOptions {
   std::optional<Device> device;
   /// Argument indices that must not be donated even if the program aliases them.
   std::vector<int64_t> non_donatable_inputs;
-  /// User data for custom-call handlers: when not empty, the execution gets a
-  /// PJRT_ExecuteContext (PJRT_ExecuteContext_Create) holding each entry, added through
+  /// User data for custom-call handlers: when not empty, or when a typed handler was registered
+  /// with the plugin (register_custom_call), the execution gets a PJRT_ExecuteContext
+  /// (PJRT_ExecuteContext_Create) holding each entry, added through
   /// PJRT_FFI_Extension::user_data_add. Throws hhlo::PluginError when the plugin has no FFI
-  /// extension, hhlo::PjrtError when it refuses an entry (e.g. the same type id twice).
+  /// extension, hhlo::PjrtError when it refuses an entry (e.g. the same type id twice), and
+  /// hhlo::PjrtError naming the custom call target and the type when a handler of the program
+  /// needs user data this list lacks (without a context the plugin would crash).
   std::vector<CustomCallUserData> user_data;
 };
 

@@ -46,6 +46,7 @@ std::vector<std::string_view> supported_ops() {
                                        "stablehlo.slice",
                                        "stablehlo.sort",
                                        "stablehlo.transpose",
+                                       "stablehlo.triangular_solve",
                                        "stablehlo.while",
                                        "func.call",
                                        "func.return"};
