@@ -11,6 +11,7 @@
 
 #include "custom_call_registry.h"
 #include "pjrt.h"
+#include "program_shape.h"
 #include "pjrt_extensions.h"
 
 namespace hhlo::detail {
@@ -73,36 +74,6 @@ std::map<const PluginState*, Registered>& registry() {
   return r;
 }
 
-/// The optimized program of `executable` (serialized HLO), or empty when the plugin gives none.
-std::string optimized_program(const PJRT_Api* api, PJRT_LoadedExecutable* executable) {
-  if (api->struct_size < offsetof(PJRT_Api, PJRT_Executable_OptimizedProgram) + sizeof(void*))
-    return {};
-  auto g = args<PJRT_LoadedExecutable_GetExecutable_Args>();
-  g.loaded_executable = executable;
-  if (PJRT_Error* e = api->PJRT_LoadedExecutable_GetExecutable(&g)) {
-    int code;
-    take_error(api, e, &code);
-    return {};
-  }
-  std::string code;
-  auto program = args<PJRT_Program>();
-  auto o = args<PJRT_Executable_OptimizedProgram_Args>();
-  o.executable = g.executable;
-  o.program = &program;
-  PJRT_Error* e = api->PJRT_Executable_OptimizedProgram(&o);  // the size first
-  if (!e) {
-    code.resize(program.code_size);
-    program.code = code.data();
-    e = api->PJRT_Executable_OptimizedProgram(&o);
-  }
-  int c;
-  if (e) take_error(api, e, &c), code.clear();
-  auto d = args<PJRT_Executable_Destroy_Args>();
-  d.executable = g.executable;
-  if (PJRT_Error* x = api->PJRT_Executable_Destroy(&d)) take_error(api, x, &c);
-  return code;
-}
-
 }  // namespace
 
 void note_custom_call_target(const Plugin& plugin, const std::string& target) {
@@ -142,7 +113,9 @@ std::string explain_execute_error(const Plugin& plugin, PJRT_LoadedExecutable* e
     if (auto it = registry().find(&plugin.state()); it != registry().end()) known = it->second;
   }
   // A target the program calls appears in the serialized HLO as a length-prefixed string.
-  std::string program = optimized_program(plugin.state().api, executable);
+  std::string format, why;
+  std::string program =
+      optimized_program(plugin.state().api, executable, format, why).value_or(std::string());
   std::vector<std::string> called;
   for (const std::string& t : known.targets)
     if (t.size() < 128 && program.find(static_cast<char>(t.size()) + t) != std::string::npos)

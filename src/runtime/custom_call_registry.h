@@ -7,7 +7,7 @@
 #include <string>
 
 #include "hhlo/runtime/plugin.h"
-#include "xla/pjrt/c/pjrt_c_api.h"
+#include "pjrt_abi.h"
 
 namespace hhlo::detail {
 

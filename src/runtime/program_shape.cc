@@ -204,13 +204,19 @@ std::variant<ProgramShape, std::string> decode_hlo_program_shape(std::string_vie
 
 namespace hhlo::detail {
 
-std::variant<ProgramShape, std::string> executable_program_shape(const PJRT_Api* api,
-                                                                 PJRT_LoadedExecutable* loaded) {
+std::optional<std::string> optimized_program(const PJRT_Api* api, PJRT_LoadedExecutable* loaded,
+                                             std::string& format, std::string& why) {
+  if (offsetof(PJRT_Api, PJRT_Executable_OptimizedProgram) >= api->struct_size) {
+    why = "the plugin has no PJRT_Executable_OptimizedProgram";
+    return std::nullopt;
+  }
   auto g = args<PJRT_LoadedExecutable_GetExecutable_Args>();
   g.loaded_executable = loaded;
   int code = 0;
-  if (PJRT_Error* e = api->PJRT_LoadedExecutable_GetExecutable(&g))
-    return "PJRT_LoadedExecutable_GetExecutable failed: " + take_error(api, e, &code);
+  if (PJRT_Error* e = api->PJRT_LoadedExecutable_GetExecutable(&g)) {
+    why = "PJRT_LoadedExecutable_GetExecutable failed: " + take_error(api, e, &code);
+    return std::nullopt;
+  }
   struct Owner {  // PJRT_LoadedExecutable_GetExecutable allocates: destroy what it gave
     const PJRT_Api* api;
     PJRT_Executable* exe;
@@ -221,38 +227,46 @@ std::variant<ProgramShape, std::string> executable_program_shape(const PJRT_Api*
       if (PJRT_Error* e = api->PJRT_Executable_Destroy(&d)) take_error(api, e, &c);
     }
   } owner{api, g.executable};
-
-  if (offsetof(PJRT_Api, PJRT_Executable_OptimizedProgram) >= api->struct_size)
-    return std::string("the plugin has no PJRT_Executable_OptimizedProgram");
   auto program = args<PJRT_Program>();
   auto a = args<PJRT_Executable_OptimizedProgram_Args>();
   a.executable = g.executable;
   a.program = &program;
-  if (PJRT_Error* e = api->PJRT_Executable_OptimizedProgram(&a))  // first call: the size
-    return "PJRT_Executable_OptimizedProgram failed: " + take_error(api, e, &code);
-  std::string format(program.format ? program.format : "",
-                     program.format ? program.format_size : 0);
-  if (format != "hlo" && format != "hlo_with_config")
-    return fmt::format("the optimized program has format '{}', not 'hlo'", format);
-  std::string code_bytes(program.code_size, '\0');
-  program.code = code_bytes.data();
-  if (PJRT_Error* e = api->PJRT_Executable_OptimizedProgram(&a))
-    return "PJRT_Executable_OptimizedProgram failed: " + take_error(api, e, &code);
-  code_bytes.resize(program.code_size);
-  if (format == "hlo_with_config") {  // HloModuleProtoWithConfig { hlo_module = 1, config = 2 }
-    Wire w(code_bytes);
-    std::optional<std::string_view> module;
-    while (!w.done()) {
-      uint32_t number, type;
-      uint64_t scalar;
-      std::string_view payload;
-      if (!w.field(number, type, scalar, payload)) break;
-      if (number == 1 && type == 2) module = payload;
-    }
-    if (!module) return std::string("the optimized program has no hlo_module");
-    return decode_hlo_program_shape(*module);
+  std::string bytes;
+  PJRT_Error* e = api->PJRT_Executable_OptimizedProgram(&a);  // first call: the size
+  if (!e) {
+    bytes.resize(program.code_size);
+    program.code = bytes.data();
+    e = api->PJRT_Executable_OptimizedProgram(&a);
   }
-  return decode_hlo_program_shape(code_bytes);
+  if (e) {
+    why = "PJRT_Executable_OptimizedProgram failed: " + take_error(api, e, &code);
+    return std::nullopt;
+  }
+  bytes.resize(program.code_size);
+  format.assign(program.format ? program.format : "", program.format ? program.format_size : 0);
+  return bytes;
+}
+
+std::variant<ProgramShape, std::string> executable_program_shape(const PJRT_Api* api,
+                                                                 PJRT_LoadedExecutable* loaded) {
+  std::string format, why;
+  std::optional<std::string> bytes = optimized_program(api, loaded, format, why);
+  if (!bytes) return why;
+  if (format == "hlo") return decode_hlo_program_shape(*bytes);
+  if (format != "hlo_with_config")
+    return fmt::format("the optimized program has format '{}', not 'hlo'", format);
+  // HloModuleProtoWithConfig { hlo_module = 1, config = 2 }
+  Wire w(*bytes);
+  std::optional<std::string_view> module;
+  while (!w.done()) {
+    uint32_t number, type;
+    uint64_t scalar;
+    std::string_view payload;
+    if (!w.field(number, type, scalar, payload)) break;
+    if (number == 1 && type == 2) module = payload;
+  }
+  if (!module) return std::string("the optimized program has no hlo_module");
+  return decode_hlo_program_shape(*module);
 }
 
 }  // namespace hhlo::detail

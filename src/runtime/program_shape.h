@@ -3,6 +3,7 @@
 // its arguments whatever the program came from (MLIR text, bytecode, a deserialized executable).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -31,6 +32,12 @@ std::variant<ProgramShape, std::string> decode_hlo_program_shape(std::string_vie
 }  // namespace hhlo::detail
 
 namespace hhlo::detail {
+
+/// The program the plugin compiled for `exe` (PJRT_Executable_OptimizedProgram, called twice:
+/// size, then bytes), with its format ("hlo_with_config" on the CPU plugins) in `format`; nullopt
+/// with the reason in `why` when the plugin has no such call or refuses it. Never throws.
+std::optional<std::string> optimized_program(const PJRT_Api* api, PJRT_LoadedExecutable* exe,
+                                             std::string& format, std::string& why);
 
 /// The program shape of a loaded executable, from PJRT_Executable_OptimizedProgram (format
 /// "hlo", an HloModuleProto); the reason as a string when the plugin gives no such program or
