@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "hhlo/core/array.h"
+#include "hhlo/ir/parser.h"
+#include "hhlo/ir/printer.h"
 #include "hhlo/runtime/client.h"
 
 namespace hhlo {
@@ -87,6 +89,14 @@ TEST_P(Exports, RunAsExportedMatchesJax) {
   ASSERT_FALSE(in.empty());
   ASSERT_FALSE(want.empty());
   expect_matches(run_text(program_text(GetParam()), in), want);
+}
+
+// The same program through our parser and printer: parsed (and verified), re-printed, and the
+// re-printed text run against the same JAX values.
+TEST_P(Exports, ParsedAndReprintedMatchesJax) {
+  std::vector<Array> in = vectors(GetParam(), "in"), want = vectors(GetParam(), "out");
+  Module m = parse_module(program_text(GetParam()), {.source_name = GetParam() + ".mlir"});
+  expect_matches(run_text(to_mlir(m), in), want);
 }
 
 INSTANTIATE_TEST_SUITE_P(Jax, Exports,
