@@ -18,6 +18,7 @@
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/verifier.h"
 #include "hhlo/session.h"
+#include "vectors_util.h"
 
 namespace hhlo {
 namespace {
@@ -25,53 +26,8 @@ namespace {
 using Vs = std::vector<Value>;
 using Vectors = std::map<std::string, Array>;
 
-// Reads data/complex_vectors.txt: `<case>/<name>|<dtype>|<dims>|<values>` (complex: re im).
 const Vectors& vectors() {
-  static const Vectors v = [] {
-    Vectors out;
-    std::string path = std::string(HHLO_SOURCE_DIR) + "/tests/autodiff/data/complex_vectors.txt";
-    std::ifstream in(path);
-    if (!in) throw IoError(path + ": cannot open (run tests/autodiff/gen_complex_vectors.py)");
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.empty()) continue;
-      std::istringstream ls(line);
-      std::string name, dtype, dims_s, vals_s;
-      std::getline(ls, name, '|');
-      std::getline(ls, dtype, '|');
-      std::getline(ls, dims_s, '|');
-      std::getline(ls, vals_s);
-      Dims dims;
-      std::istringstream ds(dims_s);
-      for (std::string d; std::getline(ds, d, ',');) dims.push_back(std::stoll(d));
-      std::vector<double> vals;
-      std::istringstream vs(vals_s);
-      for (double x; vs >> x;) vals.push_back(x);
-      DType t = dtype == "f32"   ? DType::f32
-                : dtype == "f64" ? DType::f64
-                : dtype == "c64" ? DType::c64
-                                 : DType::c128;
-      Array a(t, dims);
-      for (size_t i = 0; i < vals.size(); ++i) {
-        switch (t) {
-          case DType::f32:
-            static_cast<float*>(a.data())[i] = static_cast<float>(vals[i]);
-            break;
-          case DType::f64:
-            static_cast<double*>(a.data())[i] = vals[i];
-            break;
-          case DType::c64:
-            static_cast<float*>(a.data())[i] = static_cast<float>(vals[i]);
-            break;
-          default:
-            static_cast<double*>(a.data())[i] = vals[i];
-            break;
-        }
-      }
-      out.emplace(name, std::move(a));
-    }
-    return out;
-  }();
+  static const Vectors v = test::read_vectors("complex_vectors.txt", "gen_complex_vectors.py");
   return v;
 }
 const Array& vec(const std::string& name) {

@@ -13,6 +13,7 @@
 #include "hhlo/autodiff/vjp_registry.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/session.h"
+#include "vectors_util.h"
 
 namespace hhlo {
 namespace {
@@ -20,31 +21,8 @@ namespace {
 using Vs = std::vector<Value>;
 
 const std::map<std::string, Array>& vectors() {
-  static const std::map<std::string, Array> v = [] {
-    std::map<std::string, Array> out;
-    std::string path = std::string(HHLO_SOURCE_DIR) + "/tests/autodiff/data/jvp_vectors.txt";
-    std::ifstream in(path);
-    if (!in) throw IoError(path + ": cannot open (run tests/autodiff/gen_jvp_vectors.py)");
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.empty()) continue;
-      std::istringstream ls(line);
-      std::string name, dtype, dims_s, vals_s;
-      std::getline(ls, name, '|');
-      std::getline(ls, dtype, '|');
-      std::getline(ls, dims_s, '|');
-      std::getline(ls, vals_s);
-      Dims dims;
-      std::istringstream ds(dims_s);
-      for (std::string d; std::getline(ds, d, ',');) dims.push_back(std::stoll(d));
-      Array a(DType::f64, dims);
-      std::istringstream vs(vals_s);
-      auto* p = static_cast<double*>(a.data());
-      for (int64_t i = 0; i < a.num_elements(); ++i) vs >> p[i];
-      out.emplace(name, std::move(a));
-    }
-    return out;
-  }();
+  static const std::map<std::string, Array> v =
+      test::read_vectors("jvp_vectors.txt", "gen_jvp_vectors.py");
   return v;
 }
 const Array& vec(const std::string& name) {

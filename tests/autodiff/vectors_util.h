@@ -1,0 +1,16 @@
+// JAX vector files of the autodiff tests: lines `<case>/<name>|<dtype>|<dims>|<values>` (dtype
+// f32, f64, c64 or c128; complex values as re im pairs), written by the gen_*_vectors.py scripts.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "hhlo/core/array.h"
+
+namespace hhlo::test {
+
+/// Every array of tests/autodiff/data/`file`, by name. Throws hhlo::IoError naming the file and
+/// the script that writes it (`generator`) when it cannot be opened.
+std::map<std::string, Array> read_vectors(const std::string& file, const std::string& generator);
+
+}  // namespace hhlo::test
