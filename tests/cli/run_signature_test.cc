@@ -81,3 +81,33 @@ INSTANTIATE_TEST_SUITE_P(TextAroundMain, RunSignature,
 
 }  // namespace
 }  // namespace hhlo::test
+
+namespace hhlo::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+// The plugin names only the first unregistered custom-call target; `hhlo run` names them all,
+// and not a target the plugin resolves itself (`Sharding`).
+TEST(RunCustomCalls, EveryUnregisteredTargetIsNamed) {
+  std::string dir = temp_dir("run-unregistered-targets");
+  write_text(dir + "/p.mlir", R"(module @m {
+  func.func public @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = stablehlo.custom_call @no_such_one(%a) {api_version = 4 : i32} : (tensor<2xf32>) -> tensor<2xf32>
+    %1 = stablehlo.custom_call @no_such_two(%0) {api_version = 4 : i32} : (tensor<2xf32>) -> tensor<2xf32>
+    %2 = stablehlo.custom_call @Sharding(%1) {api_version = 1 : i32, mhlo.sharding = "{replicated}"} : (tensor<2xf32>) -> tensor<2xf32>
+    return %2 : tensor<2xf32>
+  }
+}
+)");
+  write_npy(dir + "/a.npy", Array::from<float>({2}, {1, 2}));
+  ProcessResult r = run_hhlo({"run", dir + "/p.mlir", "-i", dir + "/a.npy"});
+  EXPECT_EQ(r.signal, 0) << r.output;
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("2 custom-call targets of the program are not registered with "
+                                  "the plugin: no_such_one, no_such_two"));
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("Sharding,")));
+}
+
+}  // namespace
+}  // namespace hhlo::test

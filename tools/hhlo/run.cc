@@ -2,6 +2,7 @@
 // N] [--xla-option NAME=VALUE ...]`: compiles a StableHLO program, checks the inputs against
 // @main, executes, prints and writes outputs.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 
 #include "commands.h"
 #include "hhlo/core/array.h"
+#include "hhlo/ir/parser.h"
 #include "hhlo/runtime/client.h"
 
 namespace hhlo::cli {
@@ -83,9 +85,10 @@ void check_inputs(const LoadedExecutable& exe, const std::vector<Array>& inputs,
                   const std::vector<std::string>& names) {
   const auto& want = exe.input_types();
   if (!want)
-    throw Error(fmt::format("the parameter types of the program could not be read ({}); "
-                            "refusing to run it on unchecked inputs",
-                            exe.signature_error()));
+    throw Error(
+        fmt::format("the parameter types of the program could not be read ({}); "
+                    "refusing to run it on unchecked inputs",
+                    exe.signature_error()));
   if (want->size() != inputs.size()) {
     std::string types;
     for (const TensorType& t : *want) types += (types.empty() ? "" : ", ") + t.to_string();
@@ -106,6 +109,50 @@ void check_inputs(const LoadedExecutable& exe, const std::vector<Array>& inputs,
       throw Error(fmt::format("input {} ('{}') has shape [{}], @main parameter {} expects {}", i,
                               names[i], dims_to_string(got.dims), i, w.to_string()));
   }
+}
+
+/// Every custom_call target named in `block` (and its regions) with its api_version, in order.
+void collect_targets(const Block& block, std::vector<std::pair<std::string, int64_t>>& out) {
+  for (const auto& op : block.ops()) {
+    if (op->name() == "stablehlo.custom_call") {
+      const Attribute* t = op->attr("call_target_name");
+      const Attribute* v = op->attr("api_version");
+      const StringAttr* name = t ? t->get_if<StringAttr>() : nullptr;
+      const IntAttr* version = v ? v->get_if<IntAttr>() : nullptr;
+      if (name && std::none_of(out.begin(), out.end(),
+                               [&](const auto& e) { return e.first == name->value; }))
+        out.emplace_back(name->value, version ? version->value : 0);
+    }
+    for (const auto& region : op->regions()) collect_targets(*region, out);
+  }
+}
+
+/// After the plugin reported one unregistered custom-call target (NOT_FOUND), the others: each
+/// target of the parsed program is compiled alone in a one-op probe and kept when the plugin
+/// cannot resolve it either. Empty when the text does not parse (the plugin's message stands).
+std::vector<std::string> unregistered_targets(const Client& client, const std::string& text) {
+  std::vector<std::pair<std::string, int64_t>> targets;
+  try {
+    Module m = parse_module(text, {.verify = false});
+    for (const auto& f : m.funcs()) collect_targets(f->body(), targets);
+  } catch (const Error&) {
+    return {};
+  }
+  std::vector<std::string> missing;
+  for (const auto& [target, version] : targets) {
+    std::string probe = fmt::format(
+        "module @probe {{\n  func.func public @main(%a: tensor<f32>) -> tensor<f32> {{\n"
+        "    %0 = stablehlo.custom_call @\"{}\"(%a) {{api_version = {} : i32}} : (tensor<f32>) -> "
+        "tensor<f32>\n    return %0 : tensor<f32>\n  }}\n}}\n",
+        target, version ? version : 1);
+    try {
+      client.compile(probe);
+    } catch (const PjrtError& e) {
+      if (e.code() == 5) missing.push_back(target);
+    } catch (const Error&) {
+    }
+  }
+  return missing;
 }
 
 std::string preview(const Array& a) {
@@ -133,13 +180,22 @@ int run_program(const RunOptions& o) {
     std::string message = e.what();
     for (std::size_t at = 0; (at = message.find("-:", at)) != std::string::npos;) {
       bool starts_line = at == 0 || message[at - 1] == '\n' || message[at - 1] == ' ';
-      bool has_position = at + 2 < message.size() && std::isdigit(static_cast<unsigned char>(message[at + 2]));
+      bool has_position =
+          at + 2 < message.size() && std::isdigit(static_cast<unsigned char>(message[at + 2]));
       if (starts_line && has_position) {
         message.replace(at, 1, o.program);
         at += o.program.size() + 1;
       } else {
         at += 2;
       }
+    }
+    if (e.code() == 5) {  // NOT_FOUND: an unregistered custom-call target; name all of them
+      std::vector<std::string> missing = unregistered_targets(client, text);
+      if (missing.size() > 1)
+        message += fmt::format(
+            "\n{} custom-call targets of the program are not registered with "
+            "the plugin: {}",
+            missing.size(), fmt::join(missing, ", "));
     }
     throw Error(fmt::format("cannot compile '{}': {}", o.program, message));
   }
