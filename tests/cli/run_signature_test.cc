@@ -111,3 +111,97 @@ TEST(RunCustomCalls, EveryUnregisteredTargetIsNamed) {
 
 }  // namespace
 }  // namespace hhlo::test
+
+namespace hhlo::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr const char* kTwoPublic = R"(module @m {
+  func.func public @twice(%a: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = stablehlo.add %a, %a : tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+  func.func public @square(%a: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = stablehlo.multiply %a, %a : tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+}
+)";
+
+struct EntryFixture {
+  std::string dir, program, a;
+  EntryFixture(const std::string& name, const std::string& text) : dir(temp_dir(name)) {
+    program = dir + "/p.mlir";
+    a = dir + "/a.npy";
+    write_text(program, text);
+    write_npy(a, Array::from<float>({2}, {3, -4}));
+  }
+};
+
+TEST(RunEntry, TheOnlyPublicFunctionRunsWhenThereIsNoMain) {
+  EntryFixture f("run-entry-single", R"(module @m {
+  func.func private @helper(%a: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = stablehlo.negate %a : tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+  func.func public @entry_2(%a: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = func.call @helper(%a) : (tensor<2xf32>) -> tensor<2xf32>
+    %1 = stablehlo.add %0, %a : tensor<2xf32>
+    %2 = stablehlo.add %1, %a : tensor<2xf32>
+    return %2 : tensor<2xf32>
+  }
+}
+)");
+  ProcessResult r = run_hhlo({"run", f.program, "-i", f.a});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("out0: tensor<2xf32> [3, -4]"));  // -a + a + a
+}
+
+TEST(RunEntry, SeveralPublicFunctionsAndNoMainListsThem) {
+  EntryFixture f("run-entry-several", kTwoPublic);
+  ProcessResult r = run_hhlo({"run", f.program, "-i", f.a});
+  EXPECT_EQ(r.signal, 0) << r.output;
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("has no @main and 2 public functions (@twice, @square)"));
+  EXPECT_THAT(r.output, HasSubstr("--entry NAME"));
+}
+
+TEST(RunEntry, EntryChoosesTheFunction) {
+  EntryFixture f("run-entry-chosen", kTwoPublic);
+  ProcessResult sq = run_hhlo({"run", f.program, "--entry", "square", "-i", f.a});
+  EXPECT_EQ(sq.exit_code, 0) << sq.output;
+  EXPECT_THAT(sq.output, HasSubstr("out0: tensor<2xf32> [9, 16]"));
+  ProcessResult tw = run_hhlo({"run", f.program, "--entry", "twice", "-i", f.a});
+  EXPECT_EQ(tw.exit_code, 0) << tw.output;
+  EXPECT_THAT(tw.output, HasSubstr("out0: tensor<2xf32> [6, -8]"));
+}
+
+TEST(RunEntry, UnknownEntryNamesThePublicFunctions) {
+  EntryFixture f("run-entry-unknown", kTwoPublic);
+  ProcessResult r = run_hhlo({"run", f.program, "--entry", "cube", "-i", f.a});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("has no public function @cube (public functions: @twice, @square)"));
+}
+
+TEST(RunEntry, AnotherEntryBesideMainIsAClearError) {
+  EntryFixture f("run-entry-beside-main", R"(module @m {
+  func.func public @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+    return %a : tensor<2xf32>
+  }
+  func.func public @other(%a: tensor<2xf32>) -> tensor<2xf32> {
+    return %a : tensor<2xf32>
+  }
+}
+)");
+  ProcessResult r = run_hhlo({"run", f.program, "--entry", "other", "-i", f.a});
+  EXPECT_EQ(r.signal, 0) << r.output;
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("also defines @main"));
+  ProcessResult m = run_hhlo({"run", f.program, "--entry", "main", "-i", f.a});
+  EXPECT_EQ(m.exit_code, 0) << m.output;
+}
+
+}  // namespace
+}  // namespace hhlo::test

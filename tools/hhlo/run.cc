@@ -10,13 +10,16 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "commands.h"
 #include "hhlo/core/array.h"
+#include "hhlo/ir/ops.h"
 #include "hhlo/ir/parser.h"
+#include "hhlo/ir/printer.h"
 #include "hhlo/runtime/client.h"
 
 namespace hhlo::cli {
@@ -29,6 +32,7 @@ struct RunOptions {
   std::string platform = "cpu";
   int repeat = 0;
   std::vector<std::string> xla_options;
+  std::string entry;
 };
 
 /// CompileOptions with each `--xla-option NAME=VALUE` applied over the defaults (VALUE parsed by
@@ -155,6 +159,71 @@ std::vector<std::string> unregistered_targets(const Client& client, const std::s
   return missing;
 }
 
+/// The public functions of `m`, for messages: "@a, @b" (or "none").
+std::string public_names(const Module& m) {
+  std::string names;
+  for (const FuncSignature& s : public_functions(m))
+    names += (names.empty() ? "@" : ", @") + s.name;
+  return names.empty() ? "none" : names;
+}
+
+/// The program text to compile for entry `entry` ("" = `@main`, or the single public function
+/// when there is no `@main`). When the entry is not `@main`, the parsed module gets a public
+/// `@main` that calls it (its argument attributes copied) and is re-printed. Bytecode and texts
+/// that need no change are returned as they are; a text that does not parse is left to the
+/// plugin unless an entry was asked for. Throws hhlo::Error naming the candidates.
+std::string program_for_entry(const std::string& text, const std::string& entry,
+                              const std::string& path) {
+  bool bytecode = text.rfind("ML\xefR", 0) == 0;
+  if (bytecode) {
+    if (!entry.empty() && entry != "main")
+      throw Error(
+          fmt::format("--entry {}: '{}' is MLIR bytecode; entry selection needs the text "
+                      "form",
+                      entry, path));
+    return text;
+  }
+  std::optional<Module> parsed;
+  try {
+    parsed.emplace(parse_module(text, {.source_name = path, .verify = false}));
+  } catch (const Error&) {
+    if (!entry.empty() && entry != "main") throw;
+    return text;  // the plugin's own diagnostics will say what is wrong
+  }
+  Module& m = *parsed;
+  const Func* main = m.find("main");
+  const Func* chosen = nullptr;
+  if (entry.empty()) {
+    if (main) return text;
+    std::vector<FuncSignature> publics = public_functions(m);
+    if (publics.size() != 1)
+      throw Error(
+          fmt::format("'{}' has no @main and {} public functions ({}): choose one with "
+                      "--entry NAME",
+                      path, publics.size(), public_names(m)));
+    chosen = m.find(publics[0].name);
+  } else {
+    chosen = m.find(entry);
+    if (!chosen || chosen->visibility() != Visibility::public_)
+      throw Error(fmt::format("--entry {}: '{}' has no public function @{} (public functions: {})",
+                              entry, path, entry, public_names(m)));
+    if (entry == "main") return text;
+    if (main)
+      throw Error(
+          fmt::format("--entry {}: '{}' also defines @main, which the plugin always runs; "
+                      "renaming @main is not supported yet",
+                      entry, path));
+  }
+  Func& wrapper = m.add_func("main", chosen->arg_types());
+  std::vector<Value> args;
+  for (size_t i = 0; i < chosen->arg_types().size(); ++i) {
+    args.push_back(wrapper.arg(i));
+    for (const NamedAttr& a : chosen->arg_attrs(i)) wrapper.set_arg_attr(i, a);
+  }
+  wrapper.ret(call(*chosen, args));
+  return to_mlir(m);
+}
+
 std::string preview(const Array& a) {
   constexpr int64_t kMax = 8;
   std::string s;
@@ -165,7 +234,7 @@ std::string preview(const Array& a) {
 }
 
 int run_program(const RunOptions& o) {
-  std::string text = read_program(o.program);
+  std::string text = program_for_entry(read_program(o.program), o.entry, o.program);
   CompileOptions options = compile_options(o.xla_options);
   std::vector<Array> inputs;
   for (const std::string& path : o.inputs) inputs.push_back(read_npy(path));
@@ -246,6 +315,8 @@ const bool registered = register_command({
       sub.add_option("--input,-i", o->inputs, "Input .npy file, one per @main parameter, in order");
       sub.add_option("--output-dir,-o", o->output_dir,
                      "Directory to write out0.npy, out1.npy, ... (created if needed)");
+      sub.add_option("--entry", o->entry,
+                     "Public function to run (default: @main, or the only public function)");
       sub.add_option("--platform", o->platform, "Platform whose plugin to load")
           ->check(CLI::IsMember({"cpu", "cuda"}));
       sub.add_option("--repeat", o->repeat,
