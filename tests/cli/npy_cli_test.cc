@@ -37,7 +37,7 @@ TEST(CliNpy, BoolBytesOtherThanZeroOrOneReachTheProgramAsTrue) {
 }
 
 TEST(CliNpy, BigEndianInputIsReadAsItsValues) {
-  // tests/core/data/be_f4.npy: (arange(6) * 1.5).reshape(2, 3) as '>f4'; x + x.
+  // be_f4.npy (tests/core/gen_npy_files.py): (arange(6) * 1.5).reshape(2, 3) as '>f4'; x + x.
   std::string dir = temp_dir("npy_be");
   write_text(dir + "/p.mlir", R"(func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %r = stablehlo.add %x, %x : tensor<2x3xf32>
@@ -45,7 +45,7 @@ TEST(CliNpy, BigEndianInputIsReadAsItsValues) {
 })");
   ProcessResult r =
       run_hhlo({"run", dir + "/p.mlir", "-i",
-                std::string(HHLO_SOURCE_DIR) + "/tests/core/data/be_f4.npy", "-o", dir + "/out"});
+                std::string(HHLO_GENERATED_DIR) + "/be_f4.npy", "-o", dir + "/out"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(read_npy(dir + "/out/out0.npy").to_vector<float>(),
             (std::vector<float>{0, 3, 6, 9, 12, 15}));

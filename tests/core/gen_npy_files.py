@@ -1,12 +1,14 @@
-"""Writes the NumPy-made .npy/.npz files of tests/core/npy_test.cc and tests/nn/nn_test.cc into
-tests/core/data/ (run once: /work/main/.venv/bin/python tests/core/gen_npy_files.py). Each array
+"""Writes the NumPy-made .npy/.npz files of tests/core/npy_test.cc, tests/nn/npz_test.cc and
+tests/cli/npy_cli_test.cc into OUT (the test build runs `.venv/bin/python
+tests/core/gen_npy_files.py OUT`; the files are generated, never committed). Each array
 is np.arange-based, so the tests state the logical values by hand: element k of the row-major
 array is k (or the value given in the comment). NumPy 2.4, numpy.lib.format."""
 import os
 import numpy as np
 import ml_dtypes
 
-out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+import sys
+out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 
 def save(name, a):

@@ -98,7 +98,7 @@ std::string io_error(const std::string& b, const std::string& what) {
 }
 
 std::string data_file(const std::string& name) {
-  return std::string(HHLO_SOURCE_DIR) + "/tests/core/data/" + name;
+  return std::string(HHLO_GENERATED_DIR) + "/" + name;
 }
 
 TEST(Npy, BoolBytesOtherThanZeroOrOneAreReadAsTrue) {

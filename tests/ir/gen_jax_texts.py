@@ -1,8 +1,8 @@
 # Writes jax.jit(f).lower().as_text() and jax.export texts of a set of programs (MLP, CNN, attention,
 # scan, while, cond, gather/scatter, sort, RNG, FFT, bf16/f16, int8, linalg, batch-polymorphic and
-# multi-platform exports) into a folder, for the parser test ParserCorpus.FilesOfHHLO_PARSE_DIR:
-#   /work/main/.venv/bin/python tests/ir/gen_jax_texts.py /tmp/jaxtexts
-#   HHLO_PARSE_DIR=/tmp/jaxtexts build/tests/hhlo_ir_tests --gtest_filter=ParserCorpus.*
+# multi-platform exports) into a folder, for the parser test ParserCorpus.JaxTextsParseVerifyAndReprint
+# (the test build runs it into build/tests/generated/jax_texts; JAX's text is never committed):
+#   .venv/bin/python tests/ir/gen_jax_texts.py DIR
 import jax, jax.numpy as jnp, numpy as np, os
 from jax import export
 import sys

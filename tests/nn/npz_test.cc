@@ -10,7 +10,7 @@ namespace {
 
 TEST(NnCheckpoint, NumpyNpzWithBigEndianAndFortranOrderMembers) {
   // np.savez(w = arange(4) as '>f4', m = asfortranarray(arange(6).reshape(2, 3)) as '<i2')
-  ad::ParamArrays p = nn::load_npz(std::string(HHLO_SOURCE_DIR) + "/tests/core/data/mixed.npz");
+  ad::ParamArrays p = nn::load_npz(std::string(HHLO_GENERATED_DIR) + "/mixed.npz");
   EXPECT_EQ(p.at("w").to_vector<float>(), (std::vector<float>{0, 1, 2, 3}));
   EXPECT_EQ(p.at("m").dims(), (Dims{2, 3}));
   EXPECT_EQ(p.at("m").to_vector<int16_t>(), (std::vector<int16_t>{0, 1, 2, 3, 4, 5}));

@@ -17,7 +17,7 @@ namespace {
 using ::testing::HasSubstr;
 
 std::string top_k_bytecode() {
-  std::ifstream in(std::string(HHLO_SOURCE_DIR) + "/tests/runtime/data/top_k_2x5_k3.mlirbc",
+  std::ifstream in(std::string(HHLO_GENERATED_DIR) + "/top_k_2x5_k3.mlirbc",
                    std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
