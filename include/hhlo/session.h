@@ -29,11 +29,14 @@ class Session {
   /// Same for a built module (printed with to_mlir).
   const LoadedExecutable& compile(const Module& module, const CompileOptions& options = {});
 
-  /// Copies `args` to device 0, runs `@main`, waits and copies every output back.
-  /// Throws hhlo::Error when the arguments do not match @main (count, dtype, dims),
-  /// hhlo::PjrtError on compile or execution failure.
-  std::vector<Array> run(std::string_view mlir, const std::vector<Array>& args);
-  std::vector<Array> run(const Module& module, const std::vector<Array>& args);
+  /// Compiles (cached, with `options`: options.entry chooses the function to run) and copies
+  /// `args` to device 0, runs the entry, waits and copies every output back.
+  /// Throws hhlo::Error when the entry cannot be chosen (Client::compile) or the arguments do not
+  /// match it (count, dtype, dims), hhlo::PjrtError on compile or execution failure.
+  std::vector<Array> run(std::string_view mlir, const std::vector<Array>& args,
+                         const CompileOptions& options = {});
+  std::vector<Array> run(const Module& module, const std::vector<Array>& args,
+                         const CompileOptions& options = {});
 
   /// Number of distinct executables compiled so far.
   std::size_t cache_size() const;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 namespace hhlo {
 
 Func& Value::func() const {
@@ -163,7 +165,9 @@ const std::vector<NamedAttr>& Func::result_attrs(size_t i) const {
   if (!returned_) return kNoAttrs;
   return result_attrs_.at(i);
 }
-void Func::set_result_attr(size_t i, NamedAttr attr) { set_named(result_attrs_.at(i), std::move(attr)); }
+void Func::set_result_attr(size_t i, NamedAttr attr) {
+  set_named(result_attrs_.at(i), std::move(attr));
+}
 void Func::set_attr(NamedAttr attr) { set_named(attrs_, std::move(attr)); }
 void Module::set_attr(NamedAttr attr) { set_named(attrs_, std::move(attr)); }
 
@@ -197,6 +201,37 @@ Func* Module::find(std::string_view name) {
   for (auto& f : funcs_)
     if (f->name() == name) return f.get();
   return nullptr;
+}
+
+namespace {
+/// Replaces symbol reference `from` by `to` in `a` (and in the arrays/dictionaries it holds).
+void rename_symbol(Attribute& a, std::string_view from, const std::string& to) {
+  Attribute::Variant& v = a.variant();
+  if (auto* ref = std::get_if<SymbolRefAttr>(&v)) {
+    if (ref->name == from) ref->name = to;
+  } else if (auto* array = std::get_if<ArrayAttr>(&v)) {
+    for (Attribute& e : array->values) rename_symbol(e, from, to);
+  } else if (auto* dict = std::get_if<DictAttr>(&v)) {
+    for (auto& [key, e] : dict->entries) rename_symbol(e, from, to);
+  }
+}
+}  // namespace
+
+void Module::rename_func(std::string_view from, std::string to) {
+  Func* f = find(from);
+  if (!f) throw Error(fmt::format("Module::rename_func: there is no function @{}", from));
+  if (to.empty()) throw Error("Module::rename_func: empty function name");
+  if (to == from) return;
+  if (find(to)) throw Error(fmt::format("Module::rename_func: function @{} already exists", to));
+  std::string old(from);  // `from` may view the name about to change
+  std::function<void(Block&)> walk = [&](Block& b) {
+    for (auto& op : b.ops_) {
+      for (NamedAttr& a : op->attrs_) rename_symbol(a.value, old, to);
+      for (auto& r : op->regions_) walk(*r);
+    }
+  };
+  for (auto& g : funcs_) walk(g->body_);
+  f->name_ = std::move(to);
 }
 
 const Func* Module::find(std::string_view name) const {

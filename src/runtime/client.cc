@@ -108,7 +108,8 @@ Buffer Client::buffer_from_host(const void* data, std::size_t size, const Tensor
   return Buffer(state_, a.buffer);
 }
 
-LoadedExecutable Client::compile(std::string_view mlir, const CompileOptions& options) const {
+LoadedExecutable Client::compile_program(std::string_view mlir,
+                                         const CompileOptions& options) const {
   std::string opts = serialize_compile_options(options);
   std::string code(mlir);
   static constexpr char kFormat[] = "mlir";

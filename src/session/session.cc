@@ -8,18 +8,22 @@ Session::Session(Client client) : client_(std::move(client)) {}
 
 const LoadedExecutable& Session::compile(std::string_view mlir, const CompileOptions& o) {
   std::string key = serialize_compile_options(o);
+  key += '\0' + o.entry;  // the options Client::compile reads besides the serialized ones
+  for (const std::string& p : o.export_platforms) key += '\0' + p;
   key += '\0';
   key += mlir;
   std::lock_guard lock(mu_);
   auto it = cache_.find(key);
   if (it == cache_.end())
-    it = cache_.emplace(std::move(key), std::make_unique<LoadedExecutable>(client_.compile(mlir, o)))
-             .first;
+    it =
+        cache_.emplace(std::move(key), std::make_unique<LoadedExecutable>(client_.compile(mlir, o)))
+            .first;
   return *it->second;
 }
 
-std::vector<Array> Session::run(std::string_view mlir, const std::vector<Array>& args) {
-  const LoadedExecutable& exe = compile(mlir);
+std::vector<Array> Session::run(std::string_view mlir, const std::vector<Array>& args,
+                                const CompileOptions& options) {
+  const LoadedExecutable& exe = compile(mlir, options);
   std::vector<Buffer> buffers;
   buffers.reserve(args.size());
   for (const Array& a : args) buffers.push_back(client_.buffer_from_host(a));
@@ -47,8 +51,9 @@ std::vector<Array> run(std::string_view mlir, const std::vector<Array>& args) {
 const LoadedExecutable& Session::compile(const Module& module, const CompileOptions& o) {
   return compile(to_mlir(module), o);
 }
-std::vector<Array> Session::run(const Module& module, const std::vector<Array>& args) {
-  return run(to_mlir(module), args);
+std::vector<Array> Session::run(const Module& module, const std::vector<Array>& args,
+                                const CompileOptions& options) {
+  return run(to_mlir(module), args, options);
 }
 std::vector<Array> run(const Module& module, const std::vector<Array>& args) {
   return default_session().run(module, args);

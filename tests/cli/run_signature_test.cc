@@ -185,22 +185,103 @@ TEST(RunEntry, UnknownEntryNamesThePublicFunctions) {
               HasSubstr("has no public function @cube (public functions: @twice, @square)"));
 }
 
-TEST(RunEntry, AnotherEntryBesideMainIsAClearError) {
+TEST(RunEntry, AnotherEntryBesideMainRunsThatFunction) {
   EntryFixture f("run-entry-beside-main", R"(module @m {
   func.func public @main(%a: tensor<2xf32>) -> tensor<2xf32> {
     return %a : tensor<2xf32>
   }
   func.func public @other(%a: tensor<2xf32>) -> tensor<2xf32> {
-    return %a : tensor<2xf32>
+    %0 = stablehlo.multiply %a, %a : tensor<2xf32>
+    %1 = func.call @main(%0) : (tensor<2xf32>) -> tensor<2xf32>
+    return %1 : tensor<2xf32>
   }
 }
 )");
   ProcessResult r = run_hhlo({"run", f.program, "--entry", "other", "-i", f.a});
-  EXPECT_EQ(r.signal, 0) << r.output;
-  EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("also defines @main"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("out0: tensor<2xf32> [9, 16]"));
   ProcessResult m = run_hhlo({"run", f.program, "--entry", "main", "-i", f.a});
   EXPECT_EQ(m.exit_code, 0) << m.output;
+  EXPECT_THAT(m.output, HasSubstr("out0: tensor<2xf32> [3, -4]"));
+}
+
+std::string generated_export(const std::string& name) {
+  return std::string(HHLO_GENERATED_DIR) + "/entry/" + name + ".mlir";
+}
+
+// {"total": sum(x), "largest": max(x)} exported by JAX: results named by jax.result_info.
+TEST(RunOutputs, NamedByJaxResultInfo) {
+  std::string dir = temp_dir("run-result-names");
+  std::string x = dir + "/x.npy";
+  write_npy(x, Array::from<float>({3}, {1, 5, -2}));
+  ProcessResult r =
+      run_hhlo({"run", generated_export("named_results"), "-i", x, "-o", dir + "/out"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("out0 (largest): tensor<f32> [5]"));
+  EXPECT_THAT(r.output, HasSubstr("out1 (total): tensor<f32> [4]"));
+  EXPECT_EQ(read_npy(dir + "/out/largest.npy").to_vector<float>(), (std::vector<float>{5}));
+  EXPECT_EQ(read_npy(dir + "/out/total.npy").to_vector<float>(), (std::vector<float>{4}));
+}
+
+TEST(RunOutputs, UnnamedResultsKeepTheDefaultNames) {
+  EntryFixture f("run-result-default", kTwoPublic);
+  ProcessResult r = run_hhlo({"run", f.program, "--entry", "twice", "-i", f.a, "-o", f.dir});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(read_npy(f.dir + "/out0.npy").to_vector<float>(), (std::vector<float>{6, -8}));
+}
+
+// lax.platform_dependent(x, cpu=x * 2, default=x * 3) exported for ("cuda", "cpu").
+TEST(RunPlatformIndex, FilledInFromExportPlatforms) {
+  std::string dir = temp_dir("run-platform-index");
+  std::string x = dir + "/x.npy";
+  write_npy(x, Array::from<float>({3}, {1, -2, 0.5f}));
+  ProcessResult r = run_hhlo({"run", generated_export("multiplatform_dependent"), "-i", x,
+                              "--export-platforms", "cuda,cpu"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("out0: tensor<3xf32> [2, -4, 1]"));
+  ProcessResult missing = run_hhlo({"run", generated_export("multiplatform_dependent"), "-i", x});
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_THAT(missing.output, HasSubstr("--export-platforms"));
+}
+
+TEST(Check, ReportsTheEntryAndTheOps) {
+  ProcessResult r = run_hhlo({"check", generated_export("named_results")});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("named_results.mlir: ok"));
+  EXPECT_THAT(r.output,
+              HasSubstr("entry @main(tensor<3xf32>) -> (tensor<f32> \"result['largest']\", "
+                        "tensor<f32> \"result['total']\")"));
+  EXPECT_THAT(r.output, HasSubstr("stablehlo.reduce"));
+  EntryFixture f("check-two", kTwoPublic);
+  ProcessResult two = run_hhlo({"check", f.program, "--entry", "square"});
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_THAT(two.output, HasSubstr("entry @square(tensor<2xf32>) -> (tensor<2xf32>)"));
+  EXPECT_THAT(two.output, HasSubstr("      1  stablehlo.multiply"));
+  ProcessResult none = run_hhlo({"check", f.program});
+  EXPECT_EQ(none.exit_code, 1) << none.output;
+  EXPECT_THAT(none.output, HasSubstr("has no @main and 2 public functions"));
+}
+
+TEST(Check, ErrorsCarryTheLine) {
+  EntryFixture bad_shape("check-bad-shape", R"(module @m {
+  func.func public @main(%a: tensor<2xf32>) -> tensor<3xf32> {
+    %0 = stablehlo.add %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<3xf32>
+    return %0 : tensor<3xf32>
+  }
+}
+)");
+  ProcessResult r = run_hhlo({"check", bad_shape.program});
+  EXPECT_EQ(r.signal, 0) << r.output;
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(bad_shape.program + ":3:"));
+  EntryFixture bad_syntax("check-bad-syntax",
+                          "module @m {\n  func.func public @main(%a: tensor<2xf32>\n");
+  ProcessResult s = run_hhlo({"check", bad_syntax.program});
+  EXPECT_EQ(s.exit_code, 1) << s.output;
+  EXPECT_THAT(s.output, HasSubstr(bad_syntax.program + ":"));
+  ProcessResult missing = run_hhlo({"check", bad_syntax.dir + "/nope.mlir"});
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_THAT(missing.output, HasSubstr("does not exist"));
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "hhlo/core/array.h"
+#include "hhlo/ir/entry.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
@@ -33,6 +34,7 @@ struct RunOptions {
   int repeat = 0;
   std::vector<std::string> xla_options;
   std::string entry;
+  std::string export_platforms;
 };
 
 /// CompileOptions with each `--xla-option NAME=VALUE` applied over the defaults (VALUE parsed by
@@ -86,7 +88,8 @@ void prepare_output_dir(const std::string& dir) {
 /// Checks the inputs against the compiled program's parameter types; refuses to run when they
 /// could not be read.
 void check_inputs(const LoadedExecutable& exe, const std::vector<Array>& inputs,
-                  const std::vector<std::string>& names) {
+                  const std::vector<std::string>& names, const std::string& entry) {
+  const std::string fn = "@" + (entry.empty() ? std::string("main") : entry);
   const auto& want = exe.input_types();
   if (!want)
     throw Error(
@@ -96,22 +99,22 @@ void check_inputs(const LoadedExecutable& exe, const std::vector<Array>& inputs,
   if (want->size() != inputs.size()) {
     std::string types;
     for (const TensorType& t : *want) types += (types.empty() ? "" : ", ") + t.to_string();
-    throw Error(fmt::format("@main takes {} input(s) ({}), {} given with --input", want->size(),
+    throw Error(fmt::format("{} takes {} input(s) ({}), {} given with --input", fn, want->size(),
                             types.empty() ? "none" : types, inputs.size()));
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const TensorType& w = (*want)[i];
     const TensorType& got = inputs[i].type();
     if (w.dtype != got.dtype)
-      throw Error(fmt::format("input {} ('{}') has dtype {}, @main parameter {} expects {} ({})", i,
-                              names[i], dtype_name(got.dtype), i, dtype_name(w.dtype),
+      throw Error(fmt::format("input {} ('{}') has dtype {}, {} parameter {} expects {} ({})", i,
+                              names[i], fn, dtype_name(got.dtype), i, dtype_name(w.dtype),
                               w.to_string()));
     bool dims_ok = w.rank() == got.rank();
     for (std::size_t d = 0; dims_ok && d < w.dims.size(); ++d)
       dims_ok = w.dims[d] == kDynamic || w.dims[d] == got.dims[d];
     if (!dims_ok)
-      throw Error(fmt::format("input {} ('{}') has shape [{}], @main parameter {} expects {}", i,
-                              names[i], dims_to_string(got.dims), i, w.to_string()));
+      throw Error(fmt::format("input {} ('{}') has shape [{}], {} parameter {} expects {}", i,
+                              names[i], fn, dims_to_string(got.dims), i, w.to_string()));
   }
 }
 
@@ -159,69 +162,50 @@ std::vector<std::string> unregistered_targets(const Client& client, const std::s
   return missing;
 }
 
-/// The public functions of `m`, for messages: "@a, @b" (or "none").
-std::string public_names(const Module& m) {
-  std::string names;
-  for (const FuncSignature& s : public_functions(m))
-    names += (names.empty() ? "@" : ", @") + s.name;
-  return names.empty() ? "none" : names;
+/// File stems for the outputs: each result's `jax.result_info` (JAX's pytree path, e.g.
+/// "result['loss']"), without JAX's leading "result", reduced to letters, digits, '-' and '.',
+/// other runs of characters becoming one '_' ("loss", "[0]['w']" -> "0_w"), when every result
+/// has one that is not only digits and they are distinct; else out0, out1, ... (also for texts
+/// that do not parse, and bytecode).
+std::vector<std::string> output_names(const std::string& text, const std::string& entry,
+                                      std::size_t count) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < count; ++i) names.push_back(fmt::format("out{}", i));
+  if (text.rfind("ML\xefR", 0) == 0) return names;
+  std::vector<std::string> info;
+  try {
+    Module m = parse_module(text, {.verify = false});
+    info = signature(*m.find(resolve_entry(m, entry))).result_names;
+  } catch (const Error&) {
+    return names;
+  }
+  if (info.size() != count) return names;
+  std::vector<std::string> stems;
+  for (std::string_view r : info) {
+    if (r.substr(0, 6) == "result") r.remove_prefix(6);
+    std::string stem;
+    for (char c : r) {
+      bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.';
+      if (keep)
+        stem += c;
+      else if (!stem.empty() && stem.back() != '_')
+        stem += '_';
+    }
+    while (!stem.empty() && (stem.back() == '_' || stem.back() == '.')) stem.pop_back();
+    bool digits = std::all_of(stem.begin(), stem.end(), [](char c) { return std::isdigit(c); });
+    if (digits || std::find(stems.begin(), stems.end(), stem) != stems.end()) return names;
+    stems.push_back(stem);
+  }
+  return stems;
 }
 
-/// The program text to compile for entry `entry` ("" = `@main`, or the single public function
-/// when there is no `@main`). When the entry is not `@main`, the parsed module gets a public
-/// `@main` that calls it (its argument attributes copied) and is re-printed. Bytecode and texts
-/// that need no change are returned as they are; a text that does not parse is left to the
-/// plugin unless an entry was asked for. Throws hhlo::Error naming the candidates.
-std::string program_for_entry(const std::string& text, const std::string& entry,
-                              const std::string& path) {
-  bool bytecode = text.rfind("ML\xefR", 0) == 0;
-  if (bytecode) {
-    if (!entry.empty() && entry != "main")
-      throw Error(
-          fmt::format("--entry {}: '{}' is MLIR bytecode; entry selection needs the text "
-                      "form",
-                      entry, path));
-    return text;
-  }
-  std::optional<Module> parsed;
-  try {
-    parsed.emplace(parse_module(text, {.source_name = path, .verify = false}));
-  } catch (const Error&) {
-    if (!entry.empty() && entry != "main") throw;
-    return text;  // the plugin's own diagnostics will say what is wrong
-  }
-  Module& m = *parsed;
-  const Func* main = m.find("main");
-  const Func* chosen = nullptr;
-  if (entry.empty()) {
-    if (main) return text;
-    std::vector<FuncSignature> publics = public_functions(m);
-    if (publics.size() != 1)
-      throw Error(
-          fmt::format("'{}' has no @main and {} public functions ({}): choose one with "
-                      "--entry NAME",
-                      path, publics.size(), public_names(m)));
-    chosen = m.find(publics[0].name);
-  } else {
-    chosen = m.find(entry);
-    if (!chosen || chosen->visibility() != Visibility::public_)
-      throw Error(fmt::format("--entry {}: '{}' has no public function @{} (public functions: {})",
-                              entry, path, entry, public_names(m)));
-    if (entry == "main") return text;
-    if (main)
-      throw Error(
-          fmt::format("--entry {}: '{}' also defines @main, which the plugin always runs; "
-                      "renaming @main is not supported yet",
-                      entry, path));
-  }
-  Func& wrapper = m.add_func("main", chosen->arg_types());
-  std::vector<Value> args;
-  for (size_t i = 0; i < chosen->arg_types().size(); ++i) {
-    args.push_back(wrapper.arg(i));
-    for (const NamedAttr& a : chosen->arg_attrs(i)) wrapper.set_arg_attr(i, a);
-  }
-  wrapper.ret(call(*chosen, args));
-  return to_mlir(m);
+/// Splits "cpu,cuda" at commas (empty items dropped).
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream ss(list);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
 }
 
 std::string preview(const Array& a) {
@@ -234,8 +218,10 @@ std::string preview(const Array& a) {
 }
 
 int run_program(const RunOptions& o) {
-  std::string text = program_for_entry(read_program(o.program), o.entry, o.program);
+  std::string text = read_program(o.program);
   CompileOptions options = compile_options(o.xla_options);
+  options.entry = o.entry;
+  options.export_platforms = split_list(o.export_platforms);
   std::vector<Array> inputs;
   for (const std::string& path : o.inputs) inputs.push_back(read_npy(path));
   if (!o.output_dir.empty()) prepare_output_dir(o.output_dir);
@@ -267,8 +253,10 @@ int run_program(const RunOptions& o) {
             missing.size(), fmt::join(missing, ", "));
     }
     throw Error(fmt::format("cannot compile '{}': {}", o.program, message));
+  } catch (const Error& e) {  // entry selection or the platform index (Client::compile)
+    throw Error(fmt::format("cannot compile '{}': {}", o.program, e.what()));
   }
-  check_inputs(exe, inputs, o.inputs);
+  check_inputs(exe, inputs, o.inputs, o.entry);
   std::vector<Buffer> buffers;
   for (const Array& a : inputs) buffers.push_back(client.buffer_from_host(a));
   std::vector<const Buffer*> args;
@@ -277,11 +265,13 @@ int run_program(const RunOptions& o) {
   std::vector<Buffer> outputs = exe.execute(args);
   std::vector<Array> host;
   for (const Buffer& b : outputs) host.push_back(b.to_host());
+  std::vector<std::string> names = output_names(text, o.entry, host.size());
   for (std::size_t i = 0; i < host.size(); ++i) {
-    fmt::print("out{}: {} {}\n", i, host[i].type().to_string(), preview(host[i]));
+    std::string label =
+        names[i] == fmt::format("out{}", i) ? names[i] : fmt::format("out{} ({})", i, names[i]);
+    fmt::print("{}: {} {}\n", label, host[i].type().to_string(), preview(host[i]));
     if (!o.output_dir.empty()) {
-      std::string path =
-          (std::filesystem::path(o.output_dir) / fmt::format("out{}.npy", i)).string();
+      std::string path = (std::filesystem::path(o.output_dir) / (names[i] + ".npy")).string();
       write_npy(path, host[i]);
     }
   }
@@ -314,9 +304,13 @@ const bool registered = register_command({
           ->required();
       sub.add_option("--input,-i", o->inputs, "Input .npy file, one per @main parameter, in order");
       sub.add_option("--output-dir,-o", o->output_dir,
-                     "Directory to write out0.npy, out1.npy, ... (created if needed)");
+                     "Directory to write the outputs (created if needed): NAME.npy from each "
+                     "result's jax.result_info when all have distinct ones, else out0.npy, ...");
       sub.add_option("--entry", o->entry,
                      "Public function to run (default: @main, or the only public function)");
+      sub.add_option("--export-platforms", o->export_platforms,
+                     "For a multi-platform jax.export: its platforms in order (Exported.platforms, "
+                     "e.g. cpu,cuda); the _platform_index argument is then filled in");
       sub.add_option("--platform", o->platform, "Platform whose plugin to load")
           ->check(CLI::IsMember({"cpu", "cuda"}));
       sub.add_option("--repeat", o->repeat,

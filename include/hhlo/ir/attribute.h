@@ -145,6 +145,7 @@ class Attribute {
   requires std::is_constructible_v<Variant, T&&> Attribute(T&& v)
       : v_(std::forward<T>(v)) {}  // NOLINT: implicit by design
   const Variant& variant() const { return v_; }
+  Variant& variant() { return v_; }
   template <typename T>
   const T* get_if() const {
     return std::get_if<T>(&v_);

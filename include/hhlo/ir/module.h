@@ -81,6 +81,7 @@ class Block {
 
  private:
   friend class Func;
+  friend class Module;
   Func* func_ = nullptr;
   Block* parent_ = nullptr;
   std::vector<Value> args_;
@@ -104,6 +105,7 @@ class Op {
 
  private:
   friend class Func;
+  friend class Module;
   std::string name_;
   std::vector<Value> operands_, results_;
   std::vector<NamedAttr> attrs_;
@@ -136,6 +138,8 @@ class Func {
 
   const std::string& name() const { return name_; }
   Visibility visibility() const { return visibility_; }
+  /// Makes the function public (`func.func public`) or private (`func.func private`).
+  void set_visibility(Visibility v) { visibility_ = v; }
   Value arg(size_t i) const { return body_.arg(i); }
   const std::vector<Value>& args() const { return body_.args(); }
   const std::vector<TensorType>& arg_types() const { return arg_types_; }
@@ -233,6 +237,11 @@ class Module {
   Func* find(std::string_view name);
   const Func* find(std::string_view name) const;
   const std::vector<std::unique_ptr<Func>>& funcs() const { return funcs_; }
+  /// Renames function `@from` to `@to` and every reference to it: the `callee` of each
+  /// `func.call` and every `@from` symbol-reference attribute (e.g. a `composite`'s
+  /// `decomposition`), nested in arrays and dictionaries too. Attributes kept as opaque text are
+  /// left alone. Throws hhlo::Error when `@from` does not exist, or `to` is empty or taken.
+  void rename_func(std::string_view from, std::string to);
   /// The module's symbol name (`module @jit_f`); empty by default (printed `module {`).
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }

@@ -54,12 +54,19 @@ class Client {
                           const std::optional<Device>& device = {}) const;
 
   /// Compiles StableHLO MLIR text or bytecode (PJRT_Client_Compile, format "mlir").
-  /// Throws hhlo::PjrtError for a program the plugin rejects (the message holds the MLIR
+  /// Text is parsed first (hhlo/ir/parser.h, unverified) to choose the entry
+  /// (options.entry; with none, `@main` or the only public function) and to bind a
+  /// multi-platform jax.export's `_platform_index` (options.export_platforms); a text our parser
+  /// cannot read goes to the plugin as it is when neither needs it. Bytecode goes to the plugin
+  /// as it is. Throws hhlo::Error when the entry cannot be chosen (the message lists the public
+  /// functions), when an entry other than @main is asked of bytecode, or when the platform index
+  /// is read by the program and options.export_platforms does not name the client's platform;
+  /// hhlo::PjrtError for a program the plugin rejects (the message holds the MLIR
   /// diagnostics with line:column; the stock CPU plugin reports parse errors with code UNKNOWN),
-  /// also when the plugin throws a C++ exception through the C API instead (as both CPU plugins do for a
-  /// type whose element count overflows int64), or hhlo::Error for inconsistent options.
+  /// also when the plugin throws a C++ exception through the C API instead (as both CPU plugins do
+  /// for a type whose element count overflows int64), or hhlo::Error for inconsistent options.
   LoadedExecutable compile(std::string_view mlir, const CompileOptions& options = {}) const;
-  /// Prints `module` (to_mlir) and compiles it.
+  /// Prints `module` (to_mlir) and compiles it, with the same entry and platform-index handling.
   LoadedExecutable compile(const Module& module, const CompileOptions& options = {}) const;
   /// Loads an executable from LoadedExecutable::serialize() bytes
   /// (PJRT_Executable_DeserializeAndLoad). Throws hhlo::PjrtError for bytes of another plugin.
@@ -70,6 +77,8 @@ class Client {
 
  private:
   explicit Client(std::shared_ptr<const detail::ClientState> s) : state_(std::move(s)) {}
+  /// PJRT_Client_Compile of `code` exactly as given.
+  LoadedExecutable compile_program(std::string_view code, const CompileOptions& options) const;
   std::shared_ptr<const detail::ClientState> state_;
 };
 
