@@ -29,8 +29,12 @@ class Session {
   /// Same for a built module (printed with to_mlir).
   const LoadedExecutable& compile(const Module& module, const CompileOptions& options = {});
 
-  /// Copies `args` to device 0, runs `@main`, waits and copies every output back.
+  /// Copies `args` to device 0, runs `@main`, waits and copies every output back. When `mlir` is
+  /// text whose `@main` has dynamic (`?`) dimensions (a shape-polymorphic `jax.export`), it is
+  /// first refined to the shapes of `args` (hhlo/ir/refine.h) and one executable is cached per
+  /// concrete argument shapes.
   /// Throws hhlo::Error when the arguments do not match @main (count, dtype, dims),
+  /// hhlo::ShapeAssertionError when they violate the export's shape constraints (JAX's message),
   /// hhlo::PjrtError on compile or execution failure.
   std::vector<Array> run(std::string_view mlir, const std::vector<Array>& args);
   std::vector<Array> run(const Module& module, const std::vector<Array>& args);
@@ -39,9 +43,16 @@ class Session {
   std::size_t cache_size() const;
 
  private:
+  /// `mlir` refined to the types of `args` when its @main is dynamic (memoised per text and
+  /// argument types), else `mlir` itself.
+  std::string refined_text(std::string_view mlir, const std::vector<Array>& args);
+
   Client client_;
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<LoadedExecutable>> cache_;
+  /// Program text -> whether its @main needs refinement; (text, argument types) -> refined text.
+  std::map<std::string, bool, std::less<>> dynamic_;
+  std::map<std::string, std::string, std::less<>> refined_;
 };
 
 /// The process-wide session on the CPU plugin (Plugin::for_platform("cpu"), created on first use

@@ -1,6 +1,10 @@
 #include "hhlo/session.h"
 
+#include <optional>
+
+#include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"  // the session layer sits above the IR (DESIGN.md; CMake: hhlo_ir)
+#include "hhlo/ir/refine.h"
 
 namespace hhlo {
 
@@ -13,13 +17,51 @@ const LoadedExecutable& Session::compile(std::string_view mlir, const CompileOpt
   std::lock_guard lock(mu_);
   auto it = cache_.find(key);
   if (it == cache_.end())
-    it = cache_.emplace(std::move(key), std::make_unique<LoadedExecutable>(client_.compile(mlir, o)))
-             .first;
+    it =
+        cache_.emplace(std::move(key), std::make_unique<LoadedExecutable>(client_.compile(mlir, o)))
+            .first;
   return *it->second;
 }
 
+std::string Session::refined_text(std::string_view mlir, const std::vector<Array>& args) {
+  // Bytecode is passed on untouched; a text without '?' has no dynamic dimension to refine.
+  if (mlir.starts_with("ML\xefR") || mlir.find('?') == std::string_view::npos)
+    return std::string(mlir);
+  std::string key(mlir);
+  for (const Array& a : args) key += '\0' + a.type().to_string();
+  {
+    std::lock_guard lock(mu_);
+    auto d = dynamic_.find(mlir);
+    if (d != dynamic_.end() && !d->second) return std::string(mlir);
+    if (auto r = refined_.find(key); r != refined_.end()) return r->second;
+  }
+  std::optional<Module> parsed;
+  try {
+    parsed.emplace(parse_module(mlir, {.verify = false}));
+  } catch (const Error&) {
+    // Left to the plugin, whose diagnostics say what is wrong with the text.
+    std::lock_guard lock(mu_);
+    dynamic_.emplace(std::string(mlir), false);
+    return std::string(mlir);
+  }
+  Module& m = *parsed;
+  const Func* main = m.find("main");
+  bool dynamic = main && has_dynamic_shapes(*main);
+  std::string out(mlir);
+  if (dynamic) {
+    std::vector<TensorType> types;
+    for (const Array& a : args) types.push_back(a.type());
+    refine_shapes(m, types);
+    out = to_mlir(m);
+  }
+  std::lock_guard lock(mu_);
+  dynamic_.emplace(std::string(mlir), dynamic);
+  if (dynamic) refined_.emplace(std::move(key), out);
+  return out;
+}
+
 std::vector<Array> Session::run(std::string_view mlir, const std::vector<Array>& args) {
-  const LoadedExecutable& exe = compile(mlir);
+  const LoadedExecutable& exe = compile(refined_text(mlir, args));
   std::vector<Buffer> buffers;
   buffers.reserve(args.size());
   for (const Array& a : args) buffers.push_back(client_.buffer_from_host(a));
