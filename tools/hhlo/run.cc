@@ -20,6 +20,7 @@
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
+#include "hhlo/ir/refine.h"
 #include "hhlo/runtime/client.h"
 
 namespace hhlo::cli {
@@ -224,6 +225,49 @@ std::string program_for_entry(const std::string& text, const std::string& entry,
   return to_mlir(m);
 }
 
+/// Shape refinement for a shape-polymorphic program (`jax.export` with symbolic dimensions): when
+/// the text's @main has dynamic (`?`) dimensions, it is specialised to the shapes of `inputs`
+/// (hhlo/ir/refine.h) and re-printed; otherwise `text` is returned as it is. A failed
+/// shape_assertion is reported with JAX's message. Bytecode is returned untouched (see
+/// compile_error_note).
+std::string refine_for_inputs(const std::string& text, const std::vector<Array>& inputs,
+                              const std::string& path) {
+  if (text.rfind("ML\xefR", 0) == 0 || text.find('?') == std::string::npos) return text;
+  std::optional<Module> parsed;
+  try {
+    parsed.emplace(parse_module(text, {.source_name = path, .verify = false}));
+  } catch (const Error&) {
+    return text;  // the plugin's own diagnostics will say what is wrong
+  }
+  const Func* main = parsed->find("main");
+  if (!main || !has_dynamic_shapes(*main)) return text;
+  if (inputs.size() != main->arg_types().size())
+    throw Error(fmt::format("@main of '{}' takes {} input(s) ({}), {} given with --input", path,
+                            main->arg_types().size(), types_to_string(main->arg_types()),
+                            inputs.size()));
+  std::vector<TensorType> types;
+  for (const Array& a : inputs) types.push_back(a.type());
+  try {
+    refine_shapes(*parsed, types);
+  } catch (const ShapeAssertionError& e) {
+    throw Error(fmt::format("'{}' does not accept inputs of shapes {}: {}", path,
+                            types_to_string(types), e.what()));
+  }
+  return to_mlir(*parsed);
+}
+
+/// What to add to a compile error of a bytecode program with dynamic shapes: refinement needs
+/// the text form.
+std::string compile_error_note(const std::string& text, const std::string& message) {
+  bool bytecode = text.rfind("ML\xefR", 0) == 0;
+  bool dynamic = message.find("dynamic") != std::string::npos ||
+                 message.find("can't be translated to XLA HLO") != std::string::npos;
+  if (!bytecode || !dynamic) return "";
+  return "\nthe program is MLIR bytecode, which hhlo cannot refine to the input shapes: shape "
+         "refinement of a shape-polymorphic program needs the text form (e.g. "
+         "jax.export's Exported.mlir_module() written to a .mlir file)";
+}
+
 std::string preview(const Array& a) {
   constexpr int64_t kMax = 8;
   std::string s;
@@ -239,6 +283,7 @@ int run_program(const RunOptions& o) {
   std::vector<Array> inputs;
   for (const std::string& path : o.inputs) inputs.push_back(read_npy(path));
   if (!o.output_dir.empty()) prepare_output_dir(o.output_dir);
+  text = refine_for_inputs(text, inputs, o.program);
 
   Client client = Client::create(o.platform);
   LoadedExecutable exe;
@@ -266,6 +311,7 @@ int run_program(const RunOptions& o) {
             "the plugin: {}",
             missing.size(), fmt::join(missing, ", "));
     }
+    message += compile_error_note(text, message);
     throw Error(fmt::format("cannot compile '{}': {}", o.program, message));
   }
   check_inputs(exe, inputs, o.inputs);
