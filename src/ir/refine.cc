@@ -454,37 +454,68 @@ class Refiner {
     return v;
   }
 
-  std::vector<Value> inline_call(const Op& op, const std::vector<Value>& args) {
-    const Attribute* ca = op.attr("callee");
-    const auto* sym = ca ? ca->get_if<SymbolRefAttr>() : nullptr;
-    if (!sym) throw Error("refine_shapes: func.call without a callee" + where(op));
-    const Func* callee = src_.find(sym->name);
-    if (!callee) throw Error(fmt::format("refine_shapes: call of unknown function @{}", sym->name));
-    if (std::find(stack_.begin(), stack_.end(), callee) != stack_.end())
+  /// The function named by attribute `attr` of `op` (`@f`, or `[@f]` as in
+  /// called_computations), or nullptr when the attribute is missing or of another kind.
+  const Func* symbol_attr(const Op& op, std::string_view attr) const {
+    const Attribute* a = op.attr(attr);
+    if (!a) return nullptr;
+    if (const auto* arr = a->get_if<ArrayAttr>(); arr && arr->values.size() == 1)
+      a = &arr->values[0];
+    const auto* sym = a->get_if<SymbolRefAttr>();
+    return sym ? src_.find(sym->name) : nullptr;
+  }
+
+  /// Checks that `callee` may be inlined with `args` (no recursion, argument count and types).
+  void check_callee(const Op& op, const Func& callee, const std::vector<Value>& args) const {
+    if (std::find(stack_.begin(), stack_.end(), &callee) != stack_.end())
       throw Error(
           fmt::format("refine_shapes: @{} is called recursively; recursion cannot be "
                       "inlined",
-                      sym->name));
+                      callee.name()));
     if (stack_.size() >= kMaxInlineDepth)
       throw Error(fmt::format("refine_shapes: calls nested deeper than {} at @{}", kMaxInlineDepth,
-                              sym->name));
-    if (args.size() != callee->arg_types().size())
+                              callee.name()));
+    if (args.size() != callee.arg_types().size())
       throw ShapeError("call", "",
-                       fmt::format("@{} takes {} arguments, the call passes {}", sym->name,
-                                   callee->arg_types().size(), args.size()));
-    std::unordered_map<Value, Value> inner;
+                       fmt::format("@{} takes {} arguments, '{}' passes {}{}", callee.name(),
+                                   callee.arg_types().size(), op.name(), args.size(), where(op)));
     for (size_t i = 0; i < args.size(); ++i) {
-      const TensorType &want = callee->arg_types()[i], &got = args[i].type();
+      const TensorType &want = callee.arg_types()[i], &got = args[i].type();
       if (want.dtype != got.dtype || !detail::dims_compatible(want.dims, got.dims))
         throw ShapeError("call", "",
                          fmt::format("argument {} of @{} has type {}, the refined value is {}{}", i,
-                                     sym->name, want.to_string(), got.to_string(), where(op)));
-      inner[callee->arg(i)] = args[i];
+                                     callee.name(), want.to_string(), got.to_string(), where(op)));
     }
+  }
+
+  /// Emits the body of `callee` (a func.call's callee or a composite's decomposition) in place
+  /// with its arguments bound to `args`; returns the values it returns.
+  std::vector<Value> inline_call(const Op& op, const std::vector<Value>& args, const char* attr) {
+    const Func* callee = symbol_attr(op, attr);
+    if (!callee)
+      throw Error(fmt::format("refine_shapes: '{}'{} names no function of the module in '{}'",
+                              op.name(), where(op), attr));
+    check_callee(op, *callee, args);
+    std::unordered_map<Value, Value> inner;
+    for (size_t i = 0; i < args.size(); ++i) inner[callee->arg(i)] = args[i];
     stack_.push_back(callee);
     auto out = emit_block(callee->body(), inner);
     stack_.pop_back();
     return out;
+  }
+
+  /// A region whose body is function `callee` (the reducer of a dynamic_reduce_window), its
+  /// arguments becoming the block's.
+  std::unique_ptr<Block> region_from(const Op& op, const Func& callee) {
+    return f_.build_block(callee.arg_types(), [&](const std::vector<Value>& args) {
+      check_callee(op, callee, args);
+      std::unordered_map<Value, Value> inner;
+      for (size_t i = 0; i < args.size(); ++i) inner[callee.arg(i)] = args[i];
+      stack_.push_back(&callee);
+      auto rets = emit_block(callee.body(), inner);
+      stack_.pop_back();
+      f_.append(OpState{"stablehlo.return", rets, {}, {}, {}, callee.body().ops().back()->loc()});
+    });
   }
 
   void check_assertion(const Op& op, const std::vector<Value>& operands) {
@@ -514,8 +545,9 @@ class Refiner {
 
   /// The static form of a dynamic op whose shape operands are constants: changes `name`,
   /// `operands`, `attrs` and `declared` (result types) in place; false when not applicable.
-  bool make_static(std::string& name, std::vector<Value>& operands, std::vector<NamedAttr>& attrs,
-                   std::vector<TensorType>& declared) {
+  bool make_static(const Op& op, std::string& name, std::vector<Value>& operands,
+                   std::vector<NamedAttr>& attrs, std::vector<TensorType>& declared,
+                   const Func*& region_fn) {
     auto set = [&](std::string n, Attribute a) {
       for (auto& x : attrs)
         if (x.name == n) {
@@ -528,6 +560,37 @@ class Refiner {
       std::erase_if(attrs, [&](const NamedAttr& x) { return x.name == n; });
     };
     std::string_view s = std::string_view(name).substr(10);
+    if (s == "custom_call") {
+      // StableHLO's experimental dynamic ops are custom calls: @stablehlo.dynamic_reduce_window
+      // (inputs..., init_values..., window_dimensions, window_strides, base_dilations,
+      // window_dilations, padding) with its reducer in called_computations.
+      const Attribute* t = find_attr(attrs, "call_target_name");
+      const auto* target = t ? t->get_if<StringAttr>() : nullptr;
+      if (!target || target->value != "stablehlo.dynamic_reduce_window") return false;
+      size_t n = declared.size();
+      const Func* body = symbol_attr(op, "called_computations");
+      if (n == 0 || operands.size() != 2 * n + 5 || !body) return false;
+      std::vector<std::vector<int64_t>> window;
+      for (size_t i = 2 * n; i < 2 * n + 4; ++i) {
+        auto v = shape_values(operands[i]);
+        if (!v) return false;
+        window.push_back(*v);
+      }
+      const Const* pad = known(operands[2 * n + 4]);
+      if (!pad) return false;
+      Array p(DType::i64, pad->dims);
+      std::copy(pad->v.begin(), pad->v.end(), p.values<int64_t>().begin());
+      name = "stablehlo.reduce_window";
+      operands.resize(2 * n);
+      attrs.clear();
+      attrs.push_back({"window_dimensions", i64_array(window[0])});
+      attrs.push_back({"window_strides", i64_array(window[1])});
+      attrs.push_back({"base_dilations", i64_array(window[2])});
+      attrs.push_back({"window_dilations", i64_array(window[3])});
+      attrs.push_back({"padding", dense_attr(std::move(p))});
+      region_fn = body;
+      return true;
+    }
     if ((s == "dynamic_broadcast_in_dim" || s == "dynamic_reshape") && operands.size() == 2 &&
         declared.size() == 1) {
       auto dims = shape_values(operands[1]);
@@ -619,7 +682,10 @@ class Refiner {
   std::vector<Value> emit_op(const Op& op, std::unordered_map<Value, Value>& map) {
     std::vector<Value> operands = mapped(op.operands(), map);
     const std::string& n0 = op.name();
-    if (n0 == "func.call") return inline_call(op, operands);
+    if (n0 == "func.call") return inline_call(op, operands, "callee");
+    // A composite is its decomposition (what XLA compiles for composites it does not know); the
+    // decomposition function is not kept, so it is inlined like a call.
+    if (n0 == "stablehlo.composite") return inline_call(op, operands, "decomposition");
     if (n0 == "stablehlo.custom_call") {
       const Attribute* t = op.attr("call_target_name");
       const auto* target = t ? t->get_if<StringAttr>() : nullptr;
@@ -645,12 +711,14 @@ class Refiner {
     std::vector<NamedAttr> attrs = op.attrs();
     std::vector<TensorType> declared = detail::types_of(op.results());
     bool was_dynamic_op = false;
+    const Func* region_fn = nullptr;
     if (name.starts_with("stablehlo."))
-      was_dynamic_op = make_static(name, operands, attrs, declared);
+      was_dynamic_op = make_static(op, name, operands, attrs, declared, region_fn);
 
     // Regions: while's block arguments follow its (refined) operands; the others keep theirs
     // (scalars of reduce, sort, scatter, ...; none for if/case).
     std::vector<std::unique_ptr<Block>> regions;
+    if (region_fn) regions.push_back(region_from(op, *region_fn));
     for (const auto& r : op.regions()) {
       std::vector<TensorType> arg_types = detail::types_of(r->args());
       if (name == "stablehlo.while") arg_types = detail::types_of(operands);

@@ -82,6 +82,25 @@ def poly_even(x):
     return pairs.sum(1) * jnp.arange(x.shape[0] // 2, dtype=jnp.float32)[:, None]
 
 
+@case("poly_scan", [("b, 5", "float32")], [{"b": 1}, {"b": 4}, {"b": 9}])
+def poly_scan(x):
+    # cumsum: @stablehlo.dynamic_reduce_window; top_k: a composite; scan: a while loop whose
+    # carry has the symbolic batch.
+    def step(c, row):
+        c = jnp.tanh(c * 0.5 + row)
+        return c, c.sum()
+    carry, sums = lax.scan(step, jnp.zeros(5, x.dtype), x)
+    return jnp.cumsum(x, axis=0), lax.top_k(x, 2)[0], carry, sums
+
+
+@case("poly_indexing", [("b, 4", "float32")], [{"b": 2}, {"b": 5}, {"b": 8}])
+def poly_indexing(x):
+    b = x.shape[0]
+    idx = jnp.argsort(x[:, 0])  # a permutation of range(b)
+    return (jnp.pad(x, ((1, 2), (0, 1))), x[idx] * 2.0,
+            lax.dynamic_slice_in_dim(x, 1, b // 2, axis=0), jnp.sort(x, axis=0))
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)

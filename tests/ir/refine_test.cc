@@ -372,5 +372,84 @@ module {
   EXPECT_EQ(m.funcs()[0]->result_types(), std::vector{t(DType::f32, {13})});
 }
 
+TEST(Refine, DynamicGatherAndConvBecomeStatic) {
+  constexpr std::string_view text = R"mlir(
+module {
+  func.func @main(%x: tensor<?x?xf32>, %idx: tensor<2x1xi32>, %s: tensor<1x?x1xf32>, %k: tensor<3x1x1xf32>) -> (tensor<2x?xf32>, tensor<1x?x1xf32>) {
+    %one = stablehlo.constant dense<1> : tensor<1xi32>
+    %d1 = stablehlo.get_dimension_size %x, dim = 1 : (tensor<?x?xf32>) -> tensor<i32>
+    %d1v = stablehlo.reshape %d1 : (tensor<i32>) -> tensor<1xi32>
+    %sizes = stablehlo.concatenate %one, %d1v, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+    %g = "stablehlo.dynamic_gather"(%x, %idx, %sizes) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>}> : (tensor<?x?xf32>, tensor<2x1xi32>, tensor<2xi32>) -> tensor<2x?xf32>
+    %p = stablehlo.constant dense<[[2, 0]]> : tensor<1x2xi32>
+    %c = "stablehlo.dynamic_conv"(%s, %k, %p) <{dimension_numbers = #stablehlo.conv<[b, 0, f]x[0, i, o]->[b, 0, f]>, window_strides = array<i64: 1>, lhs_dilation = array<i64: 1>, rhs_dilation = array<i64: 1>, feature_group_count = 1 : i64, batch_group_count = 1 : i64}> : (tensor<1x?x1xf32>, tensor<3x1x1xf32>, tensor<1x2xi32>) -> tensor<1x?x1xf32>
+    return %g, %c : tensor<2x?xf32>, tensor<1x?x1xf32>
+  }
+})mlir";
+  // gather of rows [1, d1] -> 2 x d1 = 2 x 6; conv of length 10 padded (2, 0) with a window of 3
+  // -> 10 + 2 - 3 + 1 = 10.
+  Module m = refined(text, {t(DType::f32, {4, 6}), t(DType::i32, {2, 1}), t(DType::f32, {1, 10, 1}),
+                            t(DType::f32, {3, 1, 1})});
+  const Func& f = *m.funcs()[0];
+  EXPECT_EQ(f.result_types(), (std::vector{t(DType::f32, {2, 6}), t(DType::f32, {1, 10, 1})}));
+  const Op& ret = *f.body().ops().back();
+  EXPECT_EQ(ret.operands()[0].defining_op()->name(), "stablehlo.gather");
+  const Op* conv = ret.operands()[1].defining_op();
+  EXPECT_EQ(conv->name(), "stablehlo.convolution");
+  const auto* pad = conv->attr("padding")->get_if<DenseAttr>();
+  ASSERT_NE(pad, nullptr);
+  EXPECT_EQ(pad->array->dims(), (Dims{1, 2}));
+  EXPECT_EQ(pad->array->element_as_double(0), 2);
+  verify(m);
+}
+
+TEST(Refine, DynamicReduceWindowAndCompositeAreMadeStatic) {
+  // JAX's cumsum with a symbolic length is @stablehlo.dynamic_reduce_window; top_k a composite
+  // whose decomposition is a private function.
+  constexpr std::string_view text = R"mlir(
+module {
+  func.func @main(%x: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+    %z = stablehlo.constant dense<0.0> : tensor<f32>
+    %d = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?xf32>) -> tensor<i32>
+    %w = stablehlo.reshape %d : (tensor<i32>) -> tensor<1xi32>
+    %one = stablehlo.constant dense<1> : tensor<1xi32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %lo = stablehlo.subtract %d, %c1 : tensor<i32>
+    %zero = stablehlo.constant dense<0> : tensor<i32>
+    %lo1 = stablehlo.reshape %lo : (tensor<i32>) -> tensor<1xi32>
+    %z1 = stablehlo.reshape %zero : (tensor<i32>) -> tensor<1xi32>
+    %pc = stablehlo.concatenate %lo1, %z1, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+    %pad = stablehlo.reshape %pc : (tensor<2xi32>) -> tensor<1x2xi32>
+    %s = stablehlo.custom_call @stablehlo.dynamic_reduce_window(%x, %z, %w, %one, %one, %one, %pad) {api_version = 2 : i32, called_computations = [@sum]} : (tensor<?xf32>, tensor<f32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>, tensor<1x2xi32>) -> tensor<?xf32>
+    %n = stablehlo.composite "my.negate" %s {decomposition = @neg, version = 1 : i32} : (tensor<?xf32>) -> tensor<?xf32>
+    return %s, %n : tensor<?xf32>, tensor<?xf32>
+  }
+  func.func private @sum(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
+    %0 = stablehlo.add %a, %b : tensor<f32>
+    return %0 : tensor<f32>
+  }
+  func.func private @neg(%a: tensor<?xf32>) -> tensor<?xf32> {
+    %0 = stablehlo.negate %a : tensor<?xf32>
+    return %0 : tensor<?xf32>
+  }
+})mlir";
+  // Window d with d - 1 zeros of padding in front: d windows (the prefix sums).
+  Module m = refined(text, {t(DType::f32, {5})});
+  const Func& f = *m.funcs()[0];
+  EXPECT_EQ(f.result_types(), (std::vector{t(DType::f32, {5}), t(DType::f32, {5})}));
+  const Op& ret = *f.body().ops().back();
+  const Op* rw = ret.operands()[0].defining_op();
+  ASSERT_EQ(rw->name(), "stablehlo.reduce_window");
+  EXPECT_EQ(rw->attr("window_dimensions")->get_if<I64ArrayAttr>()->values, std::vector<int64_t>{5});
+  const auto* pad = rw->attr("padding")->get_if<DenseAttr>();
+  EXPECT_EQ(pad->array->element_as_double(0), 4);
+  EXPECT_EQ(rw->regions().at(0)->ops().at(0)->name(), "stablehlo.add");
+  EXPECT_EQ(ret.operands()[1].defining_op()->name(), "stablehlo.negate");
+  auto h = histogram(m);
+  EXPECT_EQ(h.count("stablehlo.custom_call"), 0u);
+  EXPECT_EQ(h.count("stablehlo.composite"), 0u);
+  verify(m);
+}
+
 }  // namespace
 }  // namespace hhlo
