@@ -396,7 +396,7 @@ std::string format_assertion(const std::string& msg, const std::vector<int64_t>&
 
 class Refiner {
  public:
-  Refiner(const Module& src, Func& dst) : src_(src), f_(dst) {}
+  Refiner(const Module& src, Func& dst, size_t max_ops) : src_(src), f_(dst), max_ops_(max_ops) {}
 
   /// Emits `b`'s ops (not its terminator) with old values mapped through `map`; returns the
   /// mapped operands of the terminator and stores its name in `terminator`.
@@ -443,6 +443,20 @@ class Refiner {
     const Const* c = known(v);
     if (!c) return std::nullopt;
     return c->v;
+  }
+
+  /// A constant result shape operand (output_dimensions of dynamic_broadcast_in_dim, ...), or
+  /// nullopt; throws ShapeError for a negative size.
+  std::optional<Dims> result_dims(const Op& op, Value v) const {
+    auto dims = shape_values(v);
+    if (!dims) return std::nullopt;
+    for (int64_t d : *dims)
+      if (d < 0)
+        throw ShapeError(op.name().substr(op.name().find('.') + 1), "",
+                         fmt::format("the shape operand is {} after refinement: sizes must be "
+                                     ">= 0{}",
+                                     detail::list(*dims), where(op)));
+    return dims;
   }
 
   Value emit_constant(const Const& c, const Location& loc) {
@@ -593,7 +607,7 @@ class Refiner {
     }
     if ((s == "dynamic_broadcast_in_dim" || s == "dynamic_reshape") && operands.size() == 2 &&
         declared.size() == 1) {
-      auto dims = shape_values(operands[1]);
+      auto dims = result_dims(op, operands[1]);
       if (!dims) return false;
       name = s == "dynamic_reshape" ? "stablehlo.reshape" : "stablehlo.broadcast_in_dim";
       operands.resize(1);
@@ -603,7 +617,7 @@ class Refiner {
       return true;
     }
     if (s == "dynamic_iota" && operands.size() == 1 && declared.size() == 1) {
-      auto dims = shape_values(operands[0]);
+      auto dims = result_dims(op, operands[0]);
       if (!dims) return false;
       name = "stablehlo.iota";
       operands.clear();
@@ -680,6 +694,11 @@ class Refiner {
   }
 
   std::vector<Value> emit_op(const Op& op, std::unordered_map<Value, Value>& map) {
+    if (++emitted_ > max_ops_)
+      throw Error(
+          fmt::format("refine_shapes: more than {} ops after inlining the calls of @{} "
+                      "(RefineOptions::max_ops)",
+                      max_ops_, f_.name()));
     std::vector<Value> operands = mapped(op.operands(), map);
     const std::string& n0 = op.name();
     if (n0 == "func.call") return inline_call(op, operands, "callee");
@@ -788,6 +807,7 @@ class Refiner {
   Func& f_;
   std::unordered_map<Value, Const> consts_;
   std::vector<const Func*> stack_;
+  size_t max_ops_, emitted_ = 0;
 };
 
 /// The first op (in `b` or its regions) with a dynamic result or region argument type, or
@@ -812,7 +832,7 @@ bool has_dynamic_shapes(const Func& f) {
     if (!t.is_static()) return true;
   for (const auto& t : f.result_types())
     if (!t.is_static()) return true;
-  return false;
+  return first_dynamic(f.body()) != nullptr;
 }
 
 void refine_shapes(Module& module, std::span<const TensorType> arg_types,
@@ -845,7 +865,7 @@ void refine_shapes(Module& module, std::span<const TensorType> arg_types,
     for (const auto& a : entry->arg_attrs(i)) f.set_arg_attr(i, a);
   for (const auto& a : entry->attrs()) f.set_attr(a);
 
-  Refiner r(module, f);
+  Refiner r(module, f, options.max_ops);
   std::unordered_map<Value, Value> map;
   for (size_t i = 0; i < arg_types.size(); ++i) map[entry->arg(i)] = f.arg(i);
   std::vector<Value> results = r.emit_block(entry->body(), map);

@@ -331,6 +331,81 @@ module {
   }
 }
 
+TEST(Refine, NegativeShapeIsAShapeError) {
+  constexpr std::string_view text = R"mlir(
+module {
+  func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
+    %c10 = stablehlo.constant dense<10> : tensor<i32>
+    %d = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?xf32>) -> tensor<i32>
+    %n = stablehlo.subtract %d, %c10 : tensor<i32>
+    %s = stablehlo.reshape %n : (tensor<i32>) -> tensor<1xi32>
+    %z = stablehlo.constant dense<0.0> : tensor<f32>
+    %b = stablehlo.dynamic_broadcast_in_dim %z, %s, dims = [] : (tensor<f32>, tensor<1xi32>) -> tensor<?xf32>
+    return %b : tensor<?xf32>
+  }
+})mlir";
+  Module m = parse_module(text);
+  std::vector<TensorType> args{t(DType::f32, {3})};
+  try {
+    refine_shapes(m, args);
+    FAIL();
+  } catch (const ShapeError& e) {
+    EXPECT_EQ(e.op(), "dynamic_broadcast_in_dim");
+    EXPECT_NE(std::string(e.what()).find("[-7]"), std::string::npos) << e.what();
+  }
+  Module ok = refined(text, {t(DType::f32, {12})});
+  EXPECT_EQ(ok.funcs()[0]->result_types()[0], t(DType::f32, {2}));
+}
+
+TEST(Refine, StaticSignatureWithDynamicBody) {
+  constexpr std::string_view text = R"mlir(
+module {
+  func.func @main(%x: tensor<6xf32>) -> tensor<2x3xf32> {
+    %s = stablehlo.constant dense<[2, 3]> : tensor<2xi64>
+    %y = stablehlo.dynamic_reshape %x, %s : (tensor<6xf32>, tensor<2xi64>) -> tensor<?x3xf32>
+    %z = stablehlo.negate %y : tensor<?x3xf32>
+    %r = stablehlo.reshape %z : (tensor<?x3xf32>) -> tensor<2x3xf32>
+    return %r : tensor<2x3xf32>
+  }
+})mlir";
+  Module m = parse_module(text);
+  ASSERT_TRUE(has_dynamic_shapes(*m.find("main")));
+  refine_shapes(m, m.find("main")->arg_types());
+  EXPECT_FALSE(has_dynamic_shapes(*m.find("main")));
+  verify(m);
+}
+
+TEST(Refine, InliningIsBounded) {
+  // @f3 calls @f2 twice, which calls @f1 twice, ...: 2^3 adds; a bound of 5 ops stops it.
+  constexpr std::string_view text = R"mlir(
+module {
+  func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
+    %y = call @f3(%x) : (tensor<?xf32>) -> tensor<?xf32>
+    return %y : tensor<?xf32>
+  }
+  func.func private @f3(%x: tensor<?xf32>) -> tensor<?xf32> {
+    %a = call @f2(%x) : (tensor<?xf32>) -> tensor<?xf32>
+    %b = call @f2(%a) : (tensor<?xf32>) -> tensor<?xf32>
+    return %b : tensor<?xf32>
+  }
+  func.func private @f2(%x: tensor<?xf32>) -> tensor<?xf32> {
+    %a = call @f1(%x) : (tensor<?xf32>) -> tensor<?xf32>
+    %b = call @f1(%a) : (tensor<?xf32>) -> tensor<?xf32>
+    return %b : tensor<?xf32>
+  }
+  func.func private @f1(%x: tensor<?xf32>) -> tensor<?xf32> {
+    %a = stablehlo.add %x, %x : tensor<?xf32>
+    %b = stablehlo.add %a, %a : tensor<?xf32>
+    return %b : tensor<?xf32>
+  }
+})mlir";
+  Module m = parse_module(text);
+  std::vector<TensorType> args{t(DType::f32, {2})};
+  EXPECT_THROW(refine_shapes(m, args, {.max_ops = 5}), Error);
+  refine_shapes(m, args);
+  EXPECT_EQ(histogram(m)["stablehlo.add"], 8);
+}
+
 TEST(Refine, RecursiveCallIsAnError) {
   constexpr std::string_view text = R"mlir(
 module {

@@ -31,9 +31,13 @@ struct RefineOptions {
   std::string entry = "main";
   /// Verify the refined module (hhlo/ir/verifier.h, unknown ops allowed) before returning.
   bool verify = true;
+  /// At most this many ops are emitted: inlining can multiply a program's size (f calls g twice,
+  /// g calls h twice, ...), and a hostile file must not exhaust memory.
+  size_t max_ops = size_t{1} << 21;
 };
 
-/// True when function `f`'s argument or result types have a dynamic (`?`) dimension.
+/// True when function `f`'s argument or result types, or the result type of an op of its body
+/// (regions included), have a dynamic (`?`) dimension.
 bool has_dynamic_shapes(const Func& f);
 
 /// Specialises `module` in place to entry argument types `arg_types` (static; one per argument,
@@ -55,7 +59,8 @@ bool has_dynamic_shapes(const Func& f);
 ///  - `stablehlo.custom_call @shape_assertion(cond, args...)` is evaluated and removed.
 /// Throws hhlo::Error when the entry does not exist, `arg_types` does not match it (count,
 /// element type, rank, a static dimension), a call is recursive or a type stays dynamic (naming
-/// the op, e.g. a dynamic_reshape whose shape is computed from tensor data); ShapeAssertionError
+/// the op, e.g. a dynamic_reshape whose shape is computed from tensor data), the inlined program
+/// exceeds `options.max_ops`; ShapeAssertionError
 /// for a failed shape_assertion; hhlo::ShapeError naming the op, its location and the constraint
 /// when a shape rule rejects the refined types or a refined result type disagrees with a static
 /// type written in the file.
