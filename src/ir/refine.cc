@@ -202,7 +202,8 @@ std::optional<int64_t> fold_binary(std::string_view s, DType t, int64_t a, int64
 
 std::optional<int64_t> fold_unary(std::string_view s, DType t, int64_t a) {
   if (s == "negate") return static_cast<int64_t>(0 - static_cast<uint64_t>(a));
-  if (s == "abs") return a < 0 && !is_unsigned_int(t) ? -a : a;
+  if (s == "abs")  // two's complement: abs(INT_MIN) is INT_MIN, as XLA computes it
+    return a < 0 && !is_unsigned_int(t) ? static_cast<int64_t>(0 - static_cast<uint64_t>(a)) : a;
   if (s == "sign") return is_unsigned_int(t) ? (a != 0) : (a > 0) - (a < 0);
   if (s == "not") return is_pred(t) ? !a : ~a;
   return std::nullopt;

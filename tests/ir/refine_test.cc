@@ -406,6 +406,34 @@ module {
   EXPECT_EQ(histogram(m)["stablehlo.add"], 8);
 }
 
+TEST(Refine, SignedOverflowWrapsAsXlaComputesIt) {
+  // abs(-128 : i8) stays -128 (two's complement), negate(-128) too; i8 100 * 3 wraps to 44.
+  // Length: -128 + -128 + 44 + 220 = 8.
+  constexpr std::string_view text = R"mlir(
+module {
+  func.func @main() -> tensor<?xi32> {
+    %m = stablehlo.constant dense<-128> : tensor<i8>
+    %a = stablehlo.abs %m : tensor<i8>
+    %n = stablehlo.negate %m : tensor<i8>
+    %h = stablehlo.constant dense<100> : tensor<i8>
+    %t = stablehlo.constant dense<3> : tensor<i8>
+    %w = stablehlo.multiply %h, %t : tensor<i8>
+    %a32 = stablehlo.convert %a : (tensor<i8>) -> tensor<i32>
+    %n32 = stablehlo.convert %n : (tensor<i8>) -> tensor<i32>
+    %w32 = stablehlo.convert %w : (tensor<i8>) -> tensor<i32>
+    %k = stablehlo.constant dense<220> : tensor<i32>
+    %s1 = stablehlo.add %a32, %n32 : tensor<i32>
+    %s2 = stablehlo.add %s1, %w32 : tensor<i32>
+    %s3 = stablehlo.add %s2, %k : tensor<i32>
+    %len = stablehlo.reshape %s3 : (tensor<i32>) -> tensor<1xi32>
+    %y = stablehlo.dynamic_iota %len, dim = 0 : (tensor<1xi32>) -> tensor<?xi32>
+    return %y : tensor<?xi32>
+  }
+})mlir";
+  Module m = refined(text, {});
+  EXPECT_EQ(m.funcs()[0]->result_types(), std::vector{t(DType::i32, {8})});
+}
+
 TEST(Refine, RecursiveCallIsAnError) {
   constexpr std::string_view text = R"mlir(
 module {
