@@ -30,9 +30,13 @@ class Session {
   const LoadedExecutable& compile(const Module& module, const CompileOptions& options = {});
 
   /// Compiles (cached, with `options`: options.entry chooses the function to run) and copies
-  /// `args` to device 0, runs the entry, waits and copies every output back.
+  /// `args` to device 0, runs the entry, waits and copies every output back. When `mlir` is
+  /// text whose entry has dynamic (`?`) dimensions (a shape-polymorphic `jax.export`), it is
+  /// first refined to the shapes of `args` (hhlo/ir/refine.h) and one executable is cached per
+  /// concrete argument shapes.
   /// Throws hhlo::Error when the entry cannot be chosen (Client::compile) or the arguments do not
-  /// match it (count, dtype, dims), hhlo::PjrtError on compile or execution failure.
+  /// match it (count, dtype, dims), hhlo::ShapeAssertionError when they violate the export's
+  /// shape constraints (JAX's message), hhlo::PjrtError on compile or execution failure.
   std::vector<Array> run(std::string_view mlir, const std::vector<Array>& args,
                          const CompileOptions& options = {});
   std::vector<Array> run(const Module& module, const std::vector<Array>& args,
@@ -42,9 +46,19 @@ class Session {
   std::size_t cache_size() const;
 
  private:
+  /// `mlir` refined to the types of `args` when its @main is dynamic (memoised per text and
+  /// argument types), else `mlir` itself.
+  std::string refined_text(std::string_view mlir, const std::vector<Array>& args,
+                           const std::string& entry);
+  /// Copies `args` to device 0, executes `exe`, waits and copies every output back.
+  std::vector<Array> execute_on_host(const LoadedExecutable& exe, const std::vector<Array>& args);
+
   Client client_;
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<LoadedExecutable>> cache_;
+  /// (Program text, entry) -> whether the entry needs refinement; (text, argument types) -> refined text.
+  std::map<std::string, bool, std::less<>> dynamic_;
+  std::map<std::string, std::string, std::less<>> refined_;
 };
 
 /// The process-wide session on the CPU plugin (Plugin::for_platform("cpu"), created on first use

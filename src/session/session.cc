@@ -1,6 +1,11 @@
 #include "hhlo/session.h"
 
+#include <optional>
+
+#include "hhlo/ir/entry.h"
+#include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"  // the session layer sits above the IR (DESIGN.md; CMake: hhlo_ir)
+#include "hhlo/ir/refine.h"
 
 namespace hhlo {
 
@@ -21,9 +26,65 @@ const LoadedExecutable& Session::compile(std::string_view mlir, const CompileOpt
   return *it->second;
 }
 
+std::string Session::refined_text(std::string_view mlir, const std::vector<Array>& args,
+                                  const std::string& entry) {
+  // Bytecode is passed on untouched; a text without '?' has no dynamic dimension to refine.
+  if (mlir.starts_with("ML\xefR") || mlir.find('?') == std::string_view::npos)
+    return std::string(mlir);
+  std::string dkey = std::string(mlir) + '\0' + entry;  // dynamic or not, per entry
+  std::string key = dkey;
+  for (const Array& a : args) key += '\0' + a.type().to_string();
+  {
+    std::lock_guard lock(mu_);
+    auto d = dynamic_.find(dkey);
+    if (d != dynamic_.end() && !d->second) return std::string(mlir);
+    if (auto r = refined_.find(key); r != refined_.end()) return r->second;
+  }
+  std::optional<Module> parsed;
+  try {
+    parsed.emplace(parse_module(mlir, {.verify = false}));
+  } catch (const Error&) {
+    // Left to the plugin, whose diagnostics say what is wrong with the text.
+    std::lock_guard lock(mu_);
+    dynamic_.emplace(dkey, false);
+    return std::string(mlir);
+  }
+  Module& m = *parsed;
+  const Func* main = nullptr;
+  try {
+    main = m.find(resolve_entry(m, entry));
+  } catch (const Error&) {
+    return std::string(mlir);  // Client::compile says which functions there are
+  }
+  bool dynamic = has_dynamic_shapes(*main);
+  std::string out(mlir);
+  if (dynamic) {
+    std::vector<TensorType> types;
+    for (const Array& a : args) types.push_back(a.type());
+    select_entry(m, entry);  // the refined module's @main is the entry
+    refine_shapes(m, types);
+    out = to_mlir(m);
+  }
+  std::lock_guard lock(mu_);
+  dynamic_.emplace(std::move(dkey), dynamic);
+  if (dynamic) refined_.emplace(std::move(key), out);
+  return out;
+}
+
 std::vector<Array> Session::run(std::string_view mlir, const std::vector<Array>& args,
                                 const CompileOptions& options) {
-  const LoadedExecutable& exe = compile(mlir, options);
+  std::string text = refined_text(mlir, args, options.entry);
+  if (text == mlir) {
+    const LoadedExecutable& exe = compile(mlir, options);
+    return execute_on_host(exe, args);
+  }
+  CompileOptions refined = options;
+  refined.entry.clear();  // refined_text made the entry @main
+  return execute_on_host(compile(text, refined), args);
+}
+
+std::vector<Array> Session::execute_on_host(const LoadedExecutable& exe,
+                                            const std::vector<Array>& args) {
   std::vector<Buffer> buffers;
   buffers.reserve(args.size());
   for (const Array& a : args) buffers.push_back(client_.buffer_from_host(a));

@@ -21,6 +21,7 @@
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
+#include "hhlo/ir/refine.h"
 #include "hhlo/runtime/client.h"
 
 namespace hhlo::cli {
@@ -208,6 +209,56 @@ std::vector<std::string> split_list(const std::string& list) {
   return out;
 }
 
+/// Shape refinement for a shape-polymorphic program (`jax.export` with symbolic dimensions): when
+/// the entry (`entry`, resolved as Client::compile does) has dynamic (`?`) dimensions, it is made
+/// `@main`, specialised to the shapes of `inputs` (hhlo/ir/refine.h) and re-printed, and `entry`
+/// is cleared; otherwise `text` is returned as it is. A failed shape_assertion is reported with
+/// JAX's message. Bytecode is returned untouched (see compile_error_note).
+std::string refine_for_inputs(const std::string& text, const std::vector<Array>& inputs,
+                              const std::string& path, std::string& entry) {
+  if (text.rfind("ML\xefR", 0) == 0 || text.find('?') == std::string::npos) return text;
+  std::optional<Module> parsed;
+  try {
+    parsed.emplace(parse_module(text, {.source_name = path, .verify = false}));
+  } catch (const Error&) {
+    return text;  // the plugin's own diagnostics will say what is wrong
+  }
+  const Func* main = nullptr;
+  try {
+    main = parsed->find(resolve_entry(*parsed, entry));
+  } catch (const Error&) {
+    return text;  // Client::compile names the public functions
+  }
+  if (!has_dynamic_shapes(*main)) return text;
+  if (inputs.size() != main->arg_types().size())
+    throw Error(fmt::format("@{} of '{}' takes {} input(s) ({}), {} given with --input",
+                            main->name(), path, main->arg_types().size(),
+                            types_to_string(main->arg_types()), inputs.size()));
+  std::vector<TensorType> types;
+  for (const Array& a : inputs) types.push_back(a.type());
+  select_entry(*parsed, entry);
+  entry.clear();
+  try {
+    refine_shapes(*parsed, types);
+  } catch (const ShapeAssertionError& e) {
+    throw Error(fmt::format("'{}' does not accept inputs of shapes {}: {}", path,
+                            types_to_string(types), e.what()));
+  }
+  return to_mlir(*parsed);
+}
+
+/// What to add to a compile error of a bytecode program with dynamic shapes: refinement needs
+/// the text form.
+std::string compile_error_note(const std::string& text, const std::string& message) {
+  bool bytecode = text.rfind("ML\xefR", 0) == 0;
+  bool dynamic = message.find("dynamic") != std::string::npos ||
+                 message.find("can't be translated to XLA HLO") != std::string::npos;
+  if (!bytecode || !dynamic) return "";
+  return "\nthe program is MLIR bytecode, which hhlo cannot refine to the input shapes: shape "
+         "refinement of a shape-polymorphic program needs the text form (e.g. "
+         "jax.export's Exported.mlir_module() written to a .mlir file)";
+}
+
 std::string preview(const Array& a) {
   constexpr int64_t kMax = 8;
   std::string s;
@@ -225,6 +276,7 @@ int run_program(const RunOptions& o) {
   std::vector<Array> inputs;
   for (const std::string& path : o.inputs) inputs.push_back(read_npy(path));
   if (!o.output_dir.empty()) prepare_output_dir(o.output_dir);
+  text = refine_for_inputs(text, inputs, o.program, options.entry);
 
   Client client = Client::create(o.platform);
   LoadedExecutable exe;
@@ -252,6 +304,7 @@ int run_program(const RunOptions& o) {
             "the plugin: {}",
             missing.size(), fmt::join(missing, ", "));
     }
+    message += compile_error_note(text, message);
     throw Error(fmt::format("cannot compile '{}': {}", o.program, message));
   } catch (const Error& e) {  // entry selection or the platform index (Client::compile)
     throw Error(fmt::format("cannot compile '{}': {}", o.program, e.what()));
@@ -265,7 +318,7 @@ int run_program(const RunOptions& o) {
   std::vector<Buffer> outputs = exe.execute(args);
   std::vector<Array> host;
   for (const Buffer& b : outputs) host.push_back(b.to_host());
-  std::vector<std::string> names = output_names(text, o.entry, host.size());
+  std::vector<std::string> names = output_names(text, options.entry, host.size());
   for (std::size_t i = 0; i < host.size(); ++i) {
     std::string label =
         names[i] == fmt::format("out{}", i) ? names[i] : fmt::format("out{} ({})", i, names[i]);

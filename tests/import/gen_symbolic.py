@@ -1,0 +1,139 @@
+"""Shape-polymorphic JAX exports for the refinement tests (issue 9, "Shape refinement"): each case
+is exported once with `jax.export` and symbolic dimensions, then run by JAX at three concrete
+sizes; one case with a "2*b" constraint is also called by JAX with an odd size to record JAX's
+error message.
+
+  .venv/bin/python tests/import/gen_symbolic.py OUT_DIR
+
+writes, all at build time (nothing here is committed):
+  OUT_DIR/NAME.mlir                      the symbolic export (`Exported.mlir_module()`)
+  OUT_DIR/NAME.mlirbc                    the same as portable bytecode (`mlir_module_serialized`)
+  OUT_DIR/NAME.sK.inI.npy / .outJ.npy    inputs and JAX's outputs at size K = 0, 1, 2
+  OUT_DIR/NAME.error.txt                 JAX's message for a call that violates a constraint
+  OUT_DIR/NAME.bad.inI.npy               the inputs of that call
+Inputs come from a seeded generator."""
+import os
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import export, lax
+
+jax.config.update("jax_enable_x64", False)
+jax.config.update("jax_default_matmul_precision", "highest")
+
+CASES = []
+
+
+def case(name, spec, sizes, bad=None):
+    """spec: (polymorphic shape string, dtype) per argument; sizes: per size K, a dict of
+    dimension variable values; bad: dimension values that violate the constraints."""
+    def wrap(fn):
+        CASES.append((name, fn, spec, sizes, bad))
+        return fn
+    return wrap
+
+
+def concrete(shape_str, env):
+    dims = []
+    for d in shape_str.split(","):
+        if d.strip():
+            dims.append(int(eval(d, {}, dict(env))))  # "b", "8", "2*b"
+    return tuple(dims)
+
+
+@case("poly_mlp", [("b, 6", "float32"), ("6, 8", "float32"), ("8,", "float32"),
+                   ("8, 3", "float32")],
+      [{"b": 1}, {"b": 3}, {"b": 17}])
+def poly_mlp(x, w1, b1, w2):
+    return jax.nn.softmax(jax.nn.relu(x @ w1 + b1) @ w2, axis=-1)
+
+
+@case("poly_cnn", [("b, h, w, 3", "float32"), ("3, 3, 3, 4", "float32"), ("4, 5", "float32")],
+      [{"b": 1, "h": 8, "w": 8}, {"b": 2, "h": 6, "w": 10}, {"b": 3, "h": 12, "w": 4}])
+def poly_cnn(x, k, w):
+    y = lax.conv_general_dilated(x, k, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    y = jax.nn.relu(y)
+    y = lax.reduce_window(y, 0.0, lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "VALID") / 4.0
+    return jnp.mean(y, axis=(1, 2)) @ w
+
+
+@case("poly_transformer", [("2, t, 8", "float32"), ("8, 24", "float32"), ("8, 16", "float32"),
+                           ("16, 8", "float32")],
+      [{"t": 1}, {"t": 5}, {"t": 12}])
+def poly_transformer(x, wqkv, w1, w2):
+    def norm(h):
+        m = jnp.mean(h, -1, keepdims=True)
+        return (h - m) / jnp.sqrt(jnp.var(h, -1, keepdims=True) + 1e-5)
+    t = x.shape[1]
+    q, k, v = jnp.split(norm(x) @ wqkv, 3, axis=-1)
+    s = jnp.einsum("btd,bsd->bts", q, k) / np.sqrt(8.0)
+    mask = jnp.tril(jnp.ones((t, t), bool))
+    a = jax.nn.softmax(jnp.where(mask, s, -1e9), axis=-1)
+    h = x + jnp.einsum("bts,bsd->btd", a, v)
+    return h + jax.nn.gelu(norm(h) @ w1) @ w2
+
+
+@case("poly_even", [("2*b, 3", "float32")], [{"b": 1}, {"b": 2}, {"b": 5}],
+      bad={"b": 3.5})  # 7 rows: not 2*b for an integer b
+def poly_even(x):
+    pairs = jnp.reshape(x, (-1, 2, 3))
+    return pairs.sum(1) * jnp.arange(x.shape[0] // 2, dtype=jnp.float32)[:, None]
+
+
+@case("poly_scan", [("b, 5", "float32")], [{"b": 1}, {"b": 4}, {"b": 9}])
+def poly_scan(x):
+    # cumsum: @stablehlo.dynamic_reduce_window; top_k: a composite; scan: a while loop whose
+    # carry has the symbolic batch.
+    def step(c, row):
+        c = jnp.tanh(c * 0.5 + row)
+        return c, c.sum()
+    carry, sums = lax.scan(step, jnp.zeros(5, x.dtype), x)
+    return jnp.cumsum(x, axis=0), lax.top_k(x, 2)[0], carry, sums
+
+
+@case("poly_indexing", [("b, 4", "float32")], [{"b": 2}, {"b": 5}, {"b": 8}])
+def poly_indexing(x):
+    b = x.shape[0]
+    idx = jnp.argsort(x[:, 0])  # a permutation of range(b)
+    return (jnp.pad(x, ((1, 2), (0, 1))), x[idx] * 2.0,
+            lax.dynamic_slice_in_dim(x, 1, b // 2, axis=0), jnp.sort(x, axis=0))
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for name, fn, spec, sizes, bad in CASES:
+        scope = export.SymbolicScope()
+        specs = [jax.ShapeDtypeStruct(export.symbolic_shape(s, scope=scope), jnp.dtype(d))
+                 for s, d in spec]
+        exp = export.export(jax.jit(fn))(*specs)
+        with open(os.path.join(out, name + ".mlir"), "w") as f:
+            f.write(exp.mlir_module())
+        with open(os.path.join(out, name + ".mlirbc"), "wb") as f:
+            f.write(exp.mlir_module_serialized)  # portable bytecode: refinement needs the text
+        r = np.random.default_rng(sum(map(ord, name)))
+        for k, env in enumerate(sizes):
+            inputs = [r.standard_normal(concrete(s, env)).astype(d) for s, d in spec]
+            outputs = jax.tree_util.tree_leaves(exp.call(*inputs))
+            for i, a in enumerate(inputs):
+                np.save(os.path.join(out, f"{name}.s{k}.in{i}.npy"), a)
+            for j, a in enumerate(outputs):
+                np.save(os.path.join(out, f"{name}.s{k}.out{j}.npy"), np.asarray(a))
+        if bad:
+            inputs = [r.standard_normal(concrete(s, bad)).astype(d) for s, d in spec]
+            try:
+                exp.call(*inputs)
+                raise SystemExit(f"{name}: JAX accepted the bad sizes {bad}")
+            except ValueError as e:
+                message = str(e)
+            for i, a in enumerate(inputs):
+                np.save(os.path.join(out, f"{name}.bad.in{i}.npy"), a)
+            with open(os.path.join(out, name + ".error.txt"), "w") as f:
+                f.write(message)
+    print(f"{len(CASES)} symbolic programs in {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+// Shape-polymorphic JAX exports (tests/import/gen_symbolic.py, generated at build time into
+// HHLO_EXPORTS_DIR/symbolic with JAX's own outputs at three sizes): refined by refine_shapes to
+// each size, compiled on the default CPU plugin and checked against JAX; the "2*b" constraint
+// fails for an odd size with JAX's message; the Session refines on its own and caches per shape.
+#include "hhlo/ir/refine.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "hhlo/core/array.h"
+#include "hhlo/ir/parser.h"
+#include "hhlo/ir/printer.h"
+#include "hhlo/runtime/client.h"
+#include "hhlo/session.h"
+
+namespace hhlo {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kDir = fs::path(HHLO_EXPORTS_DIR) / "symbolic";
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  EXPECT_TRUE(in) << "missing generated file " << p;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// NAME.KIND0.npy, NAME.KIND1.npy, ... until the first missing index (KIND "s1.in", "bad.in").
+std::vector<Array> vectors(const std::string& name, const std::string& kind) {
+  std::vector<Array> out;
+  for (int k = 0;; ++k) {
+    fs::path p = kDir / fmt::format("{}.{}{}.npy", name, kind, k);
+    if (!fs::exists(p)) return out;
+    out.push_back(read_npy(p.string()));
+  }
+}
+
+std::vector<TensorType> types_of(const std::vector<Array>& arrays) {
+  std::vector<TensorType> out;
+  for (const Array& a : arrays) out.push_back(a.type());
+  return out;
+}
+
+void expect_matches(const std::vector<Array>& got, const std::vector<Array>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    ASSERT_EQ(got[k].type(), want[k].type()) << "output " << k;
+    for (int64_t i = 0; i < want[k].num_elements(); ++i) {
+      double g = got[k].element_as_double(i), w = want[k].element_as_double(i);
+      ASSERT_LE(std::abs(g - w), 2e-5 * (1 + std::abs(w)))
+          << "output " << k << " element " << i << ": got " << g << ", JAX " << w;
+    }
+  }
+}
+
+const Client& cpu() {
+  static Client client = Client::create("cpu");
+  return client;
+}
+
+std::vector<Array> run_text(const std::string& text, const std::vector<Array>& inputs) {
+  LoadedExecutable exe = cpu().compile(text);
+  std::vector<Buffer> buffers;
+  for (const Array& a : inputs) buffers.push_back(cpu().buffer_from_host(a));
+  std::vector<const Buffer*> args;
+  for (const Buffer& b : buffers) args.push_back(&b);
+  std::vector<Array> out;
+  for (const Buffer& b : exe.execute(args)) out.push_back(b.to_host());
+  return out;
+}
+
+class Symbolic : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Symbolic, AsExportedThePluginRejectsIt) {
+  // The reason refinement exists: the plugin cannot compile the dynamic program.
+  EXPECT_THROW(cpu().compile(read_text(kDir / (GetParam() + ".mlir"))), PjrtError);
+}
+
+TEST_P(Symbolic, RefinedAtThreeSizesMatchesJax) {
+  Module parsed =
+      parse_module(read_text(kDir / (GetParam() + ".mlir")), {.source_name = GetParam() + ".mlir"});
+  ASSERT_TRUE(has_dynamic_shapes(*parsed.find("main")));
+  std::string printed = to_mlir(parsed);
+  for (int k = 0; k < 3; ++k) {
+    SCOPED_TRACE(fmt::format("size {}", k));
+    std::vector<Array> in = vectors(GetParam(), fmt::format("s{}.in", k)),
+                       want = vectors(GetParam(), fmt::format("s{}.out", k));
+    ASSERT_FALSE(in.empty());
+    ASSERT_FALSE(want.empty());
+    Module m = parse_module(printed);
+    refine_shapes(m, types_of(in));
+    EXPECT_FALSE(has_dynamic_shapes(*m.find("main")));
+    ASSERT_EQ(m.find("main")->result_types().size(), want.size());
+    for (size_t j = 0; j < want.size(); ++j)
+      EXPECT_EQ(m.find("main")->result_types()[j], want[j].type());
+    expect_matches(run_text(to_mlir(m), in), want);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Jax, Symbolic,
+                         ::testing::Values("poly_mlp", "poly_cnn", "poly_transformer", "poly_even",
+                                           "poly_scan", "poly_indexing"),
+                         [](const auto& info) { return info.param; });
+
+TEST(SymbolicConstraint, OddSizeFailsWithJaxMessage) {
+  Module m = parse_module(read_text(kDir / "poly_even.mlir"));
+  std::vector<Array> bad = vectors("poly_even", "bad.in");
+  ASSERT_EQ(bad.size(), 1u);
+  ASSERT_EQ(bad[0].dims()[0], 7);
+  std::string jax_message = read_text(kDir / "poly_even.error.txt");
+  ASSERT_NE(jax_message.find("remainder 1"), std::string::npos) << jax_message;
+  try {
+    refine_shapes(m, types_of(bad));
+    FAIL() << "an odd batch passed the 2*b constraint";
+  } catch (const ShapeAssertionError& e) {
+    EXPECT_EQ(std::string(e.what()), jax_message);
+  }
+}
+
+TEST(SymbolicSession, RefinesPerShapeAndCaches) {
+  Session session(cpu());
+  std::string text = read_text(kDir / "poly_mlp.mlir");
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int k = 0; k < 3; ++k) {
+      std::vector<Array> in = vectors("poly_mlp", fmt::format("s{}.in", k)),
+                         want = vectors("poly_mlp", fmt::format("s{}.out", k));
+      expect_matches(session.run(text, in), want);
+    }
+  }
+  EXPECT_EQ(session.cache_size(), 3u);  // one executable per concrete batch size
+}
+
+TEST(SymbolicSession, ConstraintViolationIsTheAssertionError) {
+  Session session(cpu());
+  EXPECT_THROW(session.run(read_text(kDir / "poly_even.mlir"), vectors("poly_even", "bad.in")),
+               ShapeAssertionError);
+}
+
+}  // namespace
+}  // namespace hhlo
