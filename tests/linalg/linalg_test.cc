@@ -215,7 +215,8 @@ std::vector<Array> run_cli(const Case& c, const std::vector<std::string>& extra 
   test::ProcessResult r = test::run_hhlo(args);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   std::vector<Array> out;
-  for (int k = 0; k < c.outputs && r.exit_code == 0; ++k) out.push_back(read_npy((fs::path(dir) / fmt::format("out{}.npy", k)).string()));
+  for (int k = 0; k < c.outputs && r.exit_code == 0; ++k)
+    out.push_back(read_npy((fs::path(dir) / fmt::format("out{}.npy", k)).string()));
   return out;
 }
 
