@@ -112,3 +112,9 @@ if os.path.exists(bp) and os.path.exists(bpj):
         print(f"    ops: ours {ctx.get('ops_' + model)} ({ctx.get('ops_hist_' + model)}); "
               f"jax {j['ops']} ({' '.join(f'{k}:{v}' for k, v in j['ops_hist'].items())})")
 PYEOF
+
+# JAX's linear algebra at 256x256 (kernels/lapack/): `hhlo run` of the exports against jax.jit.
+if [[ -x "$BUILD/tools/hhlo/hhlo" && "linalg" =~ $ONLY ]]; then
+  echo "== linalg_compare.py (solve/cholesky/eigh/svd 256x256 f32/f64, ours vs jax.jit)" >&2
+  "$PY" "$ROOT/bench/linalg_compare.py" "$BUILD/tools/hhlo/hhlo" > "$OUT/linalg_compare.json"
+fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One idempotent set-up for `make demo` and `make test` on a fresh Debian machine:
-#   1. Debian packages (compiler tools, GoogleTest, Google Benchmark, fmt, CLI11, nlohmann-json, zlib);
+#   1. Debian packages (compiler tools, GoogleTest, Google Benchmark, fmt, CLI11, nlohmann-json, zlib,
+#      OpenBLAS for the LAPACK kernels);
 #   2. a Python venv in .venv (NumPy/ml_dtypes for test vectors, JAX on CPU as the benchmark peer);
 #   3. registry wheels pinned by version and sha256, downloaded once into a cache outside the repo,
 #      unpacked into the git-ignored third_party/: the default XLA CPU PJRT plugin and the
@@ -15,7 +16,8 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 
 # ---- 1. Debian packages ---------------------------------------------------------------------
 pkgs=(cmake ninja-build g++ make unzip ccache python3 python3-venv zlib1g-dev
-      libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev nlohmann-json3-dev libcli11-dev)
+      libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev nlohmann-json3-dev libcli11-dev
+      libopenblas-dev)  # LAPACK + BLAS for kernels/lapack (docs/facts.md, "JAX's CPU linear algebra")
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
 if ((${#missing[@]})); then

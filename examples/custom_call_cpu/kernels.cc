@@ -208,3 +208,10 @@ extern "C" XLA_FFI_Error* hhlo_example_negate_newer_ffi(XLA_FFI_CallFrame* call_
     }
   return error;
 }
+
+// The library's target list, read by hhlo::register_kernel_library and `hhlo run
+// --custom-call-library` (the handlers that need user data or test failures are left out).
+HHLO_CUSTOM_CALL_TARGETS({"hhlo_example_rms_norm", reinterpret_cast<void*>(hhlo_example_rms_norm),
+                          "Host"},
+                         {"hhlo_example_rms_norm_grad",
+                          reinterpret_cast<void*>(hhlo_example_rms_norm_grad), "Host"})

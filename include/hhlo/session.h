@@ -19,7 +19,9 @@ class Module;
 /// running the same program twice compiles it once. Thread-safe.
 class Session {
  public:
-  /// Uses `client` (shared). Throws nothing.
+  /// Uses `client` (shared). On a CPU client whose plugin has the FFI extension, registers JAX's
+  /// LAPACK custom-call targets first (register_jax_cpu_kernels, hhlo/lapack/kernels.h), so
+  /// `jax.export`ed linear algebra runs. Throws what register_jax_cpu_kernels throws.
   explicit Session(Client client);
   const Client& client() const { return client_; }
 

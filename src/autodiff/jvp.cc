@@ -26,6 +26,7 @@ detail::JvpRegistry& jvp_registry() {
     detail::register_indexing_jvps(r);
     detail::register_control_flow_jvps(r);
     detail::register_batch_norm_jvps(r);
+    detail::register_linalg_jvps(r);
   });
   return r;
 }

@@ -24,6 +24,7 @@ detail::Registry& registry() {
     detail::register_indexing_rules(r);
     detail::register_control_flow_rules(r);
     detail::register_batch_norm_rules(r);
+    detail::register_linalg_rules(r);
   });
   return r;
 }

@@ -1,4 +1,6 @@
-// matmul and two-operand einsum, both lowered to one stablehlo.dot_general.
+// matmul and two-operand einsum, both lowered to one stablehlo.dot_general; np::linalg.
+#include "hhlo/ops/linalg.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -111,3 +113,27 @@ Tensor einsum(std::string_view spec, Tensor a, Tensor b, Loc loc) {
 }
 
 }  // namespace hhlo::np
+
+namespace hhlo::np::linalg {
+
+Tensor cholesky(Tensor a, Loc loc) {
+  Value l = hhlo::cholesky(a, true, loc);
+  // Zero above the diagonal: the op leaves that triangle implementation-defined.
+  TensorType it{DType::i32, a.shape()};
+  Value row = iota(a.func(), it, a.rank() - 2, loc), col = iota(a.func(), it, a.rank() - 1, loc);
+  return hhlo::select(compare(row, col, ComparisonDirection::GE, std::nullopt, loc), l,
+                      full_like(a, 0, loc), loc);
+}
+
+Tensor triangular_solve(Tensor a, Tensor b, bool lower, bool transpose, bool unit_diagonal,
+                        bool left_side, Loc loc) {
+  return hhlo::triangular_solve(
+      a, b,
+      {.left_side = left_side,
+       .lower = lower,
+       .unit_diagonal = unit_diagonal,
+       .transpose_a = transpose ? Transpose::TRANSPOSE : Transpose::NO_TRANSPOSE},
+      loc);
+}
+
+}  // namespace hhlo::np::linalg

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -276,6 +277,40 @@ CustomCallLibrary register_custom_call_library(const Plugin& plugin, const std::
   for (std::size_t i = 0; i < targets.size(); ++i)
     register_custom_call(plugin, targets[i].target, handlers[i], platform);
   return lib;
+}
+
+std::vector<std::string> register_kernel_library(const Plugin& plugin, const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw IoError(fmt::format("kernel library '{}' does not exist", path));
+  CustomCallLibrary lib = load_custom_call_library(path);
+  using ListFn = const HhloCustomCallTarget* (*)(size_t*);
+  auto list = reinterpret_cast<ListFn>(lib.find_symbol(HHLO_CUSTOM_CALL_TARGETS_SYMBOL));
+  if (!list)
+    throw PluginError(fmt::format(
+        "'{}' is not an HHLO kernel library: it does not export {} (define the target list with "
+        "HHLO_CUSTOM_CALL_TARGETS from hhlo/runtime/custom_call_kernel.h)",
+        path, HHLO_CUSTOM_CALL_TARGETS_SYMBOL));
+  size_t count = 0;
+  const HhloCustomCallTarget* targets = list(&count);
+  if (!targets && count > 0)
+    throw PluginError(fmt::format("kernel library '{}': {} returned no list", path,
+                                  HHLO_CUSTOM_CALL_TARGETS_SYMBOL));
+  std::vector<std::string> names;
+  for (size_t i = 0; i < count; ++i) {
+    const HhloCustomCallTarget& t = targets[i];
+    if (!t.target || !*t.target || !t.handler)
+      throw PluginError(fmt::format("kernel library '{}': entry {} of its target list has {}", path,
+                                    i,
+                                    !t.target || !*t.target ? "no target name" : "a null handler"));
+    if (std::find(names.begin(), names.end(), t.target) != names.end())
+      throw PluginError(fmt::format("kernel library '{}' lists target '{}' twice", path, t.target));
+    names.emplace_back(t.target);
+  }
+  for (size_t i = 0; i < count; ++i)
+    register_custom_call(plugin, targets[i].target, targets[i].handler,
+                         targets[i].platform ? targets[i].platform : "Host");
+  return names;
 }
 
 // ---- GPU custom calls --------------------------------------------------------------------------

@@ -6,10 +6,15 @@
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"  // the session layer sits above the IR (DESIGN.md; CMake: hhlo_ir)
 #include "hhlo/ir/refine.h"
+#include "hhlo/lapack/kernels.h"
 
 namespace hhlo {
 
-Session::Session(Client client) : client_(std::move(client)) {}
+Session::Session(Client client) : client_(std::move(client)) {
+  // JAX's CPU linear algebra (lapack_*_ffi custom calls) runs in every CPU session.
+  if (client_.platform_name() == "cpu" && client_.plugin().has_extension(PluginExtension::ffi))
+    register_jax_cpu_kernels(client_);
+}
 
 const LoadedExecutable& Session::compile(std::string_view mlir, const CompileOptions& o) {
   std::string key = serialize_compile_options(o);

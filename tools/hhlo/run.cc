@@ -1,6 +1,7 @@
 // `hhlo run PROGRAM.mlir [--input a.npy ...] [--output-dir DIR] [--platform cpu|cuda] [--repeat
-// N] [--xla-option NAME=VALUE ...]`: compiles a StableHLO program, checks the inputs against
-// @main, executes, prints and writes outputs.
+// N] [--xla-option NAME=VALUE ...] [--custom-call-library lib.so ...]`: registers JAX's LAPACK
+// targets (CPU) and the given kernel libraries, compiles a StableHLO program, checks the inputs
+// against @main, executes, prints and writes outputs.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
@@ -22,7 +23,9 @@
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
 #include "hhlo/ir/refine.h"
+#include "hhlo/lapack/kernels.h"
 #include "hhlo/runtime/client.h"
+#include "hhlo/runtime/custom_call.h"
 
 namespace hhlo::cli {
 namespace {
@@ -36,6 +39,7 @@ struct RunOptions {
   std::vector<std::string> xla_options;
   std::string entry;
   std::string export_platforms;
+  std::vector<std::string> custom_call_libraries;
 };
 
 /// CompileOptions with each `--xla-option NAME=VALUE` applied over the defaults (VALUE parsed by
@@ -279,6 +283,9 @@ int run_program(const RunOptions& o) {
   text = refine_for_inputs(text, inputs, o.program, options.entry);
 
   Client client = Client::create(o.platform);
+  if (o.platform == "cpu") register_jax_cpu_kernels(client);  // JAX's lapack_*_ffi targets
+  for (const std::string& lib : o.custom_call_libraries)
+    register_kernel_library(client.plugin(), lib);
   LoadedExecutable exe;
   try {
     exe = client.compile(text, options);
@@ -364,6 +371,10 @@ const bool registered = register_command({
       sub.add_option("--export-platforms", o->export_platforms,
                      "For a multi-platform jax.export: its platforms in order (Exported.platforms, "
                      "e.g. cpu,cuda); the _platform_index argument is then filled in");
+      sub.add_option("--custom-call-library", o->custom_call_libraries,
+                     "Kernel library (.so) whose HHLO_CUSTOM_CALL_TARGETS to register before "
+                     "compiling, repeatable")
+          ->allow_extra_args(false);
       sub.add_option("--platform", o->platform, "Platform whose plugin to load")
           ->check(CLI::IsMember({"cpu", "cuda"}));
       sub.add_option("--repeat", o->repeat,

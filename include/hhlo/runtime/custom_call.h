@@ -18,6 +18,22 @@
 
 #include "hhlo/runtime/plugin.h"
 
+/// One entry of a kernel library's target list (see register_kernel_library): a custom-call
+/// target name, its typed XLA FFI handler (an `XLA_FFI_Handler*` as `void*`) and the platform
+/// ("Host" when null). Plain C so that any kernel library can define it.
+extern "C" {
+struct HhloCustomCallTarget {
+  const char* target;
+  void* handler;
+  const char* platform;
+};
+}
+
+/// The well-known symbol a kernel library exports to list its targets:
+/// `extern "C" const HhloCustomCallTarget* hhlo_custom_call_targets(size_t* count)`; define it with
+/// HHLO_CUSTOM_CALL_TARGETS (hhlo/runtime/custom_call_kernel.h).
+#define HHLO_CUSTOM_CALL_TARGETS_SYMBOL "hhlo_custom_call_targets"
+
 namespace hhlo {
 
 /// XLA FFI handler traits (XLA_FFI_Handler_TraitsBits / PJRT_FFI_Handler_TraitsBits).
@@ -96,13 +112,23 @@ CustomCallLibrary register_custom_call_library(const Plugin& plugin, const std::
                                                const std::vector<CustomCallSymbol>& targets,
                                                const std::string& platform = "Host");
 
+/// Loads the kernel library at `path` (load_custom_call_library) and registers every handler it
+/// lists through its exported HHLO_CUSTOM_CALL_TARGETS_SYMBOL function (register_custom_call), as
+/// `hhlo run --custom-call-library` does. Returns the registered target names, in list order.
+/// Throws hhlo::IoError when `path` does not exist; hhlo::PluginError when it cannot be loaded or
+/// is not a kernel library (exports no target list), and when its list has an empty or null
+/// entry or names one target twice; hhlo::Error when a target is already registered with another
+/// handler (e.g. by another library); what register_custom_call throws.
+std::vector<std::string> register_kernel_library(const Plugin& plugin, const std::string& path);
+
 /// Registers an external type name in XLA's FFI type registry (PJRT_FFI_Extension::
 /// type_id_register) and returns its type id, for user data passed to handlers through
 /// ExecuteOptions::user_data and decoded in handlers with `ffi::UserData<T>` (T::id must hold the
 /// returned id). An execution whose handler finds no user data of its type is refused with a
-/// hhlo::PjrtError naming the target and this type name (see ExecuteOptions::user_data). `type_id` 0 lets XLA choose; otherwise XLA checks it against an earlier
-/// registration of the same name. Registering the same name again returns the same id.
-/// Throws hhlo::PluginError when the plugin has no FFI extension, hhlo::PjrtError on refusal.
+/// hhlo::PjrtError naming the target and this type name (see ExecuteOptions::user_data). `type_id`
+/// 0 lets XLA choose; otherwise XLA checks it against an earlier registration of the same name.
+/// Registering the same name again returns the same id. Throws hhlo::PluginError when the plugin
+/// has no FFI extension, hhlo::PjrtError on refusal.
 int64_t register_custom_call_type(const Plugin& plugin, const std::string& type_name,
                                   int64_t type_id = 0);
 

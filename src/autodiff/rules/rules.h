@@ -25,6 +25,7 @@ void register_reduce_window_rules(Registry& r);
 void register_indexing_rules(Registry& r);
 void register_control_flow_rules(Registry& r);
 void register_batch_norm_rules(Registry& r);
+void register_linalg_rules(Registry& r);
 
 /// The JVP rules, registered by the same family files.
 using JvpRegistry = std::map<std::string, JvpRule, std::less<>>;
@@ -37,6 +38,7 @@ void register_reduce_window_jvps(JvpRegistry& r);
 void register_indexing_jvps(JvpRegistry& r);
 void register_control_flow_jvps(JvpRegistry& r);
 void register_batch_norm_jvps(JvpRegistry& r);
+void register_linalg_jvps(JvpRegistry& r);
 
 /// The forward walk: tangents of `outputs` from the ops of `block` at index >= `start` (in order),
 /// seeded with `seeds` (value id -> tangent; values of enclosing blocks may be seeded too). Only
