@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -62,6 +63,12 @@ class Jitted {
   /// The same on device buffers (of the session's client); results stay on the device.
   std::vector<Buffer> operator()(const std::vector<const Buffer*>& args,
                                  const std::vector<StaticArg>& statics = {});
+  /// `f({&a, &b})`: the buffer form for a braced list (a vector<Array> could otherwise be made
+  /// from two pointers as an iterator range).
+  std::vector<Buffer> operator()(std::initializer_list<const Buffer*> args,
+                                 const std::vector<StaticArg>& statics = {}) {
+    return (*this)(std::vector<const Buffer*>(args), statics);
+  }
 
   /// The executable for a signature (traced and compiled when new), e.g. to time or inspect it.
   const LoadedExecutable& executable(const std::vector<TensorType>& arg_types,
@@ -77,6 +84,9 @@ class Jitted {
  private:
   struct Entry;
   struct State;
+  const Entry* find(const std::vector<int64_t>& key, bool count_hit);
+  const Entry& trace(const std::vector<int64_t>& key, const std::vector<TensorType>& types,
+                     const std::vector<StaticArg>& statics);
   const Entry& lookup(const std::vector<TensorType>& types, const std::vector<StaticArg>& statics,
                       bool count_hit);
   std::unique_ptr<State> s_;

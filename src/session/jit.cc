@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include "hhlo/ir/module.h"
 #include "hhlo/ir/printer.h"
 #include "hhlo/session.h"
@@ -10,20 +12,37 @@
 namespace hhlo {
 namespace {
 
-// The signature as one flat key: per argument dtype, rank, dims; then the static arguments.
-struct Key {
-  std::vector<int64_t> shape;
-  std::vector<StaticArg> statics;
-  bool operator<(const Key& o) const {
-    if (shape != o.shape) return shape < o.shape;
-    return statics < o.statics;
-  }
-};
+// The signature as one flat key: per argument dtype, rank, dims; then per static argument a
+// tag and its value (a string as its length and characters).
+void append(std::vector<int64_t>& k, DType dtype, const Dims& dims) {
+  k.push_back(static_cast<int64_t>(dtype));
+  k.push_back(static_cast<int64_t>(dims.size()));
+  k.insert(k.end(), dims.begin(), dims.end());
+}
 
-void append(std::vector<int64_t>& k, const TensorType& t) {
-  k.push_back(static_cast<int64_t>(t.dtype));
-  k.push_back(t.rank());
-  k.insert(k.end(), t.dims.begin(), t.dims.end());
+void append(std::vector<int64_t>& k, const std::vector<StaticArg>& statics) {
+  k.push_back(-1);  // separates the static arguments from the last argument's dims
+  for (const StaticArg& a : statics) {
+    k.push_back(static_cast<int64_t>(a.index()));
+    if (const auto* i = std::get_if<int64_t>(&a)) k.push_back(*i);
+    if (const auto* d = std::get_if<double>(&a)) {
+      int64_t bits;
+      std::memcpy(&bits, d, sizeof bits);
+      k.push_back(bits);
+    }
+    if (const auto* b = std::get_if<bool>(&a)) k.push_back(*b);
+    if (const auto* s = std::get_if<std::string>(&a)) {
+      k.push_back(static_cast<int64_t>(s->size()));
+      for (char c : *s) k.push_back(c);
+    }
+  }
+}
+
+// The key under construction for the current call (no allocation once it has grown).
+std::vector<int64_t>& scratch_key() {
+  thread_local std::vector<int64_t> k;
+  k.clear();
+  return k;
 }
 
 std::string describe(const std::vector<TensorType>& types, const std::vector<StaticArg>& statics) {
@@ -54,7 +73,7 @@ struct Jitted::State {
   JitFn fn;
   Session* session;
   mutable std::mutex mu;
-  std::map<Key, std::unique_ptr<Entry>> cache;
+  std::map<std::vector<int64_t>, std::unique_ptr<Entry>> cache;
   std::size_t traces = 0, hits = 0;
 };
 
@@ -66,17 +85,20 @@ Jitted::Jitted(Jitted&&) noexcept = default;
 Jitted& Jitted::operator=(Jitted&&) noexcept = default;
 Jitted::~Jitted() = default;
 
-const Jitted::Entry& Jitted::lookup(const std::vector<TensorType>& types,
-                                    const std::vector<StaticArg>& statics, bool count_hit) {
-  Key key;
-  for (const TensorType& t : types) append(key.shape, t);
-  key.statics = statics;
+const Jitted::Entry* Jitted::find(const std::vector<int64_t>& key, bool count_hit) {
   std::lock_guard lock(s_->mu);
   auto it = s_->cache.find(key);
-  if (it != s_->cache.end()) {
-    if (count_hit) ++s_->hits;
-    return *it->second;
-  }
+  if (it == s_->cache.end()) return nullptr;
+  if (count_hit) ++s_->hits;
+  return it->second.get();
+}
+
+const Jitted::Entry& Jitted::trace(const std::vector<int64_t>& key,
+                                   const std::vector<TensorType>& types,
+                                   const std::vector<StaticArg>& statics) {
+  std::lock_guard lock(s_->mu);
+  auto it = s_->cache.find(key);
+  if (it != s_->cache.end()) return *it->second;  // traced meanwhile by another thread
   auto e = std::make_unique<Entry>();
   {
     Module m;
@@ -96,31 +118,52 @@ const Jitted::Entry& Jitted::lookup(const std::vector<TensorType>& types,
   }
   e->exe = &s_->session->compile(e->mlir);
   ++s_->traces;
-  return *s_->cache.emplace(std::move(key), std::move(e)).first->second;
+  return *s_->cache.emplace(key, std::move(e)).first->second;
+}
+
+const Jitted::Entry& Jitted::lookup(const std::vector<TensorType>& types,
+                                    const std::vector<StaticArg>& statics, bool count_hit) {
+  std::vector<int64_t>& key = scratch_key();
+  for (const TensorType& t : types) append(key, t.dtype, t.dims);
+  append(key, statics);
+  if (const Entry* e = find(key, count_hit)) return *e;
+  return trace(key, types, statics);
 }
 
 std::vector<Buffer> Jitted::operator()(const std::vector<const Buffer*>& args,
                                        const std::vector<StaticArg>& statics) {
-  std::vector<TensorType> types;
-  types.reserve(args.size());
-  for (const Buffer* b : args) types.push_back(b->type());
-  return lookup(types, statics, true).exe->execute(args);
+  std::vector<int64_t>& key = scratch_key();
+  for (const Buffer* b : args) append(key, b->dtype(), b->dims());
+  append(key, statics);
+  const Entry* e = find(key, true);
+  if (!e) {
+    std::vector<TensorType> types;
+    for (const Buffer* b : args) types.push_back(b->type());
+    e = &trace(key, types, statics);
+  }
+  return e->exe->execute(args);
 }
 
 std::vector<Array> Jitted::operator()(const std::vector<Array>& args,
                                       const std::vector<StaticArg>& statics) {
-  std::vector<TensorType> types;
-  types.reserve(args.size());
-  for (const Array& a : args) types.push_back(a.type());
-  const Entry& e = lookup(types, statics, true);
+  std::vector<int64_t>& key = scratch_key();
+  for (const Array& a : args) append(key, a.dtype(), a.dims());
+  append(key, statics);
+  const Entry* e = find(key, true);
+  if (!e) {
+    std::vector<TensorType> types;
+    for (const Array& a : args) types.push_back(a.type());
+    e = &trace(key, types, statics);
+  }
   const Client& c = s_->session->client();
   std::vector<Buffer> bufs;
   bufs.reserve(args.size());
   for (const Array& a : args) bufs.push_back(c.buffer_from_host(a));
   std::vector<const Buffer*> ptrs;
+  ptrs.reserve(bufs.size());
   for (const Buffer& b : bufs) ptrs.push_back(&b);
   std::vector<Array> out;
-  for (const Buffer& b : e.exe->execute(ptrs)) out.push_back(b.to_host());
+  for (const Buffer& b : e->exe->execute(ptrs)) out.push_back(b.to_host());
   return out;
 }
 
