@@ -160,7 +160,10 @@ Value axis_into(int64_t src, int64_t dst, Value x) {
   for (int64_t i = 0; i < x.rank(); ++i)
     if (i != src) perm.push_back(i);
   perm.insert(perm.begin() + dst, src);
-  Value t = transpose(x, perm);
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i)
+    identity = identity && perm[i] == static_cast<int64_t>(i);
+  Value t = identity ? x : transpose(x, perm);
   Dims dims = t.dims();
   dims[dst] *= dims[dst + 1];
   dims.erase(dims.begin() + dst + 1);
