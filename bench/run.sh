@@ -37,6 +37,11 @@ for exe in "${benches[@]}"; do
     done
     continue
   fi
+  if [[ "$name" == hhlo_bench_transforms ]]; then
+    echo "== vmap_jax.py (JAX's vmap programs of the transforms bench, parsed by the bench)" >&2
+    "$PY" "$ROOT/bench/vmap_jax.py" "$OUT/vmap_jax"
+    export HHLO_VMAP_JAX_DIR="$OUT/vmap_jax"
+  fi
   echo "== $name" >&2
   "$exe" --benchmark_repetitions="$REPS" --benchmark_enable_random_interleaving=true \
     --benchmark_report_aggregates_only=true --benchmark_format=console \
@@ -111,6 +116,23 @@ if os.path.exists(bp) and os.path.exists(bpj):
               f"{j['total_ms'] / o['build_print']:.0f}x (goal >= 20x)")
         print(f"    ops: ours {ctx.get('ops_' + model)} ({ctx.get('ops_hist_' + model)}); "
               f"jax {j['ops']} ({' '.join(f'{k}:{v}' for k, v in j['ops_hist'].items())})")
+
+tr = os.path.join(out, "hhlo_bench_transforms.json")
+if os.path.exists(tr):
+    m, c = medians(tr), medians(tr, "cpu_time")
+    def ratio(a, b, what, goal):
+        if a in m and b in m:
+            print(f"  {what}: {m[a]:.2f} / {m[b]:.2f} us = {m[a] / m[b]:.3f}x wall, "
+                  f"{c[a] / c[b]:.3f}x CPU time ({goal})")
+    print("Transformations (medians, one run):")
+    ratio("BM_Jit_CachedCall", "BM_Jit_DirectExecute", "cached jit call / direct execute (buffers)",
+          "goal <= 1.10x")
+    ratio("BM_Jit_CachedCallArrays", "BM_Jit_DirectArrays",
+          "cached jit call / direct copy+execute+copy (Arrays)", "goal <= 1.10x")
+    ratio("BM_Hvp_Hvp", "BM_Hvp_Grad", "hvp / grad (MLP loss)", "goal <= 4x")
+    for name in sorted({k.split("/", 1)[1] for k in m if k.startswith("BM_Vmap_Ours/")}):
+        ratio(f"BM_Vmap_Ours/{name}", f"BM_Vmap_Jax/{name}", f"vmap ours / JAX's program, {name}",
+              "goal <= 1.10x")
 PYEOF
 
 # JAX's linear algebra at 256x256 (kernels/lapack/): `hhlo run` of the exports against jax.jit.

@@ -1,0 +1,32 @@
+// Batching of reduce (JAX's _reduce_batch_rule): inputs batched at dimension 0, reduced
+// dimensions shifted by one; per-example init values are not supported (as in JAX).
+#include "batching.h"
+
+namespace hhlo::ad::detail {
+namespace {
+
+std::vector<Batched> reduce_batch(const Op& op, const std::vector<Batched>& xs, int64_t n) {
+  size_t k = xs.size() / 2;
+  std::vector<Value> in;
+  for (size_t i = 0; i < k; ++i) in.push_back(materialize(xs[i], n));
+  for (size_t i = k; i < xs.size(); ++i) {
+    if (xs[i].batched)
+      unsupported_batching(op, "per-example init values are not supported (JAX neither)");
+    in.push_back(xs[i].value);
+  }
+  std::vector<NamedAttr> attrs = op.attrs();
+  set(attrs, "dimensions", i64_array(shifted(i64s(op, "dimensions"))));
+  std::vector<TensorType> types;
+  for (Value r : op.results()) types.push_back(batched_type(r.type(), n));
+  std::vector<Batched> out;
+  for (Value v : emit(op, in, types, std::move(attrs))) out.push_back({v, true});
+  return out;
+}
+
+}  // namespace
+
+void register_reduce_batching(BatchRegistry& r) {
+  r.insert_or_assign("stablehlo.reduce", reduce_batch);
+}
+
+}  // namespace hhlo::ad::detail
