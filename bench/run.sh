@@ -42,6 +42,21 @@ for exe in "${benches[@]}"; do
     "$PY" "$ROOT/bench/vmap_jax.py" "$OUT/vmap_jax"
     export HHLO_VMAP_JAX_DIR="$OUT/vmap_jax"
   fi
+  if [[ "$name" == hhlo_bench_parse ]]; then
+    # The texts of the build-and-print models, as we print them and as JAX does; MLIR's parser
+    # (bench/parse_mlir.py) parses the same files right after ours.
+    mkdir -p "$OUT/parse_texts"
+    HHLO_BP_DUMP="$OUT/parse_texts" "$BUILD/bench/hhlo_bench_build_print" \
+      --benchmark_filter=NONE >/dev/null 2>&1
+    "$PY" "$ROOT/bench/build_print_jax.py" --reps 1 --dump "$OUT/parse_texts" >/dev/null
+    echo "== $name" >&2
+    HHLO_PARSE_TEXTS="$OUT/parse_texts" "$exe" --benchmark_repetitions="$REPS" \
+      --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true \
+      --benchmark_format=console --benchmark_out_format=json --benchmark_out="$OUT/$name.json" >&2
+    echo "== parse_mlir.py (jaxlib.mlir.ir.Module.parse)" >&2
+    "$PY" "$ROOT/bench/parse_mlir.py" "$OUT/parse_texts" --reps "$REPS" > "$OUT/parse_mlir.json"
+    continue
+  fi
   echo "== $name" >&2
   "$exe" --benchmark_repetitions="$REPS" --benchmark_enable_random_interleaving=true \
     --benchmark_report_aggregates_only=true --benchmark_format=console \
@@ -98,6 +113,27 @@ if rounds:
           f"{med([c for _, _, _, c in rounds]):.3f}x CPU time (goal <= 1.10x)")
     print(f"  jax / ours = {med([j / o for o, _, j, _ in rounds]):.2f}x (goal >= 3x faster than JAX)")
     print("  (wall times move with machine load; bench/dispatch_callgrind.sh counts instructions)")
+
+pp, ppm = os.path.join(out, "hhlo_bench_parse.json"), os.path.join(out, "parse_mlir.json")
+if os.path.exists(pp) and os.path.exists(ppm):
+    def plain(d):  # "bm_parse/mlp/real_time" -> "bm_parse/mlp"
+        return {k.removesuffix("/real_time"): v for k, v in d.items()}
+    m, mc, mj = plain(medians(pp)), plain(medians(pp, "cpu_time")), json.load(open(ppm))
+    counters = plain({b["run_name"]: b for b in json.load(open(pp))["benchmarks"]
+                      if b.get("aggregate_name") == "median"})
+    print(f"Parse (ms, medians; MLIR: jaxlib.mlir.ir.Module.parse, context excluded, "
+          f"load average {os.getloadavg()[0]:.1f}):")
+    for name in ("mlp", "transformer", "mlp_jax", "transformer_jax"):
+        if name not in mj or f"bm_parse/{name}" not in m:
+            continue
+        ours, nov, theirs = m[f"bm_parse/{name}"] / 1e3, m[f"bm_parse_noverify/{name}"] / 1e3, mj[name]["median_ms"]
+        ours_cpu, theirs_cpu = mc[f"bm_parse/{name}"] / 1e3, mj[name]["cpu_median_ms"]
+        c = counters[f"bm_parse/{name}"]
+        print(f"  {name}: wall ours {ours:.2f} (without verifier {nov:.2f}) vs MLIR {theirs:.2f} = "
+              f"{theirs / ours:.1f}x; CPU ours {ours_cpu:.2f} vs MLIR {theirs_cpu:.2f} = "
+              f"{theirs_cpu / ours_cpu:.1f}x (goal >= 2x)")
+        print(f"    text {c['text_bytes'] / 1e6:.2f} MB, parsed module {c['module_bytes'] / 1e6:.2f} MB"
+              f" = {c['module_per_text_byte']:.2f}x the text (goal <= 3x)")
 
 bp, bpj = os.path.join(out, "hhlo_bench_build_print.json"), os.path.join(out, "build_print_jax.json")
 if os.path.exists(bp) and os.path.exists(bpj):

@@ -14,10 +14,7 @@
 namespace hhlo::ad {
 namespace {
 
-std::string where(const Op& op) {
-  if (op.loc().file.empty()) return "unknown location";
-  return fmt::format("{}:{}", op.loc().file, op.loc().line);
-}
+using detail::where;
 
 // Values used by `op`, including values of enclosing blocks captured by its regions.
 void collect_uses(const Block& b, std::vector<Value>& out) {

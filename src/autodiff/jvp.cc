@@ -35,10 +35,7 @@ std::mutex& jvp_mutex() {
   return m;
 }
 
-std::string where(const Op& op) {
-  if (op.loc().file.empty()) return "unknown location";
-  return fmt::format("{}:{}", op.loc().file, op.loc().line);
-}
+using detail::where;
 
 bool is_control_flow(const std::string& n) {
   return n == "stablehlo.if" || n == "stablehlo.case" || n == "stablehlo.while";

@@ -230,9 +230,23 @@ namespace detail {
 NeededScope::NeededScope(const std::vector<bool>* mask) : saved_(g_needed) { g_needed = mask; }
 NeededScope::~NeededScope() { g_needed = saved_; }
 
+std::string where(const Op& op) {
+  const Location& l = op.loc();
+  std::string mlir_loc;
+  if (!l.file.empty()) {
+    mlir_loc = fmt::format("{}:{}", l.file, l.line);
+  } else if (!l.text.empty()) {
+    std::string t = l.text.size() > 120 ? l.text.substr(0, 117) + "..." : l.text;
+    mlir_loc = "loc(" + t + ")";
+  }
+  if (l.source_line == 0) return mlir_loc.empty() ? "unknown location" : mlir_loc;
+  std::string out = fmt::format("line {} of the parsed text", l.source_line);
+  if (!mlir_loc.empty()) out += " (" + mlir_loc + ")";
+  return out;
+}
+
 void unsupported(const Op& op, const std::string& why, const char* mode) {
-  throw Error(
-      fmt::format("{} of '{}' at {}:{}: {}", mode, op.name(), op.loc().file, op.loc().line, why));
+  throw Error(fmt::format("{} of '{}' at {}: {}", mode, op.name(), where(op), why));
 }
 
 bool real_tangent(const Op& op, Value x, const char* mode) {

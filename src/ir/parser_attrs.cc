@@ -232,7 +232,10 @@ Attribute Parser::parse_attribute(std::string_view name) {
             advance();
             expect(Tok::less, "'<'");
             std::vector<int64_t> v;
-            if (is(Tok::lbracket)) v = parse_int_list();
+            if (is(Tok::lbracket))
+              v = parse_int_list();
+            else if (is(Tok::integer))
+              v.push_back(parse_int());  // a splat: `dense<0> : tensor<1xindex>` (rank 1)
             expect(Tok::greater, "'>'");
             expect(Tok::colon, "':'");
             size_t tp = tok_.pos;

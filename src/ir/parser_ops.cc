@@ -113,6 +113,7 @@ std::unique_ptr<Block> Parser::parse_region(const std::vector<std::string>* arg_
 
 std::vector<Value> Parser::append(OpState st, size_t pos) {
   if (auto l = parse_opt_loc()) st.loc = *l;
+  st.loc.source_line = lex_.line_col(pos).first;
   size_t want = num_defs();
   if (want != st.result_types.size())
     fail_at(pos, fmt::format("{} result name(s) for '{}'", st.result_types.size(), st.name),

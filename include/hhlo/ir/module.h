@@ -34,6 +34,9 @@ struct Location {
   std::string file;
   uint32_t line = 0, column = 0;
   std::string text;
+  /// Line of the op in the text it was parsed from (1-based; 0 for ops built in C++). Not part of
+  /// the MLIR location and never printed: error messages about imported ops use it.
+  uint32_t source_line = 0;
   static Location from(const Loc& l) { return {l.file_name(), l.line(), l.column()}; }
 };
 

@@ -159,9 +159,9 @@ void register_control_flow_rules(Registry& r) {
     const VjpRule* rule = find_vjp("custom_call:" + target);
     if (!rule)
       throw Error(fmt::format(
-          "vjp: no VJP rule for op 'stablehlo.custom_call' with target '{}' (at {}:{}); "
+          "vjp: no VJP rule for op 'stablehlo.custom_call' with target '{}' (at {}); "
           "register one with hhlo::ad::register_custom_vjp(\"{}\", rule)",
-          target, op.loc().file, op.loc().line, target));
+          target, where(op), target));
     return (*rule)(op, cts);
   };
 }
@@ -276,9 +276,9 @@ void register_control_flow_jvps(JvpRegistry& r) {
     const JvpRule* rule = find_jvp("custom_call:" + target);
     if (!rule)
       throw Error(fmt::format(
-          "jvp: no JVP rule for op 'stablehlo.custom_call' with target '{}' (at {}:{}); "
+          "jvp: no JVP rule for op 'stablehlo.custom_call' with target '{}' (at {}); "
           "register one with hhlo::ad::register_custom_jvp(\"{}\", rule)",
-          target, op.loc().file, op.loc().line, target));
+          target, where(op), target));
     return (*rule)(op, ts);
   };
 }

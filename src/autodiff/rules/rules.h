@@ -72,6 +72,10 @@ class NeededScope {
   const std::vector<bool>* saved_;
 };
 
+/// Where `op` comes from, for error messages: "file:line" of the C++ call site that built it;
+/// for an op parsed from text "line N of the parsed text" followed by its MLIR location
+/// (`(file:line)` or `(loc(...))`, shortened); "unknown location" when nothing is known.
+std::string where(const Op& op);
 /// Error for a rule that cannot handle a configuration, naming the op and its location.
 [[noreturn]] void unsupported(const Op& op, const std::string& why, const char* mode = "VJP");
 /// `x` cast to dtype `d` when it differs.

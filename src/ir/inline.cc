@@ -1,0 +1,160 @@
+// inline_call: copies a function body (and every function it calls) into a function under
+// construction, making default-valued window attributes explicit on the way.
+#include "hhlo/ir/inline.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "hhlo/core/array.h"
+
+namespace hhlo {
+namespace {
+
+constexpr size_t kMaxCallDepth = 256;
+
+bool has(const OpState& st, std::string_view name) {
+  return std::any_of(st.attrs.begin(), st.attrs.end(),
+                     [&](const NamedAttr& a) { return a.name == name; });
+}
+
+void ones(OpState& st, std::string_view name, int64_t count) {
+  if (count >= 0 && !has(st, name))
+    st.attrs.push_back(
+        {std::string(name), i64_array(std::vector<int64_t>(static_cast<size_t>(count), 1))});
+}
+
+void zero_padding(OpState& st, int64_t count) {
+  if (count >= 0 && !has(st, "padding"))
+    st.attrs.push_back({"padding", dense_attr(Array(DType::i64, {count, 2}))});
+}
+
+// The attributes the StableHLO printer omits at their defaults, in our builders' forms.
+void explicit_defaults(OpState& st) {
+  const std::string& n = st.name;
+  int64_t rank = st.operands.empty() ? -1 : st.operands[0].rank();
+  if (n == "stablehlo.reduce_window") {
+    ones(st, "window_strides", rank);
+    ones(st, "base_dilations", rank);
+    ones(st, "window_dilations", rank);
+    zero_padding(st, rank);
+  } else if (n == "stablehlo.select_and_scatter") {
+    ones(st, "window_strides", rank);
+    zero_padding(st, rank);
+  } else if (n == "stablehlo.convolution") {
+    int64_t sp = rank - 2;
+    for (const auto& a : st.attrs)
+      if (a.name == "dimension_numbers")
+        if (const auto* d = a.value.get_if<ConvDimensionNumbers>())
+          sp = static_cast<int64_t>(d->input_spatial_dimensions.size());
+    ones(st, "window_strides", sp);
+    ones(st, "lhs_dilation", sp);
+    ones(st, "rhs_dilation", sp);
+    zero_padding(st, sp);
+    if (!has(st, "feature_group_count")) st.attrs.push_back({"feature_group_count", i64_attr(1)});
+    if (!has(st, "batch_group_count")) st.attrs.push_back({"batch_group_count", i64_attr(1)});
+  }
+}
+
+class Inliner {
+ public:
+  Inliner(Func& dest, const Module& source) : dest_(dest), source_(source) {}
+
+  std::vector<Value> call(std::string_view callee, const std::vector<Value>& args) {
+    const Func* f = source_.find(callee);
+    if (!f) {
+      std::string names;
+      for (const auto& g : source_.funcs()) names += (names.empty() ? "@" : ", @") + g->name();
+      throw Error(fmt::format("inline_call: no function @{} in the module; it has {}", callee,
+                              names.empty() ? "none" : names));
+    }
+    if (f == &dest_) throw Error(fmt::format("inline_call: cannot inline @{} into itself", callee));
+    if (!f->returned())
+      throw Error(fmt::format("inline_call: @{} has not returned (no func.return)", callee));
+    if (std::find(stack_.begin(), stack_.end(), f) != stack_.end() ||
+        stack_.size() >= kMaxCallDepth)
+      throw Error(fmt::format("inline_call: recursive call of @{}", callee));
+    if (args.size() != f->args().size())
+      throw Error(fmt::format("inline_call: @{} takes {} arguments, {} given", callee,
+                              f->args().size(), args.size()));
+    for (size_t i = 0; i < args.size(); ++i)
+      if (args[i].type() != f->arg(i).type())
+        throw Error(
+            fmt::format("inline_call: argument {} of @{} has type {}, the value given has {}", i,
+                        callee, f->arg(i).type().to_string(), args[i].type().to_string()));
+    stack_.push_back(f);
+    std::unordered_map<uint32_t, Value> map;
+    for (size_t i = 0; i < args.size(); ++i) map[f->arg(i).id()] = args[i];
+    std::vector<Value> out = block(f->body(), map, true);
+    stack_.pop_back();
+    return out;
+  }
+
+ private:
+  // Copies the ops of `b`; returns the operands of its terminator (func.return when `body`,
+  // else stablehlo.return, which is then also appended as the region's terminator).
+  std::vector<Value> block(const Block& b, std::unordered_map<uint32_t, Value>& map, bool body) {
+    auto mapped = [&](Value v) {
+      auto it = map.find(v.id());
+      if (it == map.end())
+        throw Error(fmt::format("inline_call: a value used in @{} is not defined before its use",
+                                stack_.back()->name()));
+      return it->second;
+    };
+    for (const auto& op : b.ops()) {
+      std::vector<Value> operands;
+      for (Value v : op->operands()) operands.push_back(mapped(v));
+      if (body && op->name() == "func.return") return operands;
+      if (op->name() == "func.call") {
+        const Attribute* c = op->attr("callee");
+        const auto* sym = c ? c->get_if<SymbolRefAttr>() : nullptr;
+        if (!sym) throw Error("inline_call: a func.call without a callee symbol");
+        std::vector<Value> res = call(sym->name, operands);
+        if (res.size() != op->results().size())
+          throw Error(fmt::format("inline_call: @{} returns {} values, its call site expects {}",
+                                  sym->name, res.size(), op->results().size()));
+        for (size_t i = 0; i < res.size(); ++i) map[op->result(i).id()] = res[i];
+        continue;
+      }
+      OpState st;
+      st.name = op->name();
+      st.operands = std::move(operands);
+      for (Value r : op->results()) st.result_types.push_back(r.type());
+      st.attrs = op->attrs();
+      st.loc = op->loc();
+      explicit_defaults(st);
+      for (const auto& region : op->regions()) {
+        std::vector<TensorType> types;
+        for (Value a : region->args()) types.push_back(a.type());
+        const Block* src = region.get();
+        st.regions.push_back(dest_.build_block(types, [&](const std::vector<Value>& a) {
+          for (size_t i = 0; i < a.size(); ++i) map[src->arg(i).id()] = a[i];
+          block(*src, map, false);
+        }));
+      }
+      bool terminator = op->name() == "stablehlo.return";
+      std::vector<Value> operands_copy = terminator ? st.operands : std::vector<Value>{};
+      std::vector<Value> res = dest_.append(std::move(st));
+      for (size_t i = 0; i < res.size(); ++i) map[op->result(i).id()] = res[i];
+      if (terminator && !body) return operands_copy;
+    }
+    if (body)
+      throw Error(fmt::format("inline_call: @{} has no func.return", stack_.back()->name()));
+    return {};
+  }
+
+  Func& dest_;
+  const Module& source_;
+  std::vector<const Func*> stack_;
+};
+
+}  // namespace
+
+std::vector<Value> inline_call(Func& dest, const Module& source, std::string_view callee,
+                               const std::vector<Value>& args) {
+  dest.check_operands("inline_call", args);
+  return Inliner(dest, source).call(callee, args);
+}
+
+}  // namespace hhlo
