@@ -15,7 +15,8 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 
 # ---- 1. Debian packages ---------------------------------------------------------------------
 pkgs=(cmake ninja-build g++ make unzip ccache python3 python3-venv zlib1g-dev
-      libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev nlohmann-json3-dev libcli11-dev)
+      libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev nlohmann-json3-dev libcli11-dev
+      libssl-dev pkg-config binutils)
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
 if ((${#missing[@]})); then

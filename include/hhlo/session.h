@@ -10,20 +10,31 @@
 
 #include "hhlo/core/array.h"
 #include "hhlo/runtime/client.h"
+#include "hhlo/runtime/compile_cache.h"
 
 namespace hhlo {
 
 class Module;
 
-/// A client plus a cache of compiled executables keyed by program text and compile options, so
-/// running the same program twice compiles it once. Thread-safe.
+/// A client plus two caches of compiled executables keyed by program text and compile options:
+/// one in memory (running the same program twice compiles it once per process) and the
+/// persistent CompileCache on disk (a later process loads the executable instead of compiling).
+/// Thread-safe.
 class Session {
  public:
-  /// Uses `client` (shared). Throws nothing.
-  explicit Session(Client client);
+  /// Uses `client` (shared) and a disk cache with `disk_cache` options (default: on, in
+  /// `$XDG_CACHE_HOME/hhlo/compile` or `~/.cache/hhlo/compile`, `HHLO_COMPILE_CACHE` relocating
+  /// or disabling it; `{.enabled = false}` turns it off). Throws nothing.
+  explicit Session(Client client,
+                   CompileCacheOptions disk_cache = CompileCacheOptions::from_environment());
   const Client& client() const { return client_; }
+  /// The disk cache in use.
+  const CompileCache& disk_cache() const { return disk_; }
+  /// What the disk cache did for the last executable this session compiled or loaded.
+  CacheOutcome last_outcome() const;
 
-  /// The executable for `mlir`, compiled on first use (PJRT_Client_Compile) and cached.
+  /// The executable for `mlir`, compiled on first use (PJRT_Client_Compile, or loaded from the
+  /// disk cache: PJRT_Executable_DeserializeAndLoad) and cached.
   /// Throws hhlo::PjrtError when the plugin rejects the program.
   const LoadedExecutable& compile(std::string_view mlir, const CompileOptions& options = {});
   /// Same for a built module (printed with to_mlir).
@@ -40,6 +51,8 @@ class Session {
 
  private:
   Client client_;
+  CompileCache disk_;
+  CacheOutcome last_ = CacheOutcome::disabled;
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<LoadedExecutable>> cache_;
 };

@@ -2,11 +2,13 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
 
+#include "hhlo/core/paths.h"
 #include "pjrt.h"
 
 namespace hhlo {
@@ -83,6 +85,7 @@ Plugin Plugin::for_platform(const std::string& platform) {
   std::string upper;
   for (char c : platform) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   std::string env = "HHLO_PJRT_PLUGIN_" + upper;
+  // An explicit choice wins (the compat tests point it at the runner-up plugin).
   if (const char* p = std::getenv(env.c_str()); p && *p) return load(p);
   std::string file;
   if (platform == "cpu") file = "cpu/pjrt_c_api_cpu_plugin.so";
@@ -90,16 +93,19 @@ Plugin Plugin::for_platform(const std::string& platform) {
   else
     throw PluginError(fmt::format("unknown platform '{}' (expected cpu or cuda, or set {} to a "
                                   "plugin path)", platform, env));
-  std::string path = std::string(HHLO_PLUGIN_DIR) + "/" + file;
-  if (!std::filesystem::exists(path)) {
+  // share/hhlo/plugins next to the installed library or program (the build tree's links).
+  std::vector<std::string> looked;
+  std::string path = find_share_file("plugins/" + file, &looked);
+  if (path.empty()) {
     std::string fix = platform == "cpu"
-                          ? "run scripts/setup.sh, or set " + env + " to the plugin's path"
-                          : "set " + env + " to the path of xla_cuda_plugin.so (from the "
-                            "jax-cuda13-pjrt wheel, with the NVIDIA runtime wheels on the library "
-                            "path), or place it there";
-    throw PluginError(fmt::format("no PJRT plugin for platform '{}': {} is not set and {} does not "
-                                  "exist ({})",
-                                  platform, env, path, fix));
+                          ? "run scripts/setup.sh (then install), or set " + env +
+                                " to the plugin's path"
+                          : "run scripts/setup.sh --cuda (make setup-cuda), or set " + env +
+                                " to the path of xla_cuda_plugin.so (from the jax-cuda12-pjrt "
+                                "wheel, with the NVIDIA runtime wheels beside it)";
+    throw PluginError(fmt::format("no PJRT plugin for platform '{}': {} is not set and none of {} "
+                                  "exists ({})",
+                                  platform, env, fmt::join(looked, ", "), fix));
   }
   return load(path);
 }

@@ -4,7 +4,13 @@
 
 namespace hhlo {
 
-Session::Session(Client client) : client_(std::move(client)) {}
+Session::Session(Client client, CompileCacheOptions disk_cache)
+    : client_(std::move(client)), disk_(std::move(disk_cache)) {}
+
+CacheOutcome Session::last_outcome() const {
+  std::lock_guard lock(mu_);
+  return last_;
+}
 
 const LoadedExecutable& Session::compile(std::string_view mlir, const CompileOptions& o) {
   std::string key = serialize_compile_options(o);
@@ -13,7 +19,9 @@ const LoadedExecutable& Session::compile(std::string_view mlir, const CompileOpt
   std::lock_guard lock(mu_);
   auto it = cache_.find(key);
   if (it == cache_.end())
-    it = cache_.emplace(std::move(key), std::make_unique<LoadedExecutable>(client_.compile(mlir, o)))
+    it = cache_
+             .emplace(std::move(key),
+                      std::make_unique<LoadedExecutable>(disk_.compile(client_, mlir, o, &last_)))
              .first;
   return *it->second;
 }

@@ -21,6 +21,7 @@
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
 #include "hhlo/runtime/client.h"
+#include "hhlo/runtime/compile_cache.h"
 
 namespace hhlo::cli {
 namespace {
@@ -243,7 +244,7 @@ int run_program(const RunOptions& o) {
   Client client = Client::create(o.platform);
   LoadedExecutable exe;
   try {
-    exe = client.compile(text, options);
+    exe = CompileCache().compile(client, text, options);  // the persistent cache (HHLO_COMPILE_CACHE)
   } catch (const PjrtError& e) {
     // The plugin names the program "-" in its diagnostics ("-:2:25: error: ..."): name the file.
     std::string message = e.what();
