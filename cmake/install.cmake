@@ -34,8 +34,18 @@ if(HHLO_BUILD_SHARED)
   add_library(hhlo_shared SHARED "${CMAKE_BINARY_DIR}/cmake/hhlo_shared.cc")
   set_target_properties(hhlo_shared PROPERTIES OUTPUT_NAME hhlo EXPORT_NAME hhlo
                         VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
-  list(JOIN hhlo_layers "," whole)
-  target_link_libraries(hhlo_shared PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${whole}>")
+  # The archives by path between --whole-archive flags ($<LINK_LIBRARY:WHOLE_ARCHIVE> refuses
+  # layers that also come in through each other), then what the layers themselves link.
+  set(archives "")
+  foreach(layer ${hhlo_layers})
+    get_target_property(kind ${layer} TYPE)
+    if(kind STREQUAL "STATIC_LIBRARY")
+      list(APPEND archives "$<TARGET_FILE:${layer}>")
+      add_dependencies(hhlo_shared ${layer})
+    endif()
+  endforeach()
+  target_link_libraries(hhlo_shared PRIVATE "-Wl,--whole-archive" ${archives} "-Wl,--no-whole-archive"
+                        fmt::fmt ZLIB::ZLIB OpenSSL::Crypto ${CMAKE_DL_LIBS} Threads::Threads)
   target_include_directories(hhlo_shared INTERFACE "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
   install(TARGETS hhlo_shared EXPORT hhloTargets LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
   set(HHLO_PC_LIBS "-lhhlo")

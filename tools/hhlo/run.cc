@@ -15,7 +15,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "commands.h"
+#include "run_npz.h"
 #include "hhlo/core/array.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/parser.h"
@@ -34,6 +37,7 @@ struct RunOptions {
   int repeat = 0;
   std::vector<std::string> xla_options;
   std::string entry;
+  bool json = false;
 };
 
 /// CompileOptions with each `--xla-option NAME=VALUE` applied over the defaults (VALUE parsed by
@@ -237,9 +241,10 @@ std::string preview(const Array& a) {
 int run_program(const RunOptions& o) {
   std::string text = program_for_entry(read_program(o.program), o.entry, o.program);
   CompileOptions options = compile_options(o.xla_options);
-  std::vector<Array> inputs;
-  for (const std::string& path : o.inputs) inputs.push_back(read_npy(path));
-  if (!o.output_dir.empty()) prepare_output_dir(o.output_dir);
+  IoNames names = io_names(text);  // .npz members by argument / result name
+  std::vector<Array> inputs = read_inputs(o.inputs, names);
+  bool npz_out = o.output_dir.size() > 4 && o.output_dir.ends_with(".npz");
+  if (!o.output_dir.empty() && !npz_out) prepare_output_dir(o.output_dir);
 
   Client client = Client::create(o.platform);
   LoadedExecutable exe;
@@ -280,12 +285,13 @@ int run_program(const RunOptions& o) {
   for (const Buffer& b : outputs) host.push_back(b.to_host());
   for (std::size_t i = 0; i < host.size(); ++i) {
     fmt::print("out{}: {} {}\n", i, host[i].type().to_string(), preview(host[i]));
-    if (!o.output_dir.empty()) {
+    if (!o.output_dir.empty() && !npz_out) {
       std::string path =
           (std::filesystem::path(o.output_dir) / fmt::format("out{}.npy", i)).string();
       write_npy(path, host[i]);
     }
   }
+  if (npz_out) write_outputs_npz(o.output_dir, host, names);
   if (!o.output_dir.empty()) fmt::print("wrote {} output(s) to {}\n", host.size(), o.output_dir);
 
   if (o.repeat > 0) {
@@ -301,6 +307,19 @@ int run_program(const RunOptions& o) {
         us.size() % 2 ? us[us.size() / 2] : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
     fmt::print("latency over {} call(s) (execute + await): min {:.1f} us, median {:.1f} us\n",
                us.size(), us.front(), median);
+    if (o.json) {
+      double mean = 0;
+      for (double u : us) mean += u / static_cast<double>(us.size());
+      nlohmann::json j = {{"calls", us.size()},
+                          {"latency_us",
+                           {{"min", us.front()},
+                            {"median", median},
+                            {"p90", us[(us.size() - 1) * 9 / 10]},
+                            {"max", us.back()},
+                            {"mean", mean}}},
+                          {"samples_us", us}};
+      fmt::print("{}\n", j.dump());
+    }
   }
   return 0;
 }
@@ -313,9 +332,14 @@ const bool registered = register_command({
       auto o = std::make_shared<RunOptions>();
       sub.add_option("program", o->program, "StableHLO program (.mlir text or bytecode)")
           ->required();
-      sub.add_option("--input,-i", o->inputs, "Input .npy file, one per @main parameter, in order");
+      sub.add_option("--input,-i", o->inputs,
+                     "Input .npy file, one per @main parameter, in order; or one .npz with a "
+                     "member per parameter by name (jax.arg_info, else arg0, arg1, ...)");
       sub.add_option("--output-dir,-o", o->output_dir,
-                     "Directory to write out0.npy, out1.npy, ... (created if needed)");
+                     "Directory to write out0.npy, out1.npy, ... (created if needed); a path "
+                     "ending in .npz writes one archive, members named by jax.result_info "
+                     "(else out0, out1, ...)");
+      sub.add_flag("--json", o->json, "With --repeat: also print the latencies as one JSON line");
       sub.add_option("--entry", o->entry,
                      "Public function to run (default: @main, or the only public function)");
       sub.add_option("--platform", o->platform, "Platform whose plugin to load")
