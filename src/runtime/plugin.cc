@@ -38,6 +38,30 @@ std::map<std::string, PluginAttribute> read_attributes(const PJRT_Api* api) {
   return out;
 }
 
+// A CUDA plugin unpacked from its wheel (SITE/jax_plugins/xla_cuda12/xla_cuda_plugin.so, as
+// `scripts/setup.sh --cuda` does) next to the NVIDIA wheels (SITE/nvidia/<pkg>/lib): load those
+// libraries first, as JAX's plugin module does, so the plugin's own dlopen of, e.g.,
+// libcusolver.so.11 (not on its RPATH) finds them loaded. Missing ones are left to the plugin.
+void preload_nvidia_wheels(const std::string& plugin) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(plugin).parent_path();
+  if (dir.parent_path().filename() != "jax_plugins") return;
+  fs::path nvidia = dir.parent_path().parent_path() / "nvidia";
+  std::error_code ec;
+  if (!fs::is_directory(nvidia, ec)) return;
+  static const char* const kLibs[] = {
+      "cuda_runtime/lib/libcudart.so.12", "cuda_nvrtc/lib/libnvrtc.so.12",
+      "nvjitlink/lib/libnvJitLink.so.12", "cublas/lib/libcublasLt.so.12",
+      "cublas/lib/libcublas.so.12",       "nccl/lib/libnccl.so.2",
+      "cuda_cupti/lib/libcupti.so.12",    "cusparse/lib/libcusparse.so.12",
+      "cusolver/lib/libcusolver.so.11",   "cufft/lib/libcufft.so.11",
+      "nvshmem/lib/libnvshmem_host.so.3", "cudnn/lib/libcudnn.so.9"};
+  for (const char* lib : kLibs) {
+    fs::path p = nvidia / lib;
+    if (fs::exists(p, ec)) dlopen(p.c_str(), RTLD_NOW | RTLD_GLOBAL);  // never closed
+  }
+}
+
 const PluginState* load_state(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -51,6 +75,7 @@ const PluginState* load_state(const std::string& path) {
   std::lock_guard lock(mu);
   if (auto it = loaded.find(canonical); it != loaded.end()) return it->second;
 
+  preload_nvidia_wheels(canonical);
   void* lib = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) throw PluginError(fmt::format("cannot load PJRT plugin '{}': {}", path, dlerror()));
   using GetApi = const PJRT_Api* (*)();
