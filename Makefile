@@ -4,9 +4,13 @@ BUILD ?= build
 JOBS ?= 2
 HHLO := $(BUILD)/tools/hhlo/hhlo
 
-.PHONY: setup build test demo bench asan clean
+.PHONY: setup setup-cuda build test demo bench asan clean
 setup:
 	@bash scripts/setup.sh
+
+# The CUDA PJRT plugin and its NVIDIA wheels (third_party/pjrt/cuda); not part of test or demo.
+setup-cuda:
+	@bash scripts/setup.sh --cuda
 
 build: setup
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

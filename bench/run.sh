@@ -134,6 +134,18 @@ if os.path.exists(pp) and os.path.exists(ppm):
               f"{theirs_cpu / ours_cpu:.1f}x (goal >= 2x)")
         print(f"    text {c['text_bytes'] / 1e6:.2f} MB, parsed module {c['module_bytes'] / 1e6:.2f} MB"
               f" = {c['module_per_text_byte']:.2f}x the text (goal <= 3x)")
+cc = os.path.join(out, "hhlo_bench_compile_cache.json")
+if os.path.exists(cc):
+    wall, cpu = medians(cc), medians(cc, "cpu_time")
+    print(f"Compile cache (ms, medians; cold = PJRT_Client_Compile, warm = cache hit: read, check, "
+          f"DeserializeAndLoad; CPU = whole process, load average {os.getloadavg()[0]:.1f}):")
+    for model in ("digits", "transformer"):
+        pick = lambda m, k: next((v for n, v in m.items() if n.startswith(f"bm_{k}/{model}")), None)
+        cw, ww, cc_, wc = pick(wall, "cold"), pick(wall, "warm"), pick(cpu, "cold"), pick(cpu, "warm")
+        if None in (cw, ww, cc_, wc):
+            continue
+        print(f"  {model}: cold {cw / 1e3:.1f} wall / {cc_ / 1e3:.1f} CPU, warm {ww / 1e3:.1f} wall / "
+              f"{wc / 1e3:.1f} CPU: {cw / ww:.1f}x wall, {cc_ / wc:.1f}x CPU (goal >= 50x)")
 
 bp, bpj = os.path.join(out, "hhlo_bench_build_print.json"), os.path.join(out, "build_print_jax.json")
 if os.path.exists(bp) and os.path.exists(bpj):

@@ -8,7 +8,16 @@
 #      runner-up kept for the compat tests, the XLA FFI headers (from jaxlib), and the UCI digits
 #      data (from scikit-learn).
 # Each step is skipped when its result is already present.
+# `scripts/setup.sh --cuda` (make setup-cuda) also fetches the CUDA PJRT plugin and the NVIDIA
+# runtime wheels it loads into third_party/pjrt/cuda (about 3 GB; never part of make test/demo).
 set -euo pipefail
+want_cuda=0
+for arg in "$@"; do
+  case "$arg" in
+    --cuda) want_cuda=1 ;;
+    *) echo "usage: scripts/setup.sh [--cuda]" >&2; exit 2 ;;
+  esac
+done
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=${HHLO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hhlo}
 tp="$root/third_party"
@@ -17,7 +26,8 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 # ---- 1. Debian packages ---------------------------------------------------------------------
 pkgs=(cmake ninja-build g++ make unzip ccache python3 python3-venv zlib1g-dev
       libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev nlohmann-json3-dev libcli11-dev
-      libopenblas-dev)  # LAPACK + BLAS for kernels/lapack (docs/facts.md, "JAX's CPU linear algebra")
+      libopenblas-dev  # LAPACK + BLAS for kernels/lapack (docs/facts.md, "JAX's CPU linear algebra")
+      libssl-dev pkg-config binutils)  # sha256 of the compile cache; the install test
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
 if ((${#missing[@]})); then
@@ -91,4 +101,41 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   rm -rf "$tp/wheel"
   echo "$want" > "$stamp"
   log "third_party ready: $(ls "$tp" | tr '\n' ' ')"
+fi
+
+# ---- 4. optional: the CUDA plugin (--cuda) ---------------------------------------------------
+# jax-cuda12-pjrt 0.11.2: the XLA of the default CPU plugin (PJRT C API of 0.11.x), CUDA 12 (runs
+# on drivers from 525 on; the cuda13 build needs 580+). Its RPATH is $ORIGIN/../../nvidia/*/lib, so
+# every wheel is unpacked into one site folder (site/jax_plugins/..., site/nvidia/...); the runtime
+# preloads the NVIDIA libraries from there as JAX's plugin module does (Plugin::for_platform).
+# Versions: the newest that jax-cuda12-plugin 0.11.2[with-cuda] accepts on 2026-12-01.
+if ((want_cuda)); then
+  cuda_wheels=(
+    "jax-cuda12-pjrt 0.11.2 2133b3afc63307c016ae4980f166b2b3de199759363ead74f7d550eaae953463"
+    "nvidia-cublas-cu12 12.9.3.13 d7d51055f161b317c7105ddaae90e71eda059026074ffef93cf7cde2886bfe72"
+    "nvidia-cuda-cupti-cu12 12.9.79 096bcf334f13e1984ba36685ad4c1d6347db214de03dbb6eebb237b41d9d934f"
+    "nvidia-cuda-nvcc-cu12 12.9.86 5d6a0d32fdc7ea39917c20065614ae93add6f577d840233237ff08e9a38f58f0"
+    "nvidia-cuda-runtime-cu12 12.9.79 25bba2dfb01d48a9b59ca474a1ac43c6ebf7011f1b0b8cc44f54eb6ac48a96c3"
+    "nvidia-cudnn-cu12 9.28.0.42 9ff58b7f36dacd0a93e89f8f2957b52466889217963701daa15e577317cfa375"
+    "nvidia-cufft-cu12 11.4.1.4 c67884f2a7d276b4b80eb56a79322a95df592ae5e765cf1243693365ccab4e28"
+    "nvidia-cusolver-cu12 11.7.5.82 15da72d1340d29b5b3cf3fd100e3cd53421dde36002eda6ed93811af63c40d88"
+    "nvidia-cusparse-cu12 12.5.10.65 73060ce019ac064a057267c585bf1fd5a353734151f87472ff02b2c5c9984e78"
+    "nvidia-nccl-cu12 2.32.3 bb94b2348e4861d5e8aa00b36c3d12d9bdf9c6369b82cbb723de0b582280a21c"
+    "nvidia-nvjitlink-cu12 12.9.86 e3f1171dbdc83c5932a45f0f4c99180a70de9bd2718c1ab77d14104f6d7147f9"
+    "nvidia-cuda-nvrtc-cu12 12.9.86 210cf05005a447e29214e9ce50851e83fc5f4358df8b453155d5e1918094dcb4"
+    "nvidia-nvshmem-cu12 3.8.0 b2e5760d6158aefe7bb74348d5128bb1b46a7dd1fd4b7b1e6fe55b4b07888f70"
+  )
+  cdir="$tp/pjrt/cuda"
+  cwant="${cuda_wheels[*]}"
+  if [ ! -f "$cdir/.hhlo-stamp" ] || [ "$(cat "$cdir/.hhlo-stamp")" != "$cwant" ]; then
+    rm -rf "$cdir"; mkdir -p "$cdir/site"
+    for entry in "${cuda_wheels[@]}"; do
+      read -r name version sha <<<"$entry"
+      w=$(fetch "$name" "$version" "$sha")
+      unzip -qo "$w" -x '*.dist-info/*' -d "$cdir/site"
+    done
+    ln -s site/jax_plugins/xla_cuda12/xla_cuda_plugin.so "$cdir/xla_cuda_plugin.so"
+    echo "$cwant" > "$cdir/.hhlo-stamp"
+    log "CUDA plugin ready: $cdir/xla_cuda_plugin.so (hhlo devices --platform cuda)"
+  fi
 fi

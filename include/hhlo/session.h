@@ -10,22 +10,34 @@
 
 #include "hhlo/core/array.h"
 #include "hhlo/runtime/client.h"
+#include "hhlo/runtime/compile_cache.h"
 
 namespace hhlo {
 
 class Module;
 
-/// A client plus a cache of compiled executables keyed by program text and compile options, so
-/// running the same program twice compiles it once. Thread-safe.
+/// A client plus two caches of compiled executables keyed by program text and compile options:
+/// one in memory (running the same program twice compiles it once per process) and the
+/// persistent CompileCache on disk (a later process loads the executable instead of compiling).
+/// Thread-safe.
 class Session {
  public:
-  /// Uses `client` (shared). On a CPU client whose plugin has the FFI extension, registers JAX's
-  /// LAPACK custom-call targets first (register_jax_cpu_kernels, hhlo/lapack/kernels.h), so
-  /// `jax.export`ed linear algebra runs. Throws what register_jax_cpu_kernels throws.
-  explicit Session(Client client);
+  /// Uses `client` (shared) and a disk cache with `disk_cache` options (default: on, in
+  /// `$XDG_CACHE_HOME/hhlo/compile` or `~/.cache/hhlo/compile`, `HHLO_COMPILE_CACHE` relocating
+  /// or disabling it; `{.enabled = false}` turns it off). On a CPU client whose plugin has the FFI
+  /// extension, registers JAX's LAPACK custom-call targets first (register_jax_cpu_kernels,
+  /// hhlo/lapack/kernels.h), so `jax.export`ed linear algebra runs. Throws what
+  /// register_jax_cpu_kernels throws.
+  explicit Session(Client client,
+                   CompileCacheOptions disk_cache = CompileCacheOptions::from_environment());
   const Client& client() const { return client_; }
+  /// The disk cache in use.
+  const CompileCache& disk_cache() const { return disk_; }
+  /// What the disk cache did for the last executable this session compiled or loaded.
+  CacheOutcome last_outcome() const;
 
-  /// The executable for `mlir`, compiled on first use (PJRT_Client_Compile) and cached.
+  /// The executable for `mlir`, compiled on first use (PJRT_Client_Compile, or loaded from the
+  /// disk cache: PJRT_Executable_DeserializeAndLoad) and cached.
   /// Throws hhlo::PjrtError when the plugin rejects the program.
   const LoadedExecutable& compile(std::string_view mlir, const CompileOptions& options = {});
   /// Same for a built module (printed with to_mlir).
@@ -56,6 +68,8 @@ class Session {
   std::vector<Array> execute_on_host(const LoadedExecutable& exe, const std::vector<Array>& args);
 
   Client client_;
+  CompileCache disk_;
+  CacheOutcome last_ = CacheOutcome::disabled;
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<LoadedExecutable>> cache_;
   /// (Program text, entry) -> whether the entry needs refinement; (text, argument types) -> refined text.

@@ -2,11 +2,13 @@
 
 #include <dlfcn.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
 
+#include "hhlo/core/paths.h"
 #include "pjrt.h"
 
 namespace hhlo {
@@ -36,6 +38,30 @@ std::map<std::string, PluginAttribute> read_attributes(const PJRT_Api* api) {
   return out;
 }
 
+// A CUDA plugin unpacked from its wheel (SITE/jax_plugins/xla_cuda12/xla_cuda_plugin.so, as
+// `scripts/setup.sh --cuda` does) next to the NVIDIA wheels (SITE/nvidia/<pkg>/lib): load those
+// libraries first, as JAX's plugin module does, so the plugin's own dlopen of, e.g.,
+// libcusolver.so.11 (not on its RPATH) finds them loaded. Missing ones are left to the plugin.
+void preload_nvidia_wheels(const std::string& plugin) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(plugin).parent_path();
+  if (dir.parent_path().filename() != "jax_plugins") return;
+  fs::path nvidia = dir.parent_path().parent_path() / "nvidia";
+  std::error_code ec;
+  if (!fs::is_directory(nvidia, ec)) return;
+  static const char* const kLibs[] = {
+      "cuda_runtime/lib/libcudart.so.12", "cuda_nvrtc/lib/libnvrtc.so.12",
+      "nvjitlink/lib/libnvJitLink.so.12", "cublas/lib/libcublasLt.so.12",
+      "cublas/lib/libcublas.so.12",       "nccl/lib/libnccl.so.2",
+      "cuda_cupti/lib/libcupti.so.12",    "cusparse/lib/libcusparse.so.12",
+      "cusolver/lib/libcusolver.so.11",   "cufft/lib/libcufft.so.11",
+      "nvshmem/lib/libnvshmem_host.so.3", "cudnn/lib/libcudnn.so.9"};
+  for (const char* lib : kLibs) {
+    fs::path p = nvidia / lib;
+    if (fs::exists(p, ec)) dlopen(p.c_str(), RTLD_NOW | RTLD_GLOBAL);  // never closed
+  }
+}
+
 const PluginState* load_state(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -49,6 +75,7 @@ const PluginState* load_state(const std::string& path) {
   std::lock_guard lock(mu);
   if (auto it = loaded.find(canonical); it != loaded.end()) return it->second;
 
+  preload_nvidia_wheels(canonical);
   void* lib = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) throw PluginError(fmt::format("cannot load PJRT plugin '{}': {}", path, dlerror()));
   using GetApi = const PJRT_Api* (*)();
@@ -83,6 +110,7 @@ Plugin Plugin::for_platform(const std::string& platform) {
   std::string upper;
   for (char c : platform) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   std::string env = "HHLO_PJRT_PLUGIN_" + upper;
+  // An explicit choice wins (the compat tests point it at the runner-up plugin).
   if (const char* p = std::getenv(env.c_str()); p && *p) return load(p);
   std::string file;
   if (platform == "cpu") file = "cpu/pjrt_c_api_cpu_plugin.so";
@@ -90,16 +118,19 @@ Plugin Plugin::for_platform(const std::string& platform) {
   else
     throw PluginError(fmt::format("unknown platform '{}' (expected cpu or cuda, or set {} to a "
                                   "plugin path)", platform, env));
-  std::string path = std::string(HHLO_PLUGIN_DIR) + "/" + file;
-  if (!std::filesystem::exists(path)) {
+  // share/hhlo/plugins next to the installed library or program (the build tree's links).
+  std::vector<std::string> looked;
+  std::string path = find_share_file("plugins/" + file, &looked);
+  if (path.empty()) {
     std::string fix = platform == "cpu"
-                          ? "run scripts/setup.sh, or set " + env + " to the plugin's path"
-                          : "set " + env + " to the path of xla_cuda_plugin.so (from the "
-                            "jax-cuda13-pjrt wheel, with the NVIDIA runtime wheels on the library "
-                            "path), or place it there";
-    throw PluginError(fmt::format("no PJRT plugin for platform '{}': {} is not set and {} does not "
-                                  "exist ({})",
-                                  platform, env, path, fix));
+                          ? "run scripts/setup.sh (then install), or set " + env +
+                                " to the plugin's path"
+                          : "run scripts/setup.sh --cuda (make setup-cuda), or set " + env +
+                                " to the path of xla_cuda_plugin.so (from the jax-cuda12-pjrt "
+                                "wheel, with the NVIDIA runtime wheels beside it)";
+    throw PluginError(fmt::format("no PJRT plugin for platform '{}': {} is not set and none of {} "
+                                  "exists ({})",
+                                  platform, env, fmt::join(looked, ", "), fix));
   }
   return load(path);
 }

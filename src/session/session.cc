@@ -10,10 +10,16 @@
 
 namespace hhlo {
 
-Session::Session(Client client) : client_(std::move(client)) {
+Session::Session(Client client, CompileCacheOptions disk_cache)
+    : client_(std::move(client)), disk_(std::move(disk_cache)) {
   // JAX's CPU linear algebra (lapack_*_ffi custom calls) runs in every CPU session.
   if (client_.platform_name() == "cpu" && client_.plugin().has_extension(PluginExtension::ffi))
     register_jax_cpu_kernels(client_);
+}
+
+CacheOutcome Session::last_outcome() const {
+  std::lock_guard lock(mu_);
+  return last_;
 }
 
 const LoadedExecutable& Session::compile(std::string_view mlir, const CompileOptions& o) {
@@ -25,9 +31,10 @@ const LoadedExecutable& Session::compile(std::string_view mlir, const CompileOpt
   std::lock_guard lock(mu_);
   auto it = cache_.find(key);
   if (it == cache_.end())
-    it =
-        cache_.emplace(std::move(key), std::make_unique<LoadedExecutable>(client_.compile(mlir, o)))
-            .first;
+    it = cache_
+             .emplace(std::move(key),
+                      std::make_unique<LoadedExecutable>(disk_.compile(client_, mlir, o, &last_)))
+             .first;
   return *it->second;
 }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ostream>
 
+#include "hhlo/core/paths.h"
 #include "hhlo/nn/checkpoint.h"
 #include "hhlo/nn/digits.h"
 #include "hhlo/nn/init.h"
@@ -56,7 +57,10 @@ Result run(const Options& o, std::ostream& out) {
   const nn::Model model = nn::digits_model(o.model, o.seed);
   int epochs = o.epochs > 0 ? o.epochs : model.default_epochs;
   double lr = o.lr > 0 ? o.lr : model.default_lr;
-  std::string data = o.data.empty() ? std::string("third_party/data/digits.csv.gz") : o.data;
+  // share/hhlo/data of the installed package, or the build tree's link to the set-up folder.
+  std::string data = o.data;
+  if (data.empty()) data = find_share_file("data/digits.csv.gz");
+  if (data.empty()) data = "share/hhlo/data/digits.csv.gz";
   nn::Digits d = nn::load_digits(data, 360, 0);
   ad::ParamArrays init = o.load.empty() ? model.init : nn::load_npz(o.load);
   int64_t ntrain = d.x_train.dims()[0], B = o.batch, nb = ntrain / B;

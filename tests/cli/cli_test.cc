@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -190,6 +192,26 @@ TEST(Cli, HelpListsSubcommandsButNotTheWorker) {
   EXPECT_THAT(r.output, HasSubstr("run"));
   EXPECT_THAT(r.output, HasSubstr("conformance"));
   EXPECT_THAT(r.output, ::testing::Not(HasSubstr("conformance-worker")));
+}
+
+}  // namespace
+}  // namespace hhlo::test
+
+namespace hhlo::test {
+namespace {
+
+// `hhlo devices --platform cuda` where the CUDA plugin is set up (scripts/setup.sh --cuda, or
+// HHLO_PJRT_PLUGIN_CUDA) but no NVIDIA GPU is visible: one line saying so, exit status 1.
+TEST(CliDevices, CudaWithoutAnNvidiaGpuSaysSoInOneLine) {
+  const char* env = std::getenv("HHLO_PJRT_PLUGIN_CUDA");
+  std::string plugin = env && *env ? env : HHLO_THIRD_PARTY_DIR "/pjrt/cuda/xla_cuda_plugin.so";
+  if (!std::filesystem::exists(plugin)) GTEST_SKIP() << "no CUDA plugin set up (make setup-cuda)";
+  if (std::filesystem::exists("/dev/nvidia0")) GTEST_SKIP() << "this machine has an NVIDIA GPU";
+  ProcessResult r = run_hhlo({"devices", "--platform", "cuda"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  std::size_t at = r.output.find("hhlo: error: no NVIDIA GPU usable by the CUDA plugin");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find('\n', at), r.output.size() - 1) << "more than one line: " << r.output;
 }
 
 }  // namespace

@@ -8,8 +8,10 @@
 # CMakeLists.txt (GoogleTest, Google Benchmark, fmt, nlohmann-json, CLI11, zlib), and from set-up
 # only the XLA FFI headers, third_party/xla_ffi (carry it on a device machine: the PJRT C API
 # declarations are our own, src/runtime/pjrt_abi.h, and the CPU plugin itself is not needed
-# here). The CUDA plugin is found through $HHLO_PJRT_PLUGIN_CUDA, else in the Python packages
-# (jax_plugins/xla_cuda*/xla_cuda_plugin.so); the NVIDIA runtime wheels next to it (nvidia/*/lib) go on LD_LIBRARY_PATH.
+# here). The CUDA plugin: $HHLO_PJRT_PLUGIN_CUDA if set; else the set-up's
+# third_party/pjrt/cuda (`scripts/setup.sh --cuda` / `make setup-cuda`, run here when the machine
+# reaches PyPI; the runtime then finds the plugin and preloads its NVIDIA wheels by itself); else
+# the Python packages (jax_plugins/xla_cuda*/xla_cuda_plugin.so, nvidia/*/lib on LD_LIBRARY_PATH).
 #
 # Runs: nvidia-smi; the CPU custom-call tests (sanity of the same build); the GPU tests
 # (build-gpu/tests/gpu/hhlo_gpu_tests with HHLO_TEST_GPU=1). Exit status: 0 when all passed.
@@ -28,6 +30,14 @@ nvcc --version | tail -1 || { echo "nvcc not found"; exit 2; }
 log "CUDA PJRT plugin"
 plugin="${HHLO_PJRT_PLUGIN_CUDA:-}"
 site=""
+setup_plugin=third_party/pjrt/cuda/xla_cuda_plugin.so
+if [[ -z "$plugin" && ! -e "$setup_plugin" ]]; then
+  bash scripts/setup.sh --cuda || echo "scripts/setup.sh --cuda failed (no registry here?)"
+fi
+if [[ -z "$plugin" && -e "$setup_plugin" ]]; then
+  plugin="$(readlink -f "$setup_plugin")"
+  site="${plugin%/jax_plugins/*}"
+fi
 if [[ -z "$plugin" ]]; then
   for py in python3 python; do
     command -v "$py" >/dev/null || continue
@@ -48,7 +58,7 @@ echo "plugin: $plugin"
 [[ -z "$site" ]] && site="${plugin%/jax_plugins/*}"
 libs=$(ls -d "$site"/nvidia/*/lib 2>/dev/null | paste -sd: -)
 [[ -n "$libs" ]] && export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-pip show jax-cuda13-pjrt 2>/dev/null | head -2 || true
+pip show jax-cuda12-pjrt jax-cuda13-pjrt 2>/dev/null | grep -E "^(Name|Version)" || true
 
 log "build (build-gpu)"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHHLO_BUILD_CUDA_EXAMPLES=ON \

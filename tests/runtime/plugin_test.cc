@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "hhlo/runtime/client.h"
 #include "runtime_util.h"
 
@@ -72,10 +74,37 @@ TEST(Plugin, MissingCudaPluginSaysWhereToGetIt) {
     Plugin::for_platform("cuda");
     FAIL() << "a CUDA plugin was found in the set-up folder";
   } catch (const PluginError& e) {
-    EXPECT_NE(std::string(e.what()).find("set HHLO_PJRT_PLUGIN_CUDA to the path of xla_cuda_plugin.so"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("set HHLO_PJRT_PLUGIN_CUDA to the path of xla_cuda_plugin.so"),
+        std::string::npos)
         << e.what();
   }
+}
+
+// Without the variable, the error names every share/hhlo/plugins path tried and the set-up step.
+TEST(Plugin, MissingPluginErrorListsEveryPlaceLookedAt) {
+  unsetenv("HHLO_PJRT_PLUGIN_CUDA");
+  try {
+    Plugin::for_platform("cuda");
+    FAIL() << "a CUDA plugin was found";
+  } catch (const PluginError& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("HHLO_PJRT_PLUGIN_CUDA is not set"), std::string::npos) << what;
+    EXPECT_NE(what.find("share/hhlo/plugins/cuda/xla_cuda_plugin.so"), std::string::npos) << what;
+    EXPECT_NE(what.find("scripts/setup.sh --cuda"), std::string::npos) << what;
+  }
+}
+
+// The default CPU plugin is found through the build tree's share/hhlo (links to the set-up).
+TEST(Plugin, CpuPluginIsFoundThroughTheShareFolder) {
+  const char* env = std::getenv("HHLO_PJRT_PLUGIN_CPU");
+  std::string saved = env ? env : "";
+  unsetenv("HHLO_PJRT_PLUGIN_CPU");
+  Plugin p = Plugin::for_platform("cpu");
+  if (!saved.empty()) setenv("HHLO_PJRT_PLUGIN_CPU", saved.c_str(), 1);  // the compat label's
+  EXPECT_EQ(p.path(), std::filesystem::canonical(std::string(HHLO_THIRD_PARTY_DIR) +
+                                                 "/pjrt/cpu/pjrt_c_api_cpu_plugin.so")
+                          .string());
 }
 
 TEST(Plugin, EnvironmentVariableOverridesThePath) {

@@ -16,7 +16,6 @@ const bool registered = register_command({
     .setup =
         [](CLI::App& sub) -> Action {
           auto o = std::make_shared<demo::Options>();
-          o->data = std::string(HHLO_THIRD_PARTY_DIR) + "/data/digits.csv.gz";
           sub.add_option("--model", o->model, "Model to train")->check(CLI::IsMember({"mlp", "cnn"}));
           sub.add_option("--epochs", o->epochs, "Epochs (default: mlp 30, cnn 15)")->check(CLI::NonNegativeNumber);
           sub.add_option("--seed", o->seed, "Seed of the initialization and of the shuffles");

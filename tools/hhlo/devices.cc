@@ -3,6 +3,7 @@
 #include <fmt/ranges.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -31,7 +32,17 @@ std::string attribute_string(const PluginAttribute& a) {
 
 int run_devices(const std::string& platform) {
   Plugin plugin = Plugin::for_platform(platform);
-  Client client = Client::create(plugin);
+  std::optional<Client> created;
+  try {
+    created.emplace(Client::create(plugin));
+  } catch (const Error& e) {
+    if (platform != "cuda") throw;
+    // One line: the plugin loaded but found no GPU it can use (no NVIDIA driver or device).
+    std::string why = e.what();
+    why = why.substr(0, why.find('\n'));
+    throw Error(fmt::format("no NVIDIA GPU usable by the CUDA plugin {} ({})", plugin.path(), why));
+  }
+  Client& client = *created;
   fmt::print("platform:        {} ({})\n", client.platform_name(), client.platform_version());
   fmt::print("plugin:          {}\n", plugin.path());
   fmt::print("PJRT C API:      {}.{} (HHLO-C++ built against {}.{})\n", plugin.api_major(),

@@ -16,7 +16,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "commands.h"
+#include "run_npz.h"
 #include "hhlo/core/array.h"
 #include "hhlo/ir/entry.h"
 #include "hhlo/ir/ops.h"
@@ -26,6 +29,7 @@
 #include "hhlo/lapack/kernels.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/custom_call.h"
+#include "hhlo/runtime/compile_cache.h"
 
 namespace hhlo::cli {
 namespace {
@@ -40,6 +44,7 @@ struct RunOptions {
   std::string entry;
   std::string export_platforms;
   std::vector<std::string> custom_call_libraries;
+  bool json = false;
 };
 
 /// CompileOptions with each `--xla-option NAME=VALUE` applied over the defaults (VALUE parsed by
@@ -277,9 +282,10 @@ int run_program(const RunOptions& o) {
   CompileOptions options = compile_options(o.xla_options);
   options.entry = o.entry;
   options.export_platforms = split_list(o.export_platforms);
-  std::vector<Array> inputs;
-  for (const std::string& path : o.inputs) inputs.push_back(read_npy(path));
-  if (!o.output_dir.empty()) prepare_output_dir(o.output_dir);
+  IoNames io = io_names(text);  // .npz members by argument name
+  std::vector<Array> inputs = read_inputs(o.inputs, io);
+  bool npz_out = o.output_dir.size() > 4 && o.output_dir.ends_with(".npz");
+  if (!o.output_dir.empty() && !npz_out) prepare_output_dir(o.output_dir);
   text = refine_for_inputs(text, inputs, o.program, options.entry);
 
   Client client = Client::create(o.platform);
@@ -288,7 +294,7 @@ int run_program(const RunOptions& o) {
     register_kernel_library(client.plugin(), lib);
   LoadedExecutable exe;
   try {
-    exe = client.compile(text, options);
+    exe = CompileCache().compile(client, text, options);  // the persistent cache (HHLO_COMPILE_CACHE)
   } catch (const PjrtError& e) {
     // The plugin names the program "-" in its diagnostics ("-:2:25: error: ..."): name the file.
     std::string message = e.what();
@@ -330,11 +336,12 @@ int run_program(const RunOptions& o) {
     std::string label =
         names[i] == fmt::format("out{}", i) ? names[i] : fmt::format("out{} ({})", i, names[i]);
     fmt::print("{}: {} {}\n", label, host[i].type().to_string(), preview(host[i]));
-    if (!o.output_dir.empty()) {
+    if (!o.output_dir.empty() && !npz_out) {
       std::string path = (std::filesystem::path(o.output_dir) / (names[i] + ".npy")).string();
       write_npy(path, host[i]);
     }
   }
+  if (npz_out) write_outputs_npz(o.output_dir, host, IoNames{io.args, names});
   if (!o.output_dir.empty()) fmt::print("wrote {} output(s) to {}\n", host.size(), o.output_dir);
 
   if (o.repeat > 0) {
@@ -350,6 +357,19 @@ int run_program(const RunOptions& o) {
         us.size() % 2 ? us[us.size() / 2] : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
     fmt::print("latency over {} call(s) (execute + await): min {:.1f} us, median {:.1f} us\n",
                us.size(), us.front(), median);
+    if (o.json) {
+      double mean = 0;
+      for (double u : us) mean += u / static_cast<double>(us.size());
+      nlohmann::json j = {{"calls", us.size()},
+                          {"latency_us",
+                           {{"min", us.front()},
+                            {"median", median},
+                            {"p90", us[(us.size() - 1) * 9 / 10]},
+                            {"max", us.back()},
+                            {"mean", mean}}},
+                          {"samples_us", us}};
+      fmt::print("{}\n", j.dump());
+    }
   }
   return 0;
 }
@@ -362,10 +382,14 @@ const bool registered = register_command({
       auto o = std::make_shared<RunOptions>();
       sub.add_option("program", o->program, "StableHLO program (.mlir text or bytecode)")
           ->required();
-      sub.add_option("--input,-i", o->inputs, "Input .npy file, one per @main parameter, in order");
+      sub.add_option("--input,-i", o->inputs,
+                     "Input .npy file, one per @main parameter, in order; or one .npz with a "
+                     "member per parameter by name (jax.arg_info, else arg0, arg1, ...)");
       sub.add_option("--output-dir,-o", o->output_dir,
                      "Directory to write the outputs (created if needed): NAME.npy from each "
-                     "result's jax.result_info when all have distinct ones, else out0.npy, ...");
+                     "result's jax.result_info when all have distinct ones, else out0.npy, ...; "
+                     "a path ending in .npz writes one archive with members of those names");
+      sub.add_flag("--json", o->json, "With --repeat: also print the latencies as one JSON line");
       sub.add_option("--entry", o->entry,
                      "Public function to run (default: @main, or the only public function)");
       sub.add_option("--export-platforms", o->export_platforms,

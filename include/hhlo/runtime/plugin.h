@@ -39,9 +39,11 @@ class Plugin {
   /// function a plugin's table lacks is a PluginError when called).
   static Plugin load(const std::string& path);
   /// Loads the plugin for a platform ("cpu" or "cuda"): the path in env var
-  /// `HHLO_PJRT_PLUGIN_<PLATFORM>` (upper case) if set, else the set-up folder (`third_party/pjrt`).
-  /// Throws hhlo::PluginError for an unknown platform or when no plugin file is found (the message
-  /// names every place looked at and says how to fix it).
+  /// `HHLO_PJRT_PLUGIN_<PLATFORM>` (upper case) if set, else the first
+  /// `DIR/plugins/cpu/pjrt_c_api_cpu_plugin.so` (`.../cuda/xla_cuda_plugin.so`) for DIR in
+  /// share_dirs() (hhlo/core/paths.h): `P/share/hhlo` next to the installed library or program, the
+  /// build tree's links to the set-up folder. Throws hhlo::PluginError for an unknown platform or
+  /// when no plugin file is found (the message names every place looked at and how to fix it).
   static Plugin for_platform(const std::string& platform);
 
   /// Absolute path the plugin was loaded from.

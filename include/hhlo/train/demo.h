@@ -29,7 +29,8 @@ struct Options {
   std::string load;
   /// Skip training (evaluate the loaded parameters).
   bool evaluate_only = false;
-  /// The digits gzip CSV; empty: third_party/data/digits.csv.gz relative to the working directory.
+  /// The digits gzip CSV; empty: `data/digits.csv.gz` in share_dirs() (hhlo/core/paths.h), i.e.
+  /// P/share/hhlo/data of the installed package or the build tree's link to the set-up folder.
   std::string data;
   /// Draw a progress bar (when false, one line per epoch only).
   bool progress = true;

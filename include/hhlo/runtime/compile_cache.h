@@ -1,0 +1,96 @@
+// The persistent compile cache: executables serialized to disk (PJRT_Executable_Serialize) and
+// loaded back in later processes (PJRT_Executable_DeserializeAndLoad) instead of compiling again.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "hhlo/runtime/client.h"
+#include "hhlo/runtime/compile_options.h"
+#include "hhlo/runtime/executable.h"
+
+namespace hhlo {
+
+/// Where and whether the compile cache keeps its entries.
+struct CompileCacheOptions {
+  /// Folder of the entries (created on first write); "" = default_compile_cache_dir().
+  std::string dir;
+  /// False: every compile goes to the plugin, nothing is read or written.
+  bool enabled = true;
+  /// Bound on the total bytes of the entries; past it, the least recently used are removed.
+  std::uint64_t max_bytes = std::uint64_t{1} << 30;
+
+  /// The defaults, changed by the environment: `HHLO_COMPILE_CACHE` = a folder (relocates the
+  /// cache) or `off` / `0` / `false` (disables it); `HHLO_COMPILE_CACHE_MAX_MB` = the bound in MiB.
+  /// Never throws (an unreadable bound is ignored).
+  static CompileCacheOptions from_environment();
+};
+
+/// `$XDG_CACHE_HOME/hhlo/compile`, else `$HOME/.cache/hhlo/compile`, else "" (no home: the
+/// cache is then off unless a folder is given). Never throws.
+std::string default_compile_cache_dir();
+
+/// The lowercase hex SHA-256 of `bytes` (OpenSSL's libcrypto, EVP_sha256). Throws hhlo::Error
+/// only if libcrypto fails.
+std::string sha256_hex(std::string_view bytes);
+
+/// What CompileCache::compile did.
+enum class CacheOutcome {
+  disabled,  ///< cache off (or its folder unusable): compiled
+  hit,       ///< entry found, checked and loaded: nothing compiled
+  miss,      ///< no entry: compiled, entry written
+  rejected,  ///< entry found but truncated, corrupted, foreign or not loadable: compiled, rewritten
+};
+
+/// A folder of compiled executables keyed by sha256 over the program bytes, the serialized
+/// compile options, the plugin (path, file size and time, PJRT C API version, attributes), the
+/// platform and device kind and count, the host CPU (model and feature flags) and the library
+/// version. Each entry `<key>.hxc` holds a header (magic, key, payload size, payload sha256) and
+/// the serialized executable; it is written to a temporary file and renamed into place, so
+/// readers see a whole entry or none, and two processes filling one entry both succeed. A bad
+/// entry is never a crash: it is recompiled and replaced. An unusable folder gives one warning line
+/// on stderr per process, then compiles as if the cache were off. Thread-safe.
+class CompileCache {
+ public:
+  /// Never throws; the folder is created on the first write.
+  explicit CompileCache(CompileCacheOptions options = CompileCacheOptions::from_environment());
+
+  /// The folder in use ("" when off).
+  const std::string& dir() const { return dir_; }
+  /// True when entries are read and written.
+  bool enabled() const { return enabled_; }
+
+  /// The 64-hex-digit key of compiling `program` (MLIR text or bytecode) with `options` on
+  /// `client`. Throws hhlo::Error for inconsistent options (serialize_compile_options).
+  std::string key(const Client& client, std::string_view program,
+                  const CompileOptions& options) const;
+
+  /// The executable for `program`: loaded from its entry when one is present and sound, else
+  /// compiled (Client::compile) and stored. `outcome` (if not null) says which. Throws what
+  /// Client::compile throws; cache faults never throw.
+  LoadedExecutable compile(const Client& client, std::string_view program,
+                           const CompileOptions& options = {}, CacheOutcome* outcome = nullptr);
+
+  /// The checked payload (serialized executable) of entry `key`, or nullopt when absent, short,
+  /// corrupted or written for another key (such an entry is removed, and `bad`, if not null, is
+  /// set). Refreshes the entry's time (least recently used order). Never throws.
+  std::optional<std::string> read(const std::string& key, bool* bad = nullptr);
+  /// Writes entry `key` atomically (temporary file + rename), then evicts the least recently used
+  /// entries past max_bytes. False (after the one-line warning) when the folder is not writable.
+  /// Never throws.
+  bool write(const std::string& key, std::string_view executable);
+  /// Path of entry `key` (whether or not it exists).
+  std::string entry_path(const std::string& key) const;
+
+ private:
+  void warn_once(const std::string& what);
+  void evict();
+
+  std::string dir_;
+  bool enabled_;
+  std::uint64_t max_bytes_;
+};
+
+}  // namespace hhlo

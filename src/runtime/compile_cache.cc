@@ -1,0 +1,336 @@
+#include "hhlo/runtime/compile_cache.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <openssl/evp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <system_error>
+#include <vector>
+
+#include "hhlo/core/error.h"
+#include "pjrt.h"
+
+#ifndef HHLO_VERSION
+#define HHLO_VERSION "unknown"
+#endif
+
+namespace hhlo {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Entry layout: magic (8) | key (32 raw bytes) | payload size (u64 LE) | payload sha256 (32) |
+// payload. The key inside the entry catches a file copied or renamed under another key.
+constexpr char kMagic[8] = {'H', 'H', 'L', 'O', 'X', 'C', '0', '1'};
+constexpr std::size_t kHeader = 8 + 32 + 8 + 32;
+constexpr const char* kSuffix = ".hxc";
+
+std::string sha256_raw(std::string_view bytes) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr) != 1 || len != 32)
+    throw Error("sha256: OpenSSL EVP_Digest failed");
+  return std::string(reinterpret_cast<const char*>(md), len);
+}
+
+std::string to_hex(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size() * 2);
+  for (unsigned char c : raw) out += fmt::format("{:02x}", c);
+  return out;
+}
+
+std::string from_hex(const std::string& hex) {
+  std::string out;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+    out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  return out;
+}
+
+bool valid_key(const std::string& key) {
+  return key.size() == 64 && std::all_of(key.begin(), key.end(), [](char c) {
+           return std::isxdigit(c) && !std::isupper(c);
+         });
+}
+
+// Host CPU identity: the model name and the feature flags of the first processor. An executable
+// compiled for one CPU's features is not loaded on another (a cache folder shared between hosts).
+const std::string& cpu_identity() {
+  static const std::string id = [] {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line, model, flags;
+    while (std::getline(in, line) && (model.empty() || flags.empty())) {
+      if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+      if (flags.empty() && line.rfind("flags", 0) == 0) flags = line;
+    }
+    return model + "\n" + flags;
+  }();
+  return id;
+}
+
+// Appends a length-prefixed field, so no two different field lists hash alike.
+void field(std::string& out, std::string_view name, std::string_view value) {
+  out += name;
+  out += fmt::format("[{}]", value.size());
+  out += value;
+  out += '\n';
+}
+
+std::string attribute_text(const PluginAttribute& a) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+          std::string s;
+          for (int64_t x : v) s += fmt::format("{},", x);
+          return s;
+        } else {
+          return fmt::format("{}", v);
+        }
+      },
+      a);
+}
+
+void put_u64(std::string& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+std::uint64_t get_u64(const char* p) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= std::uint64_t(static_cast<unsigned char>(p[i])) << (8 * i);
+  return v;
+}
+
+bool env_off(const char* v) {
+  std::string s = v;
+  return s == "off" || s == "0" || s == "false" || s == "OFF" || s == "none";
+}
+
+}  // namespace
+
+std::string sha256_hex(std::string_view bytes) { return to_hex(sha256_raw(bytes)); }
+
+std::string default_compile_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/')
+    return (fs::path(x) / "hhlo" / "compile").string();
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return (fs::path(h) / ".cache" / "hhlo" / "compile").string();
+  return "";
+}
+
+CompileCacheOptions CompileCacheOptions::from_environment() {
+  CompileCacheOptions o;
+  if (const char* v = std::getenv("HHLO_COMPILE_CACHE"); v && *v) {
+    if (env_off(v))
+      o.enabled = false;
+    else
+      o.dir = v;
+  }
+  if (const char* v = std::getenv("HHLO_COMPILE_CACHE_MAX_MB"); v && *v) {
+    char* end = nullptr;
+    unsigned long long mb = std::strtoull(v, &end, 10);
+    if (end && *end == '\0') o.max_bytes = mb << 20;
+  }
+  return o;
+}
+
+CompileCache::CompileCache(CompileCacheOptions options)
+    : dir_(options.enabled ? (options.dir.empty() ? default_compile_cache_dir() : options.dir)
+                           : ""),
+      enabled_(options.enabled && !dir_.empty()),
+      max_bytes_(options.max_bytes) {}
+
+std::string CompileCache::entry_path(const std::string& key) const {
+  return (fs::path(dir_) / (key + kSuffix)).string();
+}
+
+std::string CompileCache::key(const Client& client, std::string_view program,
+                              const CompileOptions& options) const {
+  std::string in;
+  field(in, "hhlo-compile-cache", "1");
+  field(in, "library", HHLO_VERSION);
+  const Plugin& plugin = client.state()->plugin;
+  field(in, "plugin", plugin.path());
+  std::error_code ec;
+  auto size = fs::file_size(plugin.path(), ec);
+  field(in, "plugin-size", ec ? "?" : std::to_string(size));
+  auto time = fs::last_write_time(plugin.path(), ec);
+  field(in, "plugin-time", ec ? "?" : std::to_string(time.time_since_epoch().count()));
+  field(in, "pjrt", fmt::format("{}.{}", plugin.api_major(), plugin.api_minor()));
+  for (const auto& [name, value] : plugin.attributes())
+    field(in, "attr:" + name, attribute_text(value));
+  field(in, "platform", client.platform_name() + " " + client.platform_version());
+  std::vector<Device> devices = client.devices();
+  field(in, "devices", std::to_string(devices.size()));
+  field(in, "device-kind", devices.empty() ? "" : devices.front().kind());
+  field(in, "cpu", cpu_identity());
+  field(in, "options", serialize_compile_options(options));
+  // What Client::compile reads besides the serialized options (the entry it renames @main, the
+  // platform index it binds).
+  field(in, "entry", options.entry);
+  std::string platforms;
+  for (const std::string& p : options.export_platforms) platforms += p + ",";
+  field(in, "export-platforms", platforms);
+  field(in, "program", program);
+  return sha256_hex(in);
+}
+
+void CompileCache::warn_once(const std::string& what) {
+  static std::mutex mu;
+  static std::set<std::string> warned;  // one line per folder and process
+  std::lock_guard lock(mu);
+  if (warned.insert(dir_).second)
+    std::fprintf(stderr, "hhlo: warning: compile cache %s: %s; compiling without it\n",
+                 dir_.c_str(), what.c_str());
+}
+
+std::optional<std::string> CompileCache::read(const std::string& key, bool* bad) {
+  if (bad) *bad = false;
+  if (!enabled_ || !valid_key(key)) return std::nullopt;
+  std::string path = entry_path(key);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  bool ok = data.size() >= kHeader && std::memcmp(data.data(), kMagic, 8) == 0 &&
+            data.compare(8, 32, from_hex(key)) == 0 &&
+            get_u64(data.data() + 40) == data.size() - kHeader;
+  if (ok) {
+    std::string payload = data.substr(kHeader);
+    if (data.compare(48, 32, sha256_raw(payload)) == 0) {
+      std::error_code ec;  // least recently used = oldest modification time
+      fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
+      return payload;
+    }
+  }
+  std::error_code ec;
+  fs::remove(path, ec);  // truncated, corrupted or foreign: drop it, the caller recompiles
+  if (bad) *bad = true;
+  return std::nullopt;
+}
+
+bool CompileCache::write(const std::string& key, std::string_view executable) {
+  if (!enabled_ || !valid_key(key)) return false;
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) {
+    warn_once(fmt::format("cannot create the folder ({})", ec.message()));
+    return false;
+  }
+  std::string data(kMagic, 8);
+  data += from_hex(key);
+  put_u64(data, executable.size());
+  data += sha256_raw(executable);
+  data.append(executable);
+  // A name no other writer uses: pid + a per-process counter.
+  static std::atomic<unsigned> counter{0};
+  std::string tmp =
+      (fs::path(dir_) / fmt::format(".tmp-{}-{}-{}", key.substr(0, 16), getpid(), counter++))
+          .string();
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    warn_once(fmt::format("cannot write an entry ({})", std::strerror(errno)));
+    return false;
+  }
+  const char* p = data.data();
+  std::size_t left = data.size();
+  bool good = true;
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      good = false;
+      break;
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  int saved = errno;
+  if (::close(fd) != 0) good = false;
+  if (!good || ::rename(tmp.c_str(), entry_path(key).c_str()) != 0) {
+    if (good) saved = errno;
+    ::unlink(tmp.c_str());
+    warn_once(fmt::format("cannot write an entry ({})", std::strerror(saved)));
+    return false;
+  }
+  evict();
+  return true;
+}
+
+void CompileCache::evict() {
+  struct Entry {
+    fs::path path;
+    std::uint64_t size;
+    fs::file_time_type time;
+  };
+  std::vector<Entry> entries;
+  std::uint64_t total = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (p.extension() != kSuffix) continue;
+    std::error_code e2;
+    std::uint64_t size = fs::file_size(p, e2);
+    auto time = fs::last_write_time(p, e2);
+    if (e2) continue;  // removed meanwhile by another process
+    entries.push_back({p, size, time});
+    total += size;
+  }
+  if (total <= max_bytes_) return;
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.time < b.time; });
+  for (const Entry& e : entries) {
+    if (total <= max_bytes_) break;
+    std::error_code e2;
+    fs::remove(e.path, e2);
+    total -= e.size;
+  }
+}
+
+LoadedExecutable CompileCache::compile(const Client& client, std::string_view program,
+                                       const CompileOptions& options, CacheOutcome* outcome) {
+  auto report = [&](CacheOutcome o) {
+    if (outcome) *outcome = o;
+  };
+  if (!enabled_) {
+    report(CacheOutcome::disabled);
+    return client.compile(program, options);
+  }
+  std::string k = key(client, program, options);
+  bool rejected = false;
+  if (std::optional<std::string> bytes = read(k, &rejected)) {
+    try {
+      LoadedExecutable exe = client.deserialize(*bytes);
+      report(CacheOutcome::hit);
+      return exe;
+    } catch (const std::exception&) {
+      // A sound entry the plugin will not load (e.g. another build's executable): recompile.
+      rejected = true;
+    }
+  }
+  LoadedExecutable exe = client.compile(program, options);
+  bool stored = false;
+  try {
+    stored = write(k, exe.serialize());
+  } catch (const std::exception& e) {  // the plugin cannot serialize this executable
+    warn_once(fmt::format("the plugin cannot serialize the executable ({})", e.what()));
+  }
+  report(rejected ? CacheOutcome::rejected : stored ? CacheOutcome::miss : CacheOutcome::disabled);
+  return exe;
+}
+
+}  // namespace hhlo

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Installs the build into a temporary prefix, checks what was installed, moves the prefix (so
+# nothing can lean on the old place or on the build tree), then from the moved prefix:
+#   - runs the installed CLI with no plugin variable set (it must find share/hhlo/plugins itself),
+#   - builds examples/consumer with find_package(hhlo CONFIG REQUIRED) and runs it (a module built,
+#     compiled and executed on the installed plugin, values checked against std::tanh),
+#   - builds the same program with pkg-config (hhlo.pc) and runs it.
+# Fails when an installed binary or package file names the build tree or the set-up folder.
+# Usage: install_test.sh BUILD_DIR SOURCE_DIR THIRD_PARTY_DIR
+set -euo pipefail
+build=$(cd "$1" && pwd); src=$(cd "$2" && pwd); tp=$(cd "$3" && pwd)
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+unset HHLO_PJRT_PLUGIN_CPU HHLO_PJRT_PLUGIN_CUDA
+
+cmake --install "$build" --prefix "$tmp/p" >/dev/null
+for f in include/hhlo/session.h include/hhlo/core/paths.h bin/hhlo lib/cmake/hhlo/hhloConfig.cmake \
+         lib/cmake/hhlo/hhloConfigVersion.cmake lib/cmake/hhlo/hhloTargets.cmake lib/pkgconfig/hhlo.pc \
+         share/hhlo/plugins/cpu/pjrt_c_api_cpu_plugin.so share/hhlo/data/digits.csv.gz; do
+  [ -e "$tmp/p/$f" ] || fail "not installed: $f"
+done
+compgen -G "$tmp/p/lib/libhhlo*" >/dev/null || fail "no library installed"
+
+# No installed file may name the build tree or the set-up folder (debug sections aside: they
+# name source files for debuggers, never a path the program opens).
+forbidden=("$build" "$tp" "$(readlink -f "$tp")")
+for f in "$tmp/p"/bin/* "$tmp/p"/lib/libhhlo* "$tmp/p"/lib/cmake/hhlo/* "$tmp/p"/lib/pkgconfig/*; do
+  [ -f "$f" ] || continue
+  case "$f" in
+    *.a|*.so*|*/bin/*) objcopy --strip-debug "$f" "$tmp/stripped"; text=$(strings -a "$tmp/stripped") ;;
+    *) text=$(cat "$f") ;;
+  esac
+  for bad in "${forbidden[@]}"; do
+    if grep -qF "$bad" <<<"$text"; then fail "$f names $bad: $(grep -F "$bad" <<<"$text" | head -3)"; fi
+  done
+done
+
+mv "$tmp/p" "$tmp/moved"; p="$tmp/moved"
+
+# The installed CLI finds the plugin of its own prefix, run from elsewhere.
+out=$(cd / && "$p/bin/hhlo" devices)
+grep -qF "plugin:          $p/share/hhlo/plugins/cpu/pjrt_c_api_cpu_plugin.so" <<<"$out" ||
+  fail "installed hhlo did not use its own plugin: $out"
+cat > "$tmp/prog.mlir" <<'MLIR'
+func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.multiply %x, %x : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+MLIR
+"$src/.venv/bin/python" -c "import numpy as np; np.save('$tmp/x.npy', np.array([1.5, -2, 3], np.float32))"
+(cd / && "$p/bin/hhlo" run "$tmp/prog.mlir" -i "$tmp/x.npy" -o "$tmp/out") >/dev/null
+"$src/.venv/bin/python" -c "
+import numpy as np; y = np.load('$tmp/out/out0.npy')
+assert np.array_equal(y, np.array([2.25, 4, 9], np.float32)), y"
+
+# The demo finds its data in the prefix too (one epoch).
+(cd / && "$p/bin/hhlo" demo --epochs 1 --no-progress) | grep -q "final test accuracy" ||
+  fail "the installed demo did not train"
+
+# A CMake project of its own: find_package(hhlo CONFIG REQUIRED) + hhlo::hhlo.
+cmake -S "$src/examples/consumer" -B "$tmp/cb" -G Ninja -DCMAKE_PREFIX_PATH="$p" \
+  -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$tmp/cb" >/dev/null
+out=$(cd / && "$tmp/cb/hhlo_consumer")
+echo "$out"
+grep -qF "plugin: $p/share/hhlo/plugins/cpu/pjrt_c_api_cpu_plugin.so" <<<"$out" ||
+  fail "the consumer did not find the installed plugin"
+grep -qF "ok: 0 wrong values" <<<"$out" || fail "the consumer computed wrong values"
+
+# pkg-config: the same program (the plugin named by the environment: nothing tells a
+# pkg-config build where the package lies).
+flags=$(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags --libs hhlo)
+g++ -O1 "$src/examples/consumer/main.cc" $flags -o "$tmp/pc_consumer"
+out=$(HHLO_PJRT_PLUGIN_CPU="$p/share/hhlo/plugins/cpu/pjrt_c_api_cpu_plugin.so" "$tmp/pc_consumer")
+grep -qF "ok: 0 wrong values" <<<"$out" || fail "the pkg-config consumer computed wrong values: $out"
+echo "install test passed"

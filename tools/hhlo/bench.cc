@@ -1,0 +1,176 @@
+// `hhlo bench prog.mlir [-i x.npy ...] [--iterations N] [--warmup W] [--json] [--platform P]
+// [--xla-option NAME=VALUE ...]`: compile time cold (PJRT_Client_Compile) and cached (a
+// compile-cache hit: read, check, PJRT_Executable_DeserializeAndLoad, in a fresh temporary cache
+// folder), then per-call latency (execute + await, inputs already on the device) percentiles and
+// throughput. Prints a table, or one JSON object with --json.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "hhlo/core/array.h"
+#include "hhlo/core/error.h"
+#include "hhlo/runtime/client.h"
+#include "hhlo/runtime/compile_cache.h"
+
+namespace hhlo::cli {
+namespace {
+
+struct BenchOptions {
+  std::string program, platform = "cpu";
+  std::vector<std::string> inputs, xla_options;
+  int iterations = 100, warmup = 5;
+  bool json = false;
+};
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+/// Percentile `p` (0..100) of sorted `v`, linear between closest ranks (NumPy's default).
+double percentile(const std::vector<double>& v, double p) {
+  if (v.empty()) return 0;
+  double rank = p / 100.0 * static_cast<double>(v.size() - 1);
+  std::size_t lo = static_cast<std::size_t>(std::floor(rank)), hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (rank - static_cast<double>(lo));
+}
+
+int run_bench(const BenchOptions& o) {
+  std::ifstream in(o.program, std::ios::binary);
+  if (!in) throw IoError(fmt::format("cannot read program '{}'", o.program));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CompileOptions options;
+  for (const std::string& kv : o.xla_options) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error(fmt::format("--xla-option '{}': expected NAME=VALUE", kv));
+    options.xla_options[kv.substr(0, eq)] = parse_xla_option_value(kv.substr(eq + 1));
+  }
+  Client client = Client::create(o.platform);
+
+  auto t0 = Clock::now();
+  LoadedExecutable exe = client.compile(text, options);
+  double cold_ms = ms_since(t0);
+
+  // Cached: a compile-cache hit in a fresh folder (fill it once, then time the load).
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("hhlo-bench-cache-{}", getpid());
+  double cached_ms = -1;
+  std::uint64_t entry_bytes = 0;
+  {
+    CompileCache cache({.dir = dir.string()});
+    CacheOutcome outcome;
+    cache.compile(client, text, options, &outcome);
+    if (outcome == CacheOutcome::miss) {
+      t0 = Clock::now();
+      LoadedExecutable loaded = cache.compile(client, text, options, &outcome);
+      cached_ms = ms_since(t0);
+      if (outcome != CacheOutcome::hit) cached_ms = -1;
+      std::error_code ec;
+      entry_bytes =
+          std::filesystem::file_size(cache.entry_path(cache.key(client, text, options)), ec);
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+
+  std::vector<Array> inputs;
+  if (o.inputs.empty()) {
+    if (auto types = exe.input_types())
+      for (const TensorType& t : *types) inputs.emplace_back(t);  // zeros
+  } else {
+    for (const std::string& p : o.inputs) inputs.push_back(read_npy(p));
+  }
+  std::vector<Buffer> buffers;
+  for (const Array& a : inputs) buffers.push_back(client.buffer_from_host(a));
+  std::vector<const Buffer*> args;
+  for (const Buffer& b : buffers) args.push_back(&b);
+  for (int i = 0; i < o.warmup; ++i) exe.execute(args);
+  std::vector<double> us;
+  auto all = Clock::now();
+  for (int i = 0; i < o.iterations; ++i) {
+    auto s = Clock::now();
+    std::vector<Buffer> out = exe.execute(args);
+    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - s).count());
+  }
+  double total_s = ms_since(all) / 1e3;
+  std::sort(us.begin(), us.end());
+  double mean = 0;
+  for (double u : us) mean += u / static_cast<double>(us.size());
+  double throughput = total_s > 0 ? static_cast<double>(us.size()) / total_s : 0;
+
+  if (o.json) {
+    nlohmann::json j = {
+        {"program", o.program},
+        {"platform", o.platform},
+        {"compile_cold_ms", cold_ms},
+        {"compile_cached_ms", cached_ms < 0 ? nlohmann::json(nullptr) : nlohmann::json(cached_ms)},
+        {"cache_speedup",
+         cached_ms > 0 ? nlohmann::json(cold_ms / cached_ms) : nlohmann::json(nullptr)},
+        {"cache_entry_bytes", entry_bytes},
+        {"iterations", us.size()},
+        {"warmup", o.warmup},
+        {"latency_us",
+         {{"min", us.front()},
+          {"p50", percentile(us, 50)},
+          {"p90", percentile(us, 90)},
+          {"p99", percentile(us, 99)},
+          {"max", us.back()},
+          {"mean", mean}}},
+        {"throughput_per_s", throughput}};
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  fmt::print("program:            {} ({})\n", o.program, o.platform);
+  fmt::print("compile, cold:      {:10.2f} ms\n", cold_ms);
+  if (cached_ms >= 0)
+    fmt::print("compile, cached:    {:10.2f} ms  ({:.0f}x faster; entry {} bytes)\n", cached_ms,
+               cold_ms / cached_ms, entry_bytes);
+  else
+    fmt::print("compile, cached:    n/a (the plugin's executable could not be cached)\n");
+  fmt::print("latency over {} call(s) after {} warm-up (execute + await), us:\n", us.size(),
+             o.warmup);
+  fmt::print("  {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "min", "p50", "p90", "p99", "max",
+             "mean");
+  fmt::print("  {:10.1f} {:10.1f} {:10.1f} {:10.1f} {:10.1f} {:10.1f}\n", us.front(),
+             percentile(us, 50), percentile(us, 90), percentile(us, 99), us.back(), mean);
+  fmt::print("throughput:         {:10.1f} calls/s\n", throughput);
+  return 0;
+}
+
+const bool registered = register_command({
+    .name = "bench",
+    .description = "Compile time (cold and cached) and per-call latency of a StableHLO program",
+    .setup = [](CLI::App& sub) -> Action {
+      auto o = std::make_shared<BenchOptions>();
+      sub.add_option("program", o->program, "StableHLO program (.mlir text or bytecode)")
+          ->required()
+          ->check(CLI::ExistingFile);
+      sub.add_option("--input,-i", o->inputs,
+                     "Input .npy file, one per @main parameter, in order (default: zeros)");
+      sub.add_option("--iterations,-n", o->iterations, "Timed calls (default 100)")
+          ->check(CLI::Range(1, 100000000));
+      sub.add_option("--warmup", o->warmup, "Untimed calls first (default 5)")
+          ->check(CLI::Range(0, 1000000));
+      sub.add_flag("--json", o->json, "Print one JSON object instead of the table");
+      sub.add_option("--platform", o->platform, "Platform whose plugin to load")
+          ->check(CLI::IsMember({"cpu", "cuda"}));
+      sub.add_option("--xla-option", o->xla_options, "XLA compile option NAME=VALUE, repeatable")
+          ->allow_extra_args(false);
+      return [o] { return run_bench(*o); };
+    },
+});
+
+}  // namespace
+}  // namespace hhlo::cli
