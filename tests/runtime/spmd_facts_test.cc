@@ -4,7 +4,9 @@
 // per-device inputs (device d holds {10 d, 10 d + 1}).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "runtime_util.h"
 
@@ -218,6 +220,35 @@ TEST(SpmdFacts, DeviceAssignmentPlacesPartitions) {
   ASSERT_EQ(devs.size(), 4u);
   EXPECT_EQ(devs[0].id(), 3);
   EXPECT_EQ(devs[3].id(), 0);
+}
+
+TEST(SpmdFacts, ShardMapNeedsTheShardyPartitioner) {
+  // JAX's shard_map (sdy.manual_computation; tests/cli/gen_spmd_programs.py) through GSPMD
+  // fails on the custom calls Shardy leaves for it; with Shardy it compiles.
+  std::ifstream in(std::string(HHLO_GENERATED_DIR) + "/spmd/shard_map_psum_all_gather.mlir");
+  ASSERT_TRUE(in) << "generated program missing";
+  std::stringstream text;
+  text << in.rdbuf();
+  try {  // no partitioning at all: the error
+    test::compile(text.str());
+    FAIL();
+  } catch (const PjrtError& e) {
+    EXPECT_EQ(e.code(), 5);
+    EXPECT_NE(std::string(e.what()).find("xla.sdy.GlobalToLocalShape"), std::string::npos)
+        << e.what();
+  }
+  try {  // GSPMD: a RET_CHECK in the partitioner
+    test::compile(text.str(), {.num_partitions = 4, .use_spmd_partitioning = true});
+    FAIL();
+  } catch (const PjrtError& e) {
+    EXPECT_EQ(e.code(), 13);
+    EXPECT_NE(std::string(e.what()).find("Unexpected custom call named 'xla.sdy.*'"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(test::compile(
+      text.str(),
+      {.num_partitions = 4, .use_spmd_partitioning = true, .use_shardy_partitioner = true}));
 }
 
 }  // namespace
