@@ -163,7 +163,9 @@ const std::vector<NamedAttr>& Func::result_attrs(size_t i) const {
   if (!returned_) return kNoAttrs;
   return result_attrs_.at(i);
 }
-void Func::set_result_attr(size_t i, NamedAttr attr) { set_named(result_attrs_.at(i), std::move(attr)); }
+void Func::set_result_attr(size_t i, NamedAttr attr) {
+  set_named(result_attrs_.at(i), std::move(attr));
+}
 void Func::set_attr(NamedAttr attr) { set_named(attrs_, std::move(attr)); }
 void Module::set_attr(NamedAttr attr) { set_named(attrs_, std::move(attr)); }
 
@@ -202,6 +204,19 @@ Func* Module::find(std::string_view name) {
 const Func* Module::find(std::string_view name) const {
   for (auto& f : funcs_)
     if (f->name() == name) return f.get();
+  return nullptr;
+}
+
+void Module::add_mesh(std::string name, Mesh mesh) {
+  if (name.empty()) throw Error("Module::add_mesh: a mesh needs a name");
+  if (find_mesh(name)) throw Error("Module::add_mesh: a mesh @" + name + " exists already");
+  mesh.validate();
+  meshes_.emplace_back(std::move(name), std::move(mesh));
+}
+
+const Mesh* Module::find_mesh(std::string_view name) const {
+  for (const auto& [n, m] : meshes_)
+    if (n == name) return &m;
   return nullptr;
 }
 
