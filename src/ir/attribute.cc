@@ -77,9 +77,11 @@ std::string format_float(double v, DType t) {
 }
 
 std::string symbol_ref(std::string_view name) {
-  bool bare = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  bool bare =
+      !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
   for (char c : name)
-    bare = bare && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.');
+    bare =
+        bare && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.');
   return "@" + (bare ? std::string(name) : escape_string(name));
 }
 
@@ -218,6 +220,9 @@ struct Printer {
   }
   std::string operator()(const DenseAttr& a) const { return detail::dense_literal(*a.array); }
   std::string operator()(const OpaqueAttr& a) const { return a.text; }
+  std::string operator()(const ShardingAttr& a) const {
+    return "#sdy.sharding<" + detail::symbol_ref(a.mesh) + ", " + a.sharding.to_string() + ">";
+  }
   std::string operator()(const SymbolRefAttr& a) const { return detail::symbol_ref(a.name); }
   std::string operator()(const LayoutsAttr& a) const {
     std::string s = "[";

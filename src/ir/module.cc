@@ -240,4 +240,17 @@ const Func* Module::find(std::string_view name) const {
   return nullptr;
 }
 
+void Module::add_mesh(std::string name, Mesh mesh) {
+  if (name.empty()) throw Error("Module::add_mesh: a mesh needs a name");
+  if (find_mesh(name)) throw Error("Module::add_mesh: a mesh @" + name + " exists already");
+  mesh.validate();
+  meshes_.emplace_back(std::move(name), std::move(mesh));
+}
+
+const Mesh* Module::find_mesh(std::string_view name) const {
+  for (const auto& [n, m] : meshes_)
+    if (n == name) return &m;
+  return nullptr;
+}
+
 }  // namespace hhlo

@@ -161,6 +161,8 @@ std::string to_mlir(const Module& module, const PrintOptions& options) {
   if (!module.name().empty()) out += detail::symbol_ref(module.name()) + " ";
   if (!module.attrs().empty()) out += "attributes " + detail::attr_dict(module.attrs()) + " ";
   out += "{\n";
+  for (const auto& [name, mesh] : module.meshes())
+    out += "  sdy.mesh " + detail::symbol_ref(name) + " = " + mesh.to_string() + "\n";
   for (const auto& f : module.funcs()) {
     if (!f->returned())
       throw Error(fmt::format("to_mlir: function @{} has no return; call ret() on it", f->name()));

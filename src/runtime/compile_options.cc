@@ -3,7 +3,11 @@
 // CompileOptions.SerializeAsString() produces):
 //   CompileOptionsProto: executable_build_options = 3 (message), compile_portable_executable = 4.
 //   ExecutableBuildOptionsProto: device_ordinal = 1, num_replicas = 4, num_partitions = 5,
-//     device_assignment = 9 (message).
+//     use_spmd_partitioning = 6 (bool), device_assignment = 9 (message),
+//     use_shardy_partitioner = 19 (bool) (jaxlib 0.10.2 writes these two fields, and only
+//     these, when `executable_build_options.use_spmd_partitioning` / `use_shardy_partitioner`
+//     are set; both are left out when false, so the bytes of options without them are
+//     unchanged).
 //   DeviceAssignmentProto: replica_count = 1, computation_count = 2,
 //     computation_devices = 3 (repeated message { repeated int64 replica_device_ids = 1 }).
 //   CompileOptionsProto.env_option_overrides = 7: map<string, OptionOverrideProto>, each entry a
@@ -85,6 +89,7 @@ std::string serialize_compile_options(const CompileOptions& o) {
   int_field(build, 1, -1);  // device_ordinal: unset
   int_field(build, 4, o.num_replicas);
   int_field(build, 5, o.num_partitions);
+  if (o.use_spmd_partitioning) int_field(build, 6, 1);
   if (!o.device_assignment.empty()) {
     std::string da;
     int_field(da, 1, o.num_replicas);
@@ -98,6 +103,7 @@ std::string serialize_compile_options(const CompileOptions& o) {
     }
     bytes_field(build, 9, da);
   }
+  if (o.use_shardy_partitioner) int_field(build, 19, 1);
   std::string out;
   bytes_field(out, 3, build);
   if (o.portable) int_field(out, 4, 1);

@@ -21,12 +21,45 @@ LoadedExecutable::LoadedExecutable(std::shared_ptr<const detail::ClientState> cl
   num_outputs_ = query_num_outputs();  // constant for the executable's lifetime: asked once
   // The parameter types of what the plugin compiled: the one source that is right for text,
   // bytecode and deserialized executables alike.
-  auto shape = detail::executable_program_shape(client_->api,
-                                                static_cast<PJRT_LoadedExecutable*>(handle_));
-  if (auto* s = std::get_if<detail::ProgramShape>(&shape))
+  detail::ProgramShardings shardings;
+  auto shape = detail::executable_program_shape(
+      client_->api, static_cast<PJRT_LoadedExecutable*>(handle_), &shardings, &sharding_error_);
+  if (auto* s = std::get_if<detail::ProgramShape>(&shape)) {
+    for (const TensorType& t : s->results) output_dtypes_.push_back(t.dtype);
+    if (shardings.has_parameters && shardings.has_results) {
+      // The compiled program's types are per shard: global dims = shard dims x tile counts.
+      auto layouts = [&](const std::vector<TensorType>& local,
+                         const std::vector<detail::TileSharding>& tiles)
+          -> std::optional<std::vector<ShardLayout>> {
+        if (local.size() != tiles.size()) {
+          sharding_error_ = fmt::format("{} shardings for {} values", tiles.size(), local.size());
+          return std::nullopt;
+        }
+        std::vector<ShardLayout> out;
+        int64_t n = static_cast<int64_t>(devices().size());
+        for (std::size_t i = 0; i < local.size(); ++i) {
+          Dims global = local[i].dims;
+          for (std::size_t d = 0; d < global.size() && !tiles[i].replicated; ++d)
+            global[d] *= tiles[i].tile_dims.at(d);
+          try {
+            out.push_back(tiles[i].replicated ? shard_layout_from_tiles(global, {}, {}, n)
+                                              : shard_layout_from_tiles(global, tiles[i].tile_dims,
+                                                                        tiles[i].devices, n));
+          } catch (const Error& e) {
+            sharding_error_ = e.what();
+            return std::nullopt;
+          }
+        }
+        return out;
+      };
+      input_layouts_ = layouts(s->parameters, shardings.parameters);
+      if (input_layouts_) output_layouts_ = layouts(s->results, shardings.results);
+      if (!output_layouts_) input_layouts_.reset();
+    }
     input_types_ = std::move(s->parameters);
-  else
+  } else {
     signature_error_ = std::get<std::string>(shape);
+  }
 }
 
 LoadedExecutable::LoadedExecutable(LoadedExecutable&& o) noexcept
@@ -34,6 +67,10 @@ LoadedExecutable::LoadedExecutable(LoadedExecutable&& o) noexcept
       handle_(o.handle_),
       input_types_(std::move(o.input_types_)),
       signature_error_(std::move(o.signature_error_)),
+      input_layouts_(std::move(o.input_layouts_)),
+      output_layouts_(std::move(o.output_layouts_)),
+      output_dtypes_(std::move(o.output_dtypes_)),
+      sharding_error_(std::move(o.sharding_error_)),
       num_outputs_(o.num_outputs_) {
   o.handle_ = nullptr;
 }
@@ -45,6 +82,10 @@ LoadedExecutable& LoadedExecutable::operator=(LoadedExecutable&& o) noexcept {
     handle_ = o.handle_;
     input_types_ = std::move(o.input_types_);
     signature_error_ = std::move(o.signature_error_);
+    input_layouts_ = std::move(o.input_layouts_);
+    output_layouts_ = std::move(o.output_layouts_);
+    output_dtypes_ = std::move(o.output_dtypes_);
+    sharding_error_ = std::move(o.sharding_error_);
     num_outputs_ = o.num_outputs_;
     o.handle_ = nullptr;
   }
@@ -212,9 +253,10 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
                               std::vector<Buffer>* results) const {
   const PJRT_Api* api = client_->api;
   if (!input_types_)
-    throw Error(fmt::format("execute: the parameter types of this executable could not be read "
-                            "({}), so its arguments cannot be checked; refusing to run",
-                            signature_error_));
+    throw Error(
+        fmt::format("execute: the parameter types of this executable could not be read "
+                    "({}), so its arguments cannot be checked; refusing to run",
+                    signature_error_));
   // Check every argument before the plugin sees it.
   for (std::size_t d = 0; d < args_per_device.size(); ++d) {
     const auto& list = args_per_device[d];
@@ -357,6 +399,51 @@ std::vector<std::vector<Buffer>> LoadedExecutable::execute_replicated(
   std::vector<std::vector<Buffer>> out(args.size());
   launch(std::span(args), options, nullptr, out.data());
   return out;
+}
+
+std::vector<ShardedArray> LoadedExecutable::execute_sharded(
+    const std::vector<const ShardedArray*>& args, const ExecuteOptions& options) const {
+  if (!input_layouts_ || !output_layouts_)
+    throw Error(fmt::format(
+        "execute_sharded: this executable has no SPMD layouts ({}); compile it with "
+        "use_spmd_partitioning and num_partitions > 0",
+        sharding_error_.empty() ? "compiled without SPMD partitioning" : sharding_error_));
+  if (args.size() != input_layouts_->size())
+    throw Error(fmt::format("execute_sharded: @main takes {} arguments, {} given",
+                            input_layouts_->size(), args.size()));
+  std::vector<Device> devs = devices();
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (!args[i]) throw Error(fmt::format("execute_sharded: argument {} is null", i));
+    const ShardLayout& want = (*input_layouts_)[i];
+    if (!args[i]->layout().same_placement(want))
+      throw ShardingError(-1, "",
+                          fmt::format("execute_sharded: argument {} is laid out as {}, the program "
+                                      "was partitioned for {}",
+                                      i, args[i]->layout().to_string(), want.to_string()));
+  }
+  std::vector<std::vector<const Buffer*>> lists(devs.size());
+  for (std::size_t p = 0; p < devs.size(); ++p)
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const Buffer& b = args[i]->shard_on(static_cast<int64_t>(p));
+      if (b.valid() && !(b.device() == devs[p]))
+        throw ShardingError(-1, "",
+                            fmt::format("execute_sharded: the shard of argument {} for partition "
+                                        "{} is on device {}, the executable runs partition {} on "
+                                        "device {}",
+                                        i, p, b.device().id(), p, devs[p].id()));
+      lists[p].push_back(&b);
+    }
+  std::vector<std::vector<Buffer>> out(devs.size());
+  launch(std::span(lists), options, nullptr, out.data());
+  std::vector<ShardedArray> results;
+  for (std::size_t o = 0; o < output_layouts_->size(); ++o) {
+    const ShardLayout& layout = (*output_layouts_)[o];
+    std::vector<Buffer> shards;
+    for (int64_t p : layout.devices) shards.push_back(std::move(out.at(p).at(o)));
+    results.push_back(
+        ShardedArray::from_shards(output_dtypes_.at(o), layout, std::move(shards), devs));
+  }
+  return results;
 }
 
 }  // namespace hhlo

@@ -247,26 +247,148 @@ std::optional<std::string> optimized_program(const PJRT_Api* api, PJRT_LoadedExe
   return bytes;
 }
 
-std::variant<ProgramShape, std::string> executable_program_shape(const PJRT_Api* api,
-                                                                 PJRT_LoadedExecutable* loaded) {
-  std::string format, why;
-  std::optional<std::string> bytes = optimized_program(api, loaded, format, why);
-  if (!bytes) return why;
-  if (format == "hlo") return decode_hlo_program_shape(*bytes);
+namespace {
+
+/// Packed or unpacked repeated int64 field values appended to `out`.
+bool read_ints(uint32_t type, uint64_t scalar, std::string_view payload,
+               std::vector<int64_t>& out) {
+  if (type == 0) {
+    out.push_back(static_cast<int64_t>(scalar));
+    return true;
+  }
+  if (type != 2) return false;
+  Wire packed(payload);
+  while (!packed.done()) {
+    uint64_t v;
+    if (!packed.varint(v)) return false;
+    out.push_back(static_cast<int64_t>(v));
+  }
+  return true;
+}
+
+/// One xla.OpSharding: type = 1 (REPLICATED 0, MAXIMAL 1, TUPLE 2, OTHER 3, MANUAL 4),
+/// tile_assignment_dimensions = 3, tile_assignment_devices = 4, tuple_shardings = 5,
+/// iota_reshape_dims = 9, iota_transpose_perm = 10 (the devices as
+/// iota(prod(reshape)).reshape(reshape).transpose(perm), row-major). Field numbers checked
+/// against jaxlib 0.10.2's compiled HloModuleProto (tests/runtime/sharded_array_test.cc).
+std::optional<std::string> read_op_sharding(std::string_view bytes, std::vector<TileSharding>& out,
+                                            bool top_level) {
+  uint64_t kind = 0;
+  TileSharding t;
+  std::vector<int64_t> reshape, perm;
+  std::vector<std::string_view> tuple;
+  Wire w(bytes);
+  while (!w.done()) {
+    uint32_t number, type;
+    uint64_t scalar = 0;
+    std::string_view payload;
+    if (!w.field(number, type, scalar, payload)) return "an OpSharding is malformed";
+    if (number == 1 && type == 0) kind = scalar;
+    if (number == 3 && !read_ints(type, scalar, payload, t.tile_dims)) return "bad tile dims";
+    if (number == 4 && !read_ints(type, scalar, payload, t.devices)) return "bad tile devices";
+    if (number == 5 && type == 2) tuple.push_back(payload);
+    if (number == 9 && !read_ints(type, scalar, payload, reshape)) return "bad iota dims";
+    if (number == 10 && !read_ints(type, scalar, payload, perm)) return "bad iota perm";
+  }
+  if (kind == 2) {
+    if (!top_level) return "a nested tuple sharding";
+    for (std::string_view e : tuple)
+      if (auto why = read_op_sharding(e, out, false)) return why;
+    return std::nullopt;
+  }
+  if (kind == 1) return "a MAXIMAL (single-device) sharding";
+  if (kind == 4) return "a MANUAL sharding";
+  if (kind == 0) {
+    out.push_back(TileSharding{});
+    return std::nullopt;
+  }
+  if (kind != 3) return fmt::format("an OpSharding of type {}", kind);
+  t.replicated = false;
+  if (t.devices.empty()) {  // iota form
+    int64_t n = 1;
+    for (int64_t d : reshape) n *= d;
+    if (perm.size() != reshape.size()) return "an iota tile assignment without its permutation";
+    // strides of the reshaped iota, read in permuted order
+    std::vector<int64_t> stride(reshape.size(), 1);
+    for (std::size_t i = reshape.size(); i-- > 1;) stride[i - 1] = stride[i] * reshape[i];
+    std::vector<int64_t> pdims, pstride;
+    for (int64_t p : perm) {
+      if (p < 0 || p >= static_cast<int64_t>(reshape.size())) return "a bad iota permutation";
+      pdims.push_back(reshape[p]);
+      pstride.push_back(stride[p]);
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t rest = j, id = 0;
+      for (std::size_t i = pdims.size(); i-- > 0;) {
+        id += (rest % pdims[i]) * pstride[i];
+        rest /= pdims[i];
+      }
+      t.devices.push_back(id);
+    }
+  }
+  out.push_back(std::move(t));
+  return std::nullopt;
+}
+
+/// The HloModuleProto inside the optimized program's bytes, by format.
+std::variant<std::string_view, std::string> hlo_module_of(const std::string& format,
+                                                          const std::string& bytes) {
+  if (format == "hlo") return std::string_view(bytes);
   if (format != "hlo_with_config")
     return fmt::format("the optimized program has format '{}', not 'hlo'", format);
   // HloModuleProtoWithConfig { hlo_module = 1, config = 2 }
-  Wire w(*bytes);
-  std::optional<std::string_view> module;
+  Wire w(bytes);
   while (!w.done()) {
     uint32_t number, type;
     uint64_t scalar;
     std::string_view payload;
     if (!w.field(number, type, scalar, payload)) break;
-    if (number == 1 && type == 2) module = payload;
+    if (number == 1 && type == 2) return payload;
   }
-  if (!module) return std::string("the optimized program has no hlo_module");
-  return decode_hlo_program_shape(*module);
+  return std::string("the optimized program has no hlo_module");
+}
+
+}  // namespace
+
+std::variant<ProgramShardings, std::string> decode_hlo_shardings(std::string_view proto) {
+  ProgramShardings out;
+  Wire module(proto);
+  while (!module.done()) {
+    uint32_t number, type;
+    uint64_t scalar;
+    std::string_view payload;
+    if (!module.field(number, type, scalar, payload))
+      return std::string("the optimized program is not a valid HloModuleProto");
+    if (number == 12 && type == 2) {
+      out.has_results = true;
+      if (auto why = read_op_sharding(payload, out.results, true)) return "output: " + *why;
+    }
+    if (number == 14 && type == 2) {
+      out.has_parameters = true;
+      if (auto why = read_op_sharding(payload, out.parameters, false)) return "parameter: " + *why;
+    }
+  }
+  return out;
+}
+
+std::variant<ProgramShape, std::string> executable_program_shape(const PJRT_Api* api,
+                                                                 PJRT_LoadedExecutable* loaded,
+                                                                 ProgramShardings* shardings,
+                                                                 std::string* shardings_error) {
+  std::string format, why;
+  std::optional<std::string> bytes = optimized_program(api, loaded, format, why);
+  if (!bytes) return why;
+  auto module = hlo_module_of(format, *bytes);
+  if (auto* e = std::get_if<std::string>(&module)) return *e;
+  std::string_view m = std::get<std::string_view>(module);
+  if (shardings) {
+    auto s = decode_hlo_shardings(m);
+    if (auto* ok = std::get_if<ProgramShardings>(&s))
+      *shardings = std::move(*ok);
+    else if (shardings_error)
+      *shardings_error = std::get<std::string>(s);
+  }
+  return decode_hlo_program_shape(m);
 }
 
 }  // namespace hhlo::detail

@@ -39,10 +39,35 @@ namespace hhlo::detail {
 std::optional<std::string> optimized_program(const PJRT_Api* api, PJRT_LoadedExecutable* exe,
                                              std::string& format, std::string& why);
 
+/// The tile assignment of one entry parameter or result after SPMD partitioning (an
+/// xla.OpSharding of type REPLICATED or OTHER): `tile_dims` per dimension plus trailing
+/// replication dimensions, `devices` the logical device (partition) of each tile, row-major.
+struct TileSharding {
+  bool replicated = true;
+  Dims tile_dims;
+  std::vector<int64_t> devices;
+};
+
+/// The shardings XLA recorded for the entry computation: HloModuleProto
+/// spmd_parameters_shardings (14, one per parameter) and spmd_output_sharding (12, a TUPLE
+/// sharding flattened one level, one per result). Absent (has_* false) for a program compiled
+/// without SPMD partitioning.
+struct ProgramShardings {
+  bool has_parameters = false, has_results = false;
+  std::vector<TileSharding> parameters, results;
+};
+
+/// Decodes the shardings of a serialized xla.HloModuleProto; the reason as a string for a
+/// sharding hhlo cannot lay out (MAXIMAL, MANUAL, nested tuples) or malformed bytes.
+std::variant<ProgramShardings, std::string> decode_hlo_shardings(std::string_view hlo_module_proto);
+
 /// The program shape of a loaded executable, from PJRT_Executable_OptimizedProgram (format
 /// "hlo", an HloModuleProto); the reason as a string when the plugin gives no such program or
-/// it cannot be decoded. Never throws for a plugin that refuses: the caller decides.
-std::variant<ProgramShape, std::string> executable_program_shape(const PJRT_Api* api,
-                                                                 PJRT_LoadedExecutable* exe);
+/// it cannot be decoded. With `shardings`, also decodes the entry shardings from the same
+/// bytes (the reason they could not be read into `shardings_error`). Never throws for a plugin
+/// that refuses: the caller decides.
+std::variant<ProgramShape, std::string> executable_program_shape(
+    const PJRT_Api* api, PJRT_LoadedExecutable* exe, ProgramShardings* shardings = nullptr,
+    std::string* shardings_error = nullptr);
 
 }  // namespace hhlo::detail

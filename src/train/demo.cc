@@ -71,7 +71,11 @@ Result run(const Options& o, std::ostream& out) {
   nn::BatchLossFn loss = [&model](const ad::Params& p, const std::vector<Value>& b) {
     return Value(nn::softmax_cross_entropy(model.forward(p, b[0]), b[1]));
   };
-  nn::Trainer trainer(loss, init, nn::adam(lr), batch_types);
+  nn::Trainer trainer(loss, init, nn::adam(lr), batch_types, o.devices);
+  if (o.devices > 1)
+    out << fmt::format("data-parallel over {} devices: batch split {} per device, parameters and Adam state "
+                       "replicated, gradients summed by XLA's SPMD partitioner\n",
+                       o.devices, B / o.devices);
   nn::BatchFn logits = [&model](const ad::Params& p, const std::vector<Value>& b) {
     return std::vector<Value>{model.forward(p, b[0])};
   };

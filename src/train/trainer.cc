@@ -8,8 +8,9 @@
 
 namespace hhlo::nn {
 
-Module build_train_step(const BatchLossFn& loss_fn, const ad::ParamArrays& params, const ad::ParamArrays& state,
-                        const Optimizer& opt, const std::vector<TensorType>& batch_types) {
+Module build_train_step(const BatchLossFn& loss_fn, const ad::ParamArrays& params,
+                        const ad::ParamArrays& state, const Optimizer& opt,
+                        const std::vector<TensorType>& batch_types, int data_parallel_devices) {
   std::vector<TensorType> types;
   for (const auto& [n, a] : params) types.push_back(a.type());
   for (const auto& [n, a] : state) types.push_back(a.type());
@@ -27,7 +28,8 @@ Module build_train_step(const BatchLossFn& loss_fn, const ad::ParamArrays& param
   std::vector<Value> outs;
   for (const auto& kv : params) outs.push_back(np_.at(kv.first));
   for (const auto& kv : state) outs.push_back(ns.at(kv.first));
-  if (outs.size() != params.size() + state.size()) throw Error("build_train_step: optimizer dropped entries");
+  if (outs.size() != params.size() + state.size())
+    throw Error("build_train_step: optimizer dropped entries");
   outs.push_back(loss);
   for (size_t k = 0; k + 1 < outs.size(); ++k) {
     if (outs[k].type() != types[k])
@@ -36,11 +38,30 @@ Module build_train_step(const BatchLossFn& loss_fn, const ad::ParamArrays& param
     f.set_arg_attr(k, {"tf.aliasing_output", IntAttr{static_cast<int64_t>(k), DType::i32}});
   }
   f.ret(outs);
+  if (data_parallel_devices > 1) {
+    m.add_mesh("batch", Mesh{{{"batch", data_parallel_devices}}, {}});
+    m.set_attr({"mhlo.num_partitions", IntAttr{data_parallel_devices, DType::i32}});
+    m.set_attr({"mhlo.num_replicas", IntAttr{1, DType::i32}});
+    for (size_t k = 0; k < types.size(); ++k) {
+      Sharding sh = Sharding::replicated(types[k].dims.size());
+      if (k >= params.size() + state.size()) {
+        if (types[k].dims.empty())
+          throw Error(
+              fmt::format("build_train_step: batch argument {} is a scalar; a "
+                          "data-parallel batch is split on its first dimension",
+                          k - params.size() - state.size()));
+        sh.dims[0] = {"batch"};
+      }
+      f.set_arg_attr(k, sdy_sharding("batch", sh));
+    }
+    for (size_t k = 0; k < outs.size(); ++k)
+      f.set_result_attr(k, sdy_sharding("batch", Sharding::replicated(outs[k].type().dims.size())));
+  }
   return m;
 }
 
-Trainer::Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt, std::vector<TensorType> batch_types,
-                 Session& session)
+Trainer::Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt,
+                 std::vector<TensorType> batch_types, Session& session)
     : session_(&session) {
   ad::ParamArrays state = opt.init(init);
   Module m = build_train_step(loss, init, state, opt, batch_types);
@@ -57,7 +78,55 @@ Trainer::Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt, s
   }
 }
 
+Trainer::Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt,
+                 std::vector<TensorType> batch_types, int devices, Session& session)
+    : session_(&session), devices_(devices) {
+  if (devices < 1) throw Error(fmt::format("Trainer: {} devices asked for", devices));
+  if (devices == 1) {
+    *this = Trainer(std::move(loss), init, std::move(opt), std::move(batch_types), session);
+    return;
+  }
+  std::size_t have = session.client().devices().size();
+  if (static_cast<std::size_t>(devices) > have)
+    throw ShardingError(
+        -1, "batch",
+        fmt::format("Trainer: data-parallel over {} devices, the client has {}", devices, have));
+  for (std::size_t i = 0; i < batch_types.size(); ++i)  // the layout check names the sizes
+    if (!batch_types[i].dims.empty())
+      shard_layout(
+          Mesh{{{"batch", devices}}, {}},
+          [&] {
+            Sharding sh = Sharding::replicated(batch_types[i].dims.size());
+            sh.dims[0] = {"batch"};
+            return sh;
+          }(),
+          batch_types[i].dims);
+  ad::ParamArrays state = opt.init(init);
+  Module m = build_train_step(loss, init, state, opt, batch_types, devices);
+  mlir_ = to_mlir(m, {.locations = false});
+  exe_ = &session.compile(
+      mlir_,
+      {.num_partitions = devices, .use_spmd_partitioning = true, .use_shardy_partitioner = true});
+  if (!exe_->input_layouts())
+    throw Error("Trainer: the data-parallel step has no SPMD layouts: " + exe_->sharding_error());
+  std::vector<Device> devs = exe_->devices();
+  std::size_t k = 0;
+  for (const auto& [n, a] : init) {
+    param_names_.push_back(n);
+    param_types_.push_back(a.type());
+    sparams_.push_back(
+        ShardedArray::from_host(session.client(), a, exe_->input_layouts()->at(k++), devs));
+  }
+  for (const auto& [n, a] : state) {
+    state_names_.push_back(n);
+    sstate_.push_back(
+        ShardedArray::from_host(session.client(), a, exe_->input_layouts()->at(k++), devs));
+  }
+}
+
 Buffer Trainer::step_on_device(const std::vector<const Buffer*>& batch) {
+  if (devices_ > 1)
+    throw Error("Trainer::step_on_device: a data-parallel trainer takes host batches (step())");
   std::vector<const Buffer*> args;
   for (const auto& b : params_) args.push_back(&b);
   for (const auto& b : state_) args.push_back(&b);
@@ -71,22 +140,59 @@ Buffer Trainer::step_on_device(const std::vector<const Buffer*>& batch) {
 }
 
 float Trainer::step(const std::vector<Array>& batch) {
+  if (devices_ > 1) {
+    std::size_t np = sparams_.size() + sstate_.size();
+    if (batch.size() + np != exe_->input_layouts()->size())
+      throw Error(fmt::format("Trainer::step: {} batch arrays given, the step takes {}",
+                              batch.size(), exe_->input_layouts()->size() - np));
+    std::vector<Device> devs = exe_->devices();
+    std::vector<ShardedArray> sb;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const TensorType& want = (*exe_->input_types())[np + i];
+      if (batch[i].dtype() != want.dtype)
+        throw Error(fmt::format("Trainer::step: batch array {} is {}, the step takes {}", i,
+                                batch[i].type().to_string(), dtype_name(want.dtype)));
+      sb.push_back(ShardedArray::from_host(session_->client(), batch[i],
+                                           exe_->input_layouts()->at(np + i), devs));
+    }
+    std::vector<const ShardedArray*> args;
+    for (const auto& a : sparams_) args.push_back(&a);
+    for (const auto& a : sstate_) args.push_back(&a);
+    for (const auto& a : sb) args.push_back(&a);
+    std::vector<ShardedArray> out = exe_->execute_sharded(args);
+    std::size_t i = 0;
+    for (auto& a : sparams_) a = std::move(out[i++]);
+    for (auto& a : sstate_) a = std::move(out[i++]);
+    ++steps_;
+    Array loss = out[i].shard_on(0).to_host();
+    return loss.dtype() == DType::f64 ? static_cast<float>(loss.to_vector<double>()[0])
+                                      : loss.to_vector<float>()[0];
+  }
   std::vector<Buffer> bufs;
   for (const auto& a : batch) bufs.push_back(session_->client().buffer_from_host(a));
   std::vector<const Buffer*> ptrs;
   for (const auto& b : bufs) ptrs.push_back(&b);
   Array loss = step_on_device(ptrs).to_host();
-  return loss.dtype() == DType::f64 ? static_cast<float>(loss.to_vector<double>()[0]) : loss.to_vector<float>()[0];
+  return loss.dtype() == DType::f64 ? static_cast<float>(loss.to_vector<double>()[0])
+                                    : loss.to_vector<float>()[0];
 }
 
 ad::ParamArrays Trainer::params() const {
   ad::ParamArrays out;
+  if (devices_ > 1) {
+    for (size_t i = 0; i < sparams_.size(); ++i) out.set(param_names_[i], sparams_[i].to_host());
+    return out;
+  }
   for (size_t i = 0; i < params_.size(); ++i) out.set(param_names_[i], params_[i].to_host());
   return out;
 }
 
 std::vector<const Buffer*> Trainer::param_buffers() const {
   std::vector<const Buffer*> out;
+  if (devices_ > 1) {  // the replica of logical device 0, on the executable's first device
+    for (const auto& a : sparams_) out.push_back(&a.shard_on(0));
+    return out;
+  }
   for (const auto& b : params_) out.push_back(&b);
   return out;
 }
@@ -95,13 +201,18 @@ void Trainer::set_params(const ad::ParamArrays& params) {
   for (size_t i = 0; i < params_.size(); ++i) {
     const Array& a = params.at(param_names_[i]);
     if (a.type() != param_types_[i])
-      throw Error(fmt::format("Trainer::set_params: '{}' has type {}, the model expects {}", param_names_[i],
-                              a.type().to_string(), param_types_[i].to_string()));
-    params_[i] = session_->client().buffer_from_host(a);
+      throw Error(fmt::format("Trainer::set_params: '{}' has type {}, the model expects {}",
+                              param_names_[i], a.type().to_string(), param_types_[i].to_string()));
+    if (devices_ > 1)
+      sparams_[i] = ShardedArray::from_host(session_->client(), a, exe_->input_layouts()->at(i),
+                                            exe_->devices());
+    else
+      params_[i] = session_->client().buffer_from_host(a);
   }
 }
 
-Evaluator::Evaluator(BatchFn fn, const ad::ParamArrays& like, std::vector<TensorType> batch_types, Session& session)
+Evaluator::Evaluator(BatchFn fn, const ad::ParamArrays& like, std::vector<TensorType> batch_types,
+                     Session& session)
     : session_(&session) {
   std::vector<TensorType> types;
   for (const auto& [n, a] : like) types.push_back(a.type());
@@ -117,7 +228,8 @@ Evaluator::Evaluator(BatchFn fn, const ad::ParamArrays& like, std::vector<Tensor
   exe_ = &session.compile(to_mlir(m, {.locations = false}));
 }
 
-std::vector<Array> Evaluator::run(const std::vector<const Buffer*>& params, const std::vector<Array>& batch) const {
+std::vector<Array> Evaluator::run(const std::vector<const Buffer*>& params,
+                                  const std::vector<Array>& batch) const {
   std::vector<Buffer> bufs;
   for (const auto& a : batch) bufs.push_back(session_->client().buffer_from_host(a));
   std::vector<const Buffer*> args = params;

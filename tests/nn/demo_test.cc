@@ -1,11 +1,13 @@
 // End to end: the digits models trained through EDSL + autodiff + the CPU plugin.
+#include "hhlo/train/demo.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <sstream>
 
 #include "hhlo/core/error.h"
-#include "hhlo/train/demo.h"
+#include "hhlo/core/sharding.h"
 
 namespace hhlo {
 namespace {
@@ -47,6 +49,42 @@ TEST(Demo, SavedParametersReloadToTheSameAccuracy) {
   EXPECT_EQ(reloaded.test_accuracy, trained.test_accuracy) << out.str();
   EXPECT_TRUE(reloaded.epochs.empty());
   std::remove(path.c_str());
+}
+
+TEST(Demo, DataParallelOverFourDevicesFollowsTheSingleDeviceLossTrajectory) {
+  // Same seed, data, shuffles and global batch: the 4-device step (batch split 8 per device,
+  // gradients summed by the partitioner's all-reduce) computes the same function up to float
+  // summation order.
+  std::ostringstream out;
+  demo::Result one = demo::run(options("mlp", 3), out);
+  demo::Options o = options("mlp", 3);
+  o.devices = 4;
+  demo::Result four = demo::run(o, out);
+  ASSERT_EQ(four.epochs.size(), one.epochs.size());
+  for (std::size_t e = 0; e < one.epochs.size(); ++e) {
+    EXPECT_NEAR(four.epochs[e].loss, one.epochs[e].loss, 1e-4 * one.epochs[e].loss) << e;
+    EXPECT_NEAR(four.epochs[e].train_accuracy, one.epochs[e].train_accuracy, 2e-3) << e;
+  }
+  EXPECT_NEAR(four.test_accuracy, one.test_accuracy, 3e-3) << out.str();
+  EXPECT_NE(out.str().find("data-parallel over 4 devices"), std::string::npos);
+}
+
+TEST(Demo, BatchNotDivisibleByTheDevicesIsAShardingError) {
+  demo::Options o = options("mlp", 1);
+  o.devices = 4;
+  o.batch = 30;
+  std::ostringstream out;
+  try {
+    demo::run(o, out);
+    FAIL();
+  } catch (const ShardingError& e) {
+    EXPECT_EQ(e.dimension(), 0);
+    EXPECT_EQ(e.axis(), "batch");
+    EXPECT_NE(std::string(e.what()).find("dimension 0 has size 30"), std::string::npos) << e.what();
+  }
+  o.batch = 32;
+  o.devices = 8;  // the default CPU client has 4
+  EXPECT_THROW(demo::run(o, out), ShardingError);
 }
 
 TEST(Demo, UnknownModelIsAnError) {

@@ -1,4 +1,4 @@
-// `hhlo demo [--model mlp|cnn] [--epochs N] [--seed S] [--batch B] [--lr LR] [--save F] [--load F]`:
+// `hhlo demo [--model mlp|cnn] [--epochs N] [--seed S] [--batch B] [--lr LR] [--save F] [--load F] [--devices N]`:
 // the main job — train a classifier on the UCI digits data through the EDSL, autodiff and the CPU
 // plugin (hhlo::demo::run, src/nn/demo.cc).
 #include <iostream>
@@ -25,6 +25,8 @@ const bool registered = register_command({
           sub.add_option("--load", o->load, "Start from the parameters in this .npz")->check(CLI::ExistingFile);
           sub.add_flag("--eval-only", o->evaluate_only, "Only evaluate (with --load)");
           sub.add_option("--data", o->data, "Digits gzip CSV")->check(CLI::ExistingFile);
+          sub.add_option("--devices", o->devices, "Train data-parallel over N devices (the batch split over them)")
+              ->check(CLI::PositiveNumber);
           sub.add_flag("!--no-progress", o->progress, "One line per epoch, no progress bar");
           return [o] {
             demo::Result r = demo::run(*o, std::cout);

@@ -22,6 +22,7 @@
 #include "run_npz.h"
 #include "hhlo/core/array.h"
 #include "hhlo/ir/entry.h"
+#include "hhlo/core/sharding.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
@@ -95,12 +96,21 @@ void prepare_output_dir(const std::string& dir) {
   std::filesystem::remove(probe, ec);
 }
 
+/// The global types an SPMD executable takes: shard dtype, global dims of its layout.
+std::vector<TensorType> global_input_types(const LoadedExecutable& exe) {
+  std::vector<TensorType> out;
+  for (std::size_t i = 0; i < exe.input_layouts()->size(); ++i)
+    out.push_back({(*exe.input_types())[i].dtype, (*exe.input_layouts())[i].global});
+  return out;
+}
+
 /// Checks the inputs against the compiled program's parameter types; refuses to run when they
 /// could not be read.
 void check_inputs(const LoadedExecutable& exe, const std::vector<Array>& inputs,
                   const std::vector<std::string>& names, const std::string& entry) {
   const std::string fn = "@" + (entry.empty() ? std::string("main") : entry);
-  const auto& want = exe.input_types();
+  std::optional<std::vector<TensorType>> want = exe.input_types();
+  if (want && exe.input_layouts()) want = global_input_types(exe);  // SPMD: global shapes
   if (!want)
     throw Error(
         fmt::format("the parameter types of the program could not be read ({}); "
@@ -268,6 +278,22 @@ std::string compile_error_note(const std::string& text, const std::string& messa
          "jax.export's Exported.mlir_module() written to a .mlir file)";
 }
 
+/// `mhlo.num_partitions = N` of the module's attributes (JAX writes it for a program lowered
+/// with shardings over N devices); 1 when absent or for bytecode. Read from the text, as the
+/// plugin reads it, so a program the parser cannot read still runs partitioned.
+int num_partitions_of(const std::string& text) {
+  static constexpr std::string_view kKey = "mhlo.num_partitions";
+  std::size_t module_at = text.find("module");
+  std::size_t at = text.find(kKey);
+  if (at == std::string::npos || module_at == std::string::npos || at < module_at) return 1;
+  std::size_t p = text.find_first_not_of(" =", at + kKey.size());
+  if (p == std::string::npos || !std::isdigit(static_cast<unsigned char>(text[p]))) return 1;
+  int n = 0;
+  while (p < text.size() && std::isdigit(static_cast<unsigned char>(text[p])) && n < 1000000)
+    n = n * 10 + (text[p++] - '0');
+  return std::max(n, 1);
+}
+
 std::string preview(const Array& a) {
   constexpr int64_t kMax = 8;
   std::string s;
@@ -277,18 +303,76 @@ std::string preview(const Array& a) {
   return "[" + s + "]";
 }
 
+/// Prints output i and writes it to the output directory, if any.
+void emit_output(const RunOptions& o, std::size_t i, const Array& a) {
+  fmt::print("out{}: {} {}\n", i, a.type().to_string(), preview(a));
+  if (!o.output_dir.empty())
+    write_npy((std::filesystem::path(o.output_dir) / fmt::format("out{}.npy", i)).string(), a);
+}
+
+/// Median and minimum of `repeat` timed calls of `call`, printed.
+template <typename F>
+void time_calls(int repeat, F call) {
+  std::vector<double> us;
+  for (int r = 0; r < repeat; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    call();
+    auto t1 = std::chrono::steady_clock::now();
+    us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  std::sort(us.begin(), us.end());
+  double median =
+      us.size() % 2 ? us[us.size() / 2] : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
+  fmt::print("latency over {} call(s) (execute + await): min {:.1f} us, median {:.1f} us\n",
+             us.size(), us.front(), median);
+}
+
+/// An SPMD executable: each global input split by the layout the partitioner chose, one
+/// execute over all devices, each global output assembled from its shards.
+int run_sharded(const RunOptions& o, const Client& client, const LoadedExecutable& exe,
+                const std::vector<Array>& inputs) {
+  std::vector<Device> devices = exe.devices();
+  std::vector<ShardedArray> args;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    args.push_back(ShardedArray::from_host(client, inputs[i], (*exe.input_layouts())[i], devices));
+  std::vector<const ShardedArray*> ptrs;
+  for (const ShardedArray& a : args) ptrs.push_back(&a);
+  std::vector<ShardedArray> outputs = exe.execute_sharded(ptrs);
+  fmt::print("ran on {} devices (SPMD-partitioned by XLA)\n", devices.size());
+  for (std::size_t i = 0; i < outputs.size(); ++i) emit_output(o, i, outputs[i].to_host());
+  if (!o.output_dir.empty()) fmt::print("wrote {} output(s) to {}\n", outputs.size(), o.output_dir);
+  if (o.repeat > 0) time_calls(o.repeat, [&] { exe.execute_sharded(ptrs); });
+  return 0;
+}
+
 int run_program(const RunOptions& o) {
   std::string text = read_program(o.program);
   CompileOptions options = compile_options(o.xla_options);
   options.entry = o.entry;
   options.export_platforms = split_list(o.export_platforms);
+  // A program lowered with shardings over N devices runs on N devices through XLA's SPMD
+  // partitioner (Shardy when the program is written in its dialect, as JAX writes it).
+  int partitions = num_partitions_of(text);
+  if (partitions > 1) {
+    options.num_partitions = partitions;
+    options.use_spmd_partitioning = true;
+    options.use_shardy_partitioner = text.find("sdy.") != std::string::npos;
+  }
   IoNames io = io_names(text);  // .npz members by argument name
   std::vector<Array> inputs = read_inputs(o.inputs, io);
   bool npz_out = o.output_dir.size() > 4 && o.output_dir.ends_with(".npz");
   if (!o.output_dir.empty() && !npz_out) prepare_output_dir(o.output_dir);
   text = refine_for_inputs(text, inputs, o.program, options.entry);
 
-  Client client = Client::create(o.platform);
+  std::vector<ClientOption> client_options;
+  if (o.platform == "cpu" && partitions > 4)  // the CPU plugin makes 4 devices unless told
+    client_options.push_back({"cpu_device_count", int64_t{partitions}});
+  Client client = Client::create(o.platform, client_options);
+  if (partitions > static_cast<int>(client.devices().size()))
+    throw ShardingError(-1, "",
+                        fmt::format("'{}' has mhlo.num_partitions = {}, the {} platform has {} "
+                                    "device(s)",
+                                    o.program, partitions, o.platform, client.devices().size()));
   if (o.platform == "cpu") register_jax_cpu_kernels(client);  // JAX's lapack_*_ffi targets
   for (const std::string& lib : o.custom_call_libraries)
     register_kernel_library(client.plugin(), lib);
@@ -323,6 +407,7 @@ int run_program(const RunOptions& o) {
     throw Error(fmt::format("cannot compile '{}': {}", o.program, e.what()));
   }
   check_inputs(exe, inputs, o.inputs, o.entry);
+  if (exe.input_layouts()) return run_sharded(o, client, exe, inputs);
   std::vector<Buffer> buffers;
   for (const Array& a : inputs) buffers.push_back(client.buffer_from_host(a));
   std::vector<const Buffer*> args;

@@ -1,8 +1,8 @@
 // Typed op attributes: the closed set StableHLO ops carry (spec "Ops" sections list each op's
 // attributes). Every typed form here is printed by ir/printer.h in a syntax both pinned CPU plugins
-// (StableHLO 1.13 and 1.20) parse. The one raw-text kind, OpaqueAttr, exists only for attributes read
-// from a file that have no typed form here (mhlo.sharding dictionaries, sdy.*, unknown dialects):
-// they are kept as written and printed back verbatim. Builders never create one.
+// (StableHLO 1.13 and 1.20) parse. The one raw-text kind, OpaqueAttr, exists only for attributes
+// read from a file that have no typed form here (mhlo.sharding dictionaries, sdy.*, unknown
+// dialects): they are kept as written and printed back verbatim. Builders never create one.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 
 #include "hhlo/core/array.h"
 #include "hhlo/core/dtype.h"
+#include "hhlo/core/sharding.h"
 
 namespace hhlo {
 
@@ -125,6 +126,14 @@ struct DictAttr {
   std::vector<std::pair<std::string, Attribute>> entries;
 };
 
+/// A Shardy sharding of one value over the module's mesh `mesh` (`Module::add_mesh`), printed
+/// `#sdy.sharding<@mesh, [{"x"}, {}]>`: on entry arguments and results as `sdy.sharding`, which
+/// XLA's SPMD partitioner (CompileOptions::use_shardy_partitioner) reads.
+struct ShardingAttr {
+  std::string mesh;
+  Sharding sharding;
+};
+
 /// An attribute kept as its MLIR text, printed back verbatim (parser only; see the file comment):
 /// `#sdy.sharding<@mesh, [{}]>`, `unit`, `0 : index`, `array<i32: 1>`, ...
 struct OpaqueAttr {
@@ -140,7 +149,7 @@ class Attribute {
                    SymbolRefAttr, LayoutsAttr, ArrayAttr, DictAttr, ComparisonDirection,
                    ComparisonType, Precision, RngDistribution, RngAlgorithm, FftType, Transpose,
                    DotDimensionNumbers, ConvDimensionNumbers, GatherDimensionNumbers,
-                   ScatterDimensionNumbers, OpaqueAttr>;
+                   ScatterDimensionNumbers, ShardingAttr, OpaqueAttr>;
   template <typename T>
   requires std::is_constructible_v<Variant, T&&> Attribute(T&& v)
       : v_(std::forward<T>(v)) {}  // NOLINT: implicit by design
@@ -167,6 +176,11 @@ inline Attribute i32_attr(int64_t v) { return IntAttr{v, DType::i32}; }
 inline Attribute i64_array(std::vector<int64_t> v) { return I64ArrayAttr{std::move(v)}; }
 inline Attribute dense_attr(Array a) {
   return DenseAttr{std::make_shared<const Array>(std::move(a))};
+}
+
+/// `sdy.sharding = #sdy.sharding<@mesh, ...>` for Func::set_arg_attr / set_result_attr.
+inline NamedAttr sdy_sharding(std::string mesh, Sharding sharding) {
+  return {"sdy.sharding", ShardingAttr{std::move(mesh), std::move(sharding)}};
 }
 
 /// MLIR text of an attribute value (used by the printer and in error messages).

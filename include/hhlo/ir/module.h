@@ -252,11 +252,19 @@ class Module {
   const std::vector<NamedAttr>& attrs() const { return attrs_; }
   /// Sets (or replaces) module attribute `attr.name`.
   void set_attr(NamedAttr attr);
+  /// Adds a device mesh, printed as the Shardy op `sdy.mesh @name = <["x"=4]>` before the
+  /// functions; shardings (ShardingAttr) name it. Throws ShardingError for an invalid mesh
+  /// (Mesh::validate) and hhlo::Error when `name` is empty or taken.
+  void add_mesh(std::string name, Mesh mesh);
+  /// The meshes in the order added; nullptr from find_mesh when there is none of that name.
+  const std::vector<std::pair<std::string, Mesh>>& meshes() const { return meshes_; }
+  const Mesh* find_mesh(std::string_view name) const;
 
  private:
   std::unique_ptr<int> id_;
   std::string name_;
   std::vector<NamedAttr> attrs_;  // stable identity across moves
+  std::vector<std::pair<std::string, Mesh>> meshes_;
   std::vector<std::unique_ptr<Func>> funcs_;
 };
 

@@ -28,6 +28,17 @@ struct CompileOptions {
   int num_replicas = 1;
   /// Number of SPMD partitions.
   int num_partitions = 1;
+  /// Run XLA's SPMD partitioner (ExecutableBuildOptionsProto.use_spmd_partitioning): the program
+  /// is written for the global shapes, with shardings on arguments, results and inside (Shardy
+  /// `sdy.sharding` or GSPMD `mhlo.sharding`), and XLA splits it into num_partitions per-device
+  /// programs with the collectives it needs. Without it a program with num_partitions > 1 must
+  /// already be per-device (explicit collectives only).
+  bool use_spmd_partitioning = false;
+  /// Partition with Shardy (ExecutableBuildOptionsProto.use_shardy_partitioner), which reads the
+  /// `sdy.mesh` / `#sdy.sharding` / `sdy.manual_computation` forms JAX emits today; without it
+  /// XLA's GSPMD partitioner reads `mhlo.sharding` strings and a `sdy.manual_computation`
+  /// (shard_map) fails to compile. Only meaningful with use_spmd_partitioning.
+  bool use_shardy_partitioner = false;
   /// Device ids, indexed [replica * num_partitions + partition]; empty lets the plugin choose
   /// (its default assignment: devices 0..n-1). Size must be num_replicas * num_partitions.
   std::vector<int> device_assignment;
@@ -54,13 +65,14 @@ struct CompileOptions {
 };
 
 /// The xla.CompileOptionsProto wire bytes for `options`: executable_build_options (field 3) with
-/// device_ordinal = -1 (1), num_replicas (4), num_partitions (5), and device_assignment (9) when
-/// given; compile_portable_executable (4) when portable; one env_option_overrides (7) map entry
-/// per xla_options entry, in name order (key = 1, value = 2: OptionOverrideProto with
-/// string_field = 1, bool_field = 2, int_field = 3, double_field = 4). Never empty, never a
-/// partial debug_options (which would zero XLA's defaults). Throws hhlo::Error when the options
-/// are inconsistent (non-positive counts, wrong device_assignment size, portable with replicas,
-/// an empty option name).
+/// device_ordinal = -1 (1), num_replicas (4), num_partitions (5), use_spmd_partitioning (6) and
+/// use_shardy_partitioner (19) when true, and device_assignment (9) when given;
+/// compile_portable_executable (4) when portable; one env_option_overrides (7) map entry per
+/// xla_options entry, in name order (key = 1, value = 2: OptionOverrideProto with string_field = 1,
+/// bool_field = 2, int_field = 3, double_field = 4). Never empty, never a partial debug_options
+/// (which would zero XLA's defaults). Throws hhlo::Error when the options are inconsistent
+/// (non-positive counts, wrong device_assignment size, portable with replicas, an empty option
+/// name).
 std::string serialize_compile_options(const CompileOptions& options);
 
 /// Parses the text form of an XLA option value, as the CLI's `--xla-option name=value` gives it:

@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "hhlo/core/sharding.h"
 #include "hhlo/runtime/buffer.h"
 #include "hhlo/runtime/compile_options.h"
+#include "hhlo/runtime/sharded_array.h"
 
 namespace hhlo {
 
@@ -94,6 +96,25 @@ class LoadedExecutable {
       const std::vector<std::vector<const Buffer*>>& args,
       const ExecuteOptions& options = {}) const;
 
+  /// Runs an SPMD-partitioned executable (compiled with use_spmd_partitioning) once over all
+  /// its devices: `args` are the global arrays, each laid out as input_layouts() says; returns
+  /// the global results laid out as output_layouts() says. Partition p runs on devices()[p]
+  /// (PJRT_LoadedExecutable_Execute with one argument list and one output list per device).
+  /// Throws ShardingError when an argument's layout differs from the one the program was
+  /// partitioned for (naming the argument and both layouts) or a shard is on the wrong
+  /// device, hhlo::Error when the executable has no SPMD layouts; otherwise as execute().
+  std::vector<ShardedArray> execute_sharded(const std::vector<const ShardedArray*>& args,
+                                            const ExecuteOptions& options = {}) const;
+  /// Global layouts of the parameters after SPMD partitioning (from the compiled program's
+  /// spmd_parameters_shardings, so also what the partitioner chose for unannotated ones);
+  /// nullopt for an executable compiled without SPMD partitioning or one whose shardings hhlo
+  /// cannot lay out (sharding_error() says why).
+  const std::optional<std::vector<ShardLayout>>& input_layouts() const { return input_layouts_; }
+  /// Global layouts of the results (spmd_output_sharding); as input_layouts().
+  const std::optional<std::vector<ShardLayout>>& output_layouts() const { return output_layouts_; }
+  /// Why input_layouts() / output_layouts() are empty for a partitioned executable.
+  const std::string& sharding_error() const { return sharding_error_; }
+
   /// Internal.
   LoadedExecutable(std::shared_ptr<const detail::ClientState> client, void* executable);
   void* handle() const { return handle_; }
@@ -108,6 +129,9 @@ class LoadedExecutable {
   void* handle_ = nullptr;
   std::optional<std::vector<TensorType>> input_types_;
   std::string signature_error_;
+  std::optional<std::vector<ShardLayout>> input_layouts_, output_layouts_;
+  std::vector<DType> output_dtypes_;
+  std::string sharding_error_;
   /// PJRT_Executable_NumOutputs, asked once at construction (the hot path must not call
   /// PJRT_LoadedExecutable_GetExecutable, which allocates).
   std::size_t num_outputs_ = 0;

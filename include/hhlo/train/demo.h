@@ -10,7 +10,7 @@
 
 namespace hhlo::demo {
 
-/// Options of the demo (CLI: --model, --epochs, --seed, --batch, --lr, --save, --load, --data).
+/// Options of the demo (CLI: --model, --epochs, --seed, --batch, --lr, --save, --load, --data, --devices).
 struct Options {
   /// "mlp" (64-256-10, ReLU) or "cnn" (two 3x3 conv + max-pool blocks, then dense).
   std::string model = "mlp";
@@ -32,6 +32,9 @@ struct Options {
   /// The digits gzip CSV; empty: `data/digits.csv.gz` in share_dirs() (hhlo/core/paths.h), i.e.
   /// P/share/hhlo/data of the installed package or the build tree's link to the set-up folder.
   std::string data;
+  /// Devices to train on, data-parallel (the batch split over them; must divide the batch and
+  /// be at most the client's device count, 4 on the CPU plugin). 1: one device.
+  int devices = 1;
   /// Draw a progress bar (when false, one line per epoch only).
   bool progress = true;
 };

@@ -23,30 +23,49 @@ namespace hhlo::nn {
 /// A scalar loss of the parameters and the batch inputs, built in the step function.
 using BatchLossFn = std::function<Value(const ad::Params& params, const std::vector<Value>& batch)>;
 /// Outputs of a model for evaluation, built in an evaluation function.
-using BatchFn = std::function<std::vector<Value>(const ad::Params& params, const std::vector<Value>& batch)>;
+using BatchFn =
+    std::function<std::vector<Value>(const ad::Params& params, const std::vector<Value>& batch)>;
 
 /// Builds the training-step module described above (exposed for tests and benchmarks).
 /// Parameters and state are in name order. Throws what the loss, grad and optimizer builders throw.
-Module build_train_step(const BatchLossFn& loss, const ad::ParamArrays& params, const ad::ParamArrays& state,
-                        const Optimizer& opt, const std::vector<TensorType>& batch_types);
+/// With `data_parallel_devices` N > 1 the module is written for the global batch and annotated
+/// for XLA's SPMD partitioner: a mesh @batch = <["batch"=N]>, every batch argument split on
+/// its first dimension over "batch", parameters, state and every result replicated, and
+/// `mhlo.num_partitions = N`; the partitioner inserts the gradient all-reduce.
+Module build_train_step(const BatchLossFn& loss, const ad::ParamArrays& params,
+                        const ad::ParamArrays& state, const Optimizer& opt,
+                        const std::vector<TensorType>& batch_types, int data_parallel_devices = 1);
 
 /// Owns the device copies of parameters and optimizer state and the compiled step.
 class Trainer {
  public:
   /// Compiles the step for `batch_types` and uploads `init` and opt.init(init) to device 0 of
   /// `session`'s client. Throws hhlo::PjrtError when compilation fails.
-  Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt, std::vector<TensorType> batch_types,
-          Session& session = default_session());
+  Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt,
+          std::vector<TensorType> batch_types, Session& session = default_session());
+  /// Data-parallel over the first `devices` devices of `session`'s client: the step is compiled
+  /// with SPMD partitioning (num_partitions = devices, Shardy), each batch is split over the
+  /// devices on its first dimension, parameters and optimizer state are replicated (one copy
+  /// per device, donated per shard each step) and the gradients are summed by the collectives
+  /// the partitioner inserts. devices = 1 is the single-device trainer. Throws ShardingError
+  /// when a batch's first dimension is not divisible by `devices` or the client has fewer
+  /// devices, hhlo::PjrtError when compilation fails.
+  Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt,
+          std::vector<TensorType> batch_types, int devices, Session& session = default_session());
   /// One step on host batch arrays (uploaded, not donated); returns the loss.
   /// Throws hhlo::Error when the batch does not match the compiled types.
   float step(const std::vector<Array>& batch);
   /// One step on device batch buffers; returns the loss buffer (not yet copied to host).
+  /// Single-device trainers only (throws hhlo::Error for a data-parallel one: use step()).
   Buffer step_on_device(const std::vector<const Buffer*>& batch);
+  /// Number of devices the step runs on (1, or the data-parallel count).
+  int devices() const { return devices_; }
   /// Number of steps run.
   int64_t steps() const { return steps_; }
   /// Current parameters copied to the host.
   ad::ParamArrays params() const;
-  /// Device buffers of the parameters, in name order (for evaluation executables).
+  /// Device buffers of the parameters, in name order (for evaluation executables); for a
+  /// data-parallel trainer, the replica on the first device.
   std::vector<const Buffer*> param_buffers() const;
   /// Names of the parameters, in the order of param_buffers().
   const std::vector<std::string>& param_names() const { return param_names_; }
@@ -62,6 +81,8 @@ class Trainer {
   std::vector<std::string> param_names_, state_names_;
   std::vector<TensorType> param_types_;
   std::vector<Buffer> params_, state_;
+  int devices_ = 1;
+  std::vector<ShardedArray> sparams_, sstate_;  // data-parallel: replicated over the devices
   std::string mlir_;
   const LoadedExecutable* exe_ = nullptr;
   int64_t steps_ = 0;
@@ -74,7 +95,8 @@ class Evaluator {
   Evaluator(BatchFn fn, const ad::ParamArrays& like, std::vector<TensorType> batch_types,
             Session& session = default_session());
   /// Runs on device parameter buffers (in name order) and host batch arrays; returns host outputs.
-  std::vector<Array> run(const std::vector<const Buffer*>& params, const std::vector<Array>& batch) const;
+  std::vector<Array> run(const std::vector<const Buffer*>& params,
+                         const std::vector<Array>& batch) const;
 
  private:
   Session* session_;

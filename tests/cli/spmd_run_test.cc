@@ -1,0 +1,63 @@
+// `hhlo run` on JAX programs lowered with shardings over 4 CPU devices (issue 11): the module's
+// mhlo.num_partitions = 4 makes it run SPMD-partitioned across 4 devices from global .npy
+// inputs, and its global outputs equal what JAX computed on 4 devices
+// (tests/cli/gen_spmd_programs.py, run at build time).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "cli_util.h"
+#include "hhlo/core/array.h"
+
+namespace hhlo::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kDir = std::string(HHLO_GENERATED_DIR) + "/spmd/";
+
+/// Runs case `name` through `hhlo run` and compares every output with JAX's.
+void expect_jax_values(const std::string& name) {
+  std::vector<std::string> args{"run", kDir + name + ".mlir"};
+  for (int i = 0; std::filesystem::exists(kDir + name + ".in" + std::to_string(i) + ".npy"); ++i)
+    args.insert(args.end(), {"-i", kDir + name + ".in" + std::to_string(i) + ".npy"});
+  std::string out = temp_dir("spmd_" + name);
+  args.insert(args.end(), {"-o", out});
+  ProcessResult r = run_hhlo(args);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("ran on 4 devices"));
+  int j = 0;
+  for (; std::filesystem::exists(kDir + name + ".out" + std::to_string(j) + ".npy"); ++j) {
+    Array want = read_npy(kDir + name + ".out" + std::to_string(j) + ".npy");
+    Array got = read_npy(out + "/out" + std::to_string(j) + ".npy");
+    ASSERT_EQ(got.type(), want.type()) << name << " output " << j;
+    for (int64_t k = 0; k < want.num_elements(); ++k) {
+      double w = want.element_as_double(k), g = got.element_as_double(k);
+      EXPECT_NEAR(g, w, 1e-5 + 1e-5 * std::abs(w)) << name << " output " << j << " element " << k;
+    }
+  }
+  EXPECT_GT(j, 0) << "no JAX outputs for " << name;
+  EXPECT_FALSE(std::filesystem::exists(out + "/out" + std::to_string(j) + ".npy"));
+}
+
+TEST(CliSpmd, ElementwiseOverAOneDimensionalMesh) { expect_jax_values("elementwise"); }
+TEST(CliSpmd, MatmulWithAShardedContractingDimension) { expect_jax_values("matmul_contracting"); }
+TEST(CliSpmd, DataParallelGradientStep) { expect_jax_values("data_parallel_step"); }
+TEST(CliSpmd, TwoDimensionalMesh) { expect_jax_values("mesh_2d"); }
+TEST(CliSpmd, ReductionsToReplicatedValues) { expect_jax_values("reduce_scalar"); }
+TEST(CliSpmd, ShardMapWithPsumAndAllGather) { expect_jax_values("shard_map_psum_all_gather"); }
+
+TEST(CliSpmd, InputsAreCheckedAgainstTheGlobalShapes) {
+  // elementwise takes two f32[8,3]; a shard-sized f32[2,3] is refused naming the global type.
+  std::string dir = temp_dir("spmd_bad_input");
+  write_npy(dir + "/small.npy", Array(DType::f32, {2, 3}));
+  ProcessResult r = run_hhlo({"run", kDir + "elementwise.mlir", "-i", dir + "/small.npy", "-i",
+                              kDir + "elementwise.in1.npy"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("has shape [2x3], @main parameter 0 expects tensor<8x3xf32>"));
+}
+
+}  // namespace
+}  // namespace hhlo::test
