@@ -49,6 +49,19 @@ TEST(FuzzRegressions, ReducePrecisionBitCountsOutsideSi32AreShapeErrors) {
   EXPECT_EQ(infer_reduce_precision(f64, big - 1, big - 1), f64);
 }
 
+// shape_rules (libFuzzer, UBSan), regressions/shape_rules/rng-bit-generator-state-size-overflow:
+// rng_bit_generator multiplied the state's size by its bit width in int64 (2^62 x 64: signed
+// overflow, undefined behaviour) before comparing with 128/192 bits.
+TEST(FuzzRegressions, RngBitGeneratorHugeStateIsAShapeErrorWithoutOverflow) {
+  TensorType out{DType::ui32, {4}};
+  for (RngAlgorithm alg : {RngAlgorithm::THREE_FRY, RngAlgorithm::PHILOX}) {
+    EXPECT_THROW(infer_rng_bit_generator({DType::ui64, {int64_t{1} << 62}}, alg, out), ShapeError);
+    EXPECT_THROW(infer_rng_bit_generator({DType::ui64, {(int64_t{1} << 58) + 2}}, alg, out),
+                 ShapeError);
+  }
+  EXPECT_EQ(infer_rng_bit_generator({DType::ui64, {2}}, RngAlgorithm::THREE_FRY, out).at(1), out);
+}
+
 std::string regression_input(const std::string& target, const std::string& name) {
   std::ifstream in(std::string(HHLO_SOURCE_DIR) + "/tests/fuzz/regressions/" + target + "/" + name,
                    std::ios::binary);
