@@ -62,6 +62,16 @@ TEST(FuzzRegressions, RngBitGeneratorHugeStateIsAShapeErrorWithoutOverflow) {
   EXPECT_EQ(infer_rng_bit_generator({DType::ui64, {2}}, RngAlgorithm::THREE_FRY, out).at(1), out);
 }
 
+// shape_rules (libFuzzer, UBSan), regressions/shape_rules/concatenate-dimension-sum-overflow:
+// concatenate added the inputs' sizes along the dimension in int64 (2^62 + 2^62: signed overflow).
+TEST(FuzzRegressions, ConcatenateWhoseSizesOverflowIsAShapeError) {
+  TensorType big{DType::f32, {int64_t{1} << 62}};
+  std::vector<TensorType> three{big, big, big};
+  EXPECT_THROW(infer_concatenate(three, 0), ShapeError);
+  std::vector<TensorType> two{TensorType{DType::f32, {2}}, TensorType{DType::f32, {3}}};
+  EXPECT_EQ(infer_concatenate(two, 0), (TensorType{DType::f32, {5}}));
+}
+
 std::string regression_input(const std::string& target, const std::string& name) {
   std::ifstream in(std::string(HHLO_SOURCE_DIR) + "/tests/fuzz/regressions/" + target + "/" + name,
                    std::ios::binary);
