@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= 2
 HHLO := $(BUILD)/tools/hhlo/hhlo
 
-.PHONY: setup setup-cuda build test demo bench asan clean
+.PHONY: setup setup-cuda build test demo bench asan tsan fuzz clean
 setup:
 	@bash scripts/setup.sh
 
@@ -29,12 +29,29 @@ demo: setup
 bench: build
 	@bash bench/run.sh $(BUILD)
 
-# The runtime tests under AddressSanitizer + LeakSanitizer (our code instrumented, the plugin not).
+# Suites under AddressSanitizer + LeakSanitizer + UBSan (our code instrumented, the plugin not):
+# core, runtime, custom calls, autodiff, nn (docs/reliability.md).
+ASAN_SUITES := core runtime custom_call autodiff nn
 asan: setup
 	@cmake -S . -B build-asan -G Ninja -DHHLO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
-	@cmake --build build-asan -j $(JOBS) --target hhlo_runtime_tests hhlo_core_tests
-	@ASAN_OPTIONS=detect_leaks=1 build-asan/tests/hhlo_core_tests
-	@ASAN_OPTIONS=detect_leaks=1 build-asan/tests/hhlo_runtime_tests
+	@cmake --build build-asan -j $(JOBS) --target $(foreach s,$(ASAN_SUITES),hhlo_$(s)_tests)
+	@set -e; for s in $(ASAN_SUITES); do echo "---- asan $$s"; \
+	  ASAN_OPTIONS=detect_leaks=1 build-asan/tests/hhlo_$${s}_tests --gtest_brief=1; done
+
+# Runtime, session and custom-call suites under ThreadSanitizer (g++; the plugin is not
+# instrumented: tests/tsan.supp suppresses reports inside it only, docs/reliability.md).
+TSAN_SUITES := runtime session custom_call
+tsan: setup
+	@cmake -S . -B build-tsan -G Ninja -DHHLO_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build build-tsan -j $(JOBS) --target $(foreach s,$(TSAN_SUITES),hhlo_$(s)_tests)
+	@set -e; for s in $(TSAN_SUITES); do echo "---- tsan $$s"; \
+	  TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
+	  build-tsan/tests/hhlo_$${s}_tests --gtest_brief=1; done
+
+# libFuzzer (clang, ASan + UBSan, build-fuzz/): each tests/fuzz target for FUZZ_RUNS executions.
+FUZZ_RUNS ?= 1000000
+fuzz: setup
+	@FUZZ_RUNS=$(FUZZ_RUNS) JOBS=$(JOBS) bash scripts/fuzz.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "hhlo/core/error.h"
@@ -10,9 +11,12 @@ namespace hhlo {
 
 int64_t num_elements(const Dims& dims) {
   int64_t n = 1;
-  for (int64_t d : dims) {
+  for (int64_t d : dims)
     if (d < 0)
       throw Error("num_elements: shape " + dims_to_string(dims) + " has a dynamic dimension");
+  // A 0 dimension means no elements, however large the others (their product may overflow).
+  if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return 0;
+  for (int64_t d : dims) {
     if (__builtin_mul_overflow(n, d, &n))
       throw Error("num_elements: shape " + dims_to_string(dims) +
                   " has more elements than a 64-bit count holds");

@@ -67,6 +67,11 @@ ad::ParamArrays load_npz(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw IoError("load_npz: cannot open '" + path + "'");
   std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return parse_npz(std::span(reinterpret_cast<const std::byte*>(s.data()), s.size()), path);
+}
+
+ad::ParamArrays parse_npz(std::span<const std::byte> bytes, const std::string& path) {
+  std::string s(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   ad::ParamArrays out;
   size_t at = 0;
   while (at + 4 <= s.size() && get32(s, at) == 0x04034b50) {
@@ -100,6 +105,12 @@ ad::ParamArrays load_npz(const std::string& path) {
     if (method == 0) {
       data = s.substr(data_at, csize);
     } else if (method == 8) {
+      // Deflate expands at most about 1032:1: a member declaring more is corrupt, and would make
+      // us allocate what the archive cannot hold (found by fuzzing, tests/fuzz).
+      if (usize / 1032 > csize + 1)
+        throw IoError("load_npz: '" + path + "': member '" + name + "' declares " +
+                      std::to_string(usize) + " bytes uncompressed from " + std::to_string(csize) +
+                      " compressed, more than deflate can expand to");
       data.resize(usize);
       z_stream z{};
       if (inflateInit2(&z, -MAX_WBITS) != Z_OK) throw IoError("load_npz: inflateInit2 failed");

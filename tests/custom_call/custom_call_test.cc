@@ -6,10 +6,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <map>
 #include <regex>
+#include <thread>
 
 #include "hhlo/runtime/client.h"
 #include "kernels.h"
@@ -485,6 +487,106 @@ TEST(CustomCallErrors, GpuRegistrationOnTheCpuPluginIsAPluginError) {
   } catch (const PluginError& e) {
     EXPECT_THAT(e.what(), HasSubstr("the CPU plugin has no GPU custom-call extension"));
   }
+}
+
+// ---- Faults: the process and the client keep working (docs/reliability.md) --------------------
+
+TEST(CustomCallFaults, AfterAHandlerErrorOrAnUnregisteredTargetTheNextExecuteIsRight) {
+  register_examples();
+  LoadedExecutable failing = cpu().compile(R"(
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %r = stablehlo.custom_call @hhlo_example_fail(%x) {api_version = 4 : i32, backend_config = {reason = "refused"}} : (tensor<2xf32>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+)");
+  LoadedExecutable add = cpu().compile(add_program("hhlo_example_vector_add", "tensor<2xf32>"));
+  for (int round = 0; round < 3; ++round) {
+    try {
+      run(failing, {Array::from<float>({2}, {1, 2})});
+      FAIL() << "the failing handler succeeded";
+    } catch (const PjrtError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("hhlo_example_fail"));
+    }
+    // (a + b) * a with the custom-call add, right after the failure.
+    EXPECT_EQ(run(add, {Array::from<float>({2}, {1, 2 + float(round)}),
+                        Array::from<float>({2}, {3, 4})})
+                  .at(0)
+                  .to_vector<float>(),
+              (std::vector<float>{4, (6 + float(round)) * (2 + float(round))}));
+    try {
+      cpu().compile(add_program("hhlo_registered_nowhere", "tensor<2xf32>"));
+      FAIL() << "compiled a call to an unregistered target";
+    } catch (const PjrtError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("hhlo_registered_nowhere"));
+    }
+  }
+}
+
+// ---- Concurrency: handlers called from several executions at once -----------------------------
+
+TEST(CustomCallConcurrency, HandlerCalledFromEightExecutionsAtOnceGivesEveryResultExactly) {
+  register_examples();
+  constexpr int kThreads = 8, kRuns = 25;
+  LoadedExecutable exe = cpu().compile(add_program("hhlo_example_vector_add", "tensor<64xf32>"));
+  std::atomic<int> ready{0}, wrong{0}, checked{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      ready.fetch_add(1);
+      while (ready.load() < kThreads) std::this_thread::yield();
+      for (int i = 0; i < kRuns; ++i) {
+        std::vector<float> a(64), b(64), want(64);
+        for (int j = 0; j < 64; ++j) {
+          a[j] = float(t * 64 + j - i);
+          b[j] = float(i - j);
+          want[j] = (a[j] + b[j]) * a[j];  // small integers: exact in f32
+        }
+        auto out = run(exe, {Array::from<float>({64}, a), Array::from<float>({64}, b)});
+        (out.at(0).to_vector<float>() == want ? checked : wrong).fetch_add(1);
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(checked.load(), kThreads * kRuns);
+}
+
+TEST(CustomCallConcurrency, UserDataOfEightConcurrentExecutionsReachesEachItsOwnHandlerCall) {
+  register_examples();
+  constexpr int kThreads = 8, kRuns = 25;
+  int64_t id = scale_type_id();
+  LoadedExecutable exe = cpu().compile(kScale);
+  std::vector<HhloExampleScale> scales(kThreads);
+  std::atomic<int> ready{0}, wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      scales[t].factor = float(t + 1);
+      ready.fetch_add(1);
+      while (ready.load() < kThreads) std::this_thread::yield();
+      ExecuteOptions options{.user_data = {{id, &scales[t]}}};
+      for (int i = 0; i < kRuns; ++i) {
+        auto out = run(exe, {Array::from<float>({4}, {1, float(i), -2, 0})}, options);
+        Array want = Array::from<float>(
+            {4}, {float(t + 1), float(i * (t + 1)), float(-2 * (t + 1)), 0});
+        if (!(out.at(0) == want)) wrong.fetch_add(1);
+      }
+      // Asynchronously too, awaited in reverse order of launch.
+      std::vector<Buffer> in;
+      std::vector<ExecuteResult> pending;
+      for (int i = 0; i < 4; ++i)
+        in.push_back(cpu().buffer_from_host(Array::from<float>({4}, {float(i), 1, 2, 3})));
+      for (int i = 0; i < 4; ++i) pending.push_back(exe.execute_async({&in[i]}, options));
+      for (int i = 3; i >= 0; --i) {
+        pending[i].done.await();
+        float f = float(t + 1);
+        if (!(pending[i].outputs.at(0).to_host() ==
+              Array::from<float>({4}, {float(i) * f, f, 2 * f, 3 * f})))
+          wrong.fetch_add(1);
+      }
+    });
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(scales[t].calls, kRuns + 4) << "thread " << t;
 }
 
 }  // namespace

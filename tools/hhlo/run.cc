@@ -11,75 +11,29 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "commands.h"
-#include "run_npz.h"
 #include "hhlo/core/array.h"
-#include "hhlo/ir/entry.h"
 #include "hhlo/core/sharding.h"
+#include "hhlo/ir/entry.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
 #include "hhlo/ir/refine.h"
 #include "hhlo/lapack/kernels.h"
 #include "hhlo/runtime/client.h"
-#include "hhlo/runtime/custom_call.h"
 #include "hhlo/runtime/compile_cache.h"
+#include "hhlo/runtime/custom_call.h"
+#include "run_input.h"
+#include "run_npz.h"
 
 namespace hhlo::cli {
 namespace {
-
-struct RunOptions {
-  std::string program;
-  std::vector<std::string> inputs;
-  std::string output_dir;
-  std::string platform = "cpu";
-  int repeat = 0;
-  std::vector<std::string> xla_options;
-  std::string entry;
-  std::string export_platforms;
-  std::vector<std::string> custom_call_libraries;
-  bool json = false;
-};
-
-/// CompileOptions with each `--xla-option NAME=VALUE` applied over the defaults (VALUE parsed by
-/// parse_xla_option_value: true/false, integer, decimal number, else string).
-CompileOptions compile_options(const std::vector<std::string>& xla_options) {
-  CompileOptions options;
-  for (const std::string& o : xla_options) {
-    std::size_t eq = o.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw Error(
-          fmt::format("--xla-option '{}' is not NAME=VALUE (e.g. "
-                      "xla_cpu_enable_fast_min_max=true)",
-                      o));
-    options.xla_options[o.substr(0, eq)] = parse_xla_option_value(o.substr(eq + 1));
-  }
-  return options;
-}
-
-std::string read_program(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw IoError(fmt::format("program '{}' does not exist", path));
-  if (std::filesystem::is_directory(path, ec))
-    throw IoError(fmt::format("program '{}' is a directory, expected a .mlir file", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError(fmt::format("cannot open program '{}' for reading", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw IoError(
-        fmt::format("program '{}' is empty; expected StableHLO MLIR text or bytecode", path));
-  return text;
-}
 
 /// Creates `dir` if needed and checks that files can be created in it, before anything runs.
 void prepare_output_dir(const std::string& dir) {
@@ -219,15 +173,6 @@ std::vector<std::string> output_names(const std::string& text, const std::string
   return stems;
 }
 
-/// Splits "cpu,cuda" at commas (empty items dropped).
-std::vector<std::string> split_list(const std::string& list) {
-  std::vector<std::string> out;
-  std::stringstream ss(list);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 /// Shape refinement for a shape-polymorphic program (`jax.export` with symbolic dimensions): when
 /// the entry (`entry`, resolved as Client::compile does) has dynamic (`?`) dimensions, it is made
 /// `@main`, specialised to the shapes of `inputs` (hhlo/ir/refine.h) and re-printed, and `entry`
@@ -276,22 +221,6 @@ std::string compile_error_note(const std::string& text, const std::string& messa
   return "\nthe program is MLIR bytecode, which hhlo cannot refine to the input shapes: shape "
          "refinement of a shape-polymorphic program needs the text form (e.g. "
          "jax.export's Exported.mlir_module() written to a .mlir file)";
-}
-
-/// `mhlo.num_partitions = N` of the module's attributes (JAX writes it for a program lowered
-/// with shardings over N devices); 1 when absent or for bytecode. Read from the text, as the
-/// plugin reads it, so a program the parser cannot read still runs partitioned.
-int num_partitions_of(const std::string& text) {
-  static constexpr std::string_view kKey = "mhlo.num_partitions";
-  std::size_t module_at = text.find("module");
-  std::size_t at = text.find(kKey);
-  if (at == std::string::npos || module_at == std::string::npos || at < module_at) return 1;
-  std::size_t p = text.find_first_not_of(" =", at + kKey.size());
-  if (p == std::string::npos || !std::isdigit(static_cast<unsigned char>(text[p]))) return 1;
-  int n = 0;
-  while (p < text.size() && std::isdigit(static_cast<unsigned char>(text[p])) && n < 1000000)
-    n = n * 10 + (text[p++] - '0');
-  return std::max(n, 1);
 }
 
 std::string preview(const Array& a) {
@@ -346,20 +275,12 @@ int run_sharded(const RunOptions& o, const Client& client, const LoadedExecutabl
 }
 
 int run_program(const RunOptions& o) {
-  std::string text = read_program(o.program);
-  CompileOptions options = compile_options(o.xla_options);
-  options.entry = o.entry;
-  options.export_platforms = split_list(o.export_platforms);
-  // A program lowered with shardings over N devices runs on N devices through XLA's SPMD
-  // partitioner (Shardy when the program is written in its dialect, as JAX writes it).
-  int partitions = num_partitions_of(text);
-  if (partitions > 1) {
-    options.num_partitions = partitions;
-    options.use_spmd_partitioning = true;
-    options.use_shardy_partitioner = text.find("sdy.") != std::string::npos;
-  }
-  IoNames io = io_names(text);  // .npz members by argument name
-  std::vector<Array> inputs = read_inputs(o.inputs, io);
+  RunInputs in = load_run_inputs(o);
+  std::string text = std::move(in.text);
+  CompileOptions options = std::move(in.options);
+  std::vector<Array> inputs = std::move(in.inputs);
+  const IoNames& io = in.io;
+  int partitions = options.num_partitions;
   bool npz_out = o.output_dir.size() > 4 && o.output_dir.ends_with(".npz");
   if (!o.output_dir.empty() && !npz_out) prepare_output_dir(o.output_dir);
   text = refine_for_inputs(text, inputs, o.program, options.entry);
@@ -378,7 +299,8 @@ int run_program(const RunOptions& o) {
     register_kernel_library(client.plugin(), lib);
   LoadedExecutable exe;
   try {
-    exe = CompileCache().compile(client, text, options);  // the persistent cache (HHLO_COMPILE_CACHE)
+    exe =
+        CompileCache().compile(client, text, options);  // the persistent cache (HHLO_COMPILE_CACHE)
   } catch (const PjrtError& e) {
     // The plugin names the program "-" in its diagnostics ("-:2:25: error: ..."): name the file.
     std::string message = e.what();
@@ -465,35 +387,7 @@ const bool registered = register_command({
         "Compile and run a StableHLO program on .npy inputs; print and write its outputs",
     .setup = [](CLI::App& sub) -> Action {
       auto o = std::make_shared<RunOptions>();
-      sub.add_option("program", o->program, "StableHLO program (.mlir text or bytecode)")
-          ->required();
-      sub.add_option("--input,-i", o->inputs,
-                     "Input .npy file, one per @main parameter, in order; or one .npz with a "
-                     "member per parameter by name (jax.arg_info, else arg0, arg1, ...)");
-      sub.add_option("--output-dir,-o", o->output_dir,
-                     "Directory to write the outputs (created if needed): NAME.npy from each "
-                     "result's jax.result_info when all have distinct ones, else out0.npy, ...; "
-                     "a path ending in .npz writes one archive with members of those names");
-      sub.add_flag("--json", o->json, "With --repeat: also print the latencies as one JSON line");
-      sub.add_option("--entry", o->entry,
-                     "Public function to run (default: @main, or the only public function)");
-      sub.add_option("--export-platforms", o->export_platforms,
-                     "For a multi-platform jax.export: its platforms in order (Exported.platforms, "
-                     "e.g. cpu,cuda); the _platform_index argument is then filled in");
-      sub.add_option("--custom-call-library", o->custom_call_libraries,
-                     "Kernel library (.so) whose HHLO_CUSTOM_CALL_TARGETS to register before "
-                     "compiling, repeatable")
-          ->allow_extra_args(false);
-      sub.add_option("--platform", o->platform, "Platform whose plugin to load")
-          ->check(CLI::IsMember({"cpu", "cuda"}));
-      sub.add_option("--repeat", o->repeat,
-                     "Run N more times and print per-call latency min/median")
-          ->check(CLI::Range(1, 1000000));
-      sub.add_option("--xla-option", o->xla_options,
-                     "XLA compile option NAME=VALUE (a DebugOptions field; VALUE true/false, an "
-                     "integer, a number or a string), repeatable; default "
-                     "xla_cpu_enable_fast_min_max=false (NaN-propagating max/min)")
-          ->allow_extra_args(false);  // one NAME=VALUE per flag: never swallows the program
+      add_run_options(sub, *o);
       return [o] { return run_program(*o); };
     },
 });

@@ -90,7 +90,7 @@ std::vector<TensorType> infer_sort(std::span<const TensorType> inputs, int64_t d
 /// last dim, which must equal width(to)/width(operand). (C2) complex only to complex. No i1.
 TensorType infer_bitcast_convert(const TensorType& operand, DType to);
 /// reduce_precision (spec "reduce_precision"): float operand, (C2) exponent_bits >= 1,
-/// (C3) mantissa_bits >= 0. Result: operand type.
+/// (C3) mantissa_bits >= 0, each within si32 (the attributes' type). Result: operand type.
 TensorType infer_reduce_precision(const TensorType& operand, int64_t exponent_bits,
                                   int64_t mantissa_bits);
 /// dynamic_slice (spec "dynamic_slice"): (C2) one scalar integer start index per dim and

@@ -2,6 +2,8 @@
 // member name "<param name>.npy"; readable with numpy.load).
 #pragma once
 
+#include <cstddef>
+#include <span>
 #include <string>
 
 #include "hhlo/autodiff/params.h"
@@ -14,5 +16,8 @@ void save_npz(const std::string& path, const ad::ParamArrays& params);
 /// Reads every `.npy` member of `path` (stored or deflated members).
 /// Throws hhlo::IoError on a missing file, a corrupt archive or an unsupported member.
 ad::ParamArrays load_npz(const std::string& path);
+/// Reads the `.npz` archive `bytes` (as load_npz reads a file's contents); `what` names the source
+/// in error messages. Throws hhlo::IoError on a corrupt archive or an unsupported member.
+ad::ParamArrays parse_npz(std::span<const std::byte> bytes, const std::string& what);
 
 }  // namespace hhlo::nn

@@ -1,4 +1,7 @@
 // bitcast_convert and reduce_precision: bit-level type ops.
+#include <cstdint>
+#include <limits>
+
 #include "../infer_util.h"
 #include "hhlo/ir/ops.h"
 
@@ -34,10 +37,12 @@ TensorType infer_reduce_precision(const TensorType& operand, int64_t exponent_bi
   constexpr std::string_view op = "reduce_precision";
   if (!is_float(operand.dtype))
     detail::fail(op, "C1", "operand {} must have a float element type", operand.to_string());
-  // (C2)
-  if (exponent_bits < 1) detail::fail(op, "C2", "exponent_bits {} must be >= 1", exponent_bits);
-  // (C3)
-  if (mantissa_bits < 0) detail::fail(op, "C3", "mantissa_bits {} must be >= 0", mantissa_bits);
+  // (C2), (C3); both are si32 constants (spec inputs I2, I3).
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  if (exponent_bits < 1 || exponent_bits > kMax)
+    detail::fail(op, "C2", "exponent_bits {} must be >= 1 and fit in si32", exponent_bits);
+  if (mantissa_bits < 0 || mantissa_bits > kMax)
+    detail::fail(op, "C3", "mantissa_bits {} must be >= 0 and fit in si32", mantissa_bits);
   return operand;
 }
 

@@ -29,11 +29,12 @@ std::vector<TensorType> infer_rng_bit_generator(const TensorType& state, RngAlgo
   // (C2)
   int64_t n = state.dims[0];
   if (n != kDynamic) {
-    if (alg == RngAlgorithm::THREE_FRY && n * bit_width(state.dtype) != 128)
+    // The state's bit count; -1 for sizes whose product would overflow (found by fuzzing).
+    int64_t bits = n <= 1024 ? n * bit_width(state.dtype) : -1;
+    if (alg == RngAlgorithm::THREE_FRY && bits != 128)
       detail::fail(op, "C2", "THREE_FRY needs a 128-bit state (2 x ui64), got {}",
                    state.to_string());
-    if (alg == RngAlgorithm::PHILOX && n * bit_width(state.dtype) != 128 &&
-        n * bit_width(state.dtype) != 192)
+    if (alg == RngAlgorithm::PHILOX && bits != 128 && bits != 192)
       detail::fail(op, "C2", "PHILOX needs a 128- or 192-bit state (2 or 3 x ui64), got {}",
                    state.to_string());
   }

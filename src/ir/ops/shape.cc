@@ -32,7 +32,17 @@ TensorType infer_broadcast_in_dim(const TensorType& operand, const Dims& result_
 
 TensorType infer_reshape(const TensorType& operand, const Dims& result_dims) {
   TensorType result{operand.dtype, result_dims};
-  // (C2)
+  // (C2); a count that overflows 64 bits is no valid size on either side.
+  if (operand.is_static() && result.is_static()) {
+    for (const TensorType* t : {&operand, static_cast<const TensorType*>(&result)}) {
+      int64_t n = 1;
+      bool overflow = false;
+      for (int64_t d : t->dims) overflow |= __builtin_mul_overflow(n, d, &n);
+      if (overflow && std::find(t->dims.begin(), t->dims.end(), 0) == t->dims.end())
+        detail::fail("reshape", "C2", "{} has more elements than a 64-bit count holds",
+                     t->to_string());
+    }
+  }
   if (operand.is_static() && result.is_static() && operand.num_elements() != result.num_elements())
     detail::fail("reshape", "C2", "operand {} has {} elements, result {} has {}",
                  operand.to_string(), operand.num_elements(), result.to_string(),

@@ -54,7 +54,11 @@ TensorType infer_concatenate(std::span<const TensorType> inputs, int64_t dimensi
     if (!ok)
       detail::fail(op, "C2", "input {} {} and input 0 {} differ outside dimension {}", i,
                    t.to_string(), first.to_string(), dimension);
-    dims[dd] = (dims[dd] == kDynamic || t.dims[dd] == kDynamic) ? kDynamic : dims[dd] + t.dims[dd];
+    if (dims[dd] == kDynamic || t.dims[dd] == kDynamic)
+      dims[dd] = kDynamic;
+    else if (__builtin_add_overflow(dims[dd], t.dims[dd], &dims[dd]))  // found by fuzzing
+      detail::fail(op, "C6", "the sizes of dimension {} add up to more than 64 bits hold",
+                   dimension);
   }
   return TensorType{first.dtype, dims};
 }

@@ -1,0 +1,100 @@
+// Named regression tests of the crashes and violated properties the fuzz targets found (tests/fuzz,
+// docs/reliability.md). Each test states the fault with the smallest API call that shows it; the
+// input that found it is kept in tests/fuzz/regressions/<target>/ and replayed by replay_test.cc.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "hhlo/core/error.h"
+#include "hhlo/core/tensor_type.h"
+#include "hhlo/ir/infer.h"
+#include "hhlo/nn/checkpoint.h"
+
+namespace hhlo {
+namespace {
+
+// shape_rules, regressions/shape_rules/num-elements-overflow-before-zero-dim: a shape with a 0
+// dimension has no elements, however large the dimensions before it; num_elements threw
+// "more elements than a 64-bit count holds" for 2^62 x 3 x 0.
+TEST(FuzzRegressions, ZeroDimensionAfterAnOverflowingPrefixMeansNoElements) {
+  EXPECT_EQ(num_elements(Dims{int64_t{1} << 62, 3, 0}), 0);
+  EXPECT_EQ(num_elements(Dims{int64_t{1} << 62, 0, 3}), 0);
+  EXPECT_THROW(num_elements(Dims{int64_t{1} << 62, 3}), Error);
+}
+
+// Same input: reshape of an operand whose element count overflows 64 bits let the core's plain
+// hhlo::Error escape from the shape rule instead of a ShapeError citing (C2).
+TEST(FuzzRegressions, ReshapeOfATypeWhoseElementCountOverflowsIsAShapeErrorC2) {
+  TensorType huge{DType::i32, {int64_t{1} << 62, 3, 1}};
+  try {
+    infer_reshape(huge, {4});
+    FAIL() << "no error";
+  } catch (const ShapeError& e) {
+    EXPECT_EQ(e.op(), "reshape");
+    EXPECT_EQ(e.constraint(), "C2");
+  }
+  EXPECT_THROW(infer_reshape(TensorType{DType::i32, {4}}, {int64_t{1} << 62, 3}), ShapeError);
+}
+
+// shape_rules, regressions/shape_rules/reduce-precision-bits-beyond-i32: reduce_precision took
+// exponent_bits = mantissa_bits = 2^63 - 1, printed them as `: i32` attributes, and the parser
+// (rightly) refused the text. Both attributes are si32 in the spec.
+TEST(FuzzRegressions, ReducePrecisionBitCountsOutsideSi32AreShapeErrors) {
+  TensorType f64{DType::f64, {}};
+  int64_t big = int64_t{1} << 31;
+  EXPECT_THROW(infer_reduce_precision(f64, big, 1), ShapeError);
+  EXPECT_THROW(infer_reduce_precision(f64, 8, big), ShapeError);
+  EXPECT_EQ(infer_reduce_precision(f64, big - 1, big - 1), f64);
+}
+
+// shape_rules (libFuzzer, UBSan), regressions/shape_rules/rng-bit-generator-state-size-overflow:
+// rng_bit_generator multiplied the state's size by its bit width in int64 (2^62 x 64: signed
+// overflow, undefined behaviour) before comparing with 128/192 bits.
+TEST(FuzzRegressions, RngBitGeneratorHugeStateIsAShapeErrorWithoutOverflow) {
+  TensorType out{DType::ui32, {4}};
+  for (RngAlgorithm alg : {RngAlgorithm::THREE_FRY, RngAlgorithm::PHILOX}) {
+    EXPECT_THROW(infer_rng_bit_generator({DType::ui64, {int64_t{1} << 62}}, alg, out), ShapeError);
+    EXPECT_THROW(infer_rng_bit_generator({DType::ui64, {(int64_t{1} << 58) + 2}}, alg, out),
+                 ShapeError);
+  }
+  EXPECT_EQ(infer_rng_bit_generator({DType::ui64, {2}}, RngAlgorithm::THREE_FRY, out).at(1), out);
+}
+
+// shape_rules (libFuzzer, UBSan), regressions/shape_rules/concatenate-dimension-sum-overflow:
+// concatenate added the inputs' sizes along the dimension in int64 (2^62 + 2^62: signed overflow).
+TEST(FuzzRegressions, ConcatenateWhoseSizesOverflowIsAShapeError) {
+  TensorType big{DType::f32, {int64_t{1} << 62}};
+  std::vector<TensorType> three{big, big, big};
+  EXPECT_THROW(infer_concatenate(three, 0), ShapeError);
+  std::vector<TensorType> two{TensorType{DType::f32, {2}}, TensorType{DType::f32, {3}}};
+  EXPECT_EQ(infer_concatenate(two, 0), (TensorType{DType::f32, {5}}));
+}
+
+std::string regression_input(const std::string& target, const std::string& name) {
+  std::ifstream in(std::string(HHLO_SOURCE_DIR) + "/tests/fuzz/regressions/" + target + "/" + name,
+                   std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// npz (libFuzzer, out-of-memory), regressions/npz/deflated-member-declaring-4gib: an 89-byte
+// archive whose deflated member declares 4 GiB uncompressed made parse_npz allocate the 4 GiB
+// before inflating. Deflate expands at most about 1032:1, so such a member is refused unread.
+TEST(FuzzRegressions, NpzMemberDeclaringMoreThanDeflateCanHoldIsRefusedBeforeAllocating) {
+  std::string bytes = regression_input("npz", "deflated-member-declaring-4gib");
+  ASSERT_EQ(bytes.size(), 89u);
+  try {
+    nn::parse_npz(std::span(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()),
+                  "fuzz.npz");
+    FAIL() << "no error";
+  } catch (const IoError& e) {
+    EXPECT_NE(std::string(e.what()).find("declares 4294967123 bytes"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace hhlo

@@ -1,0 +1,113 @@
+// The input stage of `hhlo run` (run_input.h).
+#include "run_input.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+namespace hhlo::cli {
+
+void add_run_options(CLI::App& sub, RunOptions& o) {
+  sub.add_option("program", o.program, "StableHLO program (.mlir text or bytecode)")->required();
+  sub.add_option("--input,-i", o.inputs,
+                 "Input .npy file, one per @main parameter, in order; or one .npz with a "
+                 "member per parameter by name (jax.arg_info, else arg0, arg1, ...)");
+  sub.add_option("--output-dir,-o", o.output_dir,
+                 "Directory to write the outputs (created if needed): NAME.npy from each "
+                 "result's jax.result_info when all have distinct ones, else out0.npy, ...; "
+                 "a path ending in .npz writes one archive with members of those names");
+  sub.add_flag("--json", o.json, "With --repeat: also print the latencies as one JSON line");
+  sub.add_option("--entry", o.entry,
+                 "Public function to run (default: @main, or the only public function)");
+  sub.add_option("--export-platforms", o.export_platforms,
+                 "For a multi-platform jax.export: its platforms in order (Exported.platforms, "
+                 "e.g. cpu,cuda); the _platform_index argument is then filled in");
+  sub.add_option("--custom-call-library", o.custom_call_libraries,
+                 "Kernel library (.so) whose HHLO_CUSTOM_CALL_TARGETS to register before "
+                 "compiling, repeatable")
+      ->allow_extra_args(false);
+  sub.add_option("--platform", o.platform, "Platform whose plugin to load")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  sub.add_option("--repeat", o.repeat, "Run N more times and print per-call latency min/median")
+      ->check(CLI::Range(1, 1000000));
+  sub.add_option("--xla-option", o.xla_options,
+                 "XLA compile option NAME=VALUE (a DebugOptions field; VALUE true/false, an "
+                 "integer, a number or a string), repeatable; default "
+                 "xla_cpu_enable_fast_min_max=false (NaN-propagating max/min)")
+      ->allow_extra_args(false);  // one NAME=VALUE per flag: never swallows the program
+}
+
+CompileOptions compile_options(const std::vector<std::string>& xla_options) {
+  CompileOptions options;
+  for (const std::string& o : xla_options) {
+    std::size_t eq = o.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error(
+          fmt::format("--xla-option '{}' is not NAME=VALUE (e.g. "
+                      "xla_cpu_enable_fast_min_max=true)",
+                      o));
+    options.xla_options[o.substr(0, eq)] = parse_xla_option_value(o.substr(eq + 1));
+  }
+  return options;
+}
+
+std::string read_program(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw IoError(fmt::format("program '{}' does not exist", path));
+  if (std::filesystem::is_directory(path, ec))
+    throw IoError(fmt::format("program '{}' is a directory, expected a .mlir file", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError(fmt::format("cannot open program '{}' for reading", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw IoError(
+        fmt::format("program '{}' is empty; expected StableHLO MLIR text or bytecode", path));
+  return text;
+}
+
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream ss(list);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+int num_partitions_of(const std::string& text) {
+  static constexpr std::string_view kKey = "mhlo.num_partitions";
+  std::size_t module_at = text.find("module");
+  std::size_t at = text.find(kKey);
+  if (at == std::string::npos || module_at == std::string::npos || at < module_at) return 1;
+  std::size_t p = text.find_first_not_of(" =", at + kKey.size());
+  if (p == std::string::npos || !std::isdigit(static_cast<unsigned char>(text[p]))) return 1;
+  int n = 0;
+  while (p < text.size() && std::isdigit(static_cast<unsigned char>(text[p])) && n < 1000000)
+    n = n * 10 + (text[p++] - '0');
+  return std::max(n, 1);
+}
+
+RunInputs load_run_inputs(const RunOptions& o) {
+  RunInputs in;
+  in.text = read_program(o.program);
+  in.options = compile_options(o.xla_options);
+  in.options.entry = o.entry;
+  in.options.export_platforms = split_list(o.export_platforms);
+  int partitions = num_partitions_of(in.text);
+  if (partitions > 1) {
+    in.options.num_partitions = partitions;
+    in.options.use_spmd_partitioning = true;
+    in.options.use_shardy_partitioner = in.text.find("sdy.") != std::string::npos;
+  }
+  in.io = io_names(in.text);
+  in.inputs = read_inputs(o.inputs, in.io);
+  return in;
+}
+
+}  // namespace hhlo::cli

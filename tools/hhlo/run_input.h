@@ -1,0 +1,69 @@
+// The input stage of `hhlo run`, which needs no plugin: the subcommand's options, reading the
+// program, --xla-option values, the entry and export platforms, the partition count, and the
+// .npy/.npz inputs. Shared by run.cc and the CLI fuzz target (tests/fuzz/targets/cli.cc), which
+// calls it in-process.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "hhlo/core/array.h"
+#include "hhlo/runtime/compile_options.h"
+#include "run_npz.h"
+
+namespace hhlo::cli {
+
+/// The options of `hhlo run`, as parsed from the command line.
+struct RunOptions {
+  std::string program;
+  std::vector<std::string> inputs;
+  std::string output_dir;
+  std::string platform = "cpu";
+  int repeat = 0;
+  std::vector<std::string> xla_options;
+  std::string entry;
+  std::string export_platforms;
+  std::vector<std::string> custom_call_libraries;
+  bool json = false;
+};
+
+/// Adds the options of `hhlo run` to `sub`, storing into `o` (which must outlive the parse).
+void add_run_options(CLI::App& sub, RunOptions& o);
+
+/// CompileOptions with each `--xla-option NAME=VALUE` applied over the defaults (VALUE parsed by
+/// parse_xla_option_value: true/false, integer, decimal number, else string). Throws hhlo::Error
+/// naming an option that is not NAME=VALUE.
+CompileOptions compile_options(const std::vector<std::string>& xla_options);
+
+/// The bytes of the program file `path`. Throws hhlo::IoError when it is missing, a directory,
+/// unreadable or blank.
+std::string read_program(const std::string& path);
+
+/// Splits "cpu,cuda" at commas (empty items dropped).
+std::vector<std::string> split_list(const std::string& list);
+
+/// `mhlo.num_partitions = N` of the module's attributes (JAX writes it for a program lowered
+/// with shardings over N devices); 1 when absent or for bytecode. Never throws.
+int num_partitions_of(const std::string& text);
+
+/// What `hhlo run` has read before it loads a plugin.
+struct RunInputs {
+  /// The program text (or bytecode) to compile.
+  std::string text;
+  /// The compile options: --xla-option values, --entry, --export-platforms, and SPMD
+  /// partitioning for a program with `mhlo.num_partitions` > 1 (Shardy when it is written in
+  /// that dialect).
+  CompileOptions options;
+  /// The --input arrays, in order.
+  std::vector<Array> inputs;
+  /// The argument and result names of @main (io_names), for .npz members.
+  IoNames io;
+};
+
+/// Reads the program (read_program), the compile options and the inputs (read_inputs: .npy
+/// files, or one .npz by argument name) of `o`. Throws hhlo::Error / hhlo::IoError as those do;
+/// loads no plugin.
+RunInputs load_run_inputs(const RunOptions& o);
+
+}  // namespace hhlo::cli
