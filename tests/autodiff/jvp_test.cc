@@ -345,6 +345,17 @@ TEST(AutodiffJvp, EveryOpThatAVjpRuleEmitsHasAJvpRule) {
     Value o = optimization_barrier({w[1]})[0];
     return reduce_precision(o, 8, 23);
   });
+  programs.push_back([=](Func& f) {  // linear algebra and fft (src/autodiff/rules/linalg.cc)
+    Value a = slice(f.arg(0), {0, 0}, {2, 2});
+    Value spd = add(
+        dot_general(a, a, {.lhs_contracting_dimensions = {1}, .rhs_contracting_dimensions = {1}}),
+        constant(f, Array::from<float>({2, 2}, {3, 0, 0, 3})));
+    Value l = cholesky(spd, true);
+    Value x = triangular_solve(l, f.arg(1), {.left_side = true, .lower = true});
+    Value spec = fft(x, FftType::RFFT, {3});
+    Value back = fft(spec, FftType::IRFFT, {3});
+    return add(back, x);
+  });
   ad::register_custom_vjp("test_closure_fwd",
                           [](const Op& op, const std::vector<ad::Cotangent>& cts) {
                             return std::vector<ad::Cotangent>{multiply(*cts[0], op.operands()[0])};

@@ -81,14 +81,14 @@ void check_inputs(const LoadedExecutable& exe, const std::vector<Array>& inputs,
     const TensorType& got = inputs[i].type();
     if (w.dtype != got.dtype)
       throw Error(fmt::format("input {} ('{}') has dtype {}, {} parameter {} expects {} ({})", i,
-                              names[i], fn, dtype_name(got.dtype), i, dtype_name(w.dtype),
+                              names[i], dtype_name(got.dtype), fn, i, dtype_name(w.dtype),
                               w.to_string()));
     bool dims_ok = w.rank() == got.rank();
     for (std::size_t d = 0; dims_ok && d < w.dims.size(); ++d)
       dims_ok = w.dims[d] == kDynamic || w.dims[d] == got.dims[d];
     if (!dims_ok)
       throw Error(fmt::format("input {} ('{}') has shape [{}], {} parameter {} expects {}", i,
-                              names[i], fn, dims_to_string(got.dims), i, w.to_string()));
+                              names[i], dims_to_string(got.dims), fn, i, w.to_string()));
   }
 }
 
