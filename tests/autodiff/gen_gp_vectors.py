@@ -1,11 +1,14 @@
 """JAX's values for the Gaussian-process example (examples/gp): the log marginal likelihood of a
 squared-exponential GP and its gradient w.r.t. the log length scale, in f64.
 
-  .venv/bin/python tests/autodiff/gen_gp_vectors.py   # writes tests/autodiff/data/gp_*.npy
+  .venv/bin/python tests/autodiff/gen_gp_vectors.py OUT_DIR   # writes OUT_DIR/gp_*.npy
+
+Run by the test build (tests/CMakeLists.txt, hhlo_test_inputs); nothing it writes is committed.
 
 K = sf2 * exp(-|xi - xj|^2 / (2 l^2)) + sn2 I, L = cholesky(K), alpha = L^T \\ (L \\ y),
 lml = -y.alpha / 2 - sum(log diag L) - n/2 log(2 pi), l = exp(log_l)."""
 import os
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -13,7 +16,6 @@ import jax.scipy.linalg as jsl
 import numpy as np
 
 jax.config.update("jax_enable_x64", True)
-HERE = os.path.dirname(os.path.abspath(__file__))
 SF2, SN2 = 1.3, 0.05
 
 
@@ -34,7 +36,8 @@ def main():
     y = np.sin(x[:, 0]) + 0.5 * np.cos(2 * x[:, 1]) + 0.1 * rng.standard_normal(12)
     log_l = np.array(np.log(0.8))
     v, g = jax.value_and_grad(lml)(log_l, x, y)
-    out = os.path.join(HERE, "data")
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
     for name, a in [("x", x), ("y", y), ("log_l", log_l), ("lml", np.asarray(v)),
                      ("dlml_dlog_l", np.asarray(g))]:
         np.save(os.path.join(out, f"gp_{name}.npy"), np.asarray(a, dtype=np.float64))

@@ -1,7 +1,7 @@
 // The Gaussian-process example (examples/gp/gp.h) against JAX (tests/autodiff/gen_gp_vectors.py,
-// committed f64 vectors): log marginal likelihood and its gradient w.r.t. the log length scale
-// through cholesky, triangular_solve and their VJP rules. Tolerance 1e-9 relative (f64; the two
-// sides factorise in different orders).
+// run at build time, committed f64 vectors): log marginal likelihood and its gradient w.r.t. the
+// log length scale through cholesky, triangular_solve and their VJP rules. Tolerance 1e-9 relative
+// (f64; the two sides factorise in different orders).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,9 +14,7 @@ namespace hhlo {
 namespace {
 
 Array data(const std::string& name) {
-  return read_npy(
-      (std::filesystem::path(HHLO_SOURCE_DIR) / "tests/autodiff/data" / ("gp_" + name + ".npy"))
-          .string());
+  return read_npy((std::filesystem::path(HHLO_GENERATED_DIR) / ("gp_" + name + ".npy")).string());
 }
 
 TEST(GaussianProcessExample, LogMarginalLikelihoodAndGradientMatchJax) {
