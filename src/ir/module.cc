@@ -107,19 +107,10 @@ std::unique_ptr<Block> Func::build_region(std::string_view op,
                                           const std::vector<TensorType>& arg_types,
                                           const RegionBody& body, const Location& loc) {
   if (returned_) throw Error(fmt::format("op '{}': function @{} has already returned", op, name_));
-  auto block = std::make_unique<Block>();
-  block->func_ = this;
-  block->parent_ = stack_.back();
-  for (size_t i = 0; i < arg_types.size(); ++i)
-    block->args_.push_back(new_value(arg_types[i], block.get(), nullptr, static_cast<uint32_t>(i)));
-  stack_.push_back(block.get());
-  struct Pop {
-    std::vector<Block*>& s;
-    ~Pop() { s.pop_back(); }
-  } pop{stack_};
-  std::vector<Value> results = body(block->args_);
-  append(OpState{"stablehlo.return", std::move(results), {}, {}, {}, loc});
-  return block;
+  return build_block(arg_types, [&](const std::vector<Value>& args) {
+    std::vector<Value> results = body(args);
+    append(OpState{"stablehlo.return", std::move(results), {}, {}, {}, loc});
+  });
 }
 
 void Func::ret(const std::vector<Value>& results, Loc loc) { ret_at(results, Location::from(loc)); }
