@@ -28,6 +28,7 @@
 #include "hhlo/ir/printer.h"
 #include "hhlo/jit.h"
 #include "hhlo/session.h"
+#include "hhlo/ir/conv_dimension_numbers.h"
 
 namespace {
 
@@ -181,15 +182,7 @@ const std::map<std::string, VmapCase>& vmap_cases() {
         {f32({64, 128}), f32({128, 10}), f32({kBatch, 64}), f32({kBatch, 10})}}},
       {"conv",
        {[](const Vs& a) {
-          ConvDimensionNumbers d{.input_batch_dimension = 0,
-                                 .input_feature_dimension = 1,
-                                 .input_spatial_dimensions = {2, 3},
-                                 .kernel_input_feature_dimension = 1,
-                                 .kernel_output_feature_dimension = 0,
-                                 .kernel_spatial_dimensions = {2, 3},
-                                 .output_batch_dimension = 0,
-                                 .output_feature_dimension = 1,
-                                 .output_spatial_dimensions = {2, 3}};
+          ConvDimensionNumbers d = conv_dimension_numbers("NCHW", "OIHW", "NCHW");
           Value o =
               convolution(reshape(a[0], {1, 3, 16, 16}), a[1], d, {.padding = {{1, 1}, {1, 1}}});
           return Vs{sum_dims(tanh(reshape(o, {8, 16, 16})), {1, 2})};

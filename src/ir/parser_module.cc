@@ -355,7 +355,15 @@ Module Parser::run() {
 
 }  // namespace parse
 
+bool is_mlir_bytecode(std::string_view program) { return program.starts_with("ML\xefR"); }
+
 Module parse_module(std::string_view text, const ParseOptions& options) {
+  if (is_mlir_bytecode(text))
+    throw ParseError(options.source_name, 1, 1,
+                     "StableHLO text (parsing, shape refinement and gradients need the text form: "
+                     "jax.export's Exported.mlir_module(), jax.jit(f).lower(...).as_text(); "
+                     "bytecode runs only as it is, through the plugin)",
+                     "MLIR bytecode");
   return parse::Parser(text, options).run();
 }
 

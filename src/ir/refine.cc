@@ -581,7 +581,44 @@ class Refiner {
       // window_dilations, padding) with its reducer in called_computations.
       const Attribute* t = find_attr(attrs, "call_target_name");
       const auto* target = t ? t->get_if<StringAttr>() : nullptr;
-      if (!target || target->value != "stablehlo.dynamic_reduce_window") return false;
+      if (!target) return false;
+      if (target->value == "stablehlo.dynamic_rng_bit_generator") {
+        // (initial_state, output_shape) -> (output_state, output), rng_algorithm kept.
+        if (operands.size() != 2 || declared.size() != 2) return false;
+        auto dims = result_dims(op, operands[1]);
+        const Attribute* alg = find_attr(attrs, "rng_algorithm");
+        if (!dims || !alg) return false;
+        Attribute algorithm = *alg;
+        name = "stablehlo.rng_bit_generator";
+        operands.resize(1);
+        attrs.clear();
+        attrs.push_back({"rng_algorithm", std::move(algorithm)});
+        declared[1].dims = *dims;
+        return true;
+      }
+      if (target->value == "stablehlo.dynamic_top_k") {
+        // (operand, k) -> (values, indices) over the last dimension: JAX's static lowering,
+        // chlo.top_k with k an attribute.
+        if (operands.size() != 2 || declared.size() != 2) return false;
+        auto k = shape_values(operands[1]);
+        const TensorType& x = operands[0].type();
+        if (!k || k->size() != 1 || x.rank() == 0) return false;
+        if ((*k)[0] < 0 || (x.dims.back() >= 0 && (*k)[0] > x.dims.back()))
+          throw ShapeError("top_k", "",
+                           fmt::format("k is {} after refinement; the last dimension of the "
+                                       "operand {} is the most it may be{}",
+                                       (*k)[0], x.to_string(), where(op)));
+        name = "chlo.top_k";
+        operands.resize(1);
+        attrs.clear();
+        attrs.push_back({"k", i64_attr((*k)[0])});
+        for (TensorType& r : declared) {
+          r.dims = x.dims;
+          r.dims.back() = (*k)[0];
+        }
+        return true;
+      }
+      if (target->value != "stablehlo.dynamic_reduce_window") return false;
       size_t n = declared.size();
       const Func* body = symbol_attr(op, "called_computations");
       if (n == 0 || operands.size() != 2 * n + 5 || !body) return false;

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "hhlo/nn/layers.h"
+#include "hhlo/ir/conv_dimension_numbers.h"
 
 namespace hhlo::nn {
 namespace {
@@ -39,17 +40,8 @@ namespace {
 /// Dimension numbers of a 2-D convolution of an NHWC or NCHW input with an HWIO kernel; the
 /// output has the input's layout.
 ConvDimensionNumbers hwio_dimension_numbers(Layout layout) {
-  auto sp = spatial(layout);
-  int64_t feature = layout == Layout::NHWC ? 3 : 1;
-  return {.input_batch_dimension = 0,
-          .input_feature_dimension = feature,
-          .input_spatial_dimensions = sp,
-          .kernel_input_feature_dimension = 2,
-          .kernel_output_feature_dimension = 3,
-          .kernel_spatial_dimensions = {0, 1},
-          .output_batch_dimension = 0,
-          .output_feature_dimension = feature,
-          .output_spatial_dimensions = sp};
+  return layout == Layout::NHWC ? conv_dimension_numbers("NHWC", "HWIO", "NHWC")
+                                : conv_dimension_numbers("NCHW", "HWIO", "NCHW");
 }
 }  // namespace
 

@@ -15,8 +15,6 @@
 namespace hhlo {
 namespace {
 
-bool is_bytecode(std::string_view code) { return code.substr(0, 4) == "ML\xefR"; }
-
 bool names_other_entry(const CompileOptions& o) { return !o.entry.empty() && o.entry != "main"; }
 
 /// Applies options.entry and options.export_platforms to `m`; true when `m` changed.
@@ -46,22 +44,60 @@ bool prepare(Module& m, const CompileOptions& options, const Client& client) {
   return true;
 }
 
+/// `e` (a compile error of an MLIR bytecode program) with a note when the plugin refused dynamic
+/// shapes: refinement to the input shapes needs the text form.
+PjrtError with_bytecode_note(const PjrtError& e) {
+  std::string message = e.what();
+  bool dynamic = message.find("dynamic") != std::string::npos ||
+                 message.find("can't be translated to XLA HLO") != std::string::npos;
+  std::string prefix = PjrtError(e.function(), e.code(), "").what();
+  if (message.starts_with(prefix)) message.erase(0, prefix.size());
+  if (dynamic)
+    message +=
+        "\nthe program is MLIR bytecode, which hhlo cannot refine to the input shapes: shape "
+        "refinement of a shape-polymorphic program needs the text form (e.g. jax.export's "
+        "Exported.mlir_module() written to a .mlir file)";
+  return PjrtError(e.function(), e.code(), message);
+}
+
+/// `e` (the plugin's compile error of a text our parser rejected with `parse_error`) led by our
+/// parser's message when the plugin could not parse the text either: ours names the line, the
+/// column and what was expected, where the plugin adds a version note that misleads here. The
+/// source is named "-" as the plugin names it, so callers rename both alike.
+PjrtError with_parse_error(const PjrtError& e, const Error& parse_error) {
+  std::string message = e.what();
+  std::string prefix = PjrtError(e.function(), e.code(), "").what();
+  if (message.starts_with(prefix)) message.erase(0, prefix.size());
+  if (message.find("parse") == std::string::npos) return e;
+  return PjrtError(e.function(), e.code(),
+                   fmt::format("{}\n(the plugin could not parse it either: {})", parse_error.what(),
+                               message));
+}
+
 }  // namespace
 
 LoadedExecutable Client::compile(std::string_view mlir, const CompileOptions& options) const {
-  if (is_bytecode(mlir)) {
+  if (is_mlir_bytecode(mlir)) {
     if (names_other_entry(options))
       throw Error(fmt::format(
           "entry @{}: the program is MLIR bytecode; choosing an entry needs the text form",
           options.entry));
-    return compile_program(mlir, options);
+    try {
+      return compile_program(mlir, options);
+    } catch (const PjrtError& e) {
+      throw with_bytecode_note(e);
+    }
   }
   std::optional<Module> parsed;
   try {
-    parsed.emplace(parse_module(mlir, {.source_name = "program", .verify = false}));
-  } catch (const Error&) {
+    parsed.emplace(parse_module(mlir, {.source_name = "-", .verify = false}));
+  } catch (const Error& parse_error) {
     if (names_other_entry(options)) throw;
-    return compile_program(mlir, options);  // the plugin's diagnostics will say what is wrong
+    try {
+      return compile_program(mlir, options);  // text our parser does not read may still compile
+    } catch (const PjrtError& e) {
+      throw with_parse_error(e, parse_error);
+    }
   }
   if (!prepare(*parsed, options, *this)) return compile_program(mlir, options);
   return compile_program(to_mlir(*parsed), options);

@@ -40,47 +40,26 @@ const LoadedExecutable& Session::compile(std::string_view mlir, const CompileOpt
 
 std::string Session::refined_text(std::string_view mlir, const std::vector<Array>& args,
                                   const std::string& entry) {
-  // Bytecode is passed on untouched; a text without '?' has no dynamic dimension to refine.
-  if (mlir.starts_with("ML\xefR") || mlir.find('?') == std::string_view::npos)
-    return std::string(mlir);
   std::string dkey = std::string(mlir) + '\0' + entry;  // dynamic or not, per entry
   std::string key = dkey;
-  for (const Array& a : args) key += '\0' + a.type().to_string();
+  std::vector<TensorType> types;
+  for (const Array& a : args) {
+    types.push_back(a.type());
+    key += '\0' + types.back().to_string();
+  }
   {
     std::lock_guard lock(mu_);
     auto d = dynamic_.find(dkey);
     if (d != dynamic_.end() && !d->second) return std::string(mlir);
     if (auto r = refined_.find(key); r != refined_.end()) return r->second;
   }
-  std::optional<Module> parsed;
-  try {
-    parsed.emplace(parse_module(mlir, {.verify = false}));
-  } catch (const Error&) {
-    // Left to the plugin, whose diagnostics say what is wrong with the text.
-    std::lock_guard lock(mu_);
-    dynamic_.emplace(dkey, false);
-    return std::string(mlir);
-  }
-  Module& m = *parsed;
-  const Func* main = nullptr;
-  try {
-    main = m.find(resolve_entry(m, entry));
-  } catch (const Error&) {
-    return std::string(mlir);  // Client::compile says which functions there are
-  }
-  bool dynamic = has_dynamic_shapes(*main);
-  std::string out(mlir);
-  if (dynamic) {
-    std::vector<TensorType> types;
-    for (const Array& a : args) types.push_back(a.type());
-    select_entry(m, entry);  // the refined module's @main is the entry
-    refine_shapes(m, types);
-    out = to_mlir(m);
-  }
+  // nullopt (bytecode, static, unparsable: left to the plugin) does not depend on the types.
+  std::optional<std::string> refined = refine_program_text(mlir, types, entry);
   std::lock_guard lock(mu_);
-  dynamic_.emplace(std::move(dkey), dynamic);
-  if (dynamic) refined_.emplace(std::move(key), out);
-  return out;
+  dynamic_.emplace(std::move(dkey), refined.has_value());
+  if (!refined) return std::string(mlir);
+  refined_.emplace(std::move(key), *refined);
+  return *refined;
 }
 
 std::vector<Array> Session::run(std::string_view mlir, const std::vector<Array>& args,

@@ -81,8 +81,9 @@ Result run(const Options& o, std::ostream& out) {
   };
   nn::Evaluator eval_test(logits, init, {{DType::f32, d.x_test.dims()}});
   nn::Evaluator eval_train(logits, init, {{DType::f32, d.x_train.dims()}});
-  out << fmt::format("compiled the training step (forward + backward + Adam, one executable) in {:.2f} s\n",
-                     since(t0));
+  if (!o.evaluate_only)
+    out << fmt::format("compiled the training step (forward + backward + Adam, one executable) in {:.2f} s\n",
+                       since(t0));
 
   Result r;
   bool tty = o.progress && isatty(STDOUT_FILENO);
@@ -109,9 +110,9 @@ Result run(const Options& o, std::ostream& out) {
     s.test_accuracy = accuracy(eval_test.run(trainer.param_buffers(), {d.x_test})[0], d.y_test);
     s.seconds = since(te);
     r.epochs.push_back(s);
-    out << fmt::format("{}epoch {:>3}/{} {} loss {:.4f}  train acc {:.2f}%  test acc {:.2f}%  ({:.2f} s)\n",
-                       tty ? "\r" : "", e + 1, epochs, bar(nb, nb), s.loss, 100 * s.train_accuracy,
-                       100 * s.test_accuracy, s.seconds);
+    out << fmt::format("{}epoch {:>3}/{} {}loss {:.4f}  train acc {:.2f}%  test acc {:.2f}%  ({:.2f} s)\n",
+                       tty ? "\r" : "", e + 1, epochs, o.progress ? bar(nb, nb) + " " : "", s.loss,
+                       100 * s.train_accuracy, 100 * s.test_accuracy, s.seconds);
   }
   r.test_accuracy = accuracy(eval_test.run(trainer.param_buffers(), {d.x_test})[0], d.y_test);
   if (!step_times.empty()) {
@@ -123,8 +124,9 @@ Result run(const Options& o, std::ostream& out) {
     out << "saved the trained parameters to " << o.save << "\n";
   }
   r.wall_seconds = since(t0);
-  out << fmt::format("final test accuracy: {:.2f}% ({} images); median step {:.3f} ms; wall time {:.2f} s\n",
-                     100 * r.test_accuracy, d.x_test.dims()[0], 1e3 * r.step_seconds, r.wall_seconds);
+  std::string step = step_times.empty() ? "" : fmt::format("; median step {:.3f} ms", 1e3 * r.step_seconds);
+  out << fmt::format("final test accuracy: {:.2f}% ({} images){}; wall time {:.2f} s\n", 100 * r.test_accuracy,
+                     d.x_test.dims()[0], step, r.wall_seconds);
   return r;
 }
 

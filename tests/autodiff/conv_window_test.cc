@@ -5,6 +5,7 @@
 
 #include "gradcheck_util.h"
 #include "hhlo/ir/ops.h"
+#include "hhlo/ir/conv_dimension_numbers.h"
 
 namespace hhlo {
 namespace {
@@ -14,14 +15,10 @@ using test::rand_f64;
 using Vs = std::vector<Value>;
 
 ConvDimensionNumbers nhwc() {
-  return {.input_batch_dimension = 0, .input_feature_dimension = 3, .input_spatial_dimensions = {1, 2},
-          .kernel_input_feature_dimension = 2, .kernel_output_feature_dimension = 3, .kernel_spatial_dimensions = {0, 1},
-          .output_batch_dimension = 0, .output_feature_dimension = 3, .output_spatial_dimensions = {1, 2}};
+  return conv_dimension_numbers("NHWC", "HWIO", "NHWC");
 }
 ConvDimensionNumbers nchw_oihw() {
-  return {.input_batch_dimension = 0, .input_feature_dimension = 1, .input_spatial_dimensions = {2, 3},
-          .kernel_input_feature_dimension = 1, .kernel_output_feature_dimension = 0, .kernel_spatial_dimensions = {2, 3},
-          .output_batch_dimension = 0, .output_feature_dimension = 1, .output_spatial_dimensions = {2, 3}};
+  return conv_dimension_numbers("NCHW", "OIHW", "NCHW");
 }
 
 TEST(AutodiffConv, NhwcStridedPadded) {

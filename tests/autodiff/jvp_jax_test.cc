@@ -13,6 +13,7 @@
 #include "hhlo/autodiff/vjp_registry.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/session.h"
+#include "hhlo/ir/conv_dimension_numbers.h"
 #include "vectors_util.h"
 
 namespace hhlo {
@@ -42,15 +43,7 @@ Value mean1(Value x) {
 Value row_b(Value v, const Dims& d) { return broadcast_in_dim(v, d, {0}); }
 const double kInf = std::numeric_limits<double>::infinity();
 ConvDimensionNumbers nhwc() {
-  return {.input_batch_dimension = 0,
-          .input_feature_dimension = 3,
-          .input_spatial_dimensions = {1, 2},
-          .kernel_input_feature_dimension = 2,
-          .kernel_output_feature_dimension = 3,
-          .kernel_spatial_dimensions = {0, 1},
-          .output_batch_dimension = 0,
-          .output_feature_dimension = 3,
-          .output_spatial_dimensions = {1, 2}};
+  return conv_dimension_numbers("NHWC", "HWIO", "NHWC");
 }
 
 using Fn = std::function<Value(Value, Value)>;

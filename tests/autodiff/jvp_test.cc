@@ -14,6 +14,7 @@
 #include "hhlo/autodiff/vjp_registry.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/session.h"
+#include "hhlo/ir/conv_dimension_numbers.h"
 
 namespace hhlo {
 namespace {
@@ -230,15 +231,7 @@ void differentiable_ops(const Block& b, std::set<std::string>& out) {
 
 TEST(AutodiffJvp, EveryOpThatAVjpRuleEmitsHasAJvpRule) {
   const DType t = DType::f32;
-  ConvDimensionNumbers nhwc{.input_batch_dimension = 0,
-                            .input_feature_dimension = 3,
-                            .input_spatial_dimensions = {1, 2},
-                            .kernel_input_feature_dimension = 2,
-                            .kernel_output_feature_dimension = 3,
-                            .kernel_spatial_dimensions = {0, 1},
-                            .output_batch_dimension = 0,
-                            .output_feature_dimension = 3,
-                            .output_spatial_dimensions = {1, 2}};
+  ConvDimensionNumbers nhwc = conv_dimension_numbers("NHWC", "HWIO", "NHWC");
   // Forward programs exercising every registered VJP rule (a new VJP rule fails the coverage
   // check below until it is added here).
   std::vector<std::function<Value(Func&)>> programs;

@@ -7,6 +7,7 @@
 #include "hhlo/autodiff/vjp_registry.h"
 #include "hhlo/autodiff/vmap.h"
 #include "hhlo/ir/ops.h"
+#include "hhlo/ir/conv_dimension_numbers.h"
 #include "vmap_util.h"
 
 namespace hhlo {
@@ -69,15 +70,7 @@ TEST(VmapCompose, GradOfVmappedGatherAndDynamicSlice) {
 }
 
 TEST(VmapCompose, GradOfVmappedConvolution) {
-  ConvDimensionNumbers d{.input_batch_dimension = 0,
-                         .input_feature_dimension = 1,
-                         .input_spatial_dimensions = {2, 3},
-                         .kernel_input_feature_dimension = 1,
-                         .kernel_output_feature_dimension = 0,
-                         .kernel_spatial_dimensions = {2, 3},
-                         .output_batch_dimension = 0,
-                         .output_feature_dimension = 1,
-                         .output_spatial_dimensions = {2, 3}};
+  ConvDimensionNumbers d = conv_dimension_numbers("NCHW", "OIHW", "NCHW");
   check_grad({rand_f64({3, 1, 2, 4, 4}, 1), rand_f64({2, 2, 2, 2}, 2)}, [&](const Vs& a) {
     return ad::vmap([&](const Vs& v) { return Vs{tanh(convolution(v[0], v[1], d))}; }, a,
                     {0, none})[0];

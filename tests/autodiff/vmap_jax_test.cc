@@ -12,6 +12,7 @@
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/verifier.h"
 #include "hhlo/session.h"
+#include "hhlo/ir/conv_dimension_numbers.h"
 #include "vectors_util.h"
 #include "vmap_util.h"
 
@@ -84,15 +85,7 @@ const std::map<std::string, Case>& cases() {
       {"conv",
        {[](const Vs& a) {
           Value x = reshape(a[0], {1, 2, 5, 5});
-          ConvDimensionNumbers d{.input_batch_dimension = 0,
-                                 .input_feature_dimension = 1,
-                                 .input_spatial_dimensions = {2, 3},
-                                 .kernel_input_feature_dimension = 1,
-                                 .kernel_output_feature_dimension = 0,
-                                 .kernel_spatial_dimensions = {2, 3},
-                                 .output_batch_dimension = 0,
-                                 .output_feature_dimension = 1,
-                                 .output_spatial_dimensions = {2, 3}};
+          ConvDimensionNumbers d = conv_dimension_numbers("NCHW", "OIHW", "NCHW");
           Value o = convolution(x, a[1], d, {.padding = {{1, 1}, {1, 1}}});
           return Vs{reshape(o, {3, 5, 5})};
         },

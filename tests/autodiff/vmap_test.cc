@@ -10,6 +10,7 @@
 #include "hhlo/ir/ops.h"
 #include "hhlo/ops/tensor.h"
 #include "hhlo/session.h"
+#include "hhlo/ir/conv_dimension_numbers.h"
 #include "vmap_util.h"
 
 namespace hhlo {
@@ -171,26 +172,10 @@ TEST(Vmap, DynamicSliceAndUpdate) {
 }
 
 ConvDimensionNumbers nchw() {
-  return {.input_batch_dimension = 0,
-          .input_feature_dimension = 1,
-          .input_spatial_dimensions = {2, 3},
-          .kernel_input_feature_dimension = 1,
-          .kernel_output_feature_dimension = 0,
-          .kernel_spatial_dimensions = {2, 3},
-          .output_batch_dimension = 0,
-          .output_feature_dimension = 1,
-          .output_spatial_dimensions = {2, 3}};
+  return conv_dimension_numbers("NCHW", "OIHW", "NCHW");
 }
 ConvDimensionNumbers nhwc() {
-  return {.input_batch_dimension = 0,
-          .input_feature_dimension = 3,
-          .input_spatial_dimensions = {1, 2},
-          .kernel_input_feature_dimension = 2,
-          .kernel_output_feature_dimension = 3,
-          .kernel_spatial_dimensions = {0, 1},
-          .output_batch_dimension = 0,
-          .output_feature_dimension = 3,
-          .output_spatial_dimensions = {1, 2}};
+  return conv_dimension_numbers("NHWC", "HWIO", "NHWC");
 }
 
 TEST(Vmap, Convolution) {

@@ -101,6 +101,19 @@ def poly_indexing(x):
             lax.dynamic_slice_in_dim(x, 1, b // 2, axis=0), jnp.sort(x, axis=0))
 
 
+@case("poly_rbg", [("b, 4", "float32")], [{"b": 1}, {"b": 3}, {"b": 8}])
+def poly_rbg(x):
+    # The rbg PRNG draws through rng_bit_generator: a symbolic shape makes it
+    # @stablehlo.dynamic_rng_bit_generator.
+    return x + jax.random.uniform(jax.random.key(7, impl="rbg"), x.shape)
+
+
+@case("poly_top_k", [("3, 2*b", "float32")], [{"b": 1}, {"b": 2}, {"b": 5}])
+def poly_top_k(x):
+    # k = b is symbolic: @stablehlo.dynamic_top_k.
+    return lax.top_k(x, x.shape[1] // 2)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)

@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 const fs::path kDir = fs::path(HHLO_EXPORTS_DIR) / "symbolic";
 
 std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
+  std::ifstream in(p, std::ios::binary);
   EXPECT_TRUE(in) << "missing generated file " << p;
   std::stringstream ss;
   ss << in.rdbuf();
@@ -107,7 +107,8 @@ TEST_P(Symbolic, RefinedAtThreeSizesMatchesJax) {
 
 INSTANTIATE_TEST_SUITE_P(Jax, Symbolic,
                          ::testing::Values("poly_mlp", "poly_cnn", "poly_transformer", "poly_even",
-                                           "poly_scan", "poly_indexing"),
+                                           "poly_scan", "poly_indexing", "poly_rbg",
+                                           "poly_top_k"),
                          [](const auto& info) { return info.param; });
 
 TEST(SymbolicConstraint, OddSizeFailsWithJaxMessage) {
@@ -142,6 +143,68 @@ TEST(SymbolicSession, ConstraintViolationIsTheAssertionError) {
   Session session(cpu());
   EXPECT_THROW(session.run(read_text(kDir / "poly_even.mlir"), vectors("poly_even", "bad.in")),
                ShapeAssertionError);
+}
+
+// refine_program_text: the one text-to-text path of the CLI and the Session.
+TEST(RefineProgramText, RefinedTextIsStaticAndMatchesJax) {
+  std::vector<Array> in = vectors("poly_mlp", "s1.in");
+  std::optional<std::string> refined =
+      refine_program_text(read_text(kDir / "poly_mlp.mlir"), types_of(in), "", "poly_mlp.mlir");
+  ASSERT_TRUE(refined.has_value());
+  EXPECT_EQ(refined->find('?'), std::string::npos);
+  expect_matches(run_text(*refined, in), vectors("poly_mlp", "s1.out"));
+  // A static text has nothing left to refine.
+  EXPECT_FALSE(refine_program_text(*refined, types_of(in)).has_value());
+}
+
+TEST(RefineProgramText, NothingToRefineForBytecodeOrUnparsableText) {
+  std::vector<TensorType> types = types_of(vectors("poly_mlp", "s1.in"));
+  EXPECT_FALSE(refine_program_text(read_text(kDir / "poly_mlp.mlirbc"), types).has_value());
+  EXPECT_FALSE(refine_program_text("func.func @main(%a: tensor<?xf32>) -> ", types).has_value());
+  EXPECT_FALSE(
+      refine_program_text(read_text(kDir / "poly_mlp.mlir"), types, "no_such_entry").has_value());
+}
+
+TEST(RefineProgramText, WrongArgumentCountNamesTheEntryAndItsTypes) {
+  std::vector<TensorType> one = {TensorType{DType::f32, {3, 8}}};
+  try {
+    refine_program_text(read_text(kDir / "poly_mlp.mlir"), one, "", "poly_mlp.mlir");
+    FAIL() << "expected hhlo::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("@main of 'poly_mlp.mlir' takes 4 argument(s) ("),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("1 given"), std::string::npos) << e.what();
+  }
+}
+
+// Refinement and gradients are asked of the parsed module: bytecode is a ParseError saying to use
+// the text, and the Session's compile error of a dynamic bytecode program says the same.
+TEST(SymbolicBytecode, ParsingSaysToUseTheTextForm) {
+  try {
+    parse_module(read_text(kDir / "poly_mlp.mlirbc"), {.source_name = "poly_mlp.mlirbc"});
+    FAIL() << "expected hhlo::ParseError";
+  } catch (const ParseError& e) {
+    EXPECT_EQ(e.line(), 1u);
+    EXPECT_EQ(e.column(), 1u);
+    EXPECT_EQ(e.found(), "MLIR bytecode");
+    EXPECT_NE(std::string(e.what()).find("need the text form"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(is_mlir_bytecode(read_text(kDir / "poly_mlp.mlirbc")));
+  EXPECT_FALSE(is_mlir_bytecode(read_text(kDir / "poly_mlp.mlir")));
+}
+
+TEST(SymbolicBytecode, SessionCompileErrorSaysToUseTheTextForm) {
+  Session session(cpu());
+  try {
+    session.run(read_text(kDir / "poly_mlp.mlirbc"), vectors("poly_mlp", "s1.in"));
+    FAIL() << "expected hhlo::PjrtError";
+  } catch (const PjrtError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs the text form"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("PJRT error code 3): PJRT_Client_Compile"),
+              std::string::npos)
+        << "prefix repeated: " << e.what();
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "golden_util.h"
 #include "hhlo/ir/ops.h"
+#include "hhlo/ir/conv_dimension_numbers.h"
 
 namespace hhlo {
 namespace {
@@ -240,15 +241,7 @@ TEST(Golden, Convolution) {
   EXPECT_EQ(
       body_of({T(F, {1, 4, 5, 5}), T(F, {6, 2, 3, 3})},
               [](Func& f) {
-                ConvDimensionNumbers d{.input_batch_dimension = 0,
-                                       .input_feature_dimension = 1,
-                                       .input_spatial_dimensions = {2, 3},
-                                       .kernel_input_feature_dimension = 1,
-                                       .kernel_output_feature_dimension = 0,
-                                       .kernel_spatial_dimensions = {2, 3},
-                                       .output_batch_dimension = 0,
-                                       .output_feature_dimension = 1,
-                                       .output_spatial_dimensions = {2, 3}};
+                ConvDimensionNumbers d = conv_dimension_numbers("NCHW", "OIHW", "NCHW");
                 return std::vector<Value>{
                     convolution(f.arg(0), f.arg(1), d,
                                 {.window_strides = {2, 1},

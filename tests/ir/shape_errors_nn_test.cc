@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "hhlo/ir/ops.h"
+#include "hhlo/ir/conv_dimension_numbers.h"
 #include "shape_error_util.h"
 
 namespace hhlo {
@@ -14,15 +15,7 @@ const DType F = DType::f32, I = DType::i32;
 using V = std::vector<int64_t>;
 
 ConvDimensionNumbers nchw() {
-  return {.input_batch_dimension = 0,
-          .input_feature_dimension = 1,
-          .input_spatial_dimensions = {2, 3},
-          .kernel_input_feature_dimension = 1,
-          .kernel_output_feature_dimension = 0,
-          .kernel_spatial_dimensions = {2, 3},
-          .output_batch_dimension = 0,
-          .output_feature_dimension = 1,
-          .output_spatial_dimensions = {2, 3}};
+  return conv_dimension_numbers("NCHW", "OIHW", "NCHW");
 }
 
 TEST(ShapeErrors, Convolution) {

@@ -28,6 +28,7 @@ TEST(Demo, MlpLearnsDigitsInAFewEpochs) {
   EXPECT_LT(r.epochs[2].loss, r.epochs[0].loss) << out.str();
   EXPECT_GT(r.test_accuracy, 0.90) << out.str();
   EXPECT_NE(out.str().find("final test accuracy"), std::string::npos);
+  EXPECT_EQ(out.str().find("[#"), std::string::npos) << "a progress bar with progress off";
 }
 
 TEST(Demo, CnnLearnsDigits) {
@@ -48,6 +49,11 @@ TEST(Demo, SavedParametersReloadToTheSameAccuracy) {
   demo::Result reloaded = demo::run(e, out);
   EXPECT_EQ(reloaded.test_accuracy, trained.test_accuracy) << out.str();
   EXPECT_TRUE(reloaded.epochs.empty());
+  // Evaluating only: no training step is compiled or timed, so neither is reported.
+  std::ostringstream eval_out;
+  demo::run(e, eval_out);
+  EXPECT_EQ(eval_out.str().find("compiled the training step"), std::string::npos) << eval_out.str();
+  EXPECT_EQ(eval_out.str().find("median step"), std::string::npos) << eval_out.str();
   std::remove(path.c_str());
 }
 

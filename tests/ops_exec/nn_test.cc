@@ -7,6 +7,7 @@
 #include "exec_util.h"
 #include "exec_util_near.h"
 #include "hhlo/ir/ops.h"
+#include "hhlo/ir/conv_dimension_numbers.h"
 
 namespace hhlo {
 namespace {
@@ -17,15 +18,7 @@ using test::values;
 TensorType f32(Dims d) { return {DType::f32, std::move(d)}; }
 
 ConvDimensionNumbers nchw() {
-  return {.input_batch_dimension = 0,
-          .input_feature_dimension = 1,
-          .input_spatial_dimensions = {2, 3},
-          .kernel_input_feature_dimension = 1,
-          .kernel_output_feature_dimension = 0,
-          .kernel_spatial_dimensions = {2, 3},
-          .output_batch_dimension = 0,
-          .output_feature_dimension = 1,
-          .output_spatial_dimensions = {2, 3}};
+  return conv_dimension_numbers("NCHW", "OIHW", "NCHW");
 }
 
 Array iota_array(Dims d, float start, float scale = 1) {
@@ -40,15 +33,7 @@ TEST(NnExec, Convolution) {
   Func& f = m.add_func("main", {f32({1, 1, 5, 5}), f32({1, 1, 3, 3}), f32({1, 4, 3, 3}),
                                 f32({4, 2, 2, 2}), f32({1, 3, 3, 2}), f32({2, 2, 2, 3})});
   Value x = f.arg(0), k = f.arg(1);
-  ConvDimensionNumbers nhwc{.input_batch_dimension = 0,
-                            .input_feature_dimension = 3,
-                            .input_spatial_dimensions = {1, 2},
-                            .kernel_input_feature_dimension = 2,
-                            .kernel_output_feature_dimension = 3,
-                            .kernel_spatial_dimensions = {0, 1},
-                            .output_batch_dimension = 0,
-                            .output_feature_dimension = 3,
-                            .output_spatial_dimensions = {1, 2}};
+  ConvDimensionNumbers nhwc = conv_dimension_numbers("NHWC", "HWIO", "NHWC");
   f.ret({convolution(x, k, nchw()),
          convolution(x, k, nchw(), {.window_strides = {2, 2}, .padding = {{1, 1}, {1, 1}}}),
          convolution(x, k, nchw(), {.lhs_dilation = {2, 1}, .rhs_dilation = {1, 2}}),

@@ -55,6 +55,12 @@ TEST(Executable, MalformedProgramIsAPjrtErrorWithTheParserMessage) {
     EXPECT_NE(std::string(e.what()).find("-:1:17: error: expected non-function type"),
               std::string::npos)
         << e.what();
+    // Led by our parser's diagnostic (line, column, what was expected), then the plugin's.
+    std::string lead = "PJRT_Client_Compile failed (PJRT error code 2): -:1:";
+    EXPECT_EQ(std::string(e.what()).substr(0, lead.size()), lead) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(the plugin could not parse it either: "),
+              std::string::npos)
+        << e.what();
   }
   // Well-formed MLIR, wrong StableHLO types.
   EXPECT_THROW(test::compile(R"(

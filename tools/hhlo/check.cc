@@ -49,7 +49,7 @@ int check_program(const CheckOptions& o) {
   std::stringstream ss;
   ss << in.rdbuf();
   std::string text = ss.str();
-  if (text.rfind("ML\xefR", 0) == 0) {
+  if (is_mlir_bytecode(text)) {
     fmt::print(stderr,
                "{}: error: MLIR bytecode; `hhlo check` reads the text form (`jax.export`'s "
                "mlir_module(), `jax.jit(f).lower(...).as_text()`)\n",

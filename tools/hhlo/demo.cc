@@ -17,7 +17,8 @@ const bool registered = register_command({
         [](CLI::App& sub) -> Action {
           auto o = std::make_shared<demo::Options>();
           sub.add_option("--model", o->model, "Model to train")->check(CLI::IsMember({"mlp", "cnn"}));
-          sub.add_option("--epochs", o->epochs, "Epochs (default: mlp 30, cnn 15)")->check(CLI::NonNegativeNumber);
+          sub.add_option("--epochs", o->epochs, "Epochs, at least 1 (default: mlp 30, cnn 15)")
+              ->check(CLI::PositiveNumber);
           sub.add_option("--seed", o->seed, "Seed of the initialization and of the shuffles");
           sub.add_option("--batch", o->batch, "Batch size")->check(CLI::PositiveNumber);
           sub.add_option("--lr", o->lr, "Adam learning rate (default 0.002)")->check(CLI::PositiveNumber);

@@ -43,12 +43,15 @@ int run_devices(const std::string& platform) {
     throw Error(fmt::format("no NVIDIA GPU usable by the CUDA plugin {} ({})", plugin.path(), why));
   }
   Client& client = *created;
-  fmt::print("platform:        {} ({})\n", client.platform_name(), client.platform_version());
+  std::string version = client.platform_version();  // the CPU plugin says "cpu" again
+  fmt::print("platform:        {}{}\n", client.platform_name(),
+             version == client.platform_name() ? "" : fmt::format(" ({})", version));
   fmt::print("plugin:          {}\n", plugin.path());
   fmt::print("PJRT C API:      {}.{} (HHLO-C++ built against {}.{})\n", plugin.api_major(),
              plugin.api_minor(), Plugin::header_api_major(), Plugin::header_api_minor());
   if (auto it = plugin.attributes().find("xla_version"); it != plugin.attributes().end())
-    fmt::print("XLA version:     {}\n", attribute_string(it->second));
+    fmt::print("xla_version:     {} (the plugin's PJRT attribute: its XLA compatibility level)\n",
+               attribute_string(it->second));
   fmt::print("StableHLO:       {} .. {}\n", version_string(plugin.stablehlo_minimum_version()),
              version_string(plugin.stablehlo_current_version()));
   std::vector<Device> devices = client.devices();

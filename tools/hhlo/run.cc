@@ -145,7 +145,7 @@ std::vector<std::string> output_names(const std::string& text, const std::string
                                       std::size_t count) {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < count; ++i) names.push_back(fmt::format("out{}", i));
-  if (text.rfind("ML\xefR", 0) == 0) return names;
+  if (is_mlir_bytecode(text)) return names;
   std::vector<std::string> info;
   try {
     Module m = parse_module(text, {.verify = false});
@@ -173,54 +173,24 @@ std::vector<std::string> output_names(const std::string& text, const std::string
   return stems;
 }
 
-/// Shape refinement for a shape-polymorphic program (`jax.export` with symbolic dimensions): when
-/// the entry (`entry`, resolved as Client::compile does) has dynamic (`?`) dimensions, it is made
-/// `@main`, specialised to the shapes of `inputs` (hhlo/ir/refine.h) and re-printed, and `entry`
-/// is cleared; otherwise `text` is returned as it is. A failed shape_assertion is reported with
-/// JAX's message. Bytecode is returned untouched (see compile_error_note).
+/// Shape refinement for a shape-polymorphic program (`jax.export` with symbolic dimensions),
+/// refine_program_text (hhlo/ir/refine.h) to the shapes of `inputs`: the refined text, whose
+/// entry is `@main` (so `entry` is cleared), or `text` as it is. A failed shape_assertion is
+/// reported with JAX's message and the input shapes.
 std::string refine_for_inputs(const std::string& text, const std::vector<Array>& inputs,
                               const std::string& path, std::string& entry) {
-  if (text.rfind("ML\xefR", 0) == 0 || text.find('?') == std::string::npos) return text;
-  std::optional<Module> parsed;
-  try {
-    parsed.emplace(parse_module(text, {.source_name = path, .verify = false}));
-  } catch (const Error&) {
-    return text;  // the plugin's own diagnostics will say what is wrong
-  }
-  const Func* main = nullptr;
-  try {
-    main = parsed->find(resolve_entry(*parsed, entry));
-  } catch (const Error&) {
-    return text;  // Client::compile names the public functions
-  }
-  if (!has_dynamic_shapes(*main)) return text;
-  if (inputs.size() != main->arg_types().size())
-    throw Error(fmt::format("@{} of '{}' takes {} input(s) ({}), {} given with --input",
-                            main->name(), path, main->arg_types().size(),
-                            types_to_string(main->arg_types()), inputs.size()));
   std::vector<TensorType> types;
   for (const Array& a : inputs) types.push_back(a.type());
-  select_entry(*parsed, entry);
-  entry.clear();
+  std::optional<std::string> refined;
   try {
-    refine_shapes(*parsed, types);
+    refined = refine_program_text(text, types, entry, path);
   } catch (const ShapeAssertionError& e) {
     throw Error(fmt::format("'{}' does not accept inputs of shapes {}: {}", path,
                             types_to_string(types), e.what()));
   }
-  return to_mlir(*parsed);
-}
-
-/// What to add to a compile error of a bytecode program with dynamic shapes: refinement needs
-/// the text form.
-std::string compile_error_note(const std::string& text, const std::string& message) {
-  bool bytecode = text.rfind("ML\xefR", 0) == 0;
-  bool dynamic = message.find("dynamic") != std::string::npos ||
-                 message.find("can't be translated to XLA HLO") != std::string::npos;
-  if (!bytecode || !dynamic) return "";
-  return "\nthe program is MLIR bytecode, which hhlo cannot refine to the input shapes: shape "
-         "refinement of a shape-polymorphic program needs the text form (e.g. "
-         "jax.export's Exported.mlir_module() written to a .mlir file)";
+  if (!refined) return text;
+  entry.clear();
+  return std::move(*refined);
 }
 
 std::string preview(const Array& a) {
@@ -323,7 +293,6 @@ int run_program(const RunOptions& o) {
             "the plugin: {}",
             missing.size(), fmt::join(missing, ", "));
     }
-    message += compile_error_note(text, message);
     throw Error(fmt::format("cannot compile '{}': {}", o.program, message));
   } catch (const Error& e) {  // entry selection or the platform index (Client::compile)
     throw Error(fmt::format("cannot compile '{}': {}", o.program, e.what()));

@@ -42,7 +42,7 @@ std::vector<std::string> names_of(std::size_t n, const char* prefix, Get attr) {
 
 IoNames io_names(const std::string& text) {
   IoNames names;
-  if (text.rfind("ML\xefR", 0) == 0) return names;  // bytecode
+  if (is_mlir_bytecode(text)) return names;  // bytecode
   try {
     Module m = parse_module(text, {.verify = false});
     FuncSignature s = signature(entry_function(m, "main"));

@@ -23,13 +23,19 @@ struct ParseOptions {
   bool verify = true;
 };
 
+/// True when `program` is MLIR bytecode (`.mlirbc`, what `jax.export`'s `serialize()` carries),
+/// recognised by its magic number "ML\xefR"; such programs go to the plugin untouched and are
+/// never parsed here.
+bool is_mlir_bytecode(std::string_view program);
+
 /// Parses one MLIR module: `module [@name] [attributes {...}] { func.func ... }` (or bare
 /// `func.func`s), each op in the generic form `"d.op"(%a) <{props}> ({regions}) {attrs} : (..) ->
 /// ..` or in the pretty form the StableHLO printer emits for it; `#alias = ...` definitions
 /// before or after the module, `loc(...)` locations (file:line:col kept as Location, other forms
 /// kept as Location::text). Ops our builder lacks are kept with the file's operands, result types,
 /// attributes and regions; attributes with no typed form here become OpaqueAttr.
-/// Throws hhlo::ParseError (line, column, what was expected) on malformed text — never crashes or
+/// Throws hhlo::ParseError (line, column, what was expected) on malformed text (at 1:1 for MLIR
+/// bytecode, saying that the text form is needed) — never crashes or
 /// hangs: nesting is limited to 200 levels, alias expansion is bounded. Throws hhlo::ShapeError /
 /// hhlo::Error (with the op's line) when `options.verify` and the verifier rejects the module.
 Module parse_module(std::string_view text, const ParseOptions& options = {});

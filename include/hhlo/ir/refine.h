@@ -6,6 +6,7 @@
 // XLA HLO`), so this runs before compile. See docs/ir.md "Shape refinement".
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -55,7 +56,10 @@ bool has_dynamic_shapes(const Func& f);
 ///  - `dynamic_broadcast_in_dim`, `dynamic_reshape`, `dynamic_iota`, `dynamic_pad`,
 ///    `dynamic_gather`, `real_dynamic_slice` and `dynamic_conv` whose shape operands became
 ///    constants become `broadcast_in_dim`, `reshape`, `iota`, `pad`, `gather`, `slice`,
-///    `convolution`;
+///    `convolution`, and the custom calls `@stablehlo.dynamic_reduce_window`,
+///    `@stablehlo.dynamic_rng_bit_generator` and `@stablehlo.dynamic_top_k` (JAX's `rbg` keys and
+///    `lax.top_k` with a symbolic k) become `reduce_window`, `rng_bit_generator` and `chlo.top_k`
+///    (JAX's static lowering of top_k);
 ///  - `stablehlo.custom_call @shape_assertion(cond, args...)` is evaluated and removed.
 /// Throws hhlo::Error when the entry does not exist, `arg_types` does not match it (count,
 /// element type, rank, a static dimension), a call is recursive or a type stays dynamic (naming
@@ -66,5 +70,21 @@ bool has_dynamic_shapes(const Func& f);
 /// type written in the file.
 void refine_shapes(Module& module, std::span<const TensorType> arg_types,
                    const RefineOptions& options = {});
+
+/// Shape refinement of a program text, as the runtime's callers (`hhlo run`, `Session::run`) do it
+/// before compiling: when `text` parses and its entry (`entry` resolved as resolve_entry does;
+/// empty means the default) has dynamic dimensions, the entry is made `@main` (select_entry),
+/// refined to `arg_types` (refine_shapes) and the module printed back (to_mlir); the caller then
+/// compiles that text with no entry option. std::nullopt when there is nothing to refine, for a
+/// reason that does not depend on `arg_types`: MLIR bytecode (is_mlir_bytecode), a text without a
+/// `?`, a text that does not parse (the plugin's diagnostics say what is wrong with it), no such
+/// entry (Client::compile names the public functions) or a static entry.
+/// Throws hhlo::Error when `arg_types` has another count than the entry's arguments (naming the
+/// entry, `source_name`, both counts and the entry's types), ShapeAssertionError with JAX's
+/// message for a failed shape assertion, and otherwise as refine_shapes.
+std::optional<std::string> refine_program_text(std::string_view text,
+                                               std::span<const TensorType> arg_types,
+                                               std::string_view entry = {},
+                                               std::string_view source_name = "program");
 
 }  // namespace hhlo
