@@ -22,6 +22,36 @@ namespace hhlo::parse {
 /// Deepest nesting of regions, attributes, dense lists and locations accepted.
 inline constexpr int kMaxDepth = 200;
 
+/// The SSA names visible while parsing one function: name (a view into the text) -> the values it
+/// binds, which are consecutive value ids of the function (an op's results, or one argument).
+/// Open addressing, no heap node per name; a name leaving its region's scope is marked dead and
+/// its slot reused when the name is defined again (sibling regions reuse names).
+class NameMap {
+ public:
+  struct Entry {
+    std::string_view name;
+    uint32_t first = 0, count = 0;
+    uint32_t gen = 0;  // slot is in use when gen == the map's generation
+    bool live = false;
+  };
+  /// Forgets every name (a new function).
+  void clear();
+  /// The live entry of `name`, or nullptr.
+  const Entry* find(std::string_view name) const;
+  /// Binds `name`; returns false when it is already live.
+  bool define(std::string_view name, uint32_t first, uint32_t count);
+  /// Marks `name` dead (its region closed).
+  void kill(std::string_view name);
+
+ private:
+  static uint64_t hash(std::string_view s);
+  Entry* slot(std::string_view name);  // the slot of name, or the empty one it would go to
+  void grow();
+  std::vector<Entry> slots_ = std::vector<Entry>(64);
+  size_t used_ = 0;
+  uint32_t gen_ = 1;
+};
+
 /// A parsed `: ...` type signature of a pretty op.
 struct TypeSig {
   std::vector<TensorType> ins, outs;
@@ -84,21 +114,28 @@ class Parser {
   // ---- ops and regions (parser_ops.cc, parser_pretty.cc)
   void parse_ops_until_rbrace(bool func_body);
   void parse_op();
-  std::unique_ptr<Block> parse_region(const std::vector<std::string>* arg_names,
+  std::unique_ptr<Block> parse_region(const std::vector<std::string_view>* arg_names,
                                       const std::vector<TensorType>* arg_types);
   /// Appends the op (converting IR errors to ParseError at `pos`) and binds result names.
   std::vector<Value> append(OpState st, size_t pos);
   void parse_generic_op(std::string name, size_t pos);
   /// Pretty form of `name`; returns false when the op has no pretty parser here.
-  bool parse_pretty_op(const std::string& name, size_t pos);
-  void parse_unknown_pretty(const std::string& name, size_t pos);
+  bool parse_pretty_op(std::string_view name, size_t pos);
+  void parse_unknown_pretty(std::string_view name, size_t pos);
   Value parse_value_use();
   std::vector<Value> parse_value_list();
-  void define(const std::string& name, std::vector<Value> values, size_t pos);
+  /// Binds `name` (a view into the text) to `count` consecutive values of the function from
+  /// `first`; throws ParseError at `pos` on a redefinition.
+  void define(std::string_view name, Value first, size_t count, size_t pos);
+  /// Offset just past the `=` of the top-level alias definition `id` (`#loc3`, `!t`), or nullptr.
+  /// The text is scanned for alias definitions on the first call.
+  const size_t* find_alias(std::string_view id);
+  /// Records where op `op` starts in the text (for verifier messages).
+  void note_pos(const Op* op, size_t pos) { op_pos_.emplace_back(op, pos); }
   void fill_defaults(OpState& st);
 
   // pending result names of the op being parsed: (name, count)
-  std::vector<std::pair<std::string, size_t>> defs_;
+  std::vector<std::pair<std::string_view, size_t>> defs_;
   size_t num_defs() const;
 
   // ---- state
@@ -107,15 +144,16 @@ class Parser {
   Token tok_;
   int depth_ = 0;
   long alias_budget_ = 100000;
-  std::unordered_map<std::string, size_t> aliases_;  // `#x` / `!x` -> offset of its value
+  bool aliases_scanned_ = false;
+  std::unordered_map<std::string_view, size_t> aliases_;  // `#x` / `!x` -> offset of its value
   std::unordered_map<std::string, Location> loc_memo_;
   std::unordered_set<std::string> loc_busy_;
   Module module_;
   Func* f_ = nullptr;
   std::vector<TensorType> declared_results_;
-  std::unordered_map<std::string, std::vector<Value>> names_;
-  std::vector<std::vector<std::string>> scopes_;
-  std::unordered_map<const Op*, size_t> op_pos_;
+  NameMap names_;
+  std::vector<std::vector<std::string_view>> scopes_;
+  std::vector<std::pair<const Op*, size_t>> op_pos_;  // in append order
 };
 
 /// The DType spelled `name` (`f32`, `ui8`, `i1`, `bf16`), or nullopt.

@@ -13,9 +13,65 @@ size_t Parser::num_defs() const {
   return n;
 }
 
-void Parser::define(const std::string& name, std::vector<Value> values, size_t pos) {
-  if (names_.count(name)) fail_at(pos, "a new SSA name", "a redefinition of " + name);
-  names_.emplace(name, std::move(values));
+uint64_t NameMap::hash(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h ^ (h >> 29);
+}
+
+NameMap::Entry* NameMap::slot(std::string_view name) {
+  size_t mask = slots_.size() - 1;
+  for (size_t i = hash(name) & mask;; i = (i + 1) & mask) {
+    Entry& e = slots_[i];
+    if (e.gen != gen_ || e.name == name) return &e;
+  }
+}
+
+void NameMap::clear() {
+  used_ = 0;
+  if (++gen_ == 0) {  // wrapped: really clear
+    for (auto& e : slots_) e = Entry{};
+    gen_ = 1;
+  }
+}
+
+const NameMap::Entry* NameMap::find(std::string_view name) const {
+  const Entry* e = const_cast<NameMap*>(this)->slot(name);
+  return e->gen == gen_ && e->live ? e : nullptr;
+}
+
+void NameMap::grow() {
+  std::vector<Entry> old = std::move(slots_);
+  slots_.assign(old.size() * 2, Entry{});
+  uint32_t g = gen_;
+  gen_ = 1;
+  used_ = 0;
+  for (const Entry& e : old) {
+    if (e.gen != g) continue;
+    Entry* d = slot(e.name);
+    *d = e;
+    d->gen = gen_;
+    ++used_;
+  }
+}
+
+bool NameMap::define(std::string_view name, uint32_t first, uint32_t count) {
+  if (2 * (used_ + 1) > slots_.size()) grow();
+  Entry* e = slot(name);
+  if (e->gen == gen_ && e->live) return false;
+  if (e->gen != gen_) ++used_;
+  *e = Entry{name, first, count, gen_, true};
+  return true;
+}
+
+void NameMap::kill(std::string_view name) {
+  Entry* e = slot(name);
+  if (e->gen == gen_) e->live = false;
+}
+
+void Parser::define(std::string_view name, Value first, size_t count, size_t pos) {
+  if (!names_.define(name, first.valid() ? first.id() : 0, static_cast<uint32_t>(count)))
+    fail_at(pos, "a new SSA name", "a redefinition of " + std::string(name));
   scopes_.back().push_back(name);
 }
 
@@ -23,20 +79,20 @@ Value Parser::parse_value_use() {
   if (!is(Tok::value_id)) fail("an SSA value (%name)");
   std::string_view t = tok_.text;
   size_t hash = t.find('#');
-  std::string base(t.substr(0, hash));
+  std::string_view base = t.substr(0, hash);
   size_t index = 0;
   bool indexed = hash != std::string_view::npos;
   if (indexed) {
     std::string_view digits = t.substr(hash + 1);
     if (digits.size() > 9) fail("a smaller result index");
-    index = static_cast<size_t>(std::stoul(std::string(digits)));
+    for (char c : digits) index = index * 10 + static_cast<size_t>(c - '0');
   }
-  auto it = names_.find(base);
-  if (it == names_.end()) fail("a value defined before this use");
-  if (index >= it->second.size()) fail("a result index within the op's results");
-  if (!indexed && it->second.size() != 1) fail("a result index (%name#i) for a multi-result op");
+  const NameMap::Entry* e = names_.find(base);
+  if (!e) fail("a value defined before this use");
+  if (index >= e->count) fail("a result index within the op's results");
+  if (!indexed && e->count != 1) fail("a result index (%name#i) for a multi-result op");
   advance();
-  return it->second[index];
+  return Value(f_, e->first + static_cast<uint32_t>(index));
 }
 
 std::vector<Value> Parser::parse_value_list() {
@@ -63,12 +119,12 @@ void Parser::parse_ops_until_rbrace(bool func_body) {
   }
 }
 
-std::unique_ptr<Block> Parser::parse_region(const std::vector<std::string>* arg_names,
+std::unique_ptr<Block> Parser::parse_region(const std::vector<std::string_view>* arg_names,
                                             const std::vector<TensorType>* arg_types) {
   Depth d(*this);
   size_t pos = tok_.pos;
   expect(Tok::lbrace, "'{' opening a region");
-  std::vector<std::string> names;
+  std::vector<std::string_view> names;
   std::vector<TensorType> types;
   if (arg_names) {
     names = *arg_names;
@@ -99,11 +155,11 @@ std::unique_ptr<Block> Parser::parse_region(const std::vector<std::string>* arg_
     struct Pop {
       Parser& p;
       ~Pop() {
-        for (const auto& n : p.scopes_.back()) p.names_.erase(n);
+        for (std::string_view n : p.scopes_.back()) p.names_.kill(n);
         p.scopes_.pop_back();
       }
     } pop{*this};
-    for (size_t i = 0; i < args.size(); ++i) define(names[i], {args[i]}, pos);
+    for (size_t i = 0; i < args.size(); ++i) define(names[i], args[i], 1, pos);
     parse_ops_until_rbrace(false);
   });
   advance();  // }
@@ -143,17 +199,13 @@ std::vector<Value> Parser::append(OpState st, size_t pos) {
       fail_at(pos, "an op over values visible here", e.what());
     }
   }
-  op_pos_[f_->insertion_block().ops().back().get()] = pos;
+  note_pos(f_->insertion_block().ops().back().get(), pos);
   size_t k = 0;
-  auto defs = std::move(defs_);
-  defs_.clear();
-  for (const auto& [name, count] : defs) {
-    define(name,
-           std::vector<Value>(results.begin() + static_cast<long>(k),
-                              results.begin() + static_cast<long>(k + count)),
-           pos);
+  for (const auto& [name, count] : defs_) {
+    define(name, results[k], count, pos);
     k += count;
   }
+  defs_.clear();
   return results;
 }
 
@@ -165,7 +217,7 @@ void Parser::parse_op() {
     do {
       if (!is(Tok::value_id) || tok_.text.find('#') != std::string_view::npos)
         fail("a result name %name");
-      std::string name(tok_.text);
+      std::string_view name = tok_.text;
       advance();
       size_t count = 1;
       if (consume(Tok::colon)) {
@@ -175,7 +227,7 @@ void Parser::parse_op() {
           fail_at(pos, "a result count between 1 and 100000", std::to_string(c));
         count = static_cast<size_t>(c);
       }
-      defs_.emplace_back(std::move(name), count);
+      defs_.emplace_back(name, count);
     } while (consume(Tok::comma));
     expect(Tok::equal, "'=' after the result names");
   }
@@ -188,8 +240,8 @@ void Parser::parse_op() {
     return;
   }
   if (!is(Tok::bare_id)) fail("an op");
-  std::string name(tok_.text);
-  if (name.find('.') == std::string::npos && name != "return" && name != "call")
+  std::string_view name = tok_.text;
+  if (name.find('.') == std::string_view::npos && name != "return" && name != "call")
     fail("an op name with a dialect prefix (stablehlo.x)");
   advance();
   if (!parse_pretty_op(name, pos)) parse_unknown_pretty(name, pos);

@@ -19,7 +19,7 @@ bool one_of(std::string_view s, std::initializer_list<std::string_view> l) {
 }  // namespace
 
 // Ops whose pretty form is: operands [, keyword = value]* [attr-dict] : type signature.
-bool Parser::parse_pretty_op(const std::string& name, size_t pos) {
+bool Parser::parse_pretty_op(std::string_view name, size_t pos) {
   OpState st;
   st.name = name;
   std::string_view s = name;
@@ -129,21 +129,21 @@ bool Parser::parse_pretty_op(const std::string& name, size_t pos) {
         } catch (const Error& e) {
           fail_at(body_pos, "a reduction op", e.what());
         }
-        op_pos_[f_->insertion_block().ops().back().get()] = body_pos;
+        note_pos(f_->insertion_block().ops().back().get(), body_pos);
         f_->append({"stablehlo.return", r, {}, {}, {}, l});
-        op_pos_[f_->insertion_block().ops().back().get()] = body_pos;
+        note_pos(f_->insertion_block().ops().back().get(), body_pos);
       }));
       defs_ = std::move(saved);
     } else {
       expect_id("reducer");
-      std::vector<std::string> names(2 * n);
+      std::vector<std::string_view> names(2 * n);
       std::vector<TensorType> types(2 * n);
       for (size_t i = 0; i < n; ++i) {
         expect(Tok::lparen, "'(' opening a reducer argument pair");
         for (size_t k = 0; k < 2; ++k) {
           if (k) expect(Tok::comma, "','");
           if (!is(Tok::value_id)) fail("a reducer argument %name");
-          names[i + k * n] = std::string(tok_.text);
+          names[i + k * n] = tok_.text;
           advance();
           expect(Tok::colon, "':'");
           types[i + k * n] = parse_tensor_type();
@@ -158,7 +158,7 @@ bool Parser::parse_pretty_op(const std::string& name, size_t pos) {
   }
   if (op == "while") {
     expect(Tok::lparen, "'(' opening the while operands");
-    std::vector<std::string> names;
+    std::vector<std::string_view> names;
     if (!is(Tok::rparen)) {
       do {
         if (!is(Tok::value_id)) fail("an iteration argument %name");
@@ -450,7 +450,7 @@ bool Parser::parse_pretty_op(const std::string& name, size_t pos) {
 
 // Ops of other dialects (chlo.*, ...) and StableHLO ops without a pretty parser here: operands,
 // an optional attribute dictionary, then `: (ins) -> outs`, `: ins -> outs` or `: T` (same type).
-void Parser::parse_unknown_pretty(const std::string& name, size_t pos) {
+void Parser::parse_unknown_pretty(std::string_view name, size_t pos) {
   OpState st;
   st.name = name;
   bool paren = consume(Tok::lparen);

@@ -25,13 +25,12 @@ bool Parser::at_type() const { return is_id("tensor") || is(Tok::bang_id); }
 
 TensorType Parser::parse_tensor_type() {
   if (is(Tok::bang_id)) {
-    std::string name(tok_.text);
-    auto it = aliases_.find(name);
-    if (it == aliases_.end()) fail("a tensor type (tensor<...>); other types are not supported");
+    const size_t* it = find_alias(tok_.text);
+    if (!it) fail("a tensor type (tensor<...>); other types are not supported");
     if (--alias_budget_ < 0) fail("fewer alias expansions");
     size_t after = lex_.pos();
     Depth d(*this);
-    reset_to(it->second);
+    reset_to(*it);
     TensorType t = parse_tensor_type();
     reset_to(after);
     return t;
