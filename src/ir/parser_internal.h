@@ -36,6 +36,8 @@ class NameMap {
   };
   /// Forgets every name (a new function).
   void clear();
+  /// Makes room for about `n` names without rehashing.
+  void reserve(size_t n);
   /// The live entry of `name`, or nullptr.
   const Entry* find(std::string_view name) const;
   /// Binds `name`; returns false when it is already live.

@@ -15,6 +15,7 @@ namespace hhlo {
 namespace parse {
 
 Parser::Parser(std::string_view text, const ParseOptions& options) : opts_(options), lex_(text) {
+  names_.reserve(text.size() / 64);  // about one SSA name per op line
   advance();
 }
 

@@ -35,6 +35,10 @@ void NameMap::clear() {
   }
 }
 
+void NameMap::reserve(size_t n) {
+  while (slots_.size() < 2 * n && slots_.size() < (size_t{1} << 24)) grow();
+}
+
 const NameMap::Entry* NameMap::find(std::string_view name) const {
   const Entry* e = const_cast<NameMap*>(this)->slot(name);
   return e->gen == gen_ && e->live ? e : nullptr;

@@ -4,19 +4,13 @@
 // attributes the generic form carries.
 #include <fmt/format.h>
 
+#include <unordered_set>
+
 #include "hhlo/ir/infer.h"
 #include "parser_internal.h"
 
 namespace hhlo::parse {
-namespace {
-
-bool one_of(std::string_view s, std::initializer_list<std::string_view> l) {
-  for (auto x : l)
-    if (x == s) return true;
-  return false;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 // Ops whose pretty form is: operands [, keyword = value]* [attr-dict] : type signature.
 bool Parser::parse_pretty_op(std::string_view name, size_t pos) {
@@ -247,11 +241,12 @@ bool Parser::parse_pretty_op(std::string_view name, size_t pos) {
                                                                 "create_token",
                                                                 "partition_id",
                                                                 "replica_id"};
-  if (!one_of(op, known) && !is_elementwise(op, 1) && !is_elementwise(op, 2)) return false;
+  static const std::unordered_set<std::string_view> known_set(known.begin(), known.end());
+  if (!known_set.count(op) && !is_elementwise(op, 1) && !is_elementwise(op, 2)) return false;
 
   st.operands = parse_value_list();
   if (paren && op == "convolution") expect(Tok::rparen, "')' closing the convolution operands");
-  auto keyword = [&](const std::string& key) {
+  auto keyword = [&](std::string_view key) {
     auto arr = [&](const char* attr) { st.attrs.push_back({attr, i64_array(parse_int_list())}); };
     auto i64 = [&](const char* attr) { st.attrs.push_back({attr, i64_attr(parse_int())}); };
     if (key == "dims") {
@@ -269,7 +264,7 @@ bool Parser::parse_pretty_op(std::string_view name, size_t pos) {
     } else if (key == "interior") {
       arr("interior_padding");
     } else if (key == "known_expanding_dimensions" || key == "known_nonexpanding_dimensions") {
-      st.attrs.push_back({key, i64_array(parse_int_list())});
+      st.attrs.push_back({std::string(key), i64_array(parse_int_list())});
     } else if (key == "format") {
       // e5m10
       if (!is(Tok::bare_id) || tok_.text.size() < 4 || tok_.text[0] != 'e') fail("a format eNmM");
@@ -381,7 +376,7 @@ bool Parser::parse_pretty_op(std::string_view name, size_t pos) {
       }
       expect(Tok::rbrace, "'}' closing the window");
     } else {
-      fail_at(tok_.pos, fmt::format("a keyword of stablehlo.{}", op), "'" + key + "'");
+      fail_at(tok_.pos, fmt::format("a keyword of stablehlo.{}", op), fmt::format("'{}'", key));
     }
   };
   // keywords: `, key = value` after operands, or directly (iota, convolution)
@@ -398,14 +393,14 @@ bool Parser::parse_pretty_op(std::string_view name, size_t pos) {
     }
     first = false;
     if (!is(Tok::bare_id)) fail("a keyword");
-    std::string key(tok_.text);
+    std::string_view key = tok_.text;
     // `compare ..., FLOAT` / `slice`-less words
     if (op == "compare") {
       st.attrs.push_back({"compare_type", parse_enum_word("comparison_type")});
       continue;
     }
     advance();
-    expect(Tok::equal, "'=' after " + key);
+    if (!consume(Tok::equal)) fail(fmt::format("'=' after {}", key));
     keyword(key);
   }
   if (paren && op == "top_k") expect(Tok::rparen, "')'");
