@@ -29,7 +29,8 @@ inline constexpr int kMaxDepth = 200;
 class NameMap {
  public:
   struct Entry {
-    std::string_view name;
+    const char* ptr = nullptr;  // the name: ptr[0, len) in the text
+    uint32_t len = 0, hash = 0;
     uint32_t first = 0, count = 0;
     uint32_t gen = 0;  // slot is in use when gen == the map's generation
     bool live = false;
@@ -46,8 +47,8 @@ class NameMap {
   void kill(std::string_view name);
 
  private:
-  static uint64_t hash(std::string_view s);
-  Entry* slot(std::string_view name);  // the slot of name, or the empty one it would go to
+  static uint32_t hash(std::string_view s);
+  Entry* slot(std::string_view name, uint32_t h);  // the slot of name, or the empty one for it
   void grow();
   std::vector<Entry> slots_ = std::vector<Entry>(64);
   size_t used_ = 0;
@@ -156,6 +157,7 @@ class Parser {
   NameMap names_;
   std::vector<std::vector<std::string_view>> scopes_;
   std::vector<std::pair<const Op*, size_t>> op_pos_;  // in append order
+  std::vector<Value> value_scratch_;                  // operand lists being gathered
 };
 
 /// The DType spelled `name` (`f32`, `ui8`, `i1`, `bf16`), or nullopt.

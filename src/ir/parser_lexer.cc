@@ -28,9 +28,6 @@ constexpr CharTable kChars;
 inline uint8_t cls(char c) { return kChars.c[static_cast<unsigned char>(c)]; }
 inline bool is_id_start(char c) { return (cls(c) & kAlpha) != 0; }
 inline bool is_id_char(char c) { return (cls(c) & (kAlpha | kDigit | kIdExtra)) != 0; }
-inline bool is_suffix_char(char c) {
-  return (cls(c) & (kAlpha | kDigit | kIdExtra | kSuffixExtra)) != 0;
-}
 inline bool is_digit(char c) { return (cls(c) & kDigit) != 0; }
 inline bool is_hex(char c) { return (cls(c) & kHex) != 0; }
 
@@ -46,6 +43,22 @@ Lexer::Lexer(std::string_view src) : src_(src) {
     p = static_cast<const char*>(nl) + 1;
     line_starts_.push_back(static_cast<size_t>(p - base));
   }
+}
+
+uint32_t Lexer::line_of(size_t pos) const {
+  // Ops are looked up in text order: try the line of the last look-up and the few after it.
+  size_t n = line_starts_.size();
+  size_t h = line_hint_;
+  for (int step = 0; step < 4 && h < n; ++step, ++h) {
+    if (line_starts_[h] > pos) break;
+    if (h + 1 == n || line_starts_[h + 1] > pos) {
+      line_hint_ = h;
+      return static_cast<uint32_t>(h + 1);
+    }
+  }
+  auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), pos);
+  line_hint_ = static_cast<size_t>(it - line_starts_.begin()) - 1;
+  return static_cast<uint32_t>(line_hint_ + 1);
 }
 
 std::pair<uint32_t, uint32_t> Lexer::line_col(size_t pos) const {
@@ -150,9 +163,10 @@ Token Lexer::next() {
         if (s.kind != Tok::string) return Token{Tok::error, "an unterminated string", start};
         return make(Tok::symbol);
       }
-      bool (*ok)(char) = c == '%' || c == '^' ? is_suffix_char : is_id_char;
+      uint8_t ok = c == '%' || c == '^' ? (kAlpha | kDigit | kIdExtra | kSuffixExtra)
+                                        : (kAlpha | kDigit | kIdExtra);
       size_t body = pos_;
-      while (pos_ < src_.size() && ok(src_[pos_])) ++pos_;
+      while (pos_ < src_.size() && (cls(src_[pos_]) & ok)) ++pos_;
       if (pos_ == body) return Token{Tok::error, "a sigil without a name", start};
       if (c == '%' && at(pos_) == '#' && is_digit(at(pos_ + 1))) {
         ++pos_;

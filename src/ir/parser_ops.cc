@@ -2,6 +2,8 @@
 // appending ops to the function being parsed.
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include "hhlo/ir/ops.h"
 #include "parser_internal.h"
 
@@ -13,17 +15,19 @@ size_t Parser::num_defs() const {
   return n;
 }
 
-uint64_t NameMap::hash(std::string_view s) {
+uint32_t NameMap::hash(std::string_view s) {
   uint64_t h = 1469598103934665603ull;  // FNV-1a
   for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  return h ^ (h >> 29);
+  return static_cast<uint32_t>(h ^ (h >> 32));
 }
 
-NameMap::Entry* NameMap::slot(std::string_view name) {
+NameMap::Entry* NameMap::slot(std::string_view name, uint32_t h) {
   size_t mask = slots_.size() - 1;
-  for (size_t i = hash(name) & mask;; i = (i + 1) & mask) {
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
     Entry& e = slots_[i];
-    if (e.gen != gen_ || e.name == name) return &e;
+    if (e.gen != gen_) return &e;
+    if (e.hash == h && e.len == name.size() && std::memcmp(e.ptr, name.data(), name.size()) == 0)
+      return &e;
   }
 }
 
@@ -36,11 +40,19 @@ void NameMap::clear() {
 }
 
 void NameMap::reserve(size_t n) {
-  while (slots_.size() < 2 * n && slots_.size() < (size_t{1} << 24)) grow();
+  size_t want = slots_.size();
+  while (want < 2 * n && want < (size_t{1} << 24)) want *= 2;
+  if (want == slots_.size()) return;
+  if (used_ == 0) {
+    slots_.assign(want, Entry{});
+    gen_ = 1;
+    return;
+  }
+  while (slots_.size() < want) grow();
 }
 
 const NameMap::Entry* NameMap::find(std::string_view name) const {
-  const Entry* e = const_cast<NameMap*>(this)->slot(name);
+  const Entry* e = const_cast<NameMap*>(this)->slot(name, hash(name));
   return e->gen == gen_ && e->live ? e : nullptr;
 }
 
@@ -52,7 +64,7 @@ void NameMap::grow() {
   used_ = 0;
   for (const Entry& e : old) {
     if (e.gen != g) continue;
-    Entry* d = slot(e.name);
+    Entry* d = slot(std::string_view(e.ptr, e.len), e.hash);
     *d = e;
     d->gen = gen_;
     ++used_;
@@ -61,15 +73,16 @@ void NameMap::grow() {
 
 bool NameMap::define(std::string_view name, uint32_t first, uint32_t count) {
   if (2 * (used_ + 1) > slots_.size()) grow();
-  Entry* e = slot(name);
+  uint32_t h = hash(name);
+  Entry* e = slot(name, h);
   if (e->gen == gen_ && e->live) return false;
   if (e->gen != gen_) ++used_;
-  *e = Entry{name, first, count, gen_, true};
+  *e = Entry{name.data(), static_cast<uint32_t>(name.size()), h, first, count, gen_, true};
   return true;
 }
 
 void NameMap::kill(std::string_view name) {
-  Entry* e = slot(name);
+  Entry* e = slot(name, hash(name));
   if (e->gen == gen_) e->live = false;
 }
 
@@ -100,18 +113,22 @@ Value Parser::parse_value_use() {
 }
 
 std::vector<Value> Parser::parse_value_list() {
-  std::vector<Value> out;
-  if (!is(Tok::value_id)) return out;
-  out.push_back(parse_value_use());
+  if (!is(Tok::value_id)) return {};
+  Value first = parse_value_use();
+  if (!is(Tok::comma)) return {first};
+  // Several: gather in a reused buffer, then one exact-size vector (it goes into the module).
+  std::vector<Value>& buf = value_scratch_;
+  buf.clear();
+  buf.push_back(first);
   while (is(Tok::comma)) {
     size_t save = lex_.pos();
     Token next = lex_.next();
     lex_.reset(save);
     if (next.kind != Tok::value_id) break;
     advance();
-    out.push_back(parse_value_use());
+    buf.push_back(parse_value_use());
   }
-  return out;
+  return std::vector<Value>(buf.begin(), buf.end());
 }
 
 void Parser::parse_ops_until_rbrace(bool func_body) {
@@ -173,7 +190,7 @@ std::unique_ptr<Block> Parser::parse_region(const std::vector<std::string_view>*
 
 std::vector<Value> Parser::append(OpState st, size_t pos) {
   if (auto l = parse_opt_loc()) st.loc = *l;
-  st.loc.source_line = lex_.line_col(pos).first;
+  st.loc.source_line = lex_.line_of(pos);
   size_t want = num_defs();
   if (want != st.result_types.size())
     fail_at(pos, fmt::format("{} result name(s) for '{}'", st.result_types.size(), st.name),
@@ -256,8 +273,11 @@ void Parser::parse_generic_op(std::string name, size_t pos) {
   st.name = std::move(name);
   expect(Tok::lparen, "'(' opening the operand list");
   if (!is(Tok::rparen)) {
-    do st.operands.push_back(parse_value_use());
+    std::vector<Value>& buf = value_scratch_;
+    buf.clear();
+    do buf.push_back(parse_value_use());
     while (consume(Tok::comma));
+    st.operands.assign(buf.begin(), buf.end());
   }
   expect(Tok::rparen, "')' closing the operand list");
   if (is(Tok::less)) {  // properties <{...}>

@@ -433,7 +433,7 @@ bool Parser::parse_pretty_op(std::string_view name, size_t pos) {
   } else if (op == "optimization_barrier") {
     st.result_types = sig.ins;
   } else if (op == "select" || sig.ins.size() == 1) {
-    st.result_types = {sig.ins.back()};
+    st.result_types.push_back(std::move(sig.ins.back()));
   } else {
     fail_at(pos, fmt::format("the function type of stablehlo.{}", op), "a type list");
   }

@@ -41,9 +41,9 @@ TensorType Parser::parse_tensor_type() {
   if (p >= s.size() || s[p] != '<') fail_at(p, "'<' after 'tensor'", "something else");
   ++p;
   TensorType t;
-  auto digit = [&](size_t i) {
-    return i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]));
-  };
+  auto digit = [&](size_t i) { return i < s.size() && s[i] >= '0' && s[i] <= '9'; };
+  int64_t dims[64];  // gathered here, then one exact-size vector (it goes into the module)
+  size_t rank = 0;
   while (p < s.size() && (digit(p) || s[p] == '?')) {
     int64_t d = kDynamic;
     if (s[p] == '?') {
@@ -56,9 +56,10 @@ TensorType Parser::parse_tensor_type() {
     }
     if (p >= s.size() || s[p] != 'x') fail_at(p, "'x' after a dimension", "something else");
     ++p;
-    if (t.dims.size() >= 64) fail_at(p, "at most 64 dimensions", "more");
-    t.dims.push_back(d);
+    if (rank >= 64) fail_at(p, "at most 64 dimensions", "more");
+    dims[rank++] = d;
   }
+  t.dims.assign(dims, dims + rank);
   int64_t n = 1;
   for (int64_t d : t.dims)
     if (d != kDynamic && __builtin_mul_overflow(n, d, &n))
@@ -70,7 +71,10 @@ TensorType Parser::parse_tensor_type() {
     if (e == std::string_view::npos) fail_at(p, "'>' closing complex<", "end of input");
     ++e;
   } else {
-    while (e < s.size() && (std::isalnum(static_cast<unsigned char>(s[e])) || s[e] == '_')) ++e;
+    auto word = [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    };
+    while (e < s.size() && word(s[e])) ++e;
   }
   std::string_view elem = s.substr(p, e - p);
   auto dt = dtype_named(elem);
