@@ -28,29 +28,38 @@ inline constexpr int kMaxDepth = 200;
 /// its slot reused when the name is defined again (sibling regions reuse names).
 class NameMap {
  public:
-  struct Entry {
-    const char* ptr = nullptr;  // the name: ptr[0, len) in the text
-    uint32_t len = 0, hash = 0;
+  /// What a name binds: `count` values of the function from id `first`.
+  struct Binding {
     uint32_t first = 0, count = 0;
-    uint32_t gen = 0;  // slot is in use when gen == the map's generation
+    uint32_t gen = 0;  // in use when gen == the map's generation
     bool live = false;
   };
   /// Forgets every name (a new function).
   void clear();
-  /// Makes room for about `n` names without rehashing.
-  void reserve(size_t n);
-  /// The live entry of `name`, or nullptr.
-  const Entry* find(std::string_view name) const;
+  /// Makes room for about `n` names without rehashing; numbered names `%N` / `%argN` up to about
+  /// `max_number` go to flat tables indexed by N instead of the hash table.
+  void reserve(size_t n, size_t max_number);
+  /// The live binding of `name`, or nullptr.
+  const Binding* find(std::string_view name) const;
   /// Binds `name`; returns false when it is already live.
   bool define(std::string_view name, uint32_t first, uint32_t count);
   /// Marks `name` dead (its region closed).
   void kill(std::string_view name);
 
  private:
+  struct Entry {
+    const char* ptr = nullptr;  // the name: ptr[0, len) in the text
+    uint32_t len = 0, hash = 0;
+    Binding b;
+  };
   static uint32_t hash(std::string_view s);
   Entry* slot(std::string_view name, uint32_t h);  // the slot of name, or the empty one for it
+  /// The flat-table binding of `%N` / `%argN` (grown as needed), or nullptr for other names.
+  Binding* numbered(std::string_view name, bool grow);
   void grow();
   std::vector<Entry> slots_ = std::vector<Entry>(64);
+  std::vector<Binding> nums_[2];  // %N, %argN
+  size_t max_number_ = 1024;
   size_t used_ = 0;
   uint32_t gen_ = 1;
 };

@@ -15,7 +15,8 @@ namespace hhlo {
 namespace parse {
 
 Parser::Parser(std::string_view text, const ParseOptions& options) : opts_(options), lex_(text) {
-  names_.reserve(text.size() / 64);  // about one SSA name per op line
+  // About one SSA name per op line; `%N` numbers below the text's size in flat tables.
+  names_.reserve(text.size() / 64, text.size() / 4 + 64);
   advance();
 }
 

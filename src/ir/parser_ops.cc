@@ -2,6 +2,7 @@
 // appending ops to the function being parsed.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "hhlo/ir/ops.h"
@@ -25,65 +26,90 @@ NameMap::Entry* NameMap::slot(std::string_view name, uint32_t h) {
   size_t mask = slots_.size() - 1;
   for (size_t i = h & mask;; i = (i + 1) & mask) {
     Entry& e = slots_[i];
-    if (e.gen != gen_) return &e;
+    if (e.b.gen != gen_) return &e;
     if (e.hash == h && e.len == name.size() && std::memcmp(e.ptr, name.data(), name.size()) == 0)
       return &e;
   }
+}
+
+NameMap::Binding* NameMap::numbered(std::string_view name, bool grow) {
+  // `%123` or `%arg7`: decimal, no leading zero (`%01` is another name than `%1`).
+  size_t k = name.size() > 4 && name.substr(1, 3) == "arg" ? 4 : 1;
+  std::string_view d = name.substr(k);
+  if (d.empty() || d.size() > 9 || (d.size() > 1 && d[0] == '0')) return nullptr;
+  size_t n = 0;
+  for (char c : d) {
+    if (c < '0' || c > '9') return nullptr;
+    n = n * 10 + static_cast<size_t>(c - '0');
+  }
+  if (n >= max_number_) return nullptr;
+  std::vector<Binding>& t = nums_[k == 4];
+  if (n >= t.size()) {
+    if (!grow) return nullptr;
+    t.resize(std::min(std::max(n + 1, 2 * t.size()), max_number_));
+  }
+  return &t[n];
 }
 
 void NameMap::clear() {
   used_ = 0;
   if (++gen_ == 0) {  // wrapped: really clear
     for (auto& e : slots_) e = Entry{};
+    for (auto& t : nums_)
+      for (auto& b : t) b = Binding{};
     gen_ = 1;
   }
 }
 
-void NameMap::reserve(size_t n) {
+void NameMap::reserve(size_t n, size_t max_number) {
+  max_number_ = std::max(max_number_, std::min(max_number, size_t{1} << 26));
   size_t want = slots_.size();
   while (want < 2 * n && want < (size_t{1} << 24)) want *= 2;
   if (want == slots_.size()) return;
   if (used_ == 0) {
     slots_.assign(want, Entry{});
-    gen_ = 1;
     return;
   }
   while (slots_.size() < want) grow();
 }
 
-const NameMap::Entry* NameMap::find(std::string_view name) const {
-  const Entry* e = const_cast<NameMap*>(this)->slot(name, hash(name));
-  return e->gen == gen_ && e->live ? e : nullptr;
+const NameMap::Binding* NameMap::find(std::string_view name) const {
+  auto* self = const_cast<NameMap*>(this);
+  const Binding* b = self->numbered(name, false);
+  if (!b) b = &self->slot(name, hash(name))->b;
+  return b->gen == gen_ && b->live ? b : nullptr;
 }
 
 void NameMap::grow() {
   std::vector<Entry> old = std::move(slots_);
   slots_.assign(old.size() * 2, Entry{});
-  uint32_t g = gen_;
-  gen_ = 1;
   used_ = 0;
   for (const Entry& e : old) {
-    if (e.gen != g) continue;
-    Entry* d = slot(std::string_view(e.ptr, e.len), e.hash);
-    *d = e;
-    d->gen = gen_;
+    if (e.b.gen != gen_) continue;
+    *slot(std::string_view(e.ptr, e.len), e.hash) = e;
     ++used_;
   }
 }
 
 bool NameMap::define(std::string_view name, uint32_t first, uint32_t count) {
+  if (Binding* b = numbered(name, true)) {
+    if (b->gen == gen_ && b->live) return false;
+    *b = Binding{first, count, gen_, true};
+    return true;
+  }
   if (2 * (used_ + 1) > slots_.size()) grow();
   uint32_t h = hash(name);
   Entry* e = slot(name, h);
-  if (e->gen == gen_ && e->live) return false;
-  if (e->gen != gen_) ++used_;
-  *e = Entry{name.data(), static_cast<uint32_t>(name.size()), h, first, count, gen_, true};
+  if (e->b.gen == gen_ && e->b.live) return false;
+  if (e->b.gen != gen_) ++used_;
+  *e = Entry{name.data(), static_cast<uint32_t>(name.size()), h, Binding{first, count, gen_, true}};
   return true;
 }
 
 void NameMap::kill(std::string_view name) {
-  Entry* e = slot(name, hash(name));
-  if (e->gen == gen_) e->live = false;
+  Binding* b = numbered(name, false);
+  if (!b) b = &slot(name, hash(name))->b;
+  if (b->gen == gen_) b->live = false;
 }
 
 void Parser::define(std::string_view name, Value first, size_t count, size_t pos) {
@@ -104,7 +130,7 @@ Value Parser::parse_value_use() {
     if (digits.size() > 9) fail("a smaller result index");
     for (char c : digits) index = index * 10 + static_cast<size_t>(c - '0');
   }
-  const NameMap::Entry* e = names_.find(base);
+  const NameMap::Binding* e = names_.find(base);
   if (!e) fail("a value defined before this use");
   if (index >= e->count) fail("a result index within the op's results");
   if (!indexed && e->count != 1) fail("a result index (%name#i) for a multi-result op");
@@ -198,7 +224,8 @@ std::vector<Value> Parser::append(OpState st, size_t pos) {
   for (const auto& t : st.result_types)
     if (t.rank() > 64) fail_at(pos, "a smaller rank", "more");
   std::vector<Value> results;
-  if (st.name == "func.return") {
+  std::string_view op_name = st.name;
+  if (op_name == "func.return") {
     if (f_->insertion_block().parent() != nullptr)
       fail_at(pos, "stablehlo.return inside a region", "func.return");
     std::vector<TensorType> got;
@@ -210,7 +237,7 @@ std::vector<Value> Parser::append(OpState st, size_t pos) {
               types_to_string(got));
     f_->ret_at(st.operands, st.loc);
   } else {
-    if (st.name == "stablehlo.return" && f_->insertion_block().parent() == nullptr)
+    if (op_name == "stablehlo.return" && f_->insertion_block().parent() == nullptr)
       fail_at(pos, "func.return in a function body", "stablehlo.return");
     try {
       results = f_->append(std::move(st));
@@ -320,7 +347,7 @@ void Parser::fill_defaults(OpState& st) {
       st.attrs.push_back(
           {std::string(n), i64_array(std::vector<int64_t>(static_cast<size_t>(count), 1))});
   };
-  const std::string& n = st.name;
+  std::string_view n = st.name;
   int64_t rank = st.operands.empty() ? -1 : st.operands[0].rank();
   if (n == "stablehlo.reduce_window") {
     ones("window_strides", rank);

@@ -47,7 +47,7 @@ class Verifier {
     if (ops.empty()) fail_struct(nullptr, "empty block");
     for (size_t i = 0; i < ops.size(); ++i) {
       const Op& op = *ops[i];
-      const std::string& n = op.name();
+      std::string_view n = op.name();
       bool last = i + 1 == ops.size();
       if (o_.failed_op) *o_.failed_op = &op;
       bool term = n == "func.return" || n == "stablehlo.return" ||
@@ -76,7 +76,7 @@ class Verifier {
     }
   }
 
-  static bool foreign_terminator(const std::string& n) {
+  static bool foreign_terminator(std::string_view n) {
     return !n.starts_with("stablehlo.") && !n.starts_with("func.") &&
            (n.ends_with(".return") || n.ends_with(".yield"));
   }
@@ -85,7 +85,7 @@ class Verifier {
       if (!v.type().is_static()) return true;
     return false;
   }
-  static bool known(const std::string& n) {
+  static bool known(std::string_view n) {
     static const std::unordered_set<std::string_view> ops = [] {
       auto v = supported_ops();
       return std::unordered_set<std::string_view>(v.begin(), v.end());
@@ -104,7 +104,7 @@ class Verifier {
   }
 
   void check(const Op& op) {
-    const std::string& n = op.name();
+    std::string_view n = op.name();
     if (n == "func.return") {
       if (!same_types(op.operands(), f_.result_types()))
         fail_struct(&op, "returns types differing from the function's results");
