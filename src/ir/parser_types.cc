@@ -97,6 +97,7 @@ std::vector<TensorType> Parser::parse_paren_types() {
   expect(Tok::lparen, "'('");
   std::vector<TensorType> out;
   if (consume(Tok::rparen)) return out;
+  out.reserve(4);
   do out.push_back(parse_tensor_type());
   while (consume(Tok::comma));
   expect(Tok::rparen, "')'");

@@ -129,14 +129,25 @@ class Verifier {
       return;
     }
     if (!n.starts_with("stablehlo.")) fail_struct(&op, "unknown dialect");
-    // One copy of the operand and result types, shared by the shape rule and the comparison.
-    detail::OpInfo info{n, &op.attrs(), &op.regions(), types(op.operands()), types(op.results())};
+    // One copy of the operand and result types, shared by the shape rule and the comparison, in
+    // buffers reused from op to op (copy-assigning a type reuses its dims storage).
+    fill(in_buf_, op.operands());
+    fill(res_buf_, op.results());
+    detail::OpInfo info{n, &op.attrs(), &op.regions(), std::move(in_buf_), std::move(res_buf_)};
     try {
       want = detail::infer_op_results(info);
     } catch (const detail::OpStructureError& e) {
       fail_struct(&op, e.what());
     }
-    if (info.results != want) mismatch(n, op, info.results, want);
+    bool differ = info.results != want;
+    in_buf_ = std::move(info.operands);
+    res_buf_ = std::move(info.results);
+    if (differ) mismatch(n, op, res_buf_, want);
+  }
+
+  static void fill(std::vector<TensorType>& out, const std::vector<Value>& vs) {
+    out.resize(vs.size());
+    for (size_t i = 0; i < vs.size(); ++i) out[i] = vs[i].type();
   }
 
   [[noreturn]] static void mismatch(std::string_view n, const Op& op,
@@ -154,6 +165,7 @@ class Verifier {
   const Module& m_;
   const Func& f_;
   const VerifyOptions& o_;
+  std::vector<TensorType> in_buf_, res_buf_;
   std::vector<uint8_t> defined_;
   std::vector<uint32_t> added_;
 };
