@@ -51,7 +51,7 @@ void region_sig(const OpInfo& op, size_t r, const std::vector<TensorType>& args,
   check_region_results(std::string(op.name).substr(10), c, b.returned_types(), rets);
 }
 
-std::vector<TensorType> infer_impl(const OpInfo& op, const std::string& s,
+std::vector<TensorType> infer_impl(const OpInfo& op, std::string_view s,
                                    const std::vector<TensorType>& in) {
   const std::vector<TensorType>& res = op.results;
   auto need = [&](size_t k) {
@@ -242,7 +242,7 @@ const Attribute* OpInfo::attr(std::string_view n) const {
 std::vector<TensorType> infer_op_results(const OpInfo& op) {
   std::string_view n = op.name;
   if (!n.starts_with("stablehlo.")) fail_struct("unknown dialect");
-  return infer_impl(op, std::string(n.substr(10)), op.operands);
+  return infer_impl(op, n.substr(10), op.operands);
 }
 
 }  // namespace hhlo::detail

@@ -342,13 +342,13 @@ Attribute Parser::parse_attribute(std::string_view name) {
       size_t after = lex_.pos();
       bool angle = after < lex_.src().size() && lex_.src()[after] == '<';
       if (!angle) {
-        auto it = aliases_.find(id);
-        if (it == aliases_.end()) {
+        const size_t* it = find_alias(id);
+        if (!it) {
           advance();
           return OpaqueAttr{id};
         }
         if (--alias_budget_ < 0) fail("fewer attribute alias expansions");
-        reset_to(it->second);
+        reset_to(*it);
         Attribute a = parse_attribute(name);
         reset_to(after);
         return a;

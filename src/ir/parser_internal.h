@@ -22,6 +22,48 @@ namespace hhlo::parse {
 /// Deepest nesting of regions, attributes, dense lists and locations accepted.
 inline constexpr int kMaxDepth = 200;
 
+/// The SSA names visible while parsing one function: name (a view into the text) -> the values it
+/// binds, which are consecutive value ids of the function (an op's results, or one argument).
+/// Open addressing, no heap node per name; a name leaving its region's scope is marked dead and
+/// its slot reused when the name is defined again (sibling regions reuse names).
+class NameMap {
+ public:
+  /// What a name binds: `count` values of the function from id `first`.
+  struct Binding {
+    uint32_t first = 0, count = 0;
+    uint32_t gen = 0;  // in use when gen == the map's generation
+    bool live = false;
+  };
+  /// Forgets every name (a new function).
+  void clear();
+  /// Makes room for about `n` names without rehashing; numbered names `%N` / `%argN` up to about
+  /// `max_number` go to flat tables indexed by N instead of the hash table.
+  void reserve(size_t n, size_t max_number);
+  /// The live binding of `name`, or nullptr.
+  const Binding* find(std::string_view name) const;
+  /// Binds `name`; returns false when it is already live.
+  bool define(std::string_view name, uint32_t first, uint32_t count);
+  /// Marks `name` dead (its region closed).
+  void kill(std::string_view name);
+
+ private:
+  struct Entry {
+    const char* ptr = nullptr;  // the name: ptr[0, len) in the text
+    uint32_t len = 0, hash = 0;
+    Binding b;
+  };
+  static uint32_t hash(std::string_view s);
+  Entry* slot(std::string_view name, uint32_t h);  // the slot of name, or the empty one for it
+  /// The flat-table binding of `%N` / `%argN` (grown as needed), or nullptr for other names.
+  Binding* numbered(std::string_view name, bool grow);
+  void grow();
+  std::vector<Entry> slots_ = std::vector<Entry>(64);
+  std::vector<Binding> nums_[2];  // %N, %argN
+  size_t max_number_ = 1024;
+  size_t used_ = 0;
+  uint32_t gen_ = 1;
+};
+
 /// A parsed `: ...` type signature of a pretty op.
 struct TypeSig {
   std::vector<TensorType> ins, outs;
@@ -84,21 +126,28 @@ class Parser {
   // ---- ops and regions (parser_ops.cc, parser_pretty.cc)
   void parse_ops_until_rbrace(bool func_body);
   void parse_op();
-  std::unique_ptr<Block> parse_region(const std::vector<std::string>* arg_names,
+  std::unique_ptr<Block> parse_region(const std::vector<std::string_view>* arg_names,
                                       const std::vector<TensorType>* arg_types);
   /// Appends the op (converting IR errors to ParseError at `pos`) and binds result names.
   std::vector<Value> append(OpState st, size_t pos);
   void parse_generic_op(std::string name, size_t pos);
   /// Pretty form of `name`; returns false when the op has no pretty parser here.
-  bool parse_pretty_op(const std::string& name, size_t pos);
-  void parse_unknown_pretty(const std::string& name, size_t pos);
+  bool parse_pretty_op(std::string_view name, size_t pos);
+  void parse_unknown_pretty(std::string_view name, size_t pos);
   Value parse_value_use();
   std::vector<Value> parse_value_list();
-  void define(const std::string& name, std::vector<Value> values, size_t pos);
+  /// Binds `name` (a view into the text) to `count` consecutive values of the function from
+  /// `first`; throws ParseError at `pos` on a redefinition.
+  void define(std::string_view name, Value first, size_t count, size_t pos);
+  /// Offset just past the `=` of the top-level alias definition `id` (`#loc3`, `!t`), or nullptr.
+  /// The text is scanned for alias definitions on the first call.
+  const size_t* find_alias(std::string_view id);
+  /// Records where op `op` starts in the text (for verifier messages).
+  void note_pos(const Op* op, size_t pos) { op_pos_.emplace_back(op, pos); }
   void fill_defaults(OpState& st);
 
   // pending result names of the op being parsed: (name, count)
-  std::vector<std::pair<std::string, size_t>> defs_;
+  std::vector<std::pair<std::string_view, size_t>> defs_;
   size_t num_defs() const;
 
   // ---- state
@@ -107,15 +156,17 @@ class Parser {
   Token tok_;
   int depth_ = 0;
   long alias_budget_ = 100000;
-  std::unordered_map<std::string, size_t> aliases_;  // `#x` / `!x` -> offset of its value
+  bool aliases_scanned_ = false;
+  std::unordered_map<std::string_view, size_t> aliases_;  // `#x` / `!x` -> offset of its value
   std::unordered_map<std::string, Location> loc_memo_;
   std::unordered_set<std::string> loc_busy_;
   Module module_;
   Func* f_ = nullptr;
   std::vector<TensorType> declared_results_;
-  std::unordered_map<std::string, std::vector<Value>> names_;
-  std::vector<std::vector<std::string>> scopes_;
-  std::unordered_map<const Op*, size_t> op_pos_;
+  NameMap names_;
+  std::vector<std::vector<std::string_view>> scopes_;
+  std::vector<std::pair<const Op*, size_t>> op_pos_;  // in append order
+  std::vector<Value> value_scratch_;                  // operand lists being gathered
 };
 
 /// The DType spelled `name` (`f32`, `ui8`, `i1`, `bf16`), or nullopt.

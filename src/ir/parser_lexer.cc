@@ -3,24 +3,62 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 namespace hhlo::parse {
 namespace {
 
-bool is_id_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_id_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.';
-}
-bool is_suffix_char(char c) { return is_id_char(c) || c == '-'; }
-bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
-bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+// Character classes of the lexer, one table lookup each (no locale-dependent <cctype> calls).
+enum : uint8_t { kAlpha = 1, kDigit = 2, kHex = 4, kIdExtra = 8, kSuffixExtra = 16 };
+struct CharTable {
+  uint8_t c[256] = {};
+  constexpr CharTable() {
+    for (int i = 'a'; i <= 'z'; ++i) c[i] |= kAlpha;
+    for (int i = 'A'; i <= 'Z'; ++i) c[i] |= kAlpha;
+    for (int i = '0'; i <= '9'; ++i) c[i] |= kDigit | kHex;
+    for (int i = 'a'; i <= 'f'; ++i) c[i] |= kHex;
+    for (int i = 'A'; i <= 'F'; ++i) c[i] |= kHex;
+    c[static_cast<int>('_')] |= kAlpha;  // an identifier may start with '_'
+    c[static_cast<int>('$')] |= kIdExtra;
+    c[static_cast<int>('.')] |= kIdExtra;
+    c[static_cast<int>('-')] |= kSuffixExtra;
+  }
+};
+constexpr CharTable kChars;
+inline uint8_t cls(char c) { return kChars.c[static_cast<unsigned char>(c)]; }
+inline bool is_id_start(char c) { return (cls(c) & kAlpha) != 0; }
+inline bool is_id_char(char c) { return (cls(c) & (kAlpha | kDigit | kIdExtra)) != 0; }
+inline bool is_digit(char c) { return (cls(c) & kDigit) != 0; }
+inline bool is_hex(char c) { return (cls(c) & kHex) != 0; }
 
 }  // namespace
 
 Lexer::Lexer(std::string_view src) : src_(src) {
   line_starts_.push_back(0);
-  for (size_t i = 0; i < src.size(); ++i)
-    if (src[i] == '\n') line_starts_.push_back(i + 1);
+  const char* base = src.data();
+  const char* end = base + src.size();
+  for (const char* p = base; p < end;) {
+    const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+    if (!nl) break;
+    p = static_cast<const char*>(nl) + 1;
+    line_starts_.push_back(static_cast<size_t>(p - base));
+  }
+}
+
+uint32_t Lexer::line_of(size_t pos) const {
+  // Ops are looked up in text order: try the line of the last look-up and the few after it.
+  size_t n = line_starts_.size();
+  size_t h = line_hint_;
+  for (int step = 0; step < 4 && h < n; ++step, ++h) {
+    if (line_starts_[h] > pos) break;
+    if (h + 1 == n || line_starts_[h + 1] > pos) {
+      line_hint_ = h;
+      return static_cast<uint32_t>(h + 1);
+    }
+  }
+  auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), pos);
+  line_hint_ = static_cast<size_t>(it - line_starts_.begin()) - 1;
+  return static_cast<uint32_t>(line_hint_ + 1);
 }
 
 std::pair<uint32_t, uint32_t> Lexer::line_col(size_t pos) const {
@@ -125,9 +163,10 @@ Token Lexer::next() {
         if (s.kind != Tok::string) return Token{Tok::error, "an unterminated string", start};
         return make(Tok::symbol);
       }
-      bool (*ok)(char) = c == '%' || c == '^' ? is_suffix_char : is_id_char;
+      uint8_t ok = c == '%' || c == '^' ? (kAlpha | kDigit | kIdExtra | kSuffixExtra)
+                                        : (kAlpha | kDigit | kIdExtra);
       size_t body = pos_;
-      while (pos_ < src_.size() && ok(src_[pos_])) ++pos_;
+      while (pos_ < src_.size() && (cls(src_[pos_]) & ok)) ++pos_;
       if (pos_ == body) return Token{Tok::error, "a sigil without a name", start};
       if (c == '%' && at(pos_) == '#' && is_digit(at(pos_ + 1))) {
         ++pos_;
@@ -177,6 +216,8 @@ std::string unescape(std::string_view tok, bool& ok) {
     return out;
   }
   std::string_view s = tok.substr(1, tok.size() - 2);
+  if (s.find('\\') == std::string_view::npos) return std::string(s);
+  out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] != '\\') {
       out += s[i];

@@ -57,12 +57,15 @@ class Lexer {
   std::string_view src() const { return src_; }
   /// 1-based line and column of byte offset `pos`.
   std::pair<uint32_t, uint32_t> line_col(size_t pos) const;
+  /// 1-based line of byte offset `pos` (fast when offsets come in text order).
+  uint32_t line_of(size_t pos) const;
 
  private:
   void skip_space();
   std::string_view src_;
   size_t pos_ = 0;
   std::vector<size_t> line_starts_;
+  mutable size_t line_hint_ = 0;  // index into line_starts_ of the last line_of
 };
 
 /// The unescaped contents of a string token (`"a\"b\0A"` -> `a"b\n`). `ok` is false on a bad

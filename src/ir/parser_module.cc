@@ -2,6 +2,7 @@
 // verification, and the public entry points of hhlo/ir/parser.h.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -14,20 +15,30 @@ namespace hhlo {
 namespace parse {
 
 Parser::Parser(std::string_view text, const ParseOptions& options) : opts_(options), lex_(text) {
-  // Alias definitions (`#loc3 = loc(...)`, `!t = tensor<...>`) may follow the module that uses
-  // them: record where each top-level one starts.
-  Lexer scan(text);
-  int depth = 0;
-  Token prev;
-  for (Token t = scan.next(); t.kind != Tok::eof; t = scan.next()) {
-    if (t.kind == Tok::lbrace || t.kind == Tok::lparen) ++depth;
-    if ((t.kind == Tok::rbrace || t.kind == Tok::rparen) && depth > 0) --depth;
-    if (t.kind == Tok::equal && depth == 0 &&
-        (prev.kind == Tok::hash_id || prev.kind == Tok::bang_id))
-      aliases_.emplace(std::string(prev.text), scan.pos());
-    prev = t;
-  }
+  // About one SSA name per op line; `%N` numbers below the text's size in flat tables.
+  names_.reserve(text.size() / 64, text.size() / 4 + 64);
   advance();
+}
+
+const size_t* Parser::find_alias(std::string_view id) {
+  if (!aliases_scanned_) {
+    // Alias definitions (`#loc3 = loc(...)`, `!t = tensor<...>`) may follow the module that uses
+    // them: record where each top-level one starts (outside every `{...}` and `(...)`).
+    aliases_scanned_ = true;
+    Lexer scan(lex_.src());
+    int depth = 0;
+    Token prev;
+    for (Token t = scan.next(); t.kind != Tok::eof; t = scan.next()) {
+      if (t.kind == Tok::lbrace || t.kind == Tok::lparen) ++depth;
+      if ((t.kind == Tok::rbrace || t.kind == Tok::rparen) && depth > 0) --depth;
+      if (t.kind == Tok::equal && depth == 0 &&
+          (prev.kind == Tok::hash_id || prev.kind == Tok::bang_id))
+        aliases_.emplace(prev.text, scan.pos());
+      prev = t;
+    }
+  }
+  auto it = aliases_.find(id);
+  return it == aliases_.end() ? nullptr : &it->second;
 }
 
 bool Parser::consume(Tok k) {
@@ -138,11 +149,11 @@ Location Parser::parse_loc_body() {
       advance();
       return it->second;
     }
-    auto al = aliases_.find(id);
-    if (al == aliases_.end()) fail("a defined location alias");
+    const size_t* al = find_alias(id);
+    if (!al) fail("a defined location alias");
     if (loc_busy_.count(id)) fail("a location alias that does not refer to itself");
     loc_busy_.insert(id);
-    reset_to(al->second);
+    reset_to(*al);
     auto l = parse_opt_loc();
     if (!l) fail("loc(...) as the alias value");
     loc_busy_.erase(id);
@@ -242,13 +253,13 @@ Module Parser::run() {
     }
     advance();
     expect(Tok::lparen, "'(' opening the argument list");
-    std::vector<std::string> arg_names;
+    std::vector<std::string_view> arg_names;
     std::vector<TensorType> arg_types;
     std::vector<std::vector<NamedAttr>> arg_attrs;
     if (!is(Tok::rparen)) {
       do {
         if (!is(Tok::value_id)) fail("an argument name %arg");
-        arg_names.emplace_back(tok_.text);
+        arg_names.push_back(tok_.text);
         advance();
         expect(Tok::colon, "':' and the argument type");
         arg_types.push_back(parse_tensor_type());
@@ -274,7 +285,7 @@ Module Parser::run() {
     declared_results_ = results;
     names_.clear();
     scopes_.assign(1, {});
-    for (size_t i = 0; i < arg_names.size(); ++i) define(arg_names[i], {f.arg(i)}, fpos);
+    for (size_t i = 0; i < arg_names.size(); ++i) define(arg_names[i], f.arg(i), 1, fpos);
     advance();  // {
     if (is(Tok::caret_id)) fail("the function body without a block label");
     parse_ops_until_rbrace(true);
@@ -331,7 +342,8 @@ Module Parser::run() {
   if (opts_.verify) {
     const Op* bad = nullptr;
     auto where = [&]() -> std::string {
-      auto it = bad ? op_pos_.find(bad) : op_pos_.end();
+      auto it = std::find_if(op_pos_.begin(), op_pos_.end(),
+                             [&](const auto& p) { return bad && p.first == bad; });
       if (it == op_pos_.end()) return opts_.source_name + ": ";
       auto [line, col] = lex_.line_col(it->second);
       return fmt::format("{}:{}:{}: {}: ", opts_.source_name, line, col, bad->name());

@@ -2,6 +2,9 @@
 // appending ops to the function being parsed.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include "hhlo/ir/ops.h"
 #include "parser_internal.h"
 
@@ -13,9 +16,105 @@ size_t Parser::num_defs() const {
   return n;
 }
 
-void Parser::define(const std::string& name, std::vector<Value> values, size_t pos) {
-  if (names_.count(name)) fail_at(pos, "a new SSA name", "a redefinition of " + name);
-  names_.emplace(name, std::move(values));
+uint32_t NameMap::hash(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return static_cast<uint32_t>(h ^ (h >> 32));
+}
+
+NameMap::Entry* NameMap::slot(std::string_view name, uint32_t h) {
+  size_t mask = slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    Entry& e = slots_[i];
+    if (e.b.gen != gen_) return &e;
+    if (e.hash == h && e.len == name.size() && std::memcmp(e.ptr, name.data(), name.size()) == 0)
+      return &e;
+  }
+}
+
+NameMap::Binding* NameMap::numbered(std::string_view name, bool grow) {
+  // `%123` or `%arg7`: decimal, no leading zero (`%01` is another name than `%1`).
+  size_t k = name.size() > 4 && name.substr(1, 3) == "arg" ? 4 : 1;
+  std::string_view d = name.substr(k);
+  if (d.empty() || d.size() > 9 || (d.size() > 1 && d[0] == '0')) return nullptr;
+  size_t n = 0;
+  for (char c : d) {
+    if (c < '0' || c > '9') return nullptr;
+    n = n * 10 + static_cast<size_t>(c - '0');
+  }
+  if (n >= max_number_) return nullptr;
+  std::vector<Binding>& t = nums_[k == 4];
+  if (n >= t.size()) {
+    if (!grow) return nullptr;
+    t.resize(std::min(std::max(n + 1, 2 * t.size()), max_number_));
+  }
+  return &t[n];
+}
+
+void NameMap::clear() {
+  used_ = 0;
+  if (++gen_ == 0) {  // wrapped: really clear
+    for (auto& e : slots_) e = Entry{};
+    for (auto& t : nums_)
+      for (auto& b : t) b = Binding{};
+    gen_ = 1;
+  }
+}
+
+void NameMap::reserve(size_t n, size_t max_number) {
+  max_number_ = std::max(max_number_, std::min(max_number, size_t{1} << 26));
+  size_t want = slots_.size();
+  while (want < 2 * n && want < (size_t{1} << 24)) want *= 2;
+  if (want == slots_.size()) return;
+  if (used_ == 0) {
+    slots_.assign(want, Entry{});
+    return;
+  }
+  while (slots_.size() < want) grow();
+}
+
+const NameMap::Binding* NameMap::find(std::string_view name) const {
+  auto* self = const_cast<NameMap*>(this);
+  const Binding* b = self->numbered(name, false);
+  if (!b) b = &self->slot(name, hash(name))->b;
+  return b->gen == gen_ && b->live ? b : nullptr;
+}
+
+void NameMap::grow() {
+  std::vector<Entry> old = std::move(slots_);
+  slots_.assign(old.size() * 2, Entry{});
+  used_ = 0;
+  for (const Entry& e : old) {
+    if (e.b.gen != gen_) continue;
+    *slot(std::string_view(e.ptr, e.len), e.hash) = e;
+    ++used_;
+  }
+}
+
+bool NameMap::define(std::string_view name, uint32_t first, uint32_t count) {
+  if (Binding* b = numbered(name, true)) {
+    if (b->gen == gen_ && b->live) return false;
+    *b = Binding{first, count, gen_, true};
+    return true;
+  }
+  if (2 * (used_ + 1) > slots_.size()) grow();
+  uint32_t h = hash(name);
+  Entry* e = slot(name, h);
+  if (e->b.gen == gen_ && e->b.live) return false;
+  if (e->b.gen != gen_) ++used_;
+  *e = Entry{name.data(), static_cast<uint32_t>(name.size()), h, Binding{first, count, gen_, true}};
+  return true;
+}
+
+void NameMap::kill(std::string_view name) {
+  Binding* b = numbered(name, false);
+  if (!b) b = &slot(name, hash(name))->b;
+  if (b->gen == gen_) b->live = false;
+}
+
+void Parser::define(std::string_view name, Value first, size_t count, size_t pos) {
+  if (!names_.define(name, first.valid() ? first.id() : 0, static_cast<uint32_t>(count)))
+    fail_at(pos, "a new SSA name", "a redefinition of " + std::string(name));
   scopes_.back().push_back(name);
 }
 
@@ -23,35 +122,39 @@ Value Parser::parse_value_use() {
   if (!is(Tok::value_id)) fail("an SSA value (%name)");
   std::string_view t = tok_.text;
   size_t hash = t.find('#');
-  std::string base(t.substr(0, hash));
+  std::string_view base = t.substr(0, hash);
   size_t index = 0;
   bool indexed = hash != std::string_view::npos;
   if (indexed) {
     std::string_view digits = t.substr(hash + 1);
     if (digits.size() > 9) fail("a smaller result index");
-    index = static_cast<size_t>(std::stoul(std::string(digits)));
+    for (char c : digits) index = index * 10 + static_cast<size_t>(c - '0');
   }
-  auto it = names_.find(base);
-  if (it == names_.end()) fail("a value defined before this use");
-  if (index >= it->second.size()) fail("a result index within the op's results");
-  if (!indexed && it->second.size() != 1) fail("a result index (%name#i) for a multi-result op");
+  const NameMap::Binding* e = names_.find(base);
+  if (!e) fail("a value defined before this use");
+  if (index >= e->count) fail("a result index within the op's results");
+  if (!indexed && e->count != 1) fail("a result index (%name#i) for a multi-result op");
   advance();
-  return it->second[index];
+  return Value(f_, e->first + static_cast<uint32_t>(index));
 }
 
 std::vector<Value> Parser::parse_value_list() {
-  std::vector<Value> out;
-  if (!is(Tok::value_id)) return out;
-  out.push_back(parse_value_use());
+  if (!is(Tok::value_id)) return {};
+  Value first = parse_value_use();
+  if (!is(Tok::comma)) return {first};
+  // Several: gather in a reused buffer, then one exact-size vector (it goes into the module).
+  std::vector<Value>& buf = value_scratch_;
+  buf.clear();
+  buf.push_back(first);
   while (is(Tok::comma)) {
     size_t save = lex_.pos();
     Token next = lex_.next();
     lex_.reset(save);
     if (next.kind != Tok::value_id) break;
     advance();
-    out.push_back(parse_value_use());
+    buf.push_back(parse_value_use());
   }
-  return out;
+  return std::vector<Value>(buf.begin(), buf.end());
 }
 
 void Parser::parse_ops_until_rbrace(bool func_body) {
@@ -63,12 +166,12 @@ void Parser::parse_ops_until_rbrace(bool func_body) {
   }
 }
 
-std::unique_ptr<Block> Parser::parse_region(const std::vector<std::string>* arg_names,
+std::unique_ptr<Block> Parser::parse_region(const std::vector<std::string_view>* arg_names,
                                             const std::vector<TensorType>* arg_types) {
   Depth d(*this);
   size_t pos = tok_.pos;
   expect(Tok::lbrace, "'{' opening a region");
-  std::vector<std::string> names;
+  std::vector<std::string_view> names;
   std::vector<TensorType> types;
   if (arg_names) {
     names = *arg_names;
@@ -99,11 +202,11 @@ std::unique_ptr<Block> Parser::parse_region(const std::vector<std::string>* arg_
     struct Pop {
       Parser& p;
       ~Pop() {
-        for (const auto& n : p.scopes_.back()) p.names_.erase(n);
+        for (std::string_view n : p.scopes_.back()) p.names_.kill(n);
         p.scopes_.pop_back();
       }
     } pop{*this};
-    for (size_t i = 0; i < args.size(); ++i) define(names[i], {args[i]}, pos);
+    for (size_t i = 0; i < args.size(); ++i) define(names[i], args[i], 1, pos);
     parse_ops_until_rbrace(false);
   });
   advance();  // }
@@ -113,7 +216,7 @@ std::unique_ptr<Block> Parser::parse_region(const std::vector<std::string>* arg_
 
 std::vector<Value> Parser::append(OpState st, size_t pos) {
   if (auto l = parse_opt_loc()) st.loc = *l;
-  st.loc.source_line = lex_.line_col(pos).first;
+  st.loc.source_line = lex_.line_of(pos);
   size_t want = num_defs();
   if (want != st.result_types.size())
     fail_at(pos, fmt::format("{} result name(s) for '{}'", st.result_types.size(), st.name),
@@ -121,7 +224,8 @@ std::vector<Value> Parser::append(OpState st, size_t pos) {
   for (const auto& t : st.result_types)
     if (t.rank() > 64) fail_at(pos, "a smaller rank", "more");
   std::vector<Value> results;
-  if (st.name == "func.return") {
+  std::string_view op_name = st.name;
+  if (op_name == "func.return") {
     if (f_->insertion_block().parent() != nullptr)
       fail_at(pos, "stablehlo.return inside a region", "func.return");
     std::vector<TensorType> got;
@@ -133,7 +237,7 @@ std::vector<Value> Parser::append(OpState st, size_t pos) {
               types_to_string(got));
     f_->ret_at(st.operands, st.loc);
   } else {
-    if (st.name == "stablehlo.return" && f_->insertion_block().parent() == nullptr)
+    if (op_name == "stablehlo.return" && f_->insertion_block().parent() == nullptr)
       fail_at(pos, "func.return in a function body", "stablehlo.return");
     try {
       results = f_->append(std::move(st));
@@ -143,17 +247,13 @@ std::vector<Value> Parser::append(OpState st, size_t pos) {
       fail_at(pos, "an op over values visible here", e.what());
     }
   }
-  op_pos_[f_->insertion_block().ops().back().get()] = pos;
+  note_pos(f_->insertion_block().ops().back().get(), pos);
   size_t k = 0;
-  auto defs = std::move(defs_);
-  defs_.clear();
-  for (const auto& [name, count] : defs) {
-    define(name,
-           std::vector<Value>(results.begin() + static_cast<long>(k),
-                              results.begin() + static_cast<long>(k + count)),
-           pos);
+  for (const auto& [name, count] : defs_) {
+    define(name, results[k], count, pos);
     k += count;
   }
+  defs_.clear();
   return results;
 }
 
@@ -165,7 +265,7 @@ void Parser::parse_op() {
     do {
       if (!is(Tok::value_id) || tok_.text.find('#') != std::string_view::npos)
         fail("a result name %name");
-      std::string name(tok_.text);
+      std::string_view name = tok_.text;
       advance();
       size_t count = 1;
       if (consume(Tok::colon)) {
@@ -175,7 +275,7 @@ void Parser::parse_op() {
           fail_at(pos, "a result count between 1 and 100000", std::to_string(c));
         count = static_cast<size_t>(c);
       }
-      defs_.emplace_back(std::move(name), count);
+      defs_.emplace_back(name, count);
     } while (consume(Tok::comma));
     expect(Tok::equal, "'=' after the result names");
   }
@@ -188,8 +288,8 @@ void Parser::parse_op() {
     return;
   }
   if (!is(Tok::bare_id)) fail("an op");
-  std::string name(tok_.text);
-  if (name.find('.') == std::string::npos && name != "return" && name != "call")
+  std::string_view name = tok_.text;
+  if (name.find('.') == std::string_view::npos && name != "return" && name != "call")
     fail("an op name with a dialect prefix (stablehlo.x)");
   advance();
   if (!parse_pretty_op(name, pos)) parse_unknown_pretty(name, pos);
@@ -200,8 +300,11 @@ void Parser::parse_generic_op(std::string name, size_t pos) {
   st.name = std::move(name);
   expect(Tok::lparen, "'(' opening the operand list");
   if (!is(Tok::rparen)) {
-    do st.operands.push_back(parse_value_use());
+    std::vector<Value>& buf = value_scratch_;
+    buf.clear();
+    do buf.push_back(parse_value_use());
     while (consume(Tok::comma));
+    st.operands.assign(buf.begin(), buf.end());
   }
   expect(Tok::rparen, "')' closing the operand list");
   if (is(Tok::less)) {  // properties <{...}>
@@ -244,7 +347,7 @@ void Parser::fill_defaults(OpState& st) {
       st.attrs.push_back(
           {std::string(n), i64_array(std::vector<int64_t>(static_cast<size_t>(count), 1))});
   };
-  const std::string& n = st.name;
+  std::string_view n = st.name;
   int64_t rank = st.operands.empty() ? -1 : st.operands[0].rank();
   if (n == "stablehlo.reduce_window") {
     ones("window_strides", rank);

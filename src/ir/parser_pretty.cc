@@ -4,22 +4,16 @@
 // attributes the generic form carries.
 #include <fmt/format.h>
 
+#include <unordered_set>
+
 #include "hhlo/ir/infer.h"
 #include "parser_internal.h"
 
 namespace hhlo::parse {
-namespace {
-
-bool one_of(std::string_view s, std::initializer_list<std::string_view> l) {
-  for (auto x : l)
-    if (x == s) return true;
-  return false;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 // Ops whose pretty form is: operands [, keyword = value]* [attr-dict] : type signature.
-bool Parser::parse_pretty_op(const std::string& name, size_t pos) {
+bool Parser::parse_pretty_op(std::string_view name, size_t pos) {
   OpState st;
   st.name = name;
   std::string_view s = name;
@@ -129,21 +123,21 @@ bool Parser::parse_pretty_op(const std::string& name, size_t pos) {
         } catch (const Error& e) {
           fail_at(body_pos, "a reduction op", e.what());
         }
-        op_pos_[f_->insertion_block().ops().back().get()] = body_pos;
+        note_pos(f_->insertion_block().ops().back().get(), body_pos);
         f_->append({"stablehlo.return", r, {}, {}, {}, l});
-        op_pos_[f_->insertion_block().ops().back().get()] = body_pos;
+        note_pos(f_->insertion_block().ops().back().get(), body_pos);
       }));
       defs_ = std::move(saved);
     } else {
       expect_id("reducer");
-      std::vector<std::string> names(2 * n);
+      std::vector<std::string_view> names(2 * n);
       std::vector<TensorType> types(2 * n);
       for (size_t i = 0; i < n; ++i) {
         expect(Tok::lparen, "'(' opening a reducer argument pair");
         for (size_t k = 0; k < 2; ++k) {
           if (k) expect(Tok::comma, "','");
           if (!is(Tok::value_id)) fail("a reducer argument %name");
-          names[i + k * n] = std::string(tok_.text);
+          names[i + k * n] = tok_.text;
           advance();
           expect(Tok::colon, "':'");
           types[i + k * n] = parse_tensor_type();
@@ -158,7 +152,7 @@ bool Parser::parse_pretty_op(const std::string& name, size_t pos) {
   }
   if (op == "while") {
     expect(Tok::lparen, "'(' opening the while operands");
-    std::vector<std::string> names;
+    std::vector<std::string_view> names;
     if (!is(Tok::rparen)) {
       do {
         if (!is(Tok::value_id)) fail("an iteration argument %name");
@@ -247,11 +241,12 @@ bool Parser::parse_pretty_op(const std::string& name, size_t pos) {
                                                                 "create_token",
                                                                 "partition_id",
                                                                 "replica_id"};
-  if (!one_of(op, known) && !is_elementwise(op, 1) && !is_elementwise(op, 2)) return false;
+  static const std::unordered_set<std::string_view> known_set(known.begin(), known.end());
+  if (!known_set.count(op) && !is_elementwise(op, 1) && !is_elementwise(op, 2)) return false;
 
   st.operands = parse_value_list();
   if (paren && op == "convolution") expect(Tok::rparen, "')' closing the convolution operands");
-  auto keyword = [&](const std::string& key) {
+  auto keyword = [&](std::string_view key) {
     auto arr = [&](const char* attr) { st.attrs.push_back({attr, i64_array(parse_int_list())}); };
     auto i64 = [&](const char* attr) { st.attrs.push_back({attr, i64_attr(parse_int())}); };
     if (key == "dims") {
@@ -269,7 +264,7 @@ bool Parser::parse_pretty_op(const std::string& name, size_t pos) {
     } else if (key == "interior") {
       arr("interior_padding");
     } else if (key == "known_expanding_dimensions" || key == "known_nonexpanding_dimensions") {
-      st.attrs.push_back({key, i64_array(parse_int_list())});
+      st.attrs.push_back({std::string(key), i64_array(parse_int_list())});
     } else if (key == "format") {
       // e5m10
       if (!is(Tok::bare_id) || tok_.text.size() < 4 || tok_.text[0] != 'e') fail("a format eNmM");
@@ -381,7 +376,7 @@ bool Parser::parse_pretty_op(const std::string& name, size_t pos) {
       }
       expect(Tok::rbrace, "'}' closing the window");
     } else {
-      fail_at(tok_.pos, fmt::format("a keyword of stablehlo.{}", op), "'" + key + "'");
+      fail_at(tok_.pos, fmt::format("a keyword of stablehlo.{}", op), fmt::format("'{}'", key));
     }
   };
   // keywords: `, key = value` after operands, or directly (iota, convolution)
@@ -398,14 +393,14 @@ bool Parser::parse_pretty_op(const std::string& name, size_t pos) {
     }
     first = false;
     if (!is(Tok::bare_id)) fail("a keyword");
-    std::string key(tok_.text);
+    std::string_view key = tok_.text;
     // `compare ..., FLOAT` / `slice`-less words
     if (op == "compare") {
       st.attrs.push_back({"compare_type", parse_enum_word("comparison_type")});
       continue;
     }
     advance();
-    expect(Tok::equal, "'=' after " + key);
+    if (!consume(Tok::equal)) fail(fmt::format("'=' after {}", key));
     keyword(key);
   }
   if (paren && op == "top_k") expect(Tok::rparen, "')'");
@@ -438,7 +433,7 @@ bool Parser::parse_pretty_op(const std::string& name, size_t pos) {
   } else if (op == "optimization_barrier") {
     st.result_types = sig.ins;
   } else if (op == "select" || sig.ins.size() == 1) {
-    st.result_types = {sig.ins.back()};
+    st.result_types.push_back(std::move(sig.ins.back()));
   } else {
     fail_at(pos, fmt::format("the function type of stablehlo.{}", op), "a type list");
   }
@@ -450,7 +445,7 @@ bool Parser::parse_pretty_op(const std::string& name, size_t pos) {
 
 // Ops of other dialects (chlo.*, ...) and StableHLO ops without a pretty parser here: operands,
 // an optional attribute dictionary, then `: (ins) -> outs`, `: ins -> outs` or `: T` (same type).
-void Parser::parse_unknown_pretty(const std::string& name, size_t pos) {
+void Parser::parse_unknown_pretty(std::string_view name, size_t pos) {
   OpState st;
   st.name = name;
   bool paren = consume(Tok::lparen);

@@ -25,13 +25,12 @@ bool Parser::at_type() const { return is_id("tensor") || is(Tok::bang_id); }
 
 TensorType Parser::parse_tensor_type() {
   if (is(Tok::bang_id)) {
-    std::string name(tok_.text);
-    auto it = aliases_.find(name);
-    if (it == aliases_.end()) fail("a tensor type (tensor<...>); other types are not supported");
+    const size_t* it = find_alias(tok_.text);
+    if (!it) fail("a tensor type (tensor<...>); other types are not supported");
     if (--alias_budget_ < 0) fail("fewer alias expansions");
     size_t after = lex_.pos();
     Depth d(*this);
-    reset_to(it->second);
+    reset_to(*it);
     TensorType t = parse_tensor_type();
     reset_to(after);
     return t;
@@ -42,9 +41,9 @@ TensorType Parser::parse_tensor_type() {
   if (p >= s.size() || s[p] != '<') fail_at(p, "'<' after 'tensor'", "something else");
   ++p;
   TensorType t;
-  auto digit = [&](size_t i) {
-    return i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]));
-  };
+  auto digit = [&](size_t i) { return i < s.size() && s[i] >= '0' && s[i] <= '9'; };
+  int64_t dims[64];  // gathered here, then one exact-size vector (it goes into the module)
+  size_t rank = 0;
   while (p < s.size() && (digit(p) || s[p] == '?')) {
     int64_t d = kDynamic;
     if (s[p] == '?') {
@@ -57,9 +56,10 @@ TensorType Parser::parse_tensor_type() {
     }
     if (p >= s.size() || s[p] != 'x') fail_at(p, "'x' after a dimension", "something else");
     ++p;
-    if (t.dims.size() >= 64) fail_at(p, "at most 64 dimensions", "more");
-    t.dims.push_back(d);
+    if (rank >= 64) fail_at(p, "at most 64 dimensions", "more");
+    dims[rank++] = d;
   }
+  t.dims.assign(dims, dims + rank);
   int64_t n = 1;
   for (int64_t d : t.dims)
     if (d != kDynamic && __builtin_mul_overflow(n, d, &n))
@@ -71,7 +71,10 @@ TensorType Parser::parse_tensor_type() {
     if (e == std::string_view::npos) fail_at(p, "'>' closing complex<", "end of input");
     ++e;
   } else {
-    while (e < s.size() && (std::isalnum(static_cast<unsigned char>(s[e])) || s[e] == '_')) ++e;
+    auto word = [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    };
+    while (e < s.size() && word(s[e])) ++e;
   }
   std::string_view elem = s.substr(p, e - p);
   auto dt = dtype_named(elem);
@@ -94,6 +97,7 @@ std::vector<TensorType> Parser::parse_paren_types() {
   expect(Tok::lparen, "'('");
   std::vector<TensorType> out;
   if (consume(Tok::rparen)) return out;
+  out.reserve(4);
   do out.push_back(parse_tensor_type());
   while (consume(Tok::comma));
   expect(Tok::rparen, "')'");

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "hhlo/ir/infer.h"
@@ -19,7 +20,7 @@ class Verifier {
 
   void run() {
     if (!f_.returned()) fail_struct(nullptr, "has no func.return");
-    for (const Value& a : f_.args()) defined_.insert(a.id());
+    for (const Value& a : f_.args()) mark(a);
     block(f_.body(), true);
   }
 
@@ -29,39 +30,53 @@ class Verifier {
                             op ? " op '" + op->name() + "'" : std::string(), what));
   }
 
+  // Values defined so far, by id (ids are dense within a function); `added_` lists them in
+  // definition order so that leaving a region forgets the values defined inside it.
+  void mark(const Value& v) {
+    uint32_t id = v.id();
+    if (id >= defined_.size()) defined_.resize(std::max<size_t>(id + 1, 2 * defined_.size()), 0);
+    if (!defined_[id]) {
+      defined_[id] = 1;
+      added_.push_back(id);
+    }
+  }
+  bool is_defined(const Value& v) const { return v.id() < defined_.size() && defined_[v.id()]; }
+
   void block(const Block& b, bool is_body) {
     const auto& ops = b.ops();
     if (ops.empty()) fail_struct(nullptr, "empty block");
     for (size_t i = 0; i < ops.size(); ++i) {
       const Op& op = *ops[i];
+      std::string_view n = op.name();
       bool last = i + 1 == ops.size();
       if (o_.failed_op) *o_.failed_op = &op;
-      bool term = op.name() == "func.return" || op.name() == "stablehlo.return" ||
-                  (o_.allow_unknown_ops && !is_body && foreign_terminator(op.name()));
+      bool term = n == "func.return" || n == "stablehlo.return" ||
+                  (o_.allow_unknown_ops && !is_body && foreign_terminator(n));
       if (term != last)
         fail_struct(&op,
                     last ? "block does not end in a return" : "return before the end of a block");
-      if (term && (op.name() == "func.return") != is_body && !foreign_terminator(op.name()))
+      if (term && (n == "func.return") != is_body && !foreign_terminator(n))
         fail_struct(&op, is_body ? "function body must end in func.return"
                                  : "region must end in stablehlo.return");
       for (const Value& v : op.operands()) {
-        if (!v.valid() || &v.func() != &f_ || !defined_.count(v.id()))
+        if (!v.valid() || &v.func() != &f_ || !is_defined(v))
           fail_struct(&op, "uses a value not defined before it in this function");
       }
       for (const auto& r : op.regions()) {
         // Values of a region are visible only inside it.
-        auto outer = defined_;
-        for (const Value& a : r->args()) defined_.insert(a.id());
+        size_t mark_at = added_.size();
+        for (const Value& a : r->args()) mark(a);
         block(*r, false);
-        defined_ = std::move(outer);
+        for (size_t k = mark_at; k < added_.size(); ++k) defined_[added_[k]] = 0;
+        added_.resize(mark_at);
       }
       if (o_.failed_op) *o_.failed_op = &op;
       check(op);
-      for (const Value& v : op.results()) defined_.insert(v.id());
+      for (const Value& v : op.results()) mark(v);
     }
   }
 
-  static bool foreign_terminator(const std::string& n) {
+  static bool foreign_terminator(std::string_view n) {
     return !n.starts_with("stablehlo.") && !n.starts_with("func.") &&
            (n.ends_with(".return") || n.ends_with(".yield"));
   }
@@ -70,7 +85,7 @@ class Verifier {
       if (!v.type().is_static()) return true;
     return false;
   }
-  static bool known(const std::string& n) {
+  static bool known(std::string_view n) {
     static const std::unordered_set<std::string_view> ops = [] {
       auto v = supported_ops();
       return std::unordered_set<std::string_view>(v.begin(), v.end());
@@ -81,13 +96,17 @@ class Verifier {
   static std::vector<TensorType> types(const std::vector<Value>& vs) {
     return detail::types_of(vs);
   }
+  static bool same_types(const std::vector<Value>& vs, const std::vector<TensorType>& ts) {
+    if (vs.size() != ts.size()) return false;
+    for (size_t i = 0; i < vs.size(); ++i)
+      if (vs[i].type() != ts[i]) return false;
+    return true;
+  }
 
   void check(const Op& op) {
-    const std::string& n = op.name();
-    auto in = types(op.operands());
-    std::vector<TensorType> want;
+    std::string_view n = op.name();
     if (n == "func.return") {
-      if (in != f_.result_types())
+      if (!same_types(op.operands(), f_.result_types()))
         fail_struct(&op, "returns types differing from the function's results");
       return;
     }
@@ -96,37 +115,59 @@ class Verifier {
     if (o_.skip_dynamic && n != "func.call" &&
         (is_dynamic(op.operands()) || is_dynamic(op.results())))
       return;
+    std::vector<TensorType> want;
     if (n == "func.call") {
       const Attribute* ca = op.attr("callee");
       const SymbolRefAttr* sym = ca ? ca->get_if<SymbolRefAttr>() : nullptr;
       if (!sym) fail_struct(&op, "missing or mistyped attribute 'callee'");
       const Func* callee = m_.find(sym->name);
       if (!callee) fail_struct(&op, "calls an unknown function");
-      if (in != callee->arg_types()) fail_struct(&op, "argument types differ from the callee's");
+      if (!same_types(op.operands(), callee->arg_types()))
+        fail_struct(&op, "argument types differ from the callee's");
       want = callee->result_types();
-    } else if (!n.starts_with("stablehlo.")) {
-      fail_struct(&op, "unknown dialect");
-    } else {
-      try {
-        want = detail::infer_op_results({n, &op.attrs(), &op.regions(), in, types(op.results())});
-      } catch (const detail::OpStructureError& e) {
-        fail_struct(&op, e.what());
-      }
+      if (!same_types(op.results(), want)) mismatch(n, op, types(op.results()), want);
+      return;
     }
-    auto got = types(op.results());
-    std::string s = n.substr(n.find('.') + 1);
+    if (!n.starts_with("stablehlo.")) fail_struct(&op, "unknown dialect");
+    // One copy of the operand and result types, shared by the shape rule and the comparison, in
+    // buffers reused from op to op (copy-assigning a type reuses its dims storage).
+    fill(in_buf_, op.operands());
+    fill(res_buf_, op.results());
+    detail::OpInfo info{n, &op.attrs(), &op.regions(), std::move(in_buf_), std::move(res_buf_)};
+    try {
+      want = detail::infer_op_results(info);
+    } catch (const detail::OpStructureError& e) {
+      fail_struct(&op, e.what());
+    }
+    bool differ = info.results != want;
+    in_buf_ = std::move(info.operands);
+    res_buf_ = std::move(info.results);
+    if (differ) mismatch(n, op, res_buf_, want);
+  }
+
+  static void fill(std::vector<TensorType>& out, const std::vector<Value>& vs) {
+    out.resize(vs.size());
+    for (size_t i = 0; i < vs.size(); ++i) out[i] = vs[i].type();
+  }
+
+  [[noreturn]] static void mismatch(std::string_view n, const Op& op,
+                                    const std::vector<TensorType>& got,
+                                    const std::vector<TensorType>& want) {
+    std::string_view s = n.substr(n.find('.') + 1);
     std::string_view constraint;
-    if (got.size() == 1 && want.size() == 1 && is_elementwise(s, static_cast<int>(in.size())))
+    int arity = static_cast<int>(op.operands().size());
+    if (got.size() == 1 && want.size() == 1 && is_elementwise(s, arity))
       constraint = detail::elementwise_result_constraint(s, got[0].dims != want[0].dims);
-    if (got != want)
-      detail::fail(s, constraint, "recorded result types {} differ from inferred {}",
-                   types_to_string(got), types_to_string(want));
+    detail::fail(s, constraint, "recorded result types {} differ from inferred {}",
+                 types_to_string(got), types_to_string(want));
   }
 
   const Module& m_;
   const Func& f_;
   const VerifyOptions& o_;
-  std::unordered_set<uint32_t> defined_;
+  std::vector<TensorType> in_buf_, res_buf_;
+  std::vector<uint8_t> defined_;
+  std::vector<uint32_t> added_;
 };
 
 }  // namespace
