@@ -1,0 +1,197 @@
+// np::linalg against JAX (issue 10): every case of tests/linalg/gen_np_linalg.py (jnp.linalg's
+// solve, inv, det, slogdet, eigh, svd, svdvals, qr, lstsq on fixed inputs, f32 and f64,
+// unbatched and batched; generated into the build folder with JAX's outputs and, in f64,
+// jax.grad of sum_K sum(out_K * w_K)) built with np::linalg, run through hhlo::run (a Session:
+// the LAPACK kernels are registered), and compared with JAX's values and gradients.
+//
+// Tolerances, from the dtype: |ours - jax|_max <= tol * max(1, |jax|_max) with tol 2e-4 (f32)
+// or 1e-10 (f64) for values and 1e-8 for f64 gradients. The inputs are uniform in [-1, 1)
+// (condition numbers up to ~1e2); both sides call LAPACK (ours Debian's OpenBLAS, jaxlib its own
+// build), so the difference is rounding times the condition number (squared for gradients).
+// Eigenvectors and singular vectors appear as v * v, u * u, vh * vh (sign-free), as generated.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "hhlo/autodiff/autodiff.h"
+#include "hhlo/core/array.h"
+#include "hhlo/ops/linalg.h"
+#include "hhlo/ops/reductions.h"
+#include "hhlo/session.h"
+
+namespace hhlo {
+namespace {
+
+namespace fs = std::filesystem;
+namespace la = np::linalg;
+
+struct NpCase {
+  std::string name, function, dtype;
+  int inputs = 0, outputs = 0;
+  bool grad = false;
+};
+
+std::vector<NpCase> np_manifest() {
+  std::ifstream in(fs::path(HHLO_NP_LINALG_DIR) / "manifest.json");
+  if (!in) return {};
+  std::vector<NpCase> out;
+  for (const auto& c : nlohmann::json::parse(in))
+    out.push_back({c["name"], c["function"], c["dtype"], c["inputs"].get<int>(),
+                   c["outputs"].get<int>(), c["grad"].get<bool>()});
+  return out;
+}
+
+Array load(const NpCase& c, const char* kind, int k) {
+  return read_npy(
+      (fs::path(HHLO_NP_LINALG_DIR) / fmt::format("{}.{}{}.npy", c.name, kind, k)).string());
+}
+
+/// The function of the case, built with np::linalg exactly as the generator's FUNCS entry.
+std::vector<Value> build(const std::string& fn, const std::vector<Value>& x) {
+  if (fn == "solve" || fn == "solve_vec") return {la::solve(x[0], x[1])};
+  if (fn == "inv") return {la::inv(x[0])};
+  if (fn == "det") return {la::det(x[0])};
+  if (fn == "slogdet") {
+    la::SlogdetResult r = la::slogdet(x[0]);
+    return {r.sign, r.logabsdet};
+  }
+  if (fn == "eigh") {
+    la::EighResult r = la::eigh(x[0]);
+    Tensor v = r.eigenvectors;
+    return {r.eigenvalues, v * v};
+  }
+  if (fn == "svd_thin" || fn == "svd_full") {
+    la::SvdResult r = la::svd(x[0], fn == "svd_full");
+    Tensor u = r.u, vh = r.vh;
+    return {u * u, r.s, vh * vh};
+  }
+  if (fn == "svdvals") return {la::svdvals(x[0])};
+  if (fn == "qr" || fn == "qr_complete") {
+    la::QrResult r = la::qr(x[0], fn == "qr" ? "reduced" : "complete");
+    return {r.q, r.r};
+  }
+  if (fn == "lstsq") {
+    la::LstsqResult r = la::lstsq(x[0], x[1]);
+    return {r.x, r.residuals, r.rank, r.s};
+  }
+  throw Error("np_linalg_test: unknown function " + fn);
+}
+
+std::vector<TensorType> types(const std::vector<Array>& xs) {
+  std::vector<TensorType> t;
+  for (const Array& a : xs) t.push_back(a.type());
+  return t;
+}
+
+/// "" or what differs: dims (and dtype, for float outputs; lstsq's rank is i32 here and i64 in
+/// JAX with x64) and values within tol * max(1, |jax|_max).
+std::string differs(const Array& ours, const Array& jax, double tol) {
+  if (ours.dims() != jax.dims() || (is_float(jax.dtype()) && ours.dtype() != jax.dtype()))
+    return fmt::format("ours {}, JAX's {}", ours.type().to_string(), jax.type().to_string());
+  double scale = 1, err = 0;
+  for (int64_t i = 0; i < jax.num_elements(); ++i)
+    scale = std::max(scale, std::abs(jax.element_as_double(i)));
+  for (int64_t i = 0; i < jax.num_elements(); ++i) {
+    double o = ours.element_as_double(i), r = jax.element_as_double(i);
+    if (std::isfinite(r) != std::isfinite(o) || (!std::isfinite(r) && o != r))
+      return fmt::format("element {}: ours {}, JAX's {}", i, o, r);
+    if (std::isfinite(r)) err = std::max(err, std::abs(o - r));
+  }
+  if (err > tol * scale) return fmt::format("max error {:.3g} > {:.3g}", err, tol * scale);
+  return "";
+}
+
+class NpLinalg : public ::testing::TestWithParam<NpCase> {};
+
+TEST_P(NpLinalg, ValuesMatchJax) {
+  const NpCase& c = GetParam();
+  std::vector<Array> in;
+  for (int k = 0; k < c.inputs; ++k) in.push_back(load(c, "in", k));
+  Module m;
+  Func& f = m.add_func("main", types(in));
+  f.ret(build(c.function, f.args()));
+  std::vector<Array> ours = run(m, in);
+  ASSERT_EQ(int(ours.size()), c.outputs);
+  double tol = c.dtype == "float32" ? 2e-4 : 1e-10;
+  for (int k = 0; k < c.outputs; ++k)
+    EXPECT_EQ(differs(ours[k], load(c, "out", k), tol), "") << c.name << " output " << k;
+}
+
+/// The cases with jax.grad vectors (f64; not the full SVD nor QR).
+std::vector<NpCase> grad_cases() {
+  std::vector<NpCase> out;
+  for (const NpCase& c : np_manifest())
+    if (c.grad) out.push_back(c);
+  return out;
+}
+
+class NpLinalgGrad : public ::testing::TestWithParam<NpCase> {};
+
+TEST_P(NpLinalgGrad, GradientsMatchJaxGrad) {
+  const NpCase& c = GetParam();
+  std::vector<Array> in;
+  for (int k = 0; k < c.inputs; ++k) in.push_back(load(c, "in", k));
+  Module m;
+  Func& f = m.add_func("main", types(in));
+  std::vector<Value> outs = build(c.function, f.args());
+  std::optional<Tensor> loss;
+  for (int k = 0; k < c.outputs; ++k) {
+    if (!is_float(outs[k].dtype())) continue;
+    Tensor term = np::sum(Tensor(outs[k]) * Tensor(constant(f, load(c, "w", k))));
+    loss = loss ? Tensor(*loss + term) : term;
+  }
+  f.ret(ad::grad(*loss, f.args()));
+  std::vector<Array> g = run(m, in);
+  ASSERT_EQ(int(g.size()), c.inputs);
+  for (int k = 0; k < c.inputs; ++k)
+    EXPECT_EQ(differs(g[k], load(c, "grad", k), 1e-8), "") << c.name << " d/d input " << k;
+}
+
+INSTANTIATE_TEST_SUITE_P(Jax, NpLinalg, ::testing::ValuesIn(np_manifest()),
+                         [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Jax, NpLinalgGrad, ::testing::ValuesIn(grad_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(NpLinalg, ManifestCoversEveryFunction) {
+  std::vector<NpCase> all = np_manifest();
+  ASSERT_GE(all.size(), 50u) << "generated manifest missing or short: " HHLO_NP_LINALG_DIR;
+  for (const char* fn : {"solve", "solve_vec", "inv", "det", "slogdet", "eigh", "svd_thin",
+                         "svd_full", "svdvals", "qr", "qr_complete", "lstsq"})
+    EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const NpCase& c) {
+      return c.function == fn &&
+             c.grad == (std::string(fn).rfind("qr", 0) != 0 && std::string(fn) != "svd_full");
+    })) << fn;
+}
+
+TEST(NpLinalg, ShapeErrorsNameTheFunction) {
+  Module m;
+  Func& f = m.add_func("main", {TensorType{DType::f32, {3, 4}}, TensorType{DType::f32, {4, 2}},
+                                TensorType{DType::i32, {3, 3}}});
+  auto names = [](const std::function<void()>& fn, const std::string& name) {
+    try {
+      fn();
+    } catch (const ShapeError& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+      return;
+    }
+    ADD_FAILURE() << name << " did not throw";
+  };
+  names([&] { la::solve(f.arg(0), f.arg(1)); }, "solve");  // non-square a
+  names([&] { la::inv(f.arg(0)); }, "inv");
+  names([&] { la::det(f.arg(2)); }, "det");  // integer dtype
+  names([&] { la::slogdet(f.arg(0)); }, "slogdet");
+  names([&] { la::eigh(f.arg(0)); }, "eigh");
+  names([&] { la::svd(f.arg(2)); }, "svd");
+  names([&] { la::qr(f.arg(0), "economic"); }, "qr");
+  names([&] { la::lstsq(f.arg(0), f.arg(1)); }, "lstsq");  // leading sizes 3 and 4
+}
+
+}  // namespace
+}  // namespace hhlo
