@@ -1,13 +1,13 @@
 """JAX's values for np::linalg (issue 10): jnp.linalg's solve, inv, det, slogdet, eigh, svd,
-svdvals, qr and lstsq on fixed inputs in f32 and f64, unbatched and batched, with JAX's outputs
-and, in f64, jax.grad of a weighted sum of the outputs w.r.t. every input.
+svdvals, qr and lstsq on fixed inputs in f32, f64, complex64 and complex128, unbatched and batched,
+with JAX's outputs and, in f64, jax.grad of a weighted sum of the outputs w.r.t. every input.
 
   .venv/bin/python tests/linalg/gen_np_linalg.py OUT_DIR
 
 writes OUT_DIR/NAME.inK.npy, NAME.outK.npy, NAME.wK.npy (the loss weights of output K) and
 NAME.gradK.npy (d loss / d input K), and OUT_DIR/manifest.json (per case: name, function,
 dtype, number of inputs and outputs, whether it has gradients). Eigenvectors and singular
-vectors are defined up to sign, so those outputs are v * v, u * u and vh * vh (sign-free);
+vectors are defined up to sign (a phase), so those outputs are |v|^2, |u|^2 and |vh|^2;
 the loss is sum_K sum(out_K * w_K) over the float outputs. Run by the test build (never
 committed); tests/linalg/np_linalg_test.cc builds the same functions with np::linalg."""
 import json
@@ -21,19 +21,23 @@ import numpy as np
 jax.config.update("jax_enable_x64", True)
 
 
+def sq(x):  # |x|^2: free of the sign (phase) eigen- and singular vectors are defined up to
+    return jnp.abs(x) ** 2
+
+
 def eigh(a):
     w, v = jnp.linalg.eigh(a)
-    return w, v * v
+    return w, sq(v)
 
 
 def svd_thin(a):
     u, s, vh = jnp.linalg.svd(a, full_matrices=False)
-    return u * u, s, vh * vh
+    return sq(u), s, sq(vh)
 
 
 def svd_full(a):
     u, s, vh = jnp.linalg.svd(a, full_matrices=True)
-    return u * u, s, vh * vh
+    return sq(u), s, sq(vh)
 
 
 FUNCS = {
@@ -55,15 +59,17 @@ NO_GRAD = {"svd_full", "qr", "qr_complete"}  # JAX has no full_matrices SVD rule
 
 def cases():
     out = []
-    for dt in ["float32", "float64"]:
+    for dt in ["float32", "float64", "complex64", "complex128"]:
         for batch in [(), (3,)]:
             rng = np.random.default_rng(100 + len(out))
-            r = lambda *s: rng.uniform(-1, 1, batch + s).astype(dt)
+            cplx = np.dtype(dt).kind == "c"
+            r = lambda *s: (rng.uniform(-1, 1, batch + s) +
+                            (1j * rng.uniform(-1, 1, batch + s) if cplx else 0)).astype(dt)
             tag = f"{dt}_{'b' if batch else 'u'}"
             square = r(4, 4)  # random: getrf pivots
             out += [
                 ("solve", tag, [square, r(4, 2)]),
-                ("solve_vec", tag, [square, rng.uniform(-1, 1, (4,)).astype(dt)]),
+                ("solve_vec", tag, [square, r(4)[(0,) * len(batch)]]),
                 ("inv", tag, [square]),
                 ("det", tag, [square]),
                 ("slogdet", tag, [square]),

@@ -1,19 +1,21 @@
 // np::linalg against JAX (issue 10): every case of tests/linalg/gen_np_linalg.py (jnp.linalg's
-// solve, inv, det, slogdet, eigh, svd, svdvals, qr, lstsq on fixed inputs, f32 and f64,
-// unbatched and batched; generated into the build folder with JAX's outputs and, in f64,
-// jax.grad of sum_K sum(out_K * w_K)) built with np::linalg, run through hhlo::run (a Session:
+// solve, inv, det, slogdet, eigh, svd, svdvals, qr, lstsq on fixed inputs, f32, f64, complex64
+// and complex128, unbatched and batched; generated into the build folder with JAX's outputs and, in
+// f64, jax.grad of sum_K sum(out_K * w_K)) built with np::linalg, run through hhlo::run (a Session:
 // the LAPACK kernels are registered), and compared with JAX's values and gradients.
 //
 // Tolerances, from the dtype: |ours - jax|_max <= tol * max(1, |jax|_max) with tol 2e-4 (f32)
-// or 1e-10 (f64) for values and 1e-8 for f64 gradients. The inputs are uniform in [-1, 1)
-// (condition numbers up to ~1e2); both sides call LAPACK (ours Debian's OpenBLAS, jaxlib its own
-// build), so the difference is rounding times the condition number (squared for gradients).
-// Eigenvectors and singular vectors appear as v * v, u * u, vh * vh (sign-free), as generated.
+// or 1e-10 (f64), complex64 and complex128 likewise, for values and 1e-8 for f64 gradients. The
+// inputs are uniform in [-1, 1) (condition numbers up to ~1e2); both sides call LAPACK (ours
+// Debian's OpenBLAS, jaxlib its own build), so the difference is rounding times the condition
+// number (squared for gradients). Eigenvectors and singular vectors appear as |v|^2, |u|^2, |vh|^2
+// (phase-free), as generated.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -53,6 +55,12 @@ Array load(const NpCase& c, const char* kind, int k) {
       (fs::path(HHLO_NP_LINALG_DIR) / fmt::format("{}.{}{}.npy", c.name, kind, k)).string());
 }
 
+/// |x|^2 (real), as the generator's sq.
+Value sq(Tensor x) {
+  Tensor m = np::abs(x);
+  return m * m;
+}
+
 /// The function of the case, built with np::linalg exactly as the generator's FUNCS entry.
 std::vector<Value> build(const std::string& fn, const std::vector<Value>& x) {
   if (fn == "solve" || fn == "solve_vec") return {la::solve(x[0], x[1])};
@@ -64,13 +72,11 @@ std::vector<Value> build(const std::string& fn, const std::vector<Value>& x) {
   }
   if (fn == "eigh") {
     la::EighResult r = la::eigh(x[0]);
-    Tensor v = r.eigenvectors;
-    return {r.eigenvalues, v * v};
+    return {r.eigenvalues, sq(r.eigenvectors)};
   }
   if (fn == "svd_thin" || fn == "svd_full") {
     la::SvdResult r = la::svd(x[0], fn == "svd_full");
-    Tensor u = r.u, vh = r.vh;
-    return {u * u, r.s, vh * vh};
+    return {sq(r.u), r.s, sq(r.vh)};
   }
   if (fn == "svdvals") return {la::svdvals(x[0])};
   if (fn == "qr" || fn == "qr_complete") {
@@ -90,19 +96,38 @@ std::vector<TensorType> types(const std::vector<Array>& xs) {
   return t;
 }
 
-/// "" or what differs: dims (and dtype, for float outputs; lstsq's rank is i32 here and i64 in
+/// Every element as a complex double.
+std::vector<std::complex<double>> values(const Array& a) {
+  std::vector<std::complex<double>> v(static_cast<size_t>(a.num_elements()));
+  if (a.dtype() == DType::c64) {
+    auto s = a.values<std::complex<float>>();
+    for (size_t i = 0; i < v.size(); ++i) v[i] = {s[i].real(), s[i].imag()};
+  } else if (a.dtype() == DType::c128) {
+    auto s = a.values<std::complex<double>>();
+    std::copy(s.begin(), s.end(), v.begin());
+  } else {
+    for (size_t i = 0; i < v.size(); ++i) v[i] = a.element_as_double(int64_t(i));
+  }
+  return v;
+}
+
+bool finite(std::complex<double> z) { return std::isfinite(z.real()) && std::isfinite(z.imag()); }
+
+/// "" or what differs: dims (and dtype, for inexact outputs; lstsq's rank is i32 here and i64 in
 /// JAX with x64) and values within tol * max(1, |jax|_max).
 std::string differs(const Array& ours, const Array& jax, double tol) {
-  if (ours.dims() != jax.dims() || (is_float(jax.dtype()) && ours.dtype() != jax.dtype()))
+  bool inexact = is_float(jax.dtype()) || is_complex(jax.dtype());
+  if (ours.dims() != jax.dims() || (inexact && ours.dtype() != jax.dtype()))
     return fmt::format("ours {}, JAX's {}", ours.type().to_string(), jax.type().to_string());
+  std::vector<std::complex<double>> o = values(ours), r = values(jax);
   double scale = 1, err = 0;
-  for (int64_t i = 0; i < jax.num_elements(); ++i)
-    scale = std::max(scale, std::abs(jax.element_as_double(i)));
-  for (int64_t i = 0; i < jax.num_elements(); ++i) {
-    double o = ours.element_as_double(i), r = jax.element_as_double(i);
-    if (std::isfinite(r) != std::isfinite(o) || (!std::isfinite(r) && o != r))
-      return fmt::format("element {}: ours {}, JAX's {}", i, o, r);
-    if (std::isfinite(r)) err = std::max(err, std::abs(o - r));
+  for (auto z : r)
+    if (finite(z)) scale = std::max(scale, std::abs(z));
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (finite(r[i]) != finite(o[i]) || (!finite(r[i]) && o[i].real() != r[i].real()))
+      return fmt::format("element {}: ours ({}, {}), JAX's ({}, {})", i, o[i].real(), o[i].imag(),
+                         r[i].real(), r[i].imag());
+    if (finite(r[i])) err = std::max(err, std::abs(o[i] - r[i]));
   }
   if (err > tol * scale) return fmt::format("max error {:.3g} > {:.3g}", err, tol * scale);
   return "";
@@ -119,7 +144,7 @@ TEST_P(NpLinalg, ValuesMatchJax) {
   f.ret(build(c.function, f.args()));
   std::vector<Array> ours = run(m, in);
   ASSERT_EQ(int(ours.size()), c.outputs);
-  double tol = c.dtype == "float32" ? 2e-4 : 1e-10;
+  double tol = c.dtype == "float32" || c.dtype == "complex64" ? 2e-4 : 1e-10;
   for (int k = 0; k < c.outputs; ++k)
     EXPECT_EQ(differs(ours[k], load(c, "out", k), tol), "") << c.name << " output " << k;
 }
@@ -161,7 +186,7 @@ INSTANTIATE_TEST_SUITE_P(Jax, NpLinalgGrad, ::testing::ValuesIn(grad_cases()),
 
 TEST(NpLinalg, ManifestCoversEveryFunction) {
   std::vector<NpCase> all = np_manifest();
-  ASSERT_GE(all.size(), 50u) << "generated manifest missing or short: " HHLO_NP_LINALG_DIR;
+  ASSERT_GE(all.size(), 100u) << "generated manifest missing or short: " HHLO_NP_LINALG_DIR;
   for (const char* fn : {"solve", "solve_vec", "inv", "det", "slogdet", "eigh", "svd_thin",
                          "svd_full", "svdvals", "qr", "qr_complete", "lstsq"})
     EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const NpCase& c) {
