@@ -90,6 +90,12 @@ std::vector<Value> build(const std::string& fn, const std::vector<Value>& x) {
   throw Error("np_linalg_test: unknown function " + fn);
 }
 
+std::vector<Array> inputs_of(const NpCase& c) {
+  std::vector<Array> in;
+  for (int k = 0; k < c.inputs; ++k) in.push_back(load(c, "in", k));
+  return in;
+}
+
 std::vector<TensorType> types(const std::vector<Array>& xs) {
   std::vector<TensorType> t;
   for (const Array& a : xs) t.push_back(a.type());
@@ -137,8 +143,7 @@ class NpLinalg : public ::testing::TestWithParam<NpCase> {};
 
 TEST_P(NpLinalg, ValuesMatchJax) {
   const NpCase& c = GetParam();
-  std::vector<Array> in;
-  for (int k = 0; k < c.inputs; ++k) in.push_back(load(c, "in", k));
+  std::vector<Array> in = inputs_of(c);
   Module m;
   Func& f = m.add_func("main", types(in));
   f.ret(build(c.function, f.args()));
@@ -161,8 +166,7 @@ class NpLinalgGrad : public ::testing::TestWithParam<NpCase> {};
 
 TEST_P(NpLinalgGrad, GradientsMatchJaxGrad) {
   const NpCase& c = GetParam();
-  std::vector<Array> in;
-  for (int k = 0; k < c.inputs; ++k) in.push_back(load(c, "in", k));
+  std::vector<Array> in = inputs_of(c);
   Module m;
   Func& f = m.add_func("main", types(in));
   std::vector<Value> outs = build(c.function, f.args());
