@@ -11,6 +11,7 @@
 // number (squared for gradients). Eigenvectors and singular vectors appear as |v|^2, |u|^2, |vh|^2
 // (phase-free), as generated.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 
 #include "hhlo/autodiff/autodiff.h"
 #include "hhlo/core/array.h"
+#include "hhlo/ir/parser.h"
 #include "hhlo/ops/linalg.h"
 #include "hhlo/ops/reductions.h"
 #include "hhlo/session.h"
@@ -220,6 +222,71 @@ TEST(NpLinalg, ShapeErrorsNameTheFunction) {
   names([&] { la::svd(f.arg(2)); }, "svd");
   names([&] { la::qr(f.arg(0), "economic"); }, "qr");
   names([&] { la::lstsq(f.arg(0), f.arg(1)); }, "lstsq");  // leading sizes 3 and 4
+}
+
+// ---- the custom calls np::linalg emits are JAX's: target, layouts, attributes, types
+
+/// One custom call as text: target, operand/result layouts, backend_config entries, types.
+std::string describe(const Op& op) {
+  std::string out = op.attr("call_target_name")->get_if<StringAttr>()->value;
+  for (const char* l : {"operand_layouts", "result_layouts"}) {
+    out += fmt::format(" {}=", l);
+    if (const Attribute* a = op.attr(l))
+      for (const auto& v : a->get_if<LayoutsAttr>()->layouts)
+        out += fmt::format("[{}]", fmt::join(v, ","));
+  }
+  for (const char* c : {"backend_config", "mhlo.backend_config"})
+    if (const Attribute* a = op.attr(c)) {
+      const auto* d = a->get_if<DictAttr>();
+      if (!d) return out + " (backend_config is not a dictionary)";
+      for (const auto& [k, v] : d->entries)
+        out += fmt::format(" {}={}", k, v.get_if<IntAttr>() ? v.get_if<IntAttr>()->value : -1);
+    }
+  for (Value v : op.operands()) out += " " + v.type().to_string();
+  out += " ->";
+  for (Value v : op.results()) out += " " + v.type().to_string();
+  return out;
+}
+
+void collect(const Block& b, std::vector<std::string>& out) {
+  for (const auto& op : b.ops()) {
+    if (op->name() == "stablehlo.custom_call") out.push_back(describe(*op));
+    for (const auto& r : op->regions()) collect(*r, out);
+  }
+}
+
+std::vector<std::string> custom_calls(const Module& m) {
+  std::vector<std::string> out;
+  for (const auto& f : m.funcs()) collect(f->body(), out);
+  return out;
+}
+
+TEST(NpLinalg, EmitsJaxsCustomCallsLayoutsAndAttributes) {
+  // np::linalg function name as in build(), JAX export of tests/linalg/gen_linalg.py.
+  const std::vector<std::pair<std::string, std::string>> pairs{
+      {"det", "det_float64_u"},           {"solve", "solve_float32_b"},
+      {"eigh", "eigh_float64_b"},         {"eigh", "eigh_complex64_u"},
+      {"svd_thin", "svd_thin_float64_u"}, {"svd_full", "svd_full_complex128_b"},
+      {"svdvals", "svdvals_float32_b"},   {"qr", "qr_float64_b"},
+      {"qr", "qr_wide_complex64_u"},      {"qr_complete", "qr_complete_float64_u"},
+      {"lstsq", "lstsq_float64_u"}};
+  for (const auto& [fn, jax_case] : pairs) {
+    SCOPED_TRACE(jax_case);
+    fs::path dir(HHLO_LINALG_DIR);
+    std::vector<std::string> theirs =
+        custom_calls(parse_module_file((dir / (jax_case + ".mlir")).string()));
+    std::vector<Array> in;
+    for (int k = 0; fs::exists(dir / fmt::format("{}.in{}.npy", jax_case, k)); ++k)
+      in.push_back(read_npy((dir / fmt::format("{}.in{}.npy", jax_case, k)).string()));
+    Module m;
+    Func& f = m.add_func("main", types(in));
+    f.ret(build(fn, f.args()));
+    std::vector<std::string> ours = custom_calls(m);
+    ASSERT_FALSE(ours.empty());
+    for (const std::string& c : ours)
+      EXPECT_NE(std::find(theirs.begin(), theirs.end(), c), theirs.end())
+          << "ours: " << c << "\nJAX's:\n  " << fmt::format("{}", fmt::join(theirs, "\n  "));
+  }
 }
 
 }  // namespace
