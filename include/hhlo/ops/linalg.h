@@ -56,8 +56,9 @@ Tensor solve(Tensor a, Tensor b, Loc loc = Loc::current());
 /// and errors as solve (ShapeError("inv", ...)).
 Tensor inv(Tensor a, Loc loc = Loc::current());
 
-/// jnp.linalg.det: the determinant [...] of each trailing [n, n] matrix: the parity sign of the
-/// pivots times the product of U's diagonal. Dtypes as solve; ShapeError("det", ...).
+/// jnp.linalg.det: the determinant [...] of each trailing [n, n] matrix, sign * exp(logabsdet)
+/// of slogdet as JAX computes it for n > 3 (JAX has closed forms for 2x2 and 3x3; here LU for
+/// every n, equal up to rounding). Dtypes as solve; ShapeError("det", ...).
 Tensor det(Tensor a, Loc loc = Loc::current());
 
 /// jnp.linalg.slogdet's result.
