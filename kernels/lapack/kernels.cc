@@ -360,6 +360,50 @@ void unpack_eigenvectors(lint n, const R* wi, const R* v, std::complex<R>* out) 
   }
 }
 
+/// The sizes of one geev call.
+struct GeevJob {
+  lint n, ld;
+  int64_t nn;   // n * n
+  char jl, jr;  // compute_left / compute_right: 'V' or 'N'
+};
+
+/// The driver both geev variants share: x's dims checked (square, else an error naming `target`),
+/// both eigenvector outputs zeroed (what JAX returns for one not computed), `setup(job, m)`
+/// (the workspace query, on the scratch matrix m), then per batch element b: on a NaN or Inf
+/// input (which LAPACK would not survive) `poison(job, b)` for the eigenvalues, NaN eigenvectors
+/// and info -4; else `each(job, b, m)` on a copy m of the matrix. V: the eigenvector type.
+template <ffi::DataType D, typename V, typename Setup, typename Each, typename Poison>
+ffi::Error geev_batches(const char* target, ffi::Buffer<D> x, uint8_t compute_left,
+                        uint8_t compute_right, V* vl, V* vr, int32_t* info, Setup setup, Each each,
+                        Poison poison) {
+  using T = ffi::NativeType<D>;
+  using R = Real<V>;
+  Matrix a;
+  if (auto e = matrix_dims(target, "the operand", x.dimensions(), a); e.failure()) return e;
+  if (a.m != a.n) return bad(target, "the operand must be square");
+  const GeevJob job{a.n, std::max<lint>(1, a.n), int64_t(a.n) * a.n, char(compute_left),
+                    char(compute_right)};
+  std::fill_n(vl, a.batch * job.nn, V(0));
+  std::fill_n(vr, a.batch * job.nn, V(0));
+  if (a.batch == 0 || job.n == 0) return ffi::Error::Success();
+  std::vector<T> m(job.nn);
+  setup(job, m.data());
+  const R nan = std::numeric_limits<R>::quiet_NaN();
+  for (int64_t b = 0; b < a.batch; ++b) {
+    const T* src = x.typed_data() + b * job.nn;
+    if (!all_finite(src, job.nn)) {
+      poison(job, b);
+      std::fill_n(vl + b * job.nn, job.nn, V(nan, nan));
+      std::fill_n(vr + b * job.nn, job.nn, V(nan, nan));
+      info[b] = -4;
+      continue;
+    }
+    std::copy_n(src, job.nn, m.data());
+    each(job, b, m.data());
+  }
+  return ffi::Error::Success();
+}
+
 // real: (x[..., n, n]) -> (wr[..., n], wi[..., n], vl[..., n, n] complex, vr[..., n, n] complex,
 // info[...] s32); attrs compute_left, compute_right ('V' or 'N'). x is not aliased: it is copied.
 template <ffi::DataType D>
@@ -369,42 +413,31 @@ ffi::Error geev_real(const char* target, ffi::Buffer<D> x, uint8_t compute_left,
                      ffi::ResultBuffer<ffi::ToComplex(D)> vr, ffi::ResultBuffer<ffi::S32> info) {
   return guarded(target, [&]() -> ffi::Error {
     using T = ffi::NativeType<D>;
-    using C = std::complex<T>;
-    Matrix a;
-    if (auto e = matrix_dims(target, "the operand", x.dimensions(), a); e.failure()) return e;
-    if (a.m != a.n) return bad(target, "the operand must be square");
-    const lint n = a.n, ld = std::max<lint>(1, n);
-    const int64_t nn = int64_t(n) * n;
-    const char jl = char(compute_left), jr = char(compute_right);
-    std::fill_n(vl->typed_data(), a.batch * nn, C(0));
-    std::fill_n(vr->typed_data(), a.batch * nn, C(0));
-    if (a.batch == 0 || n == 0) return ffi::Error::Success();
-    std::vector<T> m(nn), l(jl == 'V' ? nn : 1), r(jr == 'V' ? nn : 1);
-    T wq{};
-    lint q = 0;
-    fortran::geev(jl, jr, n, m.data(), ld, wr->typed_data(), wi->typed_data(), l.data(), ld,
-                  r.data(), ld, &wq, -1, &q);
-    std::vector<T> work(work_size(wq));
-    const T nan = std::numeric_limits<T>::quiet_NaN();
-    for (int64_t b = 0; b < a.batch; ++b) {
-      const T* src = x.typed_data() + b * nn;
-      T *pr = wr->typed_data() + b * n, *pi = wi->typed_data() + b * n;
-      if (!all_finite(src, nn)) {  // what LAPACK would not survive: NaNs and an error info
-        std::fill_n(pr, n, nan);
-        std::fill_n(pi, n, nan);
-        std::fill_n(vl->typed_data() + b * nn, nn, C(nan, nan));
-        std::fill_n(vr->typed_data() + b * nn, nn, C(nan, nan));
-        info->typed_data()[b] = -4;
-        continue;
-      }
-      std::copy_n(src, nn, m.data());
-      fortran::geev(jl, jr, n, m.data(), ld, pr, pi, l.data(), ld, r.data(), ld, work.data(),
-                    lint(work.size()), info->typed_data() + b);
-      if (info->typed_data()[b] != 0) continue;
-      if (jl == 'V') unpack_eigenvectors(n, pi, l.data(), vl->typed_data() + b * nn);
-      if (jr == 'V') unpack_eigenvectors(n, pi, r.data(), vr->typed_data() + b * nn);
-    }
-    return ffi::Error::Success();
+    std::vector<T> l, r, work;
+    return geev_batches<D>(
+        target, x, compute_left, compute_right, vl->typed_data(), vr->typed_data(),
+        info->typed_data(),
+        [&](const GeevJob& j, T* m) {
+          l.resize(j.jl == 'V' ? j.nn : 1);
+          r.resize(j.jr == 'V' ? j.nn : 1);
+          T wq{};
+          lint q = 0;
+          fortran::geev(j.jl, j.jr, j.n, m, j.ld, wr->typed_data(), wi->typed_data(), l.data(),
+                        j.ld, r.data(), j.ld, &wq, -1, &q);
+          work.resize(work_size(wq));
+        },
+        [&](const GeevJob& j, int64_t b, T* m) {
+          T *pr = wr->typed_data() + b * j.n, *pi = wi->typed_data() + b * j.n;
+          fortran::geev(j.jl, j.jr, j.n, m, j.ld, pr, pi, l.data(), j.ld, r.data(), j.ld,
+                        work.data(), lint(work.size()), info->typed_data() + b);
+          if (info->typed_data()[b] != 0) return;
+          if (j.jl == 'V') unpack_eigenvectors(j.n, pi, l.data(), vl->typed_data() + b * j.nn);
+          if (j.jr == 'V') unpack_eigenvectors(j.n, pi, r.data(), vr->typed_data() + b * j.nn);
+        },
+        [&](const GeevJob& j, int64_t b) {
+          std::fill_n(wr->typed_data() + b * j.n, j.n, std::numeric_limits<T>::quiet_NaN());
+          std::fill_n(wi->typed_data() + b * j.n, j.n, std::numeric_limits<T>::quiet_NaN());
+        });
   });
 }
 
@@ -416,38 +449,28 @@ ffi::Error geev_complex(const char* target, ffi::Buffer<D> x, uint8_t compute_le
   return guarded(target, [&]() -> ffi::Error {
     using T = ffi::NativeType<D>;
     using R = Real<T>;
-    Matrix a;
-    if (auto e = matrix_dims(target, "the operand", x.dimensions(), a); e.failure()) return e;
-    if (a.m != a.n) return bad(target, "the operand must be square");
-    const lint n = a.n, ld = std::max<lint>(1, n);
-    const int64_t nn = int64_t(n) * n;
-    const char jl = char(compute_left), jr = char(compute_right);
-    std::fill_n(vl->typed_data(), a.batch * nn, T(0));
-    std::fill_n(vr->typed_data(), a.batch * nn, T(0));
-    if (a.batch == 0 || n == 0) return ffi::Error::Success();
-    std::vector<T> m(nn);
-    std::vector<R> rwork(2 * int64_t(n));
-    T wq{};
-    lint q = 0;
-    fortran::geev(jl, jr, n, m.data(), ld, w->typed_data(), vl->typed_data(), ld, vr->typed_data(),
-                  ld, &wq, -1, rwork.data(), &q);
-    std::vector<T> work(work_size(wq));
-    const R nan = std::numeric_limits<R>::quiet_NaN();
-    for (int64_t b = 0; b < a.batch; ++b) {
-      const T* src = x.typed_data() + b * nn;
-      if (!all_finite(src, nn)) {
-        std::fill_n(w->typed_data() + b * n, n, T(nan, nan));
-        std::fill_n(vl->typed_data() + b * nn, nn, T(nan, nan));
-        std::fill_n(vr->typed_data() + b * nn, nn, T(nan, nan));
-        info->typed_data()[b] = -4;
-        continue;
-      }
-      std::copy_n(src, nn, m.data());
-      fortran::geev(jl, jr, n, m.data(), ld, w->typed_data() + b * n, vl->typed_data() + b * nn, ld,
-                    vr->typed_data() + b * nn, ld, work.data(), lint(work.size()), rwork.data(),
-                    info->typed_data() + b);
-    }
-    return ffi::Error::Success();
+    std::vector<T> work;
+    std::vector<R> rwork;
+    return geev_batches<D>(
+        target, x, compute_left, compute_right, vl->typed_data(), vr->typed_data(),
+        info->typed_data(),
+        [&](const GeevJob& j, T* m) {
+          rwork.resize(2 * size_t(j.n));
+          T wq{};
+          lint q = 0;
+          fortran::geev(j.jl, j.jr, j.n, m, j.ld, w->typed_data(), vl->typed_data(), j.ld,
+                        vr->typed_data(), j.ld, &wq, -1, rwork.data(), &q);
+          work.resize(work_size(wq));
+        },
+        [&](const GeevJob& j, int64_t b, T* m) {
+          fortran::geev(j.jl, j.jr, j.n, m, j.ld, w->typed_data() + b * j.n,
+                        vl->typed_data() + b * j.nn, j.ld, vr->typed_data() + b * j.nn, j.ld,
+                        work.data(), lint(work.size()), rwork.data(), info->typed_data() + b);
+        },
+        [&](const GeevJob& j, int64_t b) {
+          const R nan = std::numeric_limits<R>::quiet_NaN();
+          std::fill_n(w->typed_data() + b * j.n, j.n, T(nan, nan));
+        });
   });
 }
 
@@ -542,6 +565,13 @@ namespace hl = hhlo::lapack;
       }),                                                                 \
       ffi::Ffi::Bind().Arg<ffi::Buffer<D>>().Arg<ffi::Buffer<D>>().Ret<ffi::Buffer<D>>());
 
+/// geev's operand and attributes, shared by the real and complex bindings.
+#define HHLO_GEEV_BIND(D)            \
+  ffi::Ffi::Bind()                   \
+      .Arg<ffi::Buffer<D>>()         \
+      .Attr<uint8_t>("compute_left") \
+      .Attr<uint8_t>("compute_right")
+
 #define HHLO_LAPACK_GEEV_REAL(p, D)                                                      \
   XLA_FFI_DEFINE_HANDLER_SYMBOL(                                                         \
       hhlo_lapack_##p##geev_ffi,                                                         \
@@ -550,10 +580,7 @@ namespace hl = hhlo::lapack;
           ffi::ResultBuffer<ffi::ToComplex(D)> vr, ffi::ResultBuffer<ffi::S32> info) {   \
         return hl::geev_real<D>("lapack_" #p "geev_ffi", x, l, r, wr, wi, vl, vr, info); \
       }),                                                                                \
-      ffi::Ffi::Bind()                                                                   \
-          .Arg<ffi::Buffer<D>>()                                                         \
-          .Attr<uint8_t>("compute_left")                                                 \
-          .Attr<uint8_t>("compute_right")                                                \
+      HHLO_GEEV_BIND(D)                                                                  \
           .Ret<ffi::Buffer<D>>()                                                         \
           .Ret<ffi::Buffer<D>>()                                                         \
           .Ret<ffi::Buffer<ffi::ToComplex(D)>>()                                         \
@@ -567,10 +594,7 @@ namespace hl = hhlo::lapack;
           ffi::ResultBuffer<D> vr, ffi::ResultBuffer<ffi::S32> info) {                             \
         return hl::geev_complex<D>("lapack_" #p "geev_ffi", x, l, r, w, vl, vr, info);             \
       }),                                                                                          \
-      ffi::Ffi::Bind()                                                                             \
-          .Arg<ffi::Buffer<D>>()                                                                   \
-          .Attr<uint8_t>("compute_left")                                                           \
-          .Attr<uint8_t>("compute_right")                                                          \
+      HHLO_GEEV_BIND(D)                                                                            \
           .Ret<ffi::Buffer<D>>()                                                                   \
           .Ret<ffi::Buffer<D>>()                                                                   \
           .Ret<ffi::Buffer<D>>()                                                                   \

@@ -1,11 +1,15 @@
 // Finite-difference checks (f64) of the VJP rules of the native linear-algebra ops:
 // triangular_solve (every side / triangle / transpose / unit-diagonal combination), cholesky
 // (lower and upper: only the triangle the op reads gets a cotangent) and fft (all four types).
-// Each check also runs the JVP rule (forward mode) and forward over reverse.
+// Each check also runs the JVP rule (forward mode) and forward over reverse. Then the rules of
+// the LAPACK custom calls (getrf, syevd, gesdd) through np::linalg's solve, inv, det, slogdet,
+// eigh, svd, svdvals and lstsq, unbatched and batched, by the same finite differences.
 #include <gtest/gtest.h>
 
 #include "gradcheck_util.h"
 #include "hhlo/ir/ops.h"
+#include "hhlo/ops/linalg.h"
+#include "hhlo/ops/shape_ops.h"
 
 namespace hhlo {
 namespace {
@@ -116,6 +120,66 @@ TEST(AutodiffLinalg, FftAllFourTypes) {
         [&](const Vs& a) { return fft(complex(a[0], a[1]), FftType::IRFFT, {n}); }, {}, 1e-6, 1e-6,
         false);
   }
+}
+
+// ---- np::linalg over the LAPACK custom calls (f64, central differences)
+
+namespace la = np::linalg;
+
+TEST(AutodiffNpLinalg, SolveMatrixAndVectorRightHandSides) {
+  check_grad({diag_dominant(3, 21), rand_f64({3, 2}, 22)},
+             [](const Vs& a) { return la::solve(a[0], a[1]); });
+  check_grad({diag_dominant(3, 23), rand_f64({3}, 24)},
+             [](const Vs& a) { return la::solve(a[0], a[1]); });
+}
+
+TEST(AutodiffNpLinalg, SolveBatchedPivots) {
+  // Random entries (no diagonal boost): getrf swaps rows, so the permutation is exercised.
+  check_grad({rand_f64({2, 3, 3}, 25), rand_f64({2, 3, 2}, 26)},
+             [](const Vs& a) { return la::solve(a[0], a[1]); });
+}
+
+TEST(AutodiffNpLinalg, InvDetSlogdet) {
+  Array a = rand_f64({3, 3}, 27);  // pivoting
+  check_grad({a}, [](const Vs& x) { return la::inv(x[0]); });
+  check_grad({a}, [](const Vs& x) { return la::det(x[0]); });
+  check_grad({rand_f64({2, 4, 4}, 28)}, [](const Vs& x) { return la::det(x[0]); });
+  check_grad({a}, [](const Vs& x) { return la::slogdet(x[0]).logabsdet; });
+}
+
+TEST(AutodiffNpLinalg, EighValuesAndSignFreeVectors) {
+  // Eigenvectors are defined up to sign: the output uses v * v, plus the eigenvalues per column.
+  for (bool lower : {true, false}) {
+    SCOPED_TRACE(lower ? "lower" : "upper");
+    check_grad({rand_f64({3, 3}, 29)}, [&](const Vs& x) {
+      la::EighResult r = la::eigh(x[0], lower);
+      Tensor v = r.eigenvectors;
+      return Value(v * v + r.eigenvalues);
+    });
+  }
+  check_grad({rand_f64({2, 3, 3}, 30)}, [](const Vs& x) {
+    la::EighResult r = la::eigh(x[0]);
+    return Value(r.eigenvalues);
+  });
+}
+
+TEST(AutodiffNpLinalg, ThinSvdTallWideSquareAndSvdvals) {
+  for (Dims d : {Dims{4, 3}, Dims{3, 4}, Dims{3, 3}, Dims{2, 4, 3}}) {
+    SCOPED_TRACE(::testing::Message() << d.size() << "-d, " << d[d.size() - 2] << "x" << d.back());
+    // Singular vectors up to sign: (u * u) diag(s) (vh * vh) is sign-free and uses all three.
+    check_grad({rand_f64(d, 31)}, [](const Vs& x) {
+      la::SvdResult r = la::svd(x[0], false);
+      Tensor u = r.u, vh = r.vh;
+      Tensor s = np::expand_dims(r.s, r.s.rank() - 1);  // [..., 1, k]
+      return Value(np::matmul(u * u * s, vh * vh));
+    });
+    check_grad({rand_f64(d, 32)}, [](const Vs& x) { return la::svdvals(x[0]); });
+  }
+}
+
+TEST(AutodiffNpLinalg, LstsqSolution) {
+  check_grad({rand_f64({5, 3}, 33), rand_f64({5, 2}, 34)},
+             [](const Vs& a) { return la::lstsq(a[0], a[1]).x; });
 }
 
 }  // namespace

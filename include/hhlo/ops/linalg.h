@@ -1,8 +1,12 @@
-// hhlo::np::linalg: NumPy/JAX linear algebra on Tensors. So far the functions the native
-// StableHLO ops cover (differentiable: their VJP and JVP rules are in
-// src/autodiff/rules/linalg.cc); the LAPACK-backed ones (solve, inv, det, slogdet, eigh, svd,
-// qr, lstsq) run today through jax.export programs and kernels/lapack.
+// hhlo::np::linalg: NumPy/JAX linear algebra on Tensors, built as JAX lowers it on CPU:
+// cholesky and triangular_solve on the native StableHLO ops; lu, solve, inv, det, slogdet, eigh,
+// svd, qr and lstsq on stablehlo.custom_call to jaxlib's LAPACK targets (the same operand and
+// result layouts and attributes as JAX's exports; served by kernels/lapack, which a Session and
+// `hhlo run` register) plus native ops for the rest. VJP and JVP rules: the native ops' and the
+// custom calls' (getrf, syevd/heevd, gesdd) in src/autodiff/rules/linalg.cc.
 #pragma once
+
+#include <string_view>
 
 #include "hhlo/ops/tensor.h"
 
@@ -20,5 +24,115 @@ Tensor cholesky(Tensor a, Loc loc = Loc::current());
 Tensor triangular_solve(Tensor a, Tensor b, bool lower = true, bool transpose = false,
                         bool unit_diagonal = false, bool left_side = true,
                         Loc loc = Loc::current());
+
+/// jax.lax.linalg.lu: the pivoted LU factorisation of each trailing [m, n] matrix of `a` (f32,
+/// f64, complex64, complex128; batch dims outermost), a[..., permutation, :] = L U, through the
+/// LAPACK custom call `lapack_?getrf_ffi` (jaxlib's target, served by kernels/lapack).
+struct LuResult {
+  /// [..., m, n]: L (unit diagonal, below it) and U (diagonal and above) packed in one matrix.
+  Tensor lu;
+  /// [..., min(m, n)] i32, 0-based: row i was swapped with row pivots[i].
+  Tensor pivots;
+  /// [..., m] i32: the row permutation the pivots describe.
+  Tensor permutation;
+};
+/// Throws ShapeError("lu", ...) for rank < 2 or an unsupported dtype.
+LuResult lu(Tensor a, Loc loc = Loc::current());
+
+/// jax.lax.linalg.lu_pivots_to_permutation: `pivots` [..., k] (i32, 0-based LAPACK row swaps
+/// applied in order) as the permutation [..., permutation_size] of iota they produce (one
+/// stablehlo.while over k). Throws ShapeError("lu_pivots_to_permutation", ...) for a non-i32 or
+/// rank-0 `pivots` or permutation_size < k.
+Tensor lu_pivots_to_permutation(Tensor pivots, int64_t permutation_size, Loc loc = Loc::current());
+
+/// jnp.linalg.solve: x with a x = b for a [..., n, n] and b [..., n, k] (batch dims broadcast;
+/// result [..., n, k]) or b [n] (one vector for every matrix, as JAX >= 0.5; result [..., n]).
+/// Through lu (getrf) and two native stablehlo.triangular_solve. f32, f64, complex64, complex128 (b
+/// of a's dtype). A singular a gives infinities / NaNs, as JAX. Throws ShapeError("solve", ...) on
+/// shapes or dtypes that do not match.
+Tensor solve(Tensor a, Tensor b, Loc loc = Loc::current());
+
+/// jnp.linalg.inv: the inverse of each trailing [n, n] matrix (solve with the identity). Dtypes
+/// and errors as solve (ShapeError("inv", ...)).
+Tensor inv(Tensor a, Loc loc = Loc::current());
+
+/// jnp.linalg.det: the determinant [...] of each trailing [n, n] matrix, sign * exp(logabsdet)
+/// of slogdet as JAX computes it for n > 3 (JAX has closed forms for 2x2 and 3x3; here LU for
+/// every n, equal up to rounding). Dtypes as solve; ShapeError("det", ...).
+Tensor det(Tensor a, Loc loc = Loc::current());
+
+/// jnp.linalg.slogdet's result.
+struct SlogdetResult {
+  /// [...]: a's dtype; +-1 (real) or a unit complex number, 0 for a singular matrix.
+  Tensor sign;
+  /// [...]: real dtype; log |det a|, -inf for a singular matrix.
+  Tensor logabsdet;
+};
+/// jnp.linalg.slogdet (method "lu"): sign and log |det| of each trailing [n, n] matrix, from
+/// U's diagonal. Dtypes as solve; ShapeError("slogdet", ...).
+SlogdetResult slogdet(Tensor a, Loc loc = Loc::current());
+
+/// jnp.linalg.eigh's result.
+struct EighResult {
+  /// [..., n], real dtype, ascending.
+  Tensor eigenvalues;
+  /// [..., n, n], a's dtype: column j belongs to eigenvalue j.
+  Tensor eigenvectors;
+};
+/// jnp.linalg.eigh: eigenvalues and eigenvectors of each trailing [n, n] Hermitian matrix,
+/// through `lapack_?syevd_ffi` / `lapack_?heevd_ffi` (mode 'V'). `symmetrize_input` first
+/// replaces a by (a + a^H) / 2 (JAX's default); the kernel then reads the `lower` (or upper)
+/// triangle. A failed decomposition (info != 0) gives NaNs, as JAX. f32, f64, complex64,
+/// complex128. Throws ShapeError("eigh", ...) for a non-square or rank < 2 `a`.
+EighResult eigh(Tensor a, bool lower = true, bool symmetrize_input = true,
+                Loc loc = Loc::current());
+
+/// jnp.linalg.svd's result: a = u diag(s) vh.
+struct SvdResult {
+  /// [..., m, m] (full_matrices) or [..., m, k], a's dtype.
+  Tensor u;
+  /// [..., k], k = min(m, n), real dtype, descending.
+  Tensor s;
+  /// [..., n, n] (full_matrices) or [..., k, n], a's dtype.
+  Tensor vh;
+};
+/// jnp.linalg.svd (compute_uv): through `lapack_?gesdd_ffi` (mode 'A' or 'S'); info != 0 gives
+/// NaNs, as JAX. f32, f64, complex64, complex128, batch dims outermost. Throws
+/// ShapeError("svd", ...) for rank < 2 or an unsupported dtype.
+SvdResult svd(Tensor a, bool full_matrices = true, Loc loc = Loc::current());
+/// jnp.linalg.svd(a, compute_uv=False) / jnp.linalg.svdvals: the singular values [..., k] only
+/// (gesdd mode 'N'). Errors as svd (ShapeError("svdvals", ...)).
+Tensor svdvals(Tensor a, Loc loc = Loc::current());
+
+/// jnp.linalg.qr's result: a = q r.
+struct QrResult {
+  /// [..., m, k] ("reduced", k = min(m, n)) or [..., m, m] ("complete"); empty for "r".
+  Tensor q;
+  /// [..., k, n] or [..., m, n] ("complete"): upper triangular.
+  Tensor r;
+};
+/// jnp.linalg.qr with `mode` "reduced", "complete" or "r": `lapack_?geqrf_ffi` then
+/// `lapack_?orgqr_ffi` / `lapack_?ungqr_ffi` on the Householder vectors (padded with zero
+/// columns to [m, m] for "complete", sliced to [m, m] when m < n), as JAX lowers it. Throws
+/// ShapeError("qr", ...) for rank < 2, an unsupported dtype or another mode.
+QrResult qr(Tensor a, std::string_view mode = "reduced", Loc loc = Loc::current());
+
+/// jnp.linalg.lstsq's result.
+struct LstsqResult {
+  /// [n, k] (or [n] for a vector b): the minimum-norm least-squares solution.
+  Tensor x;
+  /// [k] (or [] for a vector b), real dtype: squared 2-norms of the columns of b - a x (always
+  /// computed, as jnp.linalg.lstsq without numpy_resid).
+  Tensor residuals;
+  /// [] i32: the number of singular values above rcond * s[0].
+  Tensor rank;
+  /// [min(m, n)], real dtype: a's singular values.
+  Tensor s;
+};
+/// jnp.linalg.lstsq: through the thin SVD (gesdd), with singular values below rcond * s_max
+/// dropped; rcond < 0 means JAX's default eps(dtype) * max(m, n). a [m, n], b [m, k] or [m].
+/// f32, f64, complex64, complex128. Throws ShapeError("lstsq", ...) for a non-matrix a, a b of
+/// another rank, dtype or leading size.
+LstsqResult lstsq(Tensor a, Tensor b, double rcond = -1, Loc loc = Loc::current());
 
 }  // namespace hhlo::np::linalg
