@@ -5,10 +5,14 @@
 // bm_cold: PJRT_Client_Compile of the program text. bm_warm: what a later process does instead,
 // CompileCache::compile on a filled entry (read the file, check key and sha256, then
 // PJRT_Executable_DeserializeAndLoad). bench/run.sh prints cold / warm (goal >= 50x).
+// bm_execute: one call of the executable a hit loaded. HHLO_CACHE_BENCH_XLA_OPTIONS applies XLA
+// options to all three (docs/benchmarks.md compares them), HHLO_CACHE_BENCH_DIR keeps the
+// entries, HHLO_CACHE_BENCH_DUMP writes the two programs out.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -74,23 +78,44 @@ std::string transformer() {
 
 std::string program(int which) { return which == 0 ? digits_step() : transformer(); }
 
+// The compile options of every benchmark: the defaults, then HHLO_CACHE_BENCH_XLA_OPTIONS
+// ("name=value,name=value") on top, to compare what an option does to compile, load and execute.
+CompileOptions options() {
+  CompileOptions o;
+  if (const char* env = std::getenv("HHLO_CACHE_BENCH_XLA_OPTIONS")) {
+    std::string all = env;
+    for (size_t at = 0; at < all.size();) {
+      size_t end = std::min(all.find(',', at), all.size());
+      std::string kv = all.substr(at, end - at);
+      size_t eq = kv.find('=');
+      if (eq != std::string::npos)
+        o.xla_options[kv.substr(0, eq)] = parse_xla_option_value(kv.substr(eq + 1));
+      at = end + 1;
+    }
+  }
+  return o;
+}
+
 void bm_cold(benchmark::State& state, int which) {
   std::string text = program(which);
   for (auto _ : state) {
-    LoadedExecutable exe = client().compile(text);
+    LoadedExecutable exe = client().compile(text, options());
     benchmark::DoNotOptimize(&exe);
   }
 }
 
 void bm_warm(benchmark::State& state, int which) {
   std::string text = program(which);
-  std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("hhlo-cache-bench-" + std::to_string(getpid()));
+  // HHLO_CACHE_BENCH_DIR keeps the entries there (to look inside them); else a temporary folder.
+  const char* keep = std::getenv("HHLO_CACHE_BENCH_DIR");
+  std::filesystem::path dir = keep ? std::filesystem::path(keep)
+                                   : std::filesystem::temp_directory_path() /
+                                         ("hhlo-cache-bench-" + std::to_string(getpid()));
   CompileCache cache({.dir = dir.string()});
   CacheOutcome o;
-  cache.compile(client(), text, {}, &o);  // fill the entry
+  cache.compile(client(), text, options(), &o);  // fill the entry
   for (auto _ : state) {
-    LoadedExecutable exe = cache.compile(client(), text, {}, &o);
+    LoadedExecutable exe = cache.compile(client(), text, options(), &o);
     if (o != CacheOutcome::hit) {
       state.SkipWithError("the cache entry did not load");
       break;
@@ -99,7 +124,32 @@ void bm_warm(benchmark::State& state, int which) {
   }
   std::error_code ec;
   state.counters["entry_bytes"] = static_cast<double>(
-      std::filesystem::file_size(cache.entry_path(cache.key(client(), text, {})), ec));
+      std::filesystem::file_size(cache.entry_path(cache.key(client(), text, options())), ec));
+  if (!keep) std::filesystem::remove_all(dir, ec);
+}
+
+// bm_execute: one call (execute + await) of the executable a cache hit loaded, zero inputs: the
+// check that options making a cheaper load do not make a slower program.
+void bm_execute(benchmark::State& state, int which) {
+  std::string text = program(which);
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("hhlo-cache-bench-x" + std::to_string(getpid()));
+  CompileCache cache({.dir = dir.string()});
+  cache.compile(client(), text, options());
+  LoadedExecutable exe = cache.compile(client(), text, options());
+  std::vector<Array> inputs;
+  for (const TensorType& t : exe.input_types().value()) inputs.emplace_back(t);
+  for (auto _ : state) {
+    state.PauseTiming();  // fresh buffers: the training step donates its arguments
+    std::vector<Buffer> buffers;
+    for (const Array& a : inputs) buffers.push_back(client().buffer_from_host(a));
+    std::vector<const Buffer*> args;
+    for (const Buffer& b : buffers) args.push_back(&b);
+    state.ResumeTiming();
+    std::vector<Buffer> out = exe.execute(args);
+    benchmark::DoNotOptimize(&out);
+  }
+  std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 }
 
@@ -122,6 +172,34 @@ BENCHMARK_CAPTURE(bm_warm, transformer, 1)
     ->MeasureProcessCPUTime()
     ->UseRealTime();
 
+BENCHMARK_CAPTURE(bm_execute, digits, 0)
+    ->Unit(benchmark::kMicrosecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+BENCHMARK_CAPTURE(bm_execute, transformer, 1)
+    ->Unit(benchmark::kMicrosecond)
+    ->MeasureProcessCPUTime()
+    ->UseRealTime();
+
 }  // namespace
 
-BENCHMARK_MAIN();
+// HHLO_CACHE_BENCH_DUMP=DIR writes the two programs to DIR/{digits,transformer}.mlir (for
+// `hhlo bench` with --xla-option variants) and exits.
+int main(int argc, char** argv) {
+  if (const char* dir = std::getenv("HHLO_CACHE_BENCH_DUMP")) {
+    for (int which : {0, 1}) {
+      std::string path = std::string(dir) + (which == 0 ? "/digits.mlir" : "/transformer.mlir");
+      std::FILE* f = std::fopen(path.c_str(), "wb");
+      if (!f) return 1;
+      std::string text = program(which);
+      std::fwrite(text.data(), 1, text.size(), f);
+      std::fclose(f);
+    }
+    return 0;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

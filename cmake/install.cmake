@@ -78,9 +78,13 @@ file(RELATIVE_PATH HHLO_PC_PREFIX "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig" "${CM
 configure_file("${CMAKE_SOURCE_DIR}/cmake/hhlo.pc.in" "${CMAKE_BINARY_DIR}/cmake/hhlo.pc" @ONLY)
 install(FILES "${CMAKE_BINARY_DIR}/cmake/hhlo.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 
-# The set-up's plugins and data (whatever scripts/setup.sh fetched, --cuda included).
+# The set-up's plugins and data. The CUDA plugin with its NVIDIA wheels (scripts/setup.sh --cuda:
+# 4.9 GB) is its own component, `cuda`: a plain `cmake --install` installs it when it was set up
+# (OPTIONAL: nothing when not); `--component Unspecified` installs everything but it (the tests).
 install(DIRECTORY "${HHLO_THIRD_PARTY}/pjrt/" DESTINATION "${CMAKE_INSTALL_DATADIR}/hhlo/plugins"
-        USE_SOURCE_PERMISSIONS)
+        USE_SOURCE_PERMISSIONS PATTERN "cuda" EXCLUDE)
+install(DIRECTORY "${HHLO_THIRD_PARTY}/pjrt/cuda" DESTINATION "${CMAKE_INSTALL_DATADIR}/hhlo/plugins"
+        USE_SOURCE_PERMISSIONS OPTIONAL COMPONENT cuda PATTERN ".hhlo-stamp" EXCLUDE)
 install(FILES "${HHLO_THIRD_PARTY}/data/digits.csv.gz" DESTINATION "${CMAKE_INSTALL_DATADIR}/hhlo/data")
 
 # The install test (label `install`): install into a temporary prefix, move it, then use it from
@@ -89,3 +93,10 @@ add_test(NAME install.consumer
          COMMAND "${CMAKE_SOURCE_DIR}/tests/install/install_test.sh" "${CMAKE_BINARY_DIR}"
                  "${CMAKE_SOURCE_DIR}" "${HHLO_THIRD_PARTY}")
 set_tests_properties(install.consumer PROPERTIES LABELS install TIMEOUT 900)
+# The shared-library variant (HHLO_BUILD_SHARED=ON) in its own build tree beside this one
+# (build-shared: configured and built by the test, incremental after the first run), installed,
+# and examples/consumer linked against libhhlo.so and run. RUN_SERIAL: it builds with -j2.
+add_test(NAME install.shared
+         COMMAND "${CMAKE_SOURCE_DIR}/tests/install/shared_test.sh" "${CMAKE_BINARY_DIR}"
+                 "${CMAKE_SOURCE_DIR}" "${HHLO_THIRD_PARTY}" "${CMAKE_BUILD_TYPE}")
+set_tests_properties(install.shared PROPERTIES LABELS install TIMEOUT 1800 RUN_SERIAL ON)

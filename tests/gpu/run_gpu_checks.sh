@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds what the GPU checks need and runs them in one go, on a machine with an NVIDIA GPU, nvcc
-# and the CUDA PJRT plugin (the `jax-cuda13-pjrt` 0.11.x wheel, or any xla_cuda_plugin.so).
+# and the CUDA PJRT plugin (what `scripts/setup.sh --cuda` pins: `jax-cuda12-pjrt` 0.11.2 and its
+# NVIDIA wheels in third_party/pjrt/cuda; or any xla_cuda_plugin.so).
 #
 #   tests/gpu/run_gpu_checks.sh [OUT_DIR]        (OUT_DIR default: build-gpu/results)
 #
@@ -13,7 +14,8 @@
 # reaches PyPI; the runtime then finds the plugin and preloads its NVIDIA wheels by itself); else
 # the Python packages (jax_plugins/xla_cuda*/xla_cuda_plugin.so, nvidia/*/lib on LD_LIBRARY_PATH).
 #
-# Runs: nvidia-smi; the CPU custom-call tests (sanity of the same build); the GPU tests
+# Runs: nvidia-smi; `hhlo devices --platform cuda` (the set-up's plugin found, its devices); the
+# CPU custom-call tests (sanity of the same build); the GPU tests
 # (build-gpu/tests/gpu/hhlo_gpu_tests with HHLO_TEST_GPU=1). Exit status: 0 when all passed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -63,11 +65,14 @@ pip show jax-cuda12-pjrt jax-cuda13-pjrt 2>/dev/null | grep -E "^(Name|Version)"
 log "build (build-gpu)"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHHLO_BUILD_CUDA_EXAMPLES=ON \
   2>&1 | tee "$out/cmake.log" | tail -5
-ninja -C build-gpu -j"$(nproc)" hhlo_custom_call_gpu_kernels hhlo_gpu_tests hhlo_custom_call_tests \
+ninja -C build-gpu -j"$(nproc)" hhlo_custom_call_gpu_kernels hhlo_gpu_tests hhlo_custom_call_tests hhlo_cli \
   2>&1 | tee "$out/build.log" | tail -5
 [[ -x build-gpu/tests/gpu/hhlo_gpu_tests ]] || { echo "build failed: see $out/build.log"; exit 3; }
 
 status=0
+log "hhlo devices --platform cuda"
+build-gpu/tools/hhlo/hhlo devices --platform cuda 2>&1 | tee "$out/devices.log" || status=1
+
 if [[ -f third_party/pjrt/cpu/pjrt_c_api_cpu_plugin.so ]]; then
   log "CPU custom-call tests"
   build-gpu/tests/hhlo_custom_call_tests --gtest_brief=1 2>&1 | tee "$out/cpu_custom_call.log" \

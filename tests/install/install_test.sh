@@ -13,7 +13,8 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 unset HHLO_PJRT_PLUGIN_CPU HHLO_PJRT_PLUGIN_CUDA
 
-cmake --install "$build" --prefix "$tmp/p" >/dev/null
+# Everything but the CUDA component (its 4.9 GB of NVIDIA wheels when set up: cmake/install.cmake).
+cmake --install "$build" --prefix "$tmp/p" --component Unspecified >/dev/null
 for f in include/hhlo/session.h include/hhlo/core/paths.h bin/hhlo lib/cmake/hhlo/hhloConfig.cmake \
          lib/cmake/hhlo/hhloConfigVersion.cmake lib/cmake/hhlo/hhloTargets.cmake lib/pkgconfig/hhlo.pc \
          share/hhlo/plugins/cpu/pjrt_c_api_cpu_plugin.so share/hhlo/data/digits.csv.gz; do
@@ -23,7 +24,9 @@ compgen -G "$tmp/p/lib/libhhlo*" >/dev/null || fail "no library installed"
 
 # No installed file may name the build tree or the set-up folder (debug sections aside: they
 # name source files for debuggers, never a path the program opens).
-forbidden=("$build" "$tp" "$(readlink -f "$tp")")
+# Nor the source tree: file names recorded in code (std::source_location of ops built inside the
+# library, __FILE__) must read hhlo/src/..., not /work/.../src/... or a build-relative ../src/...
+forbidden=("$build" "$tp" "$(readlink -f "$tp")" "$src" "$(readlink -f "$src")")
 for f in "$tmp/p"/bin/* "$tmp/p"/lib/libhhlo* "$tmp/p"/lib/cmake/hhlo/* "$tmp/p"/lib/pkgconfig/*; do
   [ -f "$f" ] || continue
   case "$f" in
@@ -33,6 +36,9 @@ for f in "$tmp/p"/bin/* "$tmp/p"/lib/libhhlo* "$tmp/p"/lib/cmake/hhlo/* "$tmp/p"
   for bad in "${forbidden[@]}"; do
     if grep -qF "$bad" <<<"$text"; then fail "$f names $bad: $(grep -F "$bad" <<<"$text" | head -3)"; fi
   done
+  if grep -qE '(^|[^[:alnum:]_])\.\./(src|include|tools|kernels)/' <<<"$text"; then
+    fail "$f names a source file relative to its build tree: $(grep -E '\.\./(src|include|tools|kernels)/' <<<"$text" | head -3)"
+  fi
 done
 
 mv "$tmp/p" "$tmp/moved"; p="$tmp/moved"

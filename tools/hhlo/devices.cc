@@ -1,7 +1,9 @@
 // `hhlo devices [--platform cpu|cuda]`: the plugin, its versions and each device of a client.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,18 +32,80 @@ std::string attribute_string(const PluginAttribute& a) {
       a);
 }
 
+/// What a plugin writes to stderr (fd 2) while one call runs, held back: the CUDA plugin logs
+/// its failed cuInit in several lines (XLA's own log and a source-location trace) before
+/// PJRT_Client_Create fails. release() writes it out; the destructor drops what was not released.
+class HeldStderr {
+ public:
+  HeldStderr() : file_(std::tmpfile()) {
+    std::fflush(stderr);
+    if (file_) saved_ = dup(2);
+    if (saved_ >= 0) dup2(fileno(file_), 2);
+  }
+  HeldStderr(const HeldStderr&) = delete;
+  HeldStderr& operator=(const HeldStderr&) = delete;
+  /// Restores fd 2 and copies what was held back onto it.
+  void release() {
+    restore();
+    if (!file_) return;
+    std::rewind(file_);
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, file_)) > 0;)
+      if (::write(2, buf, n) < 0) break;
+  }
+  /// What was held back (the first `limit` bytes).
+  std::string text(std::size_t limit = 1 << 16) {
+    std::string out;
+    if (!file_) return out;
+    std::fflush(file_);
+    std::rewind(file_);
+    out.resize(limit);
+    out.resize(std::fread(out.data(), 1, limit, file_));
+    return out;
+  }
+  ~HeldStderr() {
+    restore();
+    if (file_) std::fclose(file_);
+  }
+
+ private:
+  void restore() {
+    if (saved_ < 0) return;
+    std::fflush(stderr);
+    dup2(saved_, 2);
+    close(saved_);
+    saved_ = -1;
+  }
+  std::FILE* file_;
+  int saved_ = -1;
+};
+
 int run_devices(const std::string& platform) {
-  Plugin plugin = Plugin::for_platform(platform);
+  // The CUDA plugin logs its failed cuInit while it initializes (loaded and client created).
+  std::optional<HeldStderr> held;
+  if (platform == "cuda") held.emplace();
+  std::optional<Plugin> loaded;
+  try {
+    loaded.emplace(Plugin::for_platform(platform));
+  } catch (...) {
+    if (held) held->release();
+    throw;
+  }
+  Plugin& plugin = *loaded;
   std::optional<Client> created;
   try {
     created.emplace(Client::create(plugin));
   } catch (const Error& e) {
     if (platform != "cuda") throw;
-    // One line: the plugin loaded but found no GPU it can use (no NVIDIA driver or device).
+    // One line: the plugin loaded but found no GPU it can use (no NVIDIA driver or device). Its
+    // own log of the failed cuInit is dropped; any other log is shown.
+    if (held->text().find("cuInit") == std::string::npos) held->release();
+    held.reset();
     std::string why = e.what();
     why = why.substr(0, why.find('\n'));
     throw Error(fmt::format("no NVIDIA GPU usable by the CUDA plugin {} ({})", plugin.path(), why));
   }
+  if (held) held->release();
   Client& client = *created;
   std::string version = client.platform_version();  // the CPU plugin says "cpu" again
   fmt::print("platform:        {}{}\n", client.platform_name(),
