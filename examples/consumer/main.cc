@@ -1,15 +1,19 @@
 // Builds y = tanh(x + b) (x: f32[2,3], b: f32[3] broadcast along rows) with the IR builder, then
 // compiles and runs it on the installed package's CPU plugin, and checks every value against
-// std::tanh. Prints the outputs and the plugin used; exits 1 on a wrong value.
+// std::tanh. Prints the outputs and the plugin used; exits 1 on a wrong value, 2 with the message
+// of any hhlo::Error (a missing plugin names every place it looked).
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
+#include "hhlo/core/error.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/runtime/plugin.h"
 #include "hhlo/session.h"
 
-int main() {
+namespace {
+
+int run_example() {
   using namespace hhlo;
   Module m;
   Func& f = m.add_func("main", {{DType::f32, {2, 3}}, {DType::f32, {3}}});
@@ -27,4 +31,15 @@ int main() {
   }
   std::printf(wrong ? "FAILED: %d wrong values\n" : "ok: %d wrong values\n", wrong);
   return wrong ? 1 : 0;
+}
+
+}  // namespace
+
+int main() {
+  try {
+    return run_example();
+  } catch (const hhlo::Error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
+  }
 }

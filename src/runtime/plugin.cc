@@ -155,7 +155,10 @@ Plugin Plugin::for_platform(const std::string& platform) {
   std::string path = find_share_file("plugins/" + file, &looked);
   if (path.empty()) {
     std::string fix = platform == "cpu"
-                          ? "run scripts/setup.sh (then install), or set " + env +
+                          ? "run scripts/setup.sh (then install); a program linked against "
+                            "the static libraries outside P/bin without find_package(hhlo) "
+                            "(e.g. through pkg-config) must set " +
+                                env + " to P/share/hhlo/plugins/" + file + "; or set " + env +
                                 " to the plugin's path"
                           : "run scripts/setup.sh --cuda (make setup-cuda), or set " + env +
                                 " to the path of xla_cuda_plugin.so (from the jax-cuda12-pjrt "
