@@ -165,6 +165,24 @@ if os.path.exists(bp) and os.path.exists(bpj):
         print(f"    ops: ours {ctx.get('ops_' + model)} ({ctx.get('ops_hist_' + model)}); "
               f"jax {j['ops']} ({' '.join(f'{k}:{v}' for k, v in j['ops_hist'].items())})")
 
+sp = os.path.join(out, "hhlo_bench_spmd.json")
+if os.path.exists(sp):
+    m, c = medians(sp), medians(sp, "cpu_time")
+    print(f"SPMD data-parallel step (medians; {os.cpu_count()} cores, load average "
+          f"{os.getloadavg()[0]:.1f}; overhead = D devices / the 1-device program, same global batch):")
+    for model in ("mlp", "cnn"):
+        for eigen, batch in ((1, 256), (0, 256), (1, 2048)):
+            key = lambda d: f"dp_step/{model}/devices:{d}/eigen:{eigen}/batch:{batch}/real_time"
+            if key(1) not in m:
+                continue
+            parts = [f"1 device {m[key(1)]:.0f} us"]
+            for d in (2, 4):
+                if key(d) in m:
+                    parts.append(f"{d}: {m[key(d)]:.0f} us = {m[key(d)] / m[key(1)]:.2f}x")
+            label = "XLA defaults" if eigen else "xla_cpu_multi_thread_eigen=false"
+            print(f"  {model}, batch {batch} ({label}): " + ", ".join(parts) +
+                  " (goal <= 1.2x on 2 cores)")
+
 tr = os.path.join(out, "hhlo_bench_transforms.json")
 if os.path.exists(tr):
     m, c = medians(tr), medians(tr, "cpu_time")

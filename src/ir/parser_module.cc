@@ -321,6 +321,7 @@ Module Parser::run() {
         parse_attr_dict(attrs);
         for (auto& a : attrs) module_.set_attr(std::move(a));
       }
+      if (opts_.header_only) return std::move(module_);
       expect(Tok::lbrace, "'{' opening the module body");
       while (!is(Tok::rbrace)) {
         if (!is_id("func.func")) fail("'func.func' or '}' in the module body");
@@ -331,6 +332,7 @@ Module Parser::run() {
       continue;
     }
     if (is_id("func.func")) {
+      if (opts_.header_only) return std::move(module_);
       if (seen_module) fail("functions inside the module");
       parse_func();
       continue;

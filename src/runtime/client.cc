@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "key_value_callbacks.h"
 #include "pjrt.h"
 
 namespace hhlo {
@@ -10,6 +11,27 @@ using detail::args;
 using detail::ClientState;
 
 Client Client::create(const Plugin& plugin, const std::vector<ClientOption>& options) {
+  return create(plugin, ClientCreateOptions{.options = options});
+}
+
+Client Client::create(const Plugin& plugin, const ClientCreateOptions& create_options) {
+  std::vector<ClientOption> options = create_options.options;
+  const auto& node = create_options.node_id;
+  const auto& nodes = create_options.num_nodes;
+  if (node.has_value() != nodes.has_value())
+    throw Error(fmt::format("Client::create: node_id and num_nodes go together (got only {})",
+                            node ? "node_id" : "num_nodes"));
+  if (node) {
+    if (*nodes < 1 || *node < 0 || *node >= *nodes)
+      throw Error(
+          fmt::format("Client::create: node_id {} is not in [0, num_nodes = {})", *node, *nodes));
+    for (const ClientOption& o : options)
+      if (o.name == "node_id" || o.name == "num_nodes")
+        throw Error("Client::create: option " + o.name +
+                    " is given both in options and as a ClientCreateOptions field");
+    options.push_back({"node_id", *node});
+    options.push_back({"num_nodes", *nodes});
+  }
   const PJRT_Api* api = plugin.state().api;
   std::vector<PJRT_NamedValue> values(options.size());
   for (std::size_t i = 0; i < options.size(); ++i) {
@@ -38,11 +60,24 @@ Client Client::create(const Plugin& plugin, const std::vector<ClientOption>& opt
   auto a = args<PJRT_Client_Create_Args>();
   a.create_options = values.data();
   a.num_options = values.size();
+  if (KeyValueStore* store = create_options.kv_store.get()) {
+    a.kv_get_callback = &detail::kv_get;
+    a.kv_get_user_arg = store;
+    a.kv_put_callback = &detail::kv_put;
+    a.kv_put_user_arg = store;
+    a.kv_try_get_callback = &detail::kv_try_get;
+    a.kv_try_get_user_arg = store;
+  }
   HHLO_PJRT_CALL(api, PJRT_Client_Create, a);
-  return Client(std::make_shared<const ClientState>(plugin, api, a.client));
+  return Client(
+      std::make_shared<const ClientState>(plugin, api, a.client, create_options.kv_store));
 }
 
 Client Client::create(const std::string& platform, const std::vector<ClientOption>& options) {
+  return create(Plugin::for_platform(platform), options);
+}
+
+Client Client::create(const std::string& platform, const ClientCreateOptions& options) {
   return create(Plugin::for_platform(platform), options);
 }
 
@@ -104,7 +139,8 @@ Buffer Client::buffer_from_host(const void* data, std::size_t size, const Tensor
   a.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
   a.device = dev;
   HHLO_PJRT_CALL(state_->api, PJRT_Client_BufferFromHostBuffer, a);
-  Event done(state_, a.done_with_host_buffer);  // destroyed here: the data was copied during the call
+  // Destroyed here: the data was copied during the call.
+  Event done(state_, a.done_with_host_buffer);
   return Buffer(state_, a.buffer);
 }
 

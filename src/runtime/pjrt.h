@@ -3,11 +3,13 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "hhlo/core/dtype.h"
 #include "hhlo/core/error.h"
+#include "hhlo/runtime/key_value_store.h"
 #include "hhlo/runtime/plugin.h"
 #include "pjrt_abi.h"
 
@@ -22,13 +24,17 @@ struct PluginState {
 
 /// Owns the PJRT_Client; shared by every object of the client, so it is destroyed last.
 struct ClientState {
-  ClientState(Plugin p, const PJRT_Api* a, PJRT_Client* c) : plugin(p), api(a), client(c) {}
+  ClientState(Plugin p, const PJRT_Api* a, PJRT_Client* c,
+              std::shared_ptr<KeyValueStore> store = nullptr)
+      : plugin(p), api(a), client(c), kv_store(std::move(store)) {}
   ClientState(const ClientState&) = delete;
   ClientState& operator=(const ClientState&) = delete;
   ~ClientState();
   Plugin plugin;
   const PJRT_Api* api;
   PJRT_Client* client;
+  /// The store the client's kv callbacks call; outlives the PJRT_Client (destroyed after it).
+  std::shared_ptr<KeyValueStore> kv_store;
 };
 
 /// A zeroed PJRT args struct with struct_size set: `auto a = args<PJRT_Foo_Args>();`

@@ -314,11 +314,53 @@ struct PJRT_Event_OnReady_Args {
   void* user_arg;
 };
 
-/// Key-value store callbacks of PJRT_Client_Create (multi-process clients); the runtime passes
-/// none, so their argument structs are not declared here.
-typedef PJRT_Error* (*PJRT_KeyValueGetCallback)(void* args);
-typedef PJRT_Error* (*PJRT_KeyValuePutCallback)(void* args);
-typedef PJRT_Error* (*PJRT_KeyValueTryGetCallback)(void* args);
+/// Made by the plugin for a caller's callback to return an error: copies `message`.
+typedef PJRT_Error* (*PJRT_CallbackError)(PJRT_Error_Code code, const char* message,
+                                          size_t message_size);
+/// Frees a value a get callback returned; the plugin calls it once it has copied the value.
+typedef void (*PJRT_KeyValueGetCallback_ValueDeleter)(char* value);
+typedef void (*PJRT_KeyValueTryGetCallback_ValueDeleter)(char* value);
+
+/// Key-value store callbacks of PJRT_Client_Create (multi-process clients): blocking get with a
+/// timeout, put, and a non-blocking try_get that returns NOT_FOUND when absent (a later addition
+/// at the end of PJRT_Client_Create_Args: a plugin older than it reads only get and put).
+/// Implemented over hhlo::KeyValueStore in key_value_callbacks.cc.
+struct PJRT_KeyValueGetCallback_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const char* key;
+  size_t key_size;
+  int timeout_in_ms;
+  PJRT_CallbackError* callback_error;
+  void* user_arg;
+  char* value;                                                   // out
+  size_t value_size;                                             // out
+  PJRT_KeyValueGetCallback_ValueDeleter value_deleter_callback;  // out
+};
+struct PJRT_KeyValuePutCallback_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const char* key;
+  size_t key_size;
+  const char* value;  // lives for the call only
+  size_t value_size;
+  PJRT_CallbackError* callback_error;
+  void* user_arg;
+};
+struct PJRT_KeyValueTryGetCallback_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const char* key;
+  size_t key_size;
+  PJRT_CallbackError* callback_error;
+  void* user_arg;
+  char* value;                                                      // out
+  size_t value_size;                                                // out
+  PJRT_KeyValueTryGetCallback_ValueDeleter value_deleter_callback;  // out
+};
+typedef PJRT_Error* (*PJRT_KeyValueGetCallback)(PJRT_KeyValueGetCallback_Args* args);
+typedef PJRT_Error* (*PJRT_KeyValuePutCallback)(PJRT_KeyValuePutCallback_Args* args);
+typedef PJRT_Error* (*PJRT_KeyValueTryGetCallback)(PJRT_KeyValueTryGetCallback_Args* args);
 
 struct PJRT_Client_Create_Args {
   size_t struct_size;
@@ -793,6 +835,10 @@ static_assert(HHLO_PJRT_SIZE(PJRT_Plugin_Attributes_Args, num_attributes) == 32)
 static_assert(HHLO_PJRT_SIZE(PJRT_Event_IsReady_Args, is_ready) == 25);
 static_assert(HHLO_PJRT_SIZE(PJRT_Event_Await_Args, event) == 24);
 static_assert(HHLO_PJRT_SIZE(PJRT_Event_OnReady_Args, user_arg) == 40);
+static_assert(offsetof(PJRT_KeyValueGetCallback_Args, callback_error) == 40 &&
+              HHLO_PJRT_SIZE(PJRT_KeyValueGetCallback_Args, value_deleter_callback) == 80);
+static_assert(HHLO_PJRT_SIZE(PJRT_KeyValuePutCallback_Args, user_arg) == 64);
+static_assert(HHLO_PJRT_SIZE(PJRT_KeyValueTryGetCallback_Args, value_deleter_callback) == 72);
 static_assert(HHLO_PJRT_SIZE(PJRT_Client_Create_Args, client) == 72 &&
               HHLO_PJRT_SIZE(PJRT_Client_Create_Args, kv_try_get_user_arg) == 88);
 static_assert(HHLO_PJRT_SIZE(PJRT_Client_PlatformName_Args, platform_name_size) == 40);

@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "cli_util.h"
 #include "hhlo/core/array.h"
@@ -15,12 +17,14 @@ namespace hhlo::test {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const std::string kDir = std::string(HHLO_GENERATED_DIR) + "/spmd/";
 
-/// Runs case `name` through `hhlo run` and compares every output with JAX's.
-void expect_jax_values(const std::string& name) {
-  std::vector<std::string> args{"run", kDir + name + ".mlir"};
+/// Runs case `name` (or the program `program` given for it) through `hhlo run` and compares
+/// every output with JAX's.
+void expect_jax_values(const std::string& name, const std::string& program = "") {
+  std::vector<std::string> args{"run", program.empty() ? kDir + name + ".mlir" : program};
   for (int i = 0; std::filesystem::exists(kDir + name + ".in" + std::to_string(i) + ".npy"); ++i)
     args.insert(args.end(), {"-i", kDir + name + ".in" + std::to_string(i) + ".npy"});
   std::string out = temp_dir("spmd_" + name);
@@ -48,6 +52,40 @@ TEST(CliSpmd, DataParallelGradientStep) { expect_jax_values("data_parallel_step"
 TEST(CliSpmd, TwoDimensionalMesh) { expect_jax_values("mesh_2d"); }
 TEST(CliSpmd, ReductionsToReplicatedValues) { expect_jax_values("reduce_scalar"); }
 TEST(CliSpmd, ShardMapWithPsumAndAllGather) { expect_jax_values("shard_map_psum_all_gather"); }
+
+// The partition count is the parsed module's attribute, not the first "mhlo.num_partitions" in
+// the text (which the earlier text scan took).
+TEST(CliSpmd, NumPartitionsIsTheModuleAttributeNotAStringBeforeIt) {
+  std::ifstream in(kDir + "elementwise.mlir");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  const std::string head = "module @jit__lambda attributes {";
+  ASSERT_EQ(text.rfind(head, 0), 0u);
+  // A string attribute sorted before the real one: the scan read 1 and ran on one device.
+  text.insert(head.size(), "hhlo.note = \"mhlo.num_partitions = 1\", ");
+  std::string dir = temp_dir("spmd_string_attr");
+  write_text(dir + "/prog.mlir", text);
+  expect_jax_values("elementwise", dir + "/prog.mlir");
+}
+
+TEST(CliSpmd, NumPartitionsInACommentIsNotTheModuleAttribute) {
+  // No module attribute: one partition. The scan read the comment's 4 and partitioned for 4.
+  std::string dir = temp_dir("spmd_comment");
+  write_text(dir + "/prog.mlir", R"(module @m {
+  // from a program that had mhlo.num_partitions = 4
+  func.func public @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = stablehlo.add %a, %a : tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+}
+)");
+  write_npy(dir + "/a.npy", Array::from<float>({2}, {1.5f, -3}));
+  ProcessResult r = run_hhlo({"run", dir + "/prog.mlir", "-i", dir + "/a.npy", "-o", dir});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("ran on")));
+  EXPECT_EQ(read_npy(dir + "/out0.npy").to_vector<float>(), (std::vector<float>{3, -6}));
+}
 
 TEST(CliSpmd, InputsAreCheckedAgainstTheGlobalShapes) {
   // elementwise takes two f32[8,3]; a shard-sized f32[2,3] is refused naming the global type.

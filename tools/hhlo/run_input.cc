@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "hhlo/ir/parser.h"
+
 namespace hhlo::cli {
 
 void add_run_options(CLI::App& sub, RunOptions& o) {
@@ -80,17 +82,12 @@ std::vector<std::string> split_list(const std::string& list) {
   return out;
 }
 
-int num_partitions_of(const std::string& text) {
-  static constexpr std::string_view kKey = "mhlo.num_partitions";
-  std::size_t module_at = text.find("module");
-  std::size_t at = text.find(kKey);
-  if (at == std::string::npos || module_at == std::string::npos || at < module_at) return 1;
-  std::size_t p = text.find_first_not_of(" =", at + kKey.size());
-  if (p == std::string::npos || !std::isdigit(static_cast<unsigned char>(text[p]))) return 1;
-  int n = 0;
-  while (p < text.size() && std::isdigit(static_cast<unsigned char>(text[p])) && n < 1000000)
-    n = n * 10 + (text[p++] - '0');
-  return std::max(n, 1);
+int num_partitions_of(const Module& module) {
+  for (const NamedAttr& a : module.attrs())
+    if (a.name == "mhlo.num_partitions")
+      if (const IntAttr* n = a.value.get_if<IntAttr>())
+        return static_cast<int>(std::clamp<int64_t>(n->value, 1, 1 << 20));
+  return 1;
 }
 
 RunInputs load_run_inputs(const RunOptions& o) {
@@ -99,13 +96,25 @@ RunInputs load_run_inputs(const RunOptions& o) {
   in.options = compile_options(o.xla_options);
   in.options.entry = o.entry;
   in.options.export_platforms = split_list(o.export_platforms);
-  int partitions = num_partitions_of(in.text);
+  int partitions = 1;
+  if (!is_mlir_bytecode(in.text)) {
+    try {
+      Module m = parse_module(in.text, {.source_name = o.program, .verify = false});
+      partitions = num_partitions_of(m);
+      in.io = io_names(m);
+    } catch (const std::exception&) {
+      try {  // a body we cannot read: its header still says how many partitions
+        partitions = num_partitions_of(parse_module(
+            in.text, {.source_name = o.program, .verify = false, .header_only = true}));
+      } catch (const std::exception&) {
+      }
+    }
+  }
   if (partitions > 1) {
     in.options.num_partitions = partitions;
     in.options.use_spmd_partitioning = true;
     in.options.use_shardy_partitioner = in.text.find("sdy.") != std::string::npos;
   }
-  in.io = io_names(in.text);
   in.inputs = read_inputs(o.inputs, in.io);
   return in;
 }

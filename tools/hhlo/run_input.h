@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hhlo/core/array.h"
+#include "hhlo/ir/module.h"
 #include "hhlo/runtime/compile_options.h"
 #include "run_npz.h"
 
@@ -43,9 +44,9 @@ std::string read_program(const std::string& path);
 /// Splits "cpu,cuda" at commas (empty items dropped).
 std::vector<std::string> split_list(const std::string& list);
 
-/// `mhlo.num_partitions = N` of the module's attributes (JAX writes it for a program lowered
-/// with shardings over N devices); 1 when absent or for bytecode. Never throws.
-int num_partitions_of(const std::string& text);
+/// The integer module attribute `mhlo.num_partitions` of `module` (JAX writes it for a program
+/// lowered with shardings over N devices); 1 when absent, not an integer, or below 1.
+int num_partitions_of(const Module& module);
 
 /// What `hhlo run` has read before it loads a plugin.
 struct RunInputs {
@@ -62,8 +63,11 @@ struct RunInputs {
 };
 
 /// Reads the program (read_program), the compile options and the inputs (read_inputs: .npy
-/// files, or one .npz by argument name) of `o`. Throws hhlo::Error / hhlo::IoError as those do;
-/// loads no plugin.
+/// files, or one .npz by argument name) of `o`. The text is parsed once (unverified) for both
+/// the argument names and `mhlo.num_partitions`; when our parser cannot read the module body
+/// (today: a Shardy module's `sdy.mesh` ops), only its header is parsed, for the partition count.
+/// Bytecode is not parsed (one partition). Throws hhlo::Error / hhlo::IoError as those do; loads
+/// no plugin.
 RunInputs load_run_inputs(const RunOptions& o);
 
 }  // namespace hhlo::cli

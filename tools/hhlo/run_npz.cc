@@ -40,11 +40,9 @@ std::vector<std::string> names_of(std::size_t n, const char* prefix, Get attr) {
 
 }  // namespace
 
-IoNames io_names(const std::string& text) {
+IoNames io_names(const Module& m) {
   IoNames names;
-  if (is_mlir_bytecode(text)) return names;  // bytecode
   try {
-    Module m = parse_module(text, {.verify = false});
     FuncSignature s = signature(entry_function(m, "main"));
     names.args = names_of(s.arg_types.size(), "arg",
                           [&](std::size_t i) { return s.arg_attr(i, "jax.arg_info"); });

@@ -21,6 +21,10 @@ struct ParseOptions {
   /// dynamic (`?`) dimension. A violated rule throws hhlo::ShapeError with the op name and
   /// constraint of the rule and a message that starts "SOURCE:LINE:COLUMN: " at the op.
   bool verify = true;
+  /// Stop after `module [@name] [attributes {...}]`: the result holds the name and the module
+  /// attributes and no functions (an empty module for bare `func.func`s). For a caller that
+  /// needs only those (e.g. `mhlo.num_partitions`) of a text whose body it may not read.
+  bool header_only = false;
 };
 
 /// True when `program` is MLIR bytecode (`.mlirbc`, what `jax.export`'s `serialize()` carries),

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -13,6 +14,7 @@
 #include "hhlo/runtime/compile_options.h"
 #include "hhlo/runtime/device.h"
 #include "hhlo/runtime/executable.h"
+#include "hhlo/runtime/key_value_store.h"
 #include "hhlo/runtime/plugin.h"
 
 namespace hhlo {
@@ -25,6 +27,20 @@ struct ClientOption {
   std::variant<int64_t, std::string, bool, float, std::vector<int64_t>> value;
 };
 
+/// Everything PJRT_Client_Create takes: the named create options and, for one process of a
+/// multi-process (multi-host) client, its node and the key-value store the processes rendezvous
+/// through. See docs/spmd.md, "Many hosts".
+struct ClientCreateOptions {
+  /// Plugin-specific create options (cpu_device_count; for CUDA visible_devices, allocator, ...).
+  std::vector<ClientOption> options;
+  /// This process's index in [0, num_nodes) and the number of processes; when set, passed as the
+  /// int64 create options `node_id` and `num_nodes` (the names the CUDA plugin reads).
+  std::optional<int64_t> node_id, num_nodes;
+  /// Passed as kv_get_callback / kv_put_callback / kv_try_get_callback; kept alive by the client
+  /// as long as it lives, since the plugin may call it after creation. Null: no callbacks.
+  std::shared_ptr<KeyValueStore> kv_store;
+};
+
 /// A PJRT client. Cheap to copy (shared ownership): the underlying PJRT_Client is destroyed
 /// when the last Client, Device, Buffer, Event or LoadedExecutable of it goes away, so
 /// destruction order cannot go wrong.
@@ -35,6 +51,14 @@ class Client {
   static Client create(const Plugin& plugin, const std::vector<ClientOption>& options = {});
   /// Plugin::for_platform(platform) then create(). Throws hhlo::PluginError / PjrtError.
   static Client create(const std::string& platform, const std::vector<ClientOption>& options = {});
+  /// PJRT_Client_Create with options.options, `node_id`/`num_nodes` appended when set, and
+  /// options.kv_store's callbacks. Throws hhlo::Error when only one of node_id and num_nodes is
+  /// set or node_id is outside [0, num_nodes), or when `options` names node_id/num_nodes too;
+  /// hhlo::PjrtError when the plugin refuses (an error the store raised comes back in it,
+  /// "KeyValueStore::get(\"KEY\"): ...").
+  static Client create(const Plugin& plugin, const ClientCreateOptions& options);
+  /// Plugin::for_platform(platform) then create(plugin, options).
+  static Client create(const std::string& platform, const ClientCreateOptions& options);
 
   const Plugin& plugin() const;
   /// e.g. "cpu", "cuda" (PJRT_Client_PlatformName).
