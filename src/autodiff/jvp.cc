@@ -27,6 +27,7 @@ detail::JvpRegistry& jvp_registry() {
     detail::register_control_flow_jvps(r);
     detail::register_batch_norm_jvps(r);
     detail::register_linalg_jvps(r);
+    detail::register_collectives_jvps(r);
   });
   return r;
 }

@@ -25,6 +25,7 @@ detail::Registry& registry() {
     detail::register_control_flow_rules(r);
     detail::register_batch_norm_rules(r);
     detail::register_linalg_rules(r);
+    detail::register_collectives_rules(r);
   });
   return r;
 }

@@ -206,6 +206,10 @@ struct Printer {
     return detail::format_float(a.value, a.type) + " : " + std::string(mlir_name(a.type));
   }
   std::string operator()(const BoolAttr& a) const { return a.value ? "true" : "false"; }
+  std::string operator()(const UnitAttr&) const { return "unit"; }
+  std::string operator()(const ChannelHandle& c) const {
+    return fmt::format("#stablehlo.channel_handle<handle = {}, type = {}>", c.handle, c.type);
+  }
   std::string operator()(const StringAttr& a) const { return detail::escape_string(a.value); }
   std::string operator()(const I64ArrayAttr& a) const {
     return a.values.empty() ? "array<i64>"
@@ -222,6 +226,19 @@ struct Printer {
   std::string operator()(const OpaqueAttr& a) const { return a.text; }
   std::string operator()(const ShardingAttr& a) const {
     return "#sdy.sharding<" + detail::symbol_ref(a.mesh) + ", " + a.sharding.to_string() + ">";
+  }
+  std::string operator()(const ShardingPerValueAttr& a) const {
+    std::string s = "#sdy.sharding_per_value<[";
+    for (size_t i = 0; i < a.shardings.size(); ++i)
+      s += (i ? ", <" : "<") + detail::symbol_ref(a.shardings[i].mesh) + ", " +
+           a.shardings[i].sharding.to_string() + ">";
+    return s + "]>";
+  }
+  std::string operator()(const ManualAxesAttr& a) const {
+    std::string s = "#sdy<manual_axes{";
+    for (size_t i = 0; i < a.axes.size(); ++i)
+      s += (i ? ", " : "") + detail::escape_string(a.axes[i]);
+    return s + "}>";
   }
   std::string operator()(const SymbolRefAttr& a) const { return detail::symbol_ref(a.name); }
   std::string operator()(const LayoutsAttr& a) const {
@@ -314,5 +331,32 @@ struct Printer {
 }  // namespace
 
 std::string to_string(const Attribute& a) { return std::visit(Printer{}, a.variant()); }
+
+Attribute replica_groups_attr(const ReplicaGroups& g) {
+  int64_t n = static_cast<int64_t>(g.groups.size());
+  int64_t m = n ? static_cast<int64_t>(g.groups[0].size()) : 0;
+  Array a(DType::i64, {n, m});
+  auto* p = static_cast<int64_t*>(a.data());
+  for (size_t i = 0; i < g.groups.size(); ++i) {
+    if (static_cast<int64_t>(g.groups[i].size()) != m)
+      throw Error(
+          fmt::format("replica groups must all have one size: group 0 has {} ids, group {} "
+                      "has {}",
+                      m, i, g.groups[i].size()));
+    for (int64_t id : g.groups[i]) *p++ = id;
+  }
+  return dense_attr(std::move(a));
+}
+
+std::optional<ReplicaGroups> replica_groups_of(const Attribute& a) {
+  const DenseAttr* d = a.get_if<DenseAttr>();
+  if (!d || d->array->dtype() != DType::i64 || d->array->rank() != 2) return std::nullopt;
+  ReplicaGroups g;
+  const Dims& dims = d->array->dims();
+  auto v = d->array->values<int64_t>();
+  for (int64_t i = 0; i < dims[0]; ++i)
+    g.groups.emplace_back(v.begin() + i * dims[1], v.begin() + (i + 1) * dims[1]);
+  return g;
+}
 
 }  // namespace hhlo

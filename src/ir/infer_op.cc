@@ -221,6 +221,43 @@ std::vector<TensorType> infer_impl(const OpInfo& op, std::string_view s,
     region_sig(op, 1, in, in, "C2");
     return in;
   }
+  if (s == "all_reduce" || s == "all_gather" || s == "reduce_scatter" || s == "all_to_all" ||
+      s == "collective_permute" || s == "collective_broadcast") {
+    std::optional<ChannelHandle> h;
+    if (const Attribute* a = op.attr("channel_handle")) {
+      if (!a->get_if<ChannelHandle>()) fail_struct("mistyped attribute 'channel_handle'");
+      h = *a->get_if<ChannelHandle>();
+    }
+    bool global_ids = op.attr("use_global_device_ids") != nullptr;
+    std::string_view gname = s == "collective_permute" ? "source_target_pairs" : "replica_groups";
+    const Attribute* ga = op.attr(gname);
+    std::optional<ReplicaGroups> g = ga ? replica_groups_of(*ga) : std::nullopt;
+    if (!g) fail_struct(fmt::format("missing or mistyped attribute '{}' (a 2-D i64 dense)", gname));
+    if (s == "collective_permute" && ga->get_if<DenseAttr>()->array->dims()[1] != 2)
+      detail::fail(s, "C1", "source_target_pairs must have 2 columns, has {}",
+                   ga->get_if<DenseAttr>()->array->dims()[1]);
+    if (s == "all_reduce" || s == "reduce_scatter") {
+      if (in.empty()) fail_struct("expects operands");
+      auto out = s == "all_reduce"
+                     ? infer_all_reduce(in, *g, h, global_ids)
+                     : std::vector{infer_reduce_scatter(in[0], int_attr(op, "scatter_dimension"),
+                                                        *g, h, global_ids)};
+      if (s == "reduce_scatter") need(1);
+      TensorType e{in[0].dtype, {}};
+      region_sig(op, 0, {e, e}, {e}, s == "all_reduce" ? "C5" : "C7");
+      return out;
+    }
+    if (s == "all_gather")
+      return infer_all_gather(in, int_attr(op, "all_gather_dim"), *g, h, global_ids);
+    if (s == "all_to_all")
+      return infer_all_to_all(in, int_attr(op, "split_dimension"), int_attr(op, "concat_dimension"),
+                              int_attr(op, "split_count"), *g);
+    need(1);
+    if (s == "collective_permute") return {infer_collective_permute(in[0], *g)};
+    return {infer_collective_broadcast(in[0], *g)};
+  }
+  if (s == "replica_id" || s == "partition_id")
+    return need(0), std::vector{TensorType{DType::ui32, {}}};
   if (s == "if" || s == "case") {
     if (op.regions->empty()) detail::fail(s, "C1", "needs at least one branch");
     auto out = (*op.regions)[0]->returned_types();

@@ -28,7 +28,9 @@ std::vector<TensorType> Block::returned_types() const {
   std::vector<TensorType> out;
   if (ops_.empty()) return out;
   const Op& last = *ops_.back();
-  if (last.name() != "stablehlo.return" && last.name() != "func.return") return out;
+  if (last.name() != "stablehlo.return" && last.name() != "func.return" &&
+      last.name() != "sdy.return")
+    return out;
   for (const Value& v : last.operands()) out.push_back(v.type());
   return out;
 }

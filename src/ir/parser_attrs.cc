@@ -126,7 +126,7 @@ void Parser::parse_attr_dict(std::vector<NamedAttr>& out) {
     if (consume(Tok::equal))
       out.push_back({key, parse_attribute(key)});
     else
-      out.push_back({key, OpaqueAttr{"unit"}});
+      out.push_back({key, UnitAttr{}});
   } while (consume(Tok::comma));
   expect(Tok::rbrace, "'}' closing the attribute dictionary");
 }
@@ -369,6 +369,32 @@ Attribute Parser::parse_attribute(std::string_view name) {
         expect(Tok::greater, "'>'");
         return a;
       }
+      if (id == "#stablehlo.channel_handle") {
+        advance();
+        expect(Tok::less, "'<'");
+        ChannelHandle c;
+        bool seen_handle = false, seen_type = false;
+        while (!is(Tok::greater)) {
+          if (!is(Tok::bare_id)) fail("a channel_handle field");
+          std::string key(tok_.text);
+          advance();
+          expect(Tok::equal, "'='");
+          int64_t v = parse_int();
+          if (key == "handle" && !seen_handle) {
+            c.handle = v;
+            seen_handle = true;
+          } else if (key == "type" && !seen_type) {
+            c.type = v;
+            seen_type = true;
+          } else {
+            return opaque_balanced(after);
+          }
+          if (!consume(Tok::comma)) break;
+        }
+        expect(Tok::greater, "'>'");
+        if (!seen_handle || !seen_type) return opaque_balanced(after);
+        return c;
+      }
       if (id == "#stablehlo.dot" || id == "#stablehlo.gather" || id == "#stablehlo.scatter") {
         advance();
         expect(Tok::less, "'<'");
@@ -456,7 +482,23 @@ Attribute Parser::parse_attribute(std::string_view name) {
         expect(Tok::greater, "'>'");
         return d;
       }
-      return opaque_balanced(after);  // #sdy.sharding<...>, #stablehlo.channel_handle<...>, ...
+      if (id == "#sdy.sharding" || id == "#sdy.sharding_per_value" || id == "#sdy") {
+        size_t end = scan_balanced(after);
+        std::string_view body = lex_.src().substr(after, end - after);
+        std::optional<Attribute> typed;
+        if (id == "#sdy.sharding") {
+          if (auto a = scan_sharding(body)) typed = *a;
+        } else if (id == "#sdy.sharding_per_value") {
+          if (auto a = scan_sharding_per_value(body)) typed = *a;
+        } else if (auto a = scan_manual_axes(body)) {
+          typed = *a;
+        }
+        if (typed) {
+          reset_to(end);
+          return *typed;
+        }
+      }
+      return opaque_balanced(after);  // other #sdy forms, #stablehlo.channel_handle<...>, ...
     }
     case Tok::bare_id: {
       std::string_view w = tok_.text;
@@ -497,7 +539,8 @@ Attribute Parser::parse_attribute(std::string_view name) {
       if (angle)
         return opaque_balanced(after);  // affine_map<...>, tensor<...>, dense_resource<...>
       advance();
-      return OpaqueAttr{std::string(w)};  // unit, i32 (a type attribute), none, ...
+      if (w == "unit") return UnitAttr{};
+      return OpaqueAttr{std::string(w)};  // i32 (a type attribute), none, ...
     }
     case Tok::lparen:
       return opaque_balanced(start);

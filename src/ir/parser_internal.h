@@ -63,6 +63,13 @@ class NameMap {
   size_t used_ = 0;
   uint32_t gen_ = 1;
 };
+/// Shardy forms read into typed attributes (parser_sdy.cc), from the text of the balanced
+/// `<...>` after the attribute's name; nullopt for any form our printer does not write.
+std::optional<ShardingAttr> scan_sharding(std::string_view text);
+std::optional<ShardingPerValueAttr> scan_sharding_per_value(std::string_view text);
+std::optional<ManualAxesAttr> scan_manual_axes(std::string_view text);
+/// The mesh of `sdy.mesh @m = <["x"=4], device_ids=[...]>`, from the text of its `<...>`.
+std::optional<Mesh> scan_mesh(std::string_view text);
 
 /// A parsed `: ...` type signature of a pretty op.
 struct TypeSig {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -296,6 +297,36 @@ Module Parser::run() {
       for (auto& a : result_attrs[i]) f.set_result_attr(i, std::move(a));
     f_ = nullptr;
   };
+  // `sdy.mesh @name = <["x"=4], device_ids=[...]>`, optionally followed by the attribute
+  // dictionary JAX adds (`{stablehlo.mesh = {...}}`, the same mesh again), which is dropped.
+  auto parse_mesh = [&]() {
+    advance();
+    if (!is(Tok::symbol)) fail("the mesh's @name");
+    std::string name(tok_.text.substr(1));
+    advance();
+    if (!is(Tok::equal)) fail("'=' after the mesh's name");
+    size_t open = lex_.pos();
+    while (open < lex_.src().size() && std::isspace(static_cast<unsigned char>(lex_.src()[open])))
+      ++open;
+    if (open >= lex_.src().size() || lex_.src()[open] != '<') {
+      advance();
+      fail("a mesh <[\"axis\"=size, ...]>");
+    }
+    size_t end = scan_balanced(open);
+    std::optional<Mesh> mesh = scan_mesh(lex_.src().substr(open, end - open));
+    if (!mesh) fail("a mesh <[\"axis\"=size, ...]> (optionally \", device_ids=[...]\")");
+    reset_to(end);
+    if (is(Tok::lbrace)) {
+      std::vector<NamedAttr> dropped;
+      parse_attr_dict(dropped);
+    }
+    try {
+      module_.add_mesh(std::move(name), std::move(*mesh));
+    } catch (const Error& e) {
+      fail(std::string("a valid mesh (") + e.what() + ")");
+    }
+    parse_opt_loc();
+  };
   while (!is(Tok::eof)) {
     if ((is(Tok::hash_id) || is(Tok::bang_id))) {
       advance();
@@ -324,7 +355,11 @@ Module Parser::run() {
       if (opts_.header_only) return std::move(module_);
       expect(Tok::lbrace, "'{' opening the module body");
       while (!is(Tok::rbrace)) {
-        if (!is_id("func.func")) fail("'func.func' or '}' in the module body");
+        if (is_id("sdy.mesh")) {
+          parse_mesh();
+          continue;
+        }
+        if (!is_id("func.func")) fail("'func.func', 'sdy.mesh' or '}' in the module body");
         parse_func();
       }
       advance();

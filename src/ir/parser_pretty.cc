@@ -50,6 +50,81 @@ bool Parser::parse_pretty_op(std::string_view name, size_t pos) {
     append(std::move(st), pos);
     return true;
   }
+  if (name == "sdy.return") {
+    st.operands = parse_value_list();
+    if (is(Tok::lbrace)) parse_attr_dict(st.attrs);
+    if (!st.operands.empty()) {
+      expect(Tok::colon, "':' and the returned types");
+      parse_type_sig();
+    }
+    append(std::move(st), pos);
+    return true;
+  }
+  if (name == "sdy.sharding_constraint" || name == "sdy.manual_computation") {
+    // The text of a balanced bracket at the current token, as `#kind<...>` would spell it, read
+    // into the typed form when it is one our printer writes, else kept opaque.
+    auto bracketed = [&](std::string_view what) {
+      if (!is(Tok::less) && !is(Tok::lbracket) && !is(Tok::lbrace)) fail(what);
+      size_t open = tok_.pos, end = scan_balanced(open);
+      std::string text(lex_.src().substr(open, end - open));
+      reset_to(end);
+      return text;
+    };
+    if (name == "sdy.sharding_constraint") {
+      // %1 = sdy.sharding_constraint %0 <@mesh, [{"x"}, {}]> : tensor<8x4xf32>
+      st.operands = {parse_value_use()};
+      std::string t = bracketed("a sharding <@mesh, [...]>");
+      auto sh = scan_sharding(t);
+      st.attrs.push_back(
+          {"sharding", sh ? Attribute(*sh) : Attribute(OpaqueAttr{"#sdy.sharding" + t})});
+      if (is(Tok::lbrace)) parse_attr_dict(st.attrs);
+      expect(Tok::colon, "':' and the sharding_constraint's type");
+      TypeSig sig = parse_type_sig();
+      if (sig.functional || sig.ins.size() != 1) fail_at(pos, "one type", "a function type");
+      st.result_types = sig.ins;
+      append(std::move(st), pos);
+      return true;
+    }
+    // %0 = sdy.manual_computation(%x) in_shardings=[<..>] out_shardings=[<..>]
+    //      manual_axes={"x"} (%arg1: tensor<..>) {...} : (tensor<..>) -> tensor<..>
+    expect(Tok::lparen, "'(' opening the manual_computation operands");
+    st.operands = parse_value_list();
+    expect(Tok::rparen, "')' closing the manual_computation operands");
+    for (const char* key : {"in_shardings", "out_shardings"}) {
+      expect_id(key);
+      expect(Tok::equal, "'='");
+      std::string t = "<" + bracketed("a list of shardings [<@mesh, [...]>, ...]") + ">";
+      auto v = scan_sharding_per_value(t);
+      st.attrs.push_back(
+          {key, v ? Attribute(*v) : Attribute(OpaqueAttr{"#sdy.sharding_per_value" + t})});
+    }
+    expect_id("manual_axes");
+    expect(Tok::equal, "'='");
+    std::string axes = "<manual_axes" + bracketed("manual axes {\"x\", ...}") + ">";
+    auto ma = scan_manual_axes(axes);
+    st.attrs.push_back({"manual_axes", ma ? Attribute(*ma) : Attribute(OpaqueAttr{"#sdy" + axes})});
+    std::vector<std::string> names;
+    std::vector<TensorType> types;
+    expect(Tok::lparen, "'(' opening the body's arguments");
+    if (!is(Tok::rparen)) {
+      do {
+        if (!is(Tok::value_id)) fail("a body argument %name");
+        names.emplace_back(tok_.text);
+        advance();
+        expect(Tok::colon, "':' and the body argument's type");
+        types.push_back(parse_tensor_type());
+      } while (consume(Tok::comma));
+    }
+    expect(Tok::rparen, "')' closing the body's arguments");
+    st.regions.push_back(parse_region(&names, &types));
+    if (is(Tok::lbrace)) parse_attr_dict(st.attrs);
+    expect(Tok::colon, "':' and the manual_computation's function type");
+    TypeSig sig = parse_type_sig();
+    if (!sig.functional) fail_at(pos, "the function type (args) -> results", "types only");
+    st.result_types = sig.outs;
+    append(std::move(st), pos);
+    return true;
+  }
   if (!s.starts_with("stablehlo.") && name != "chlo.top_k") return false;
   std::string_view op = s.starts_with("stablehlo.") ? s.substr(10) : std::string_view("top_k");
 

@@ -8,6 +8,7 @@
 
 #include "hhlo/ir/infer.h"
 #include "hhlo/ir/ops.h"
+#include "hhlo/ir/spmd.h"
 #include "infer_op.h"
 #include "infer_util.h"
 
@@ -50,7 +51,7 @@ class Verifier {
       std::string_view n = op.name();
       bool last = i + 1 == ops.size();
       if (o_.failed_op) *o_.failed_op = &op;
-      bool term = n == "func.return" || n == "stablehlo.return" ||
+      bool term = n == "func.return" || n == "stablehlo.return" || (!is_body && n == "sdy.return") ||
                   (o_.allow_unknown_ops && !is_body && foreign_terminator(n));
       if (term != last)
         fail_struct(&op,
@@ -93,6 +94,58 @@ class Verifier {
     return ops.count(n) != 0;
   }
 
+  // The Shardy ops with typed attributes (hhlo/ir/spmd.h); false when an attribute is of a form
+  // kept opaque.
+  bool sdy(const Op& op) {
+    const std::string& n = op.name();
+    auto in = types(op.operands()), got = types(op.results());
+    if (n == "sdy.sharding_constraint") {
+      const Attribute* a = op.attr("sharding");
+      const ShardingAttr* s = a ? a->get_if<ShardingAttr>() : nullptr;
+      if (!s) return false;
+      if (in.size() != 1) fail_struct(&op, "expects one operand");
+      const Mesh* mesh = m_.find_mesh(s->mesh);
+      if (!mesh) fail_struct(&op, "names an unknown mesh @" + s->mesh);
+      detail::manual_type(*mesh, s->sharding, {}, in[0], false, "sharding_constraint");
+      if (got != in)
+        detail::fail("sharding_constraint", "", "recorded result types {} differ from {}",
+                     types_to_string(got), types_to_string(in));
+      return true;
+    }
+    const Attribute *ia = op.attr("in_shardings"), *oa = op.attr("out_shardings"),
+                    *ma = op.attr("manual_axes");
+    const auto* ins = ia ? ia->get_if<ShardingPerValueAttr>() : nullptr;
+    const auto* outs = oa ? oa->get_if<ShardingPerValueAttr>() : nullptr;
+    const auto* axes = ma ? ma->get_if<ManualAxesAttr>() : nullptr;
+    if (!ins || !outs || !axes) return false;
+    if (op.regions().size() != 1) fail_struct(&op, "needs one region");
+    if (ins->shardings.size() != in.size() || outs->shardings.size() != got.size())
+      fail_struct(&op, "shardings and values differ in number");
+    std::vector<TensorType> local, global;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const Mesh* mesh = m_.find_mesh(ins->shardings[i].mesh);
+      if (!mesh) fail_struct(&op, "names an unknown mesh @" + ins->shardings[i].mesh);
+      local.push_back(detail::manual_type(*mesh, ins->shardings[i].sharding, axes->axes, in[i],
+                                          false, "manual_computation operand"));
+    }
+    const Block& body = *op.regions()[0];
+    auto args = types(body.args()), ret = body.returned_types();
+    if (args != local)
+      detail::fail("manual_computation", "", "body takes {}, the per-shard operand types are {}",
+                   types_to_string(args), types_to_string(local));
+    if (ret.size() != got.size()) fail_struct(&op, "body returns a different number of values");
+    for (size_t i = 0; i < ret.size(); ++i) {
+      const Mesh* mesh = m_.find_mesh(outs->shardings[i].mesh);
+      if (!mesh) fail_struct(&op, "names an unknown mesh @" + outs->shardings[i].mesh);
+      global.push_back(detail::manual_type(*mesh, outs->shardings[i].sharding, axes->axes, ret[i],
+                                           true, "manual_computation result"));
+    }
+    if (got != global)
+      detail::fail("manual_computation", "", "recorded result types {} differ from {}",
+                   types_to_string(got), types_to_string(global));
+    return true;
+  }
+
   static std::vector<TensorType> types(const std::vector<Value>& vs) {
     return detail::types_of(vs);
   }
@@ -110,7 +163,12 @@ class Verifier {
         fail_struct(&op, "returns types differing from the function's results");
       return;
     }
-    if (n == "stablehlo.return") return;  // checked by the owning op
+    if (n == "stablehlo.return" || n == "sdy.return") return;  // checked by the owning op
+    if (n == "sdy.sharding_constraint" || n == "sdy.manual_computation") {
+      if (sdy(op)) return;
+      if (!o_.allow_unknown_ops) fail_struct(&op, "attributes of a form hhlo does not read");
+      return;
+    }
     if (o_.allow_unknown_ops && (!known(n) || foreign_terminator(n))) return;
     if (o_.skip_dynamic && n != "func.call" &&
         (is_dynamic(op.operands()) || is_dynamic(op.results())))

@@ -349,6 +349,14 @@ TEST(AutodiffJvp, EveryOpThatAVjpRuleEmitsHasAJvpRule) {
     Value back = fft(spec, FftType::IRFFT, {3});
     return add(back, x);
   });
+  programs.push_back([](Func& f) {  // collectives (src/autodiff/rules/collectives.cc)
+    ReplicaGroups g{{{0, 1}}};
+    auto sum = [](Value a, Value b) { return add(a, b); };
+    Value a = all_reduce(f.arg(0), g, sum);
+    Value c = reduce_scatter(all_gather(a, 0, g), 0, g, sum);
+    Value e = all_to_all(all_to_all(c, 0, 1, 2, g), 1, 0, 2, g);
+    return multiply(collective_permute(e, {{0, 1}, {1, 0}}), f.arg(1));
+  });
   ad::register_custom_vjp("test_closure_fwd",
                           [](const Op& op, const std::vector<ad::Cotangent>& cts) {
                             return std::vector<ad::Cotangent>{multiply(*cts[0], op.operands()[0])};

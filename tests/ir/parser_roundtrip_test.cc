@@ -215,6 +215,26 @@ std::vector<Case> cases() {
                                    rb[1],
                                    r};
        }});
+  v.push_back({"collectives", {T(F, {4, 2}), T(I, {4})}, [](Func& f) {
+                 ReplicaGroups all{{{0, 1, 2, 3}}}, pairs{{{0, 1}, {2, 3}}};
+                 auto sum = [](Value a, Value b) { return add(a, b); };
+                 auto r = all_reduce({f.arg(0), slice(f.arg(0), {0, 0}, {1, 2})}, all,
+                                     [](const std::vector<Value>& a) {
+                                       return std::vector<Value>{maximum(a[0], a[1])};
+                                     });
+                 return std::vector<Value>{
+                     r[0],
+                     r[1],
+                     all_reduce(f.arg(1), ReplicaGroups{}, sum, {ChannelHandle{1, 1}, false}),
+                     all_gather({f.arg(0), f.arg(1)}, 0, pairs, {ChannelHandle{2, 1}, true})[1],
+                     reduce_scatter(f.arg(0), 0, all, sum, {ChannelHandle{3, 1}, true}),
+                     all_to_all(f.arg(0), 0, 1, 2, pairs),
+                     collective_permute(f.arg(0), {{0, 1}, {1, 0}}, ChannelHandle{4, 1}),
+                     collective_permute(f.arg(1), {}),
+                     collective_broadcast(f.arg(0), pairs, ChannelHandle{5, 1}),
+                     replica_id(f),
+                     partition_id(f)};
+               }});
   v.push_back({"custom_calls", {T(F, {2, 3})}, [](Func& f) {
                  DictAttr cfg;
                  cfg.entries.push_back({"eps", FloatAttr{1e-6, F}});

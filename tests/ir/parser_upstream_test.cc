@@ -178,9 +178,9 @@ module @jit__lambda attributes {jax.uses_shape_polymorphism = true, mhlo.num_par
             (std::vector<int64_t>{0, 1}));
   EXPECT_EQ(op_at(m, "main", 8).attr("iota_dimension")->get_if<IntAttr>()->value, 0);
   const Op& sh = op_at(m, "main", 10);
-  EXPECT_EQ(sh.attr("sdy.sharding")->get_if<OpaqueAttr>()->text,
-            "#sdy.sharding_per_value<[<@mesh, [{}, {}]>]>");
-  EXPECT_EQ(sh.attr("unit_flag")->get_if<OpaqueAttr>()->text, "unit");
+  ASSERT_NE(sh.attr("sdy.sharding")->get_if<ShardingPerValueAttr>(), nullptr);
+  EXPECT_EQ(to_string(*sh.attr("sdy.sharding")), "#sdy.sharding_per_value<[<@mesh, [{}, {}]>]>");
+  EXPECT_NE(sh.attr("unit_flag")->get_if<UnitAttr>(), nullptr);
   EXPECT_EQ(op_at(m, "main", 11).name(), "chlo.erf_inv");
   EXPECT_EQ(op_at(m, "main", 11).result().type(), T(DType::f32, {kDynamic, 8}));
   EXPECT_EQ(op_at(m, "main", 12).attr("name")->get_if<StringAttr>()->value, "my.op");

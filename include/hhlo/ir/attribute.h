@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -77,6 +78,23 @@ struct ScatterDimensionNumbers {
   bool operator==(const ScatterDimensionNumbers&) const = default;
 };
 
+/// `#stablehlo.channel_handle<handle = H, type = T>` of the collective ops (spec "all_gather"
+/// etc.: `channel_id` is `handle`; `type` is XLA's ChannelType, 0 invalid, 1 device-to-device,
+/// 2 device-to-host, 3 host-to-device; JAX writes type 1 for collectives across partitions).
+struct ChannelHandle {
+  int64_t handle = 0;
+  int64_t type = 0;
+  bool operator==(const ChannelHandle&) const = default;
+};
+
+/// `replica_groups` of the collective ops (spec "all_reduce", "all_gather", ...): groups of
+/// process ids, all of one size, printed `dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>` (a
+/// DenseAttr). Also the `source_target_pairs` of collective_permute (rows of two).
+struct ReplicaGroups {
+  std::vector<std::vector<int64_t>> groups;
+  bool operator==(const ReplicaGroups&) const = default;
+};
+
 class Attribute;
 
 /// Integer attribute printed `5 : i64` (type is the MLIR integer type: i1..i64, ui*).
@@ -93,6 +111,8 @@ struct FloatAttr {
 struct BoolAttr {
   bool value = false;
 };
+/// MLIR's unit attribute: the key alone (`use_global_device_ids`), printed `key = unit`.
+struct UnitAttr {};
 /// `"text"` (escaped).
 struct StringAttr {
   std::string value;
@@ -134,6 +154,16 @@ struct ShardingAttr {
   Sharding sharding;
 };
 
+/// The shardings of several values, printed `#sdy.sharding_per_value<[<@mesh, [{"x"}]>, ...]>`:
+/// `in_shardings` / `out_shardings` of sdy.manual_computation (JAX's shard_map in/out specs).
+struct ShardingPerValueAttr {
+  std::vector<ShardingAttr> shardings;
+};
+/// The mesh axes a manual computation is manual over, printed `#sdy<manual_axes{"x", "y"}>`.
+struct ManualAxesAttr {
+  std::vector<std::string> axes;
+};
+
 /// An attribute kept as its MLIR text, printed back verbatim (parser only; see the file comment):
 /// `#sdy.sharding<@mesh, [{}]>`, `unit`, `0 : index`, `array<i32: 1>`, ...
 struct OpaqueAttr {
@@ -145,11 +175,12 @@ struct OpaqueAttr {
 class Attribute {
  public:
   using Variant =
-      std::variant<IntAttr, FloatAttr, BoolAttr, StringAttr, I64ArrayAttr, BoolArrayAttr, DenseAttr,
-                   SymbolRefAttr, LayoutsAttr, ArrayAttr, DictAttr, ComparisonDirection,
+      std::variant<IntAttr, FloatAttr, BoolAttr, UnitAttr, StringAttr, I64ArrayAttr, BoolArrayAttr,
+                   DenseAttr, SymbolRefAttr, LayoutsAttr, ArrayAttr, DictAttr, ComparisonDirection,
                    ComparisonType, Precision, RngDistribution, RngAlgorithm, FftType, Transpose,
                    DotDimensionNumbers, ConvDimensionNumbers, GatherDimensionNumbers,
-                   ScatterDimensionNumbers, ShardingAttr, OpaqueAttr>;
+                   ScatterDimensionNumbers, ChannelHandle, ShardingAttr, ShardingPerValueAttr,
+                   ManualAxesAttr, OpaqueAttr>;
   template <typename T>
   requires std::is_constructible_v<Variant, T&&> Attribute(T&& v)
       : v_(std::forward<T>(v)) {}  // NOLINT: implicit by design
@@ -177,6 +208,12 @@ inline Attribute i64_array(std::vector<int64_t> v) { return I64ArrayAttr{std::mo
 inline Attribute dense_attr(Array a) {
   return DenseAttr{std::make_shared<const Array>(std::move(a))};
 }
+
+/// `dense<...> : tensor<N x M x i64>` of `g` (N groups of M ids; tensor<0x0xi64> when empty).
+/// Throws hhlo::Error when the groups differ in size.
+Attribute replica_groups_attr(const ReplicaGroups& g);
+/// The groups held by a dense i64 rank-2 attribute; nullopt for any other attribute.
+std::optional<ReplicaGroups> replica_groups_of(const Attribute& a);
 
 /// `sdy.sharding = #sdy.sharding<@mesh, ...>` for Func::set_arg_attr / set_result_attr.
 inline NamedAttr sdy_sharding(std::string mesh, Sharding sharding) {

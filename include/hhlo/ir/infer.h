@@ -187,6 +187,50 @@ TensorType infer_select_and_scatter(const TensorType& operand, const TensorType&
                                     std::span<const int64_t> window_strides,
                                     std::span<const std::pair<int64_t, int64_t>> padding);
 
+// Collectives (spec "all_reduce", "all_gather", ...). The process-grid size (num_replicas,
+// num_partitions) is not known when a program is built: the upper bounds of the (C) "0 <= ids <
+// size" constraints are left to the compiler; the lower bound, uniqueness and the shapes are
+// checked here.
+
+/// all_reduce (spec "all_reduce"): (C1) unique ids, (C3) ids >= 0, (C4) use_global_device_ids
+/// needs a channel handle > 0, (C5) operands of one element type. Results: the operand types
+/// (C6, C7). The computation's type (C5) is checked with check_region_results.
+std::vector<TensorType> infer_all_reduce(std::span<const TensorType> operands,
+                                         const ReplicaGroups& replica_groups,
+                                         const std::optional<ChannelHandle>& channel_handle,
+                                         bool use_global_device_ids);
+/// all_gather (spec "all_gather"): (C1) 0 <= all_gather_dim < rank, (C2) unique ids, (C4) ids
+/// >= 0 (at least one group), (C5) use_global_device_ids needs a channel handle > 0. Results
+/// (C6): the operand types with dim all_gather_dim multiplied by the group size.
+std::vector<TensorType> infer_all_gather(std::span<const TensorType> operands,
+                                         int64_t all_gather_dim,
+                                         const ReplicaGroups& replica_groups,
+                                         const std::optional<ChannelHandle>& channel_handle,
+                                         bool use_global_device_ids);
+/// reduce_scatter (spec "reduce_scatter"): (C1) dim scatter_dimension divisible by the group
+/// size, (C2) 0 <= scatter_dimension < rank, (C3) unique ids, (C5) ids >= 0 (at least one
+/// group), (C6) use_global_device_ids needs a channel handle > 0. Result (C8, C9): operand's type
+/// with that dim divided by the group size. The computation (C7): check_region_results.
+TensorType infer_reduce_scatter(const TensorType& operand, int64_t scatter_dimension,
+                                const ReplicaGroups& replica_groups,
+                                const std::optional<ChannelHandle>& channel_handle,
+                                bool use_global_device_ids);
+/// all_to_all (spec "all_to_all"): (C1) 0 <= split_dimension < rank, (C2) that dim divisible by
+/// split_count, (C3) 0 <= concat_dimension < rank, (C4) split_count > 0, (C5) unique ids, (C7)
+/// ids >= 0, (C8) group size = split_count. Results (C9): split dim / split_count, concat dim *
+/// split_count.
+std::vector<TensorType> infer_all_to_all(std::span<const TensorType> operands,
+                                         int64_t split_dimension, int64_t concat_dimension,
+                                         int64_t split_count, const ReplicaGroups& replica_groups);
+/// collective_permute (spec "collective_permute"): (C1) pairs of two ids, (C2) unique sources,
+/// (C3) unique targets, (C4) ids >= 0. Result (C5): operand's type.
+TensorType infer_collective_permute(const TensorType& operand,
+                                    const ReplicaGroups& source_target_pairs);
+/// collective_broadcast (spec "collective_broadcast"): (C1) unique ids, (C2) ids >= 0. Result
+/// (C3): operand's type.
+TensorType infer_collective_broadcast(const TensorType& operand,
+                                      const ReplicaGroups& replica_groups);
+
 /// Checks that a region body returned exactly `expected` types; throws ShapeError(op, constraint)
 /// naming both type lists otherwise.
 void check_region_results(std::string_view op, std::string_view constraint,

@@ -330,6 +330,72 @@ std::vector<Value> custom_call(Func& f, std::string target, const std::vector<Va
                                const std::vector<TensorType>& result_types,
                                const CustomCallOptions& options = {}, Loc loc = Loc::current());
 
+// ---------------------------------------------------------------- collectives
+
+/// Attributes of all_reduce, all_gather and reduce_scatter that choose the process groups (spec
+/// "all_reduce", Semantics): no channel handle (or handle <= 0) and use_global_device_ids false:
+/// `cross_replica`; a channel handle > 0: `cross_replica_and_partition`, with
+/// use_global_device_ids: `flattened_ids` (replica_groups hold global device ids; what JAX's
+/// shard_map writes: `handle = 1, type = 1`).
+struct CollectiveOptions {
+  std::optional<ChannelHandle> channel_handle;
+  bool use_global_device_ids = false;
+};
+/// stablehlo.all_reduce (spec "all_reduce") of N operands of one element type E over each process
+/// group: `computation` receives two tensor<E> scalars and returns one (C5). Results: the operand
+/// types. See infer_all_reduce; empty `replica_groups` means one group of every process.
+std::vector<Value> all_reduce(const std::vector<Value>& operands,
+                              const ReplicaGroups& replica_groups, const RegionBody& computation,
+                              const CollectiveOptions& options = {}, Loc loc = Loc::current());
+/// Single-operand all_reduce: `computation(a, b)` returns the combined scalar.
+Value all_reduce(Value operand, const ReplicaGroups& replica_groups,
+                 const std::function<Value(Value, Value)>& computation,
+                 const CollectiveOptions& options = {}, Loc loc = Loc::current());
+/// stablehlo.all_gather (spec "all_gather"): each process's operands concatenated along
+/// `all_gather_dim` in group order. Result dim all_gather_dim: operand's times the group size.
+std::vector<Value> all_gather(const std::vector<Value>& operands, int64_t all_gather_dim,
+                              const ReplicaGroups& replica_groups,
+                              const CollectiveOptions& options = {}, Loc loc = Loc::current());
+/// Single-operand all_gather.
+Value all_gather(Value operand, int64_t all_gather_dim, const ReplicaGroups& replica_groups,
+                 const CollectiveOptions& options = {}, Loc loc = Loc::current());
+/// stablehlo.reduce_scatter (spec "reduce_scatter"): all_reduce with `computation`, then process
+/// i of its group keeps part i of the result split along `scatter_dimension`. Result: that dim
+/// divided by the group size.
+Value reduce_scatter(Value operand, int64_t scatter_dimension, const ReplicaGroups& replica_groups,
+                     const std::function<Value(Value, Value)>& computation,
+                     const CollectiveOptions& options = {}, Loc loc = Loc::current());
+/// stablehlo.all_to_all (spec "all_to_all"): operands split into split_count parts along
+/// `split_dimension`, part i sent to process i of the group, received parts concatenated along
+/// `concat_dimension`. A channel handle > 0 makes the groups partition ids (cross_partition).
+std::vector<Value> all_to_all(const std::vector<Value>& operands, int64_t split_dimension,
+                              int64_t concat_dimension, int64_t split_count,
+                              const ReplicaGroups& replica_groups,
+                              std::optional<ChannelHandle> channel_handle = std::nullopt,
+                              Loc loc = Loc::current());
+/// Single-operand all_to_all.
+Value all_to_all(Value operand, int64_t split_dimension, int64_t concat_dimension,
+                 int64_t split_count, const ReplicaGroups& replica_groups,
+                 std::optional<ChannelHandle> channel_handle = std::nullopt,
+                 Loc loc = Loc::current());
+/// stablehlo.collective_permute (spec "collective_permute"): process `target` receives the
+/// operand of `source` for each (source, target) pair, processes no pair targets get zeros. A
+/// channel handle > 0 makes the ids partition ids. Result: operand's type.
+Value collective_permute(Value operand,
+                         const std::vector<std::pair<int64_t, int64_t>>& source_target_pairs,
+                         std::optional<ChannelHandle> channel_handle = std::nullopt,
+                         Loc loc = Loc::current());
+/// stablehlo.collective_broadcast (spec "collective_broadcast"): every process of a group gets
+/// the operand of the group's first process; processes in no group get zeros. Result: operand's
+/// type. The CPU plugins do not implement it (docs/facts.md, "Multi-device").
+Value collective_broadcast(Value operand, const ReplicaGroups& replica_groups,
+                           std::optional<ChannelHandle> channel_handle = std::nullopt,
+                           Loc loc = Loc::current());
+/// stablehlo.replica_id (spec "replica_id"): tensor<ui32>, the replica of the running process.
+Value replica_id(Func& f, Loc loc = Loc::current());
+/// stablehlo.partition_id (spec "partition_id"): tensor<ui32>, its partition.
+Value partition_id(Func& f, Loc loc = Loc::current());
+
 // ---------------------------------------------------------------- functions
 
 /// func.call of `callee` (same Module, must have returned). Throws ShapeError("call", "") when

@@ -24,6 +24,7 @@ void register_indexing_batching(BatchRegistry& r);
 void register_control_flow_batching(BatchRegistry& r);
 void register_batch_norm_batching(BatchRegistry& r);
 void register_linalg_batching(BatchRegistry& r);
+void register_collectives_batching(BatchRegistry& r);
 
 /// Walks the ops of `block` (a per-example function body or region) in order at the current
 /// insertion point, its arguments bound to `args`, values of enclosing blocks looked up in the

@@ -25,6 +25,7 @@ detail::BatchRegistry& batch_registry() {
     detail::register_control_flow_batching(r);
     detail::register_batch_norm_batching(r);
     detail::register_linalg_batching(r);
+    detail::register_collectives_batching(r);
   });
   return r;
 }

@@ -26,6 +26,7 @@ void register_indexing_rules(Registry& r);
 void register_control_flow_rules(Registry& r);
 void register_batch_norm_rules(Registry& r);
 void register_linalg_rules(Registry& r);
+void register_collectives_rules(Registry& r);
 
 /// The JVP rules, registered by the same family files.
 using JvpRegistry = std::map<std::string, JvpRule, std::less<>>;
@@ -39,6 +40,7 @@ void register_indexing_jvps(JvpRegistry& r);
 void register_control_flow_jvps(JvpRegistry& r);
 void register_batch_norm_jvps(JvpRegistry& r);
 void register_linalg_jvps(JvpRegistry& r);
+void register_collectives_jvps(JvpRegistry& r);
 
 /// The forward walk: tangents of `outputs` from the ops of `block` at index >= `start` (in order),
 /// seeded with `seeds` (value id -> tangent; values of enclosing blocks may be seeded too). Only

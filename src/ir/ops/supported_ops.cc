@@ -7,7 +7,10 @@ namespace hhlo {
 
 std::vector<std::string_view> supported_ops() {
   static const std::vector<std::string_view> ops = [] {
-    std::vector<std::string_view> v = {"stablehlo.batch_norm_grad",
+    std::vector<std::string_view> v = {"stablehlo.all_gather",
+                                       "stablehlo.all_reduce",
+                                       "stablehlo.all_to_all",
+                                       "stablehlo.batch_norm_grad",
                                        "stablehlo.batch_norm_inference",
                                        "stablehlo.batch_norm_training",
                                        "stablehlo.bitcast_convert",
@@ -16,6 +19,8 @@ std::vector<std::string_view> supported_ops() {
                                        "stablehlo.cholesky",
                                        "stablehlo.clamp",
                                        "stablehlo.compare",
+                                       "stablehlo.collective_broadcast",
+                                       "stablehlo.collective_permute",
                                        "stablehlo.concatenate",
                                        "stablehlo.constant",
                                        "stablehlo.convert",
@@ -32,9 +37,12 @@ std::vector<std::string_view> supported_ops() {
                                        "stablehlo.map",
                                        "stablehlo.optimization_barrier",
                                        "stablehlo.pad",
+                                       "stablehlo.partition_id",
                                        "stablehlo.reduce",
                                        "stablehlo.reduce_precision",
+                                       "stablehlo.reduce_scatter",
                                        "stablehlo.reduce_window",
+                                       "stablehlo.replica_id",
                                        "stablehlo.reshape",
                                        "stablehlo.return",
                                        "stablehlo.reverse",
