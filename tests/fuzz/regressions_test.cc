@@ -72,6 +72,24 @@ TEST(FuzzRegressions, ConcatenateWhoseSizesOverflowIsAShapeError) {
   EXPECT_EQ(infer_concatenate(two, 0), (TensorType{DType::f32, {5}}));
 }
 
+// shape_rules (libFuzzer, UBSan), regressions/shape_rules/bitcast-convert-widening-size-overflow:
+// widening bitcast_convert multiplied the last dimension by the input bit width in int64 (2^62 x
+// 16: signed overflow); 2^60 + 2 x 16 wrapped to 32, so f16 -> f32 was accepted on a last
+// dimension of 2^60 + 2 instead of 2 (C1).
+TEST(FuzzRegressions, BitcastConvertWideningWhoseSizeOverflowsIsAShapeErrorC1) {
+  for (int64_t last : {int64_t{1} << 62, (int64_t{1} << 60) + 2}) {
+    try {
+      infer_bitcast_convert(TensorType{DType::f16, {3, last}}, DType::f32);
+      FAIL() << "accepted a last dimension of " << last;
+    } catch (const ShapeError& e) {
+      EXPECT_EQ(e.op(), "bitcast_convert");
+      EXPECT_EQ(e.constraint(), "C1");
+    }
+  }
+  EXPECT_EQ(infer_bitcast_convert(TensorType{DType::f16, {3, 2}}, DType::f32),
+            (TensorType{DType::f32, {3}}));
+}
+
 std::string regression_input(const std::string& target, const std::string& name) {
   std::ifstream in(std::string(HHLO_SOURCE_DIR) + "/tests/fuzz/regressions/" + target + "/" + name,
                    std::ios::binary);
