@@ -40,9 +40,11 @@ asan: setup
 
 # Runtime, session and custom-call suites under ThreadSanitizer (g++; the plugin is not
 # instrumented: tests/tsan.supp suppresses reports inside it only, docs/reliability.md).
+# -O1 with line tables: what TSan needs for usable speed and stacks, half the compile time of -O2 -g.
 TSAN_SUITES := runtime session custom_call
 tsan: setup
-	@cmake -S . -B build-tsan -G Ninja -DHHLO_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake -S . -B build-tsan -G Ninja -DHHLO_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" >/dev/null
 	@cmake --build build-tsan -j $(JOBS) --target $(foreach s,$(TSAN_SUITES),hhlo_$(s)_tests)
 	@set -e; for s in $(TSAN_SUITES); do echo "---- tsan $$s"; \
 	  TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1" \

@@ -11,6 +11,7 @@
 #include <cctype>
 
 #include "custom_call_registry.h"
+#include "elf_file.h"
 #include "pjrt.h"
 #include "pjrt_extensions.h"
 #include "xla/ffi/api/c_api.h"
@@ -257,6 +258,7 @@ CustomCallLibrary load_custom_call_library(const std::string& path) {
   std::string key = std::filesystem::weakly_canonical(path, ec).string();
   if (ec || key.empty()) key = path;
   if (auto it = loaded.find(key); it != loaded.end()) return CustomCallLibrary(path, it->second);
+  detail::check_elf_not_truncated(path, "custom-call kernel library");
   dlerror();
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!handle) {

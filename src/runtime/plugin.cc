@@ -1,16 +1,14 @@
 #include "hhlo/runtime/plugin.h"
 
 #include <dlfcn.h>
-#include <elf.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 
+#include "elf_file.h"
 #include "hhlo/core/paths.h"
 #include "pjrt.h"
 
@@ -65,34 +63,6 @@ void preload_nvidia_wheels(const std::string& plugin) {
   }
 }
 
-/// Refuses a 64-bit ELF file whose program headers or loadable segments extend past its end (a
-/// truncated copy): glibc's dlopen maps such segments and dies with SIGBUS touching the pages
-/// past the end of the file (found by tests/runtime/faults_test.cc). Other files are left to
-/// dlopen, whose own error then names the cause.
-void check_not_truncated(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::error_code ec;
-  uint64_t size = std::filesystem::file_size(path, ec);
-  Elf64_Ehdr eh{};
-  if (ec || !in.read(reinterpret_cast<char*>(&eh), sizeof eh)) return;
-  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64) return;
-  auto truncated = [&](const std::string& what) {
-    return PluginError(fmt::format(
-        "cannot load PJRT plugin '{}': the file is truncated ({} bytes; its {} lie past the end)",
-        path, size, what));
-  };
-  if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > size ||
-      uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr) > size - eh.e_phoff)
-    throw truncated("program headers");
-  in.seekg(static_cast<std::streamoff>(eh.e_phoff));
-  for (int i = 0; i < eh.e_phnum; ++i) {
-    Elf64_Phdr ph{};
-    if (!in.read(reinterpret_cast<char*>(&ph), sizeof ph)) throw truncated("program headers");
-    if (ph.p_type == PT_LOAD && (ph.p_offset > size || ph.p_filesz > size - ph.p_offset))
-      throw truncated(fmt::format("loadable segment {}", i));
-  }
-}
-
 const PluginState* load_state(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -106,7 +76,7 @@ const PluginState* load_state(const std::string& path) {
   std::lock_guard lock(mu);
   if (auto it = loaded.find(canonical); it != loaded.end()) return it->second;
 
-  check_not_truncated(canonical);
+  detail::check_elf_not_truncated(canonical, "PJRT plugin");
   preload_nvidia_wheels(canonical);
   void* lib = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) throw PluginError(fmt::format("cannot load PJRT plugin '{}': {}", path, dlerror()));

@@ -5,12 +5,16 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "hhlo/runtime/client.h"
@@ -520,6 +524,41 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
       EXPECT_THAT(e.what(), HasSubstr("hhlo_registered_nowhere"));
     }
   }
+}
+
+// A kernel library cut at 4096 bytes killed the process with SIGBUS inside glibc's dlopen (its
+// loadable segments lie past the end of the file); 64 KiB cuts into its code segment.
+TEST(CustomCallFaults, TruncatedKernelLibraryIsAPluginErrorNamingThePath) {
+  std::ifstream in(kLib, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string lib = ss.str();
+  ASSERT_GT(lib.size(), size_t{1} << 16);
+  namespace fs = std::filesystem;
+  for (size_t keep : {size_t{0}, size_t{64}, size_t{4096}, size_t{1} << 16}) {
+    fs::path p = fs::temp_directory_path() / ("hhlo-truncated-kernels-" + std::to_string(getpid()) +
+                                              "-" + std::to_string(keep) + ".so");
+    std::ofstream(p, std::ios::binary).write(lib.data(), static_cast<std::streamsize>(keep));
+    try {
+      load_custom_call_library(p.string());
+      ADD_FAILURE() << "loaded a kernel library truncated to " << keep << " bytes";
+    } catch (const PluginError& e) {
+      EXPECT_THAT(e.what(), HasSubstr(p.string()));
+      if (keep >= 64) {
+        EXPECT_THAT(e.what(), HasSubstr("the file is truncated"));
+      }
+    }
+    EXPECT_THROW(register_custom_call_library(plugin(), p.string(), {"hhlo_example_copy"}),
+                 PluginError);
+    fs::remove(p);
+  }
+  // The whole library still loads and its handlers run: (a + b) * a.
+  register_examples();
+  LoadedExecutable add = cpu().compile(add_program("hhlo_example_vector_add", "tensor<2xf32>"));
+  EXPECT_EQ(run(add, {Array::from<float>({2}, {1, 2}), Array::from<float>({2}, {3, 4})})
+                .at(0)
+                .to_vector<float>(),
+            (std::vector<float>{4, 12}));
 }
 
 // ---- Concurrency: handlers called from several executions at once -----------------------------

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "hhlo/core/error.h"
 #include "hhlo/core/tensor_type.h"
@@ -70,6 +72,36 @@ TEST(FuzzRegressions, ConcatenateWhoseSizesOverflowIsAShapeError) {
   EXPECT_THROW(infer_concatenate(three, 0), ShapeError);
   std::vector<TensorType> two{TensorType{DType::f32, {2}}, TensorType{DType::f32, {3}}};
   EXPECT_EQ(infer_concatenate(two, 0), (TensorType{DType::f32, {5}}));
+}
+
+// shape_rules (libFuzzer, UBSan), regressions/shape_rules/bitcast-convert-widening-size-overflow:
+// widening bitcast_convert multiplied the last dimension by the input bit width in int64 (2^62 x
+// 16: signed overflow); 2^60 + 2 x 16 wrapped to 32, so f16 -> f32 was accepted on a last
+// dimension of 2^60 + 2 instead of 2 (C1).
+TEST(FuzzRegressions, BitcastConvertWideningWhoseSizeOverflowsIsAShapeErrorC1) {
+  for (int64_t last : {int64_t{1} << 62, (int64_t{1} << 60) + 2}) {
+    try {
+      infer_bitcast_convert(TensorType{DType::f16, {3, last}}, DType::f32);
+      FAIL() << "accepted a last dimension of " << last;
+    } catch (const ShapeError& e) {
+      EXPECT_EQ(e.op(), "bitcast_convert");
+      EXPECT_EQ(e.constraint(), "C1");
+    }
+  }
+  EXPECT_EQ(infer_bitcast_convert(TensorType{DType::f16, {3, 2}}, DType::f32),
+            (TensorType{DType::f32, {3}}));
+}
+
+// shape_rules (libFuzzer, UBSan), regressions/shape_rules/slice-huge-stride-overflow: slice
+// rounded its size up as (limit - start + stride - 1) / stride in int64: a stride of 2^63 - 1
+// overflowed, and for limit - start = 2 wrapped to a negative (dynamic) size instead of 1.
+TEST(FuzzRegressions, SliceWithAHugeStrideHasTheRoundedUpSizeWithoutOverflow) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  std::vector<int64_t> start{0, 1, 3}, limit{2, 5, 3}, strides{kMax, kMax, kMax};
+  EXPECT_EQ(infer_slice(TensorType{DType::f32, {4, 5, 3}}, start, limit, strides),
+            (TensorType{DType::f32, {1, 1, 0}}));
+  std::vector<int64_t> s0{1}, l0{8}, st{3};
+  EXPECT_EQ(infer_slice(TensorType{DType::f32, {8}}, s0, l0, st), (TensorType{DType::f32, {3}}));
 }
 
 std::string regression_input(const std::string& target, const std::string& name) {

@@ -87,7 +87,9 @@ class CustomCallLibrary {
 /// Loads a kernel library with dlopen(path, RTLD_NOW | RTLD_GLOBAL), once per path (later calls
 /// return the same handle). Loading alone makes nothing callable from a program: register its
 /// handlers with register_custom_call or use register_custom_call_library.
-/// Throws hhlo::PluginError with the path and the dlerror() text when it cannot be loaded.
+/// Throws hhlo::PluginError with the path and the dlerror() text when it cannot be loaded, and
+/// with the path and "the file is truncated" before dlopen when the file is a 64-bit ELF file whose
+/// loadable segments lie past its end (dlopen of such a file dies with SIGBUS).
 CustomCallLibrary load_custom_call_library(const std::string& path);
 
 /// One target to register from a kernel library: the custom_call target name and the exported

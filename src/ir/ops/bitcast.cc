@@ -24,7 +24,9 @@ TensorType infer_bitcast_convert(const TensorType& operand, DType to) {
   if (wo < wi) {
     dims.push_back(wi / wo);
   } else if (wo > wi) {
-    if (dims.empty() || (dims.back() != kDynamic && dims.back() * wi != wo))
+    // wi divides wo (both powers of two): compare with the quotient, never multiply a dimension
+    // (2^62 x 16 overflows int64).
+    if (dims.empty() || (dims.back() != kDynamic && dims.back() != wo / wi))
       detail::fail(op, "C1", "widening {} to {} needs a last dimension of size {}",
                    operand.to_string(), mlir_name(to), wo / wi);
     dims.pop_back();

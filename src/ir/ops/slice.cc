@@ -25,7 +25,9 @@ TensorType infer_slice(const TensorType& operand, std::span<const int64_t> start
     // (C4)
     if (strides[d] <= 0)
       detail::fail(op, "C4", "dim {}: stride {} must be positive", d, strides[d]);
-    dims[d] = (limit[d] - start[d] + strides[d] - 1) / strides[d];
+    // ceil((limit - start) / stride) without adding the stride (2^63 - 1 overflows int64).
+    int64_t n = limit[d] - start[d];
+    dims[d] = n == 0 ? 0 : (n - 1) / strides[d] + 1;
   }
   return TensorType{operand.dtype, dims};
 }
