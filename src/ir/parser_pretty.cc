@@ -103,13 +103,13 @@ bool Parser::parse_pretty_op(std::string_view name, size_t pos) {
     std::string axes = "<manual_axes" + bracketed("manual axes {\"x\", ...}") + ">";
     auto ma = scan_manual_axes(axes);
     st.attrs.push_back({"manual_axes", ma ? Attribute(*ma) : Attribute(OpaqueAttr{"#sdy" + axes})});
-    std::vector<std::string> names;
+    std::vector<std::string_view> names;  // views into the text, as parse_region takes them
     std::vector<TensorType> types;
     expect(Tok::lparen, "'(' opening the body's arguments");
     if (!is(Tok::rparen)) {
       do {
         if (!is(Tok::value_id)) fail("a body argument %name");
-        names.emplace_back(tok_.text);
+        names.push_back(tok_.text);
         advance();
         expect(Tok::colon, "':' and the body argument's type");
         types.push_back(parse_tensor_type());

@@ -43,18 +43,7 @@ std::string jax_op(const std::string& name, const std::string& op) {
   std::string module = "func.func @main(%arg1: tensor<2x4xf32>) -> " + result + " {\n  %r" +
                        text.substr(eq) + "  return %r : " + result + "\n}\n";
   Module m = parse_module(module, {.source_name = name});
-  std::string printed = to_mlir(m, {.locations = false}), out;
-  std::istringstream lines(printed);
-  while (std::getline(lines, line)) {
-    size_t first = line.find_first_not_of(' ');
-    if (first == std::string::npos) continue;
-    line = line.substr(first);
-    if (line.starts_with("module") || line.starts_with("func.func") ||
-        line.starts_with("\"func.return\"") || line == "}")
-      continue;
-    out += line + "\n";
-  }
-  return out;
+  return test::body_lines(to_mlir(m, {.locations = false}));
 }
 
 std::vector<Value> one(Value v) { return {v}; }

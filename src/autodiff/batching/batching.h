@@ -44,6 +44,10 @@ int64_t axis_size();
 /// per-example (unbatched arguments; a region reading a batched value is an error).
 std::vector<Value> emit(const Op& op, const std::vector<Value>& operands,
                         const std::vector<TensorType>& result_types, std::vector<NamedAttr> attrs);
+/// emit() with every result batched in front (size `n`, the axis size): the common tail of rules
+/// whose results are all per-example.
+std::vector<Batched> emit_batched(const Op& op, const std::vector<Value>& operands, int64_t n,
+                                  std::vector<NamedAttr> attrs);
 /// A region body that replays the per-example region `region` unbatched (reduce bodies,
 /// comparators, update computations).
 RegionBody unbatched_region(const Block& region, const Op& op);

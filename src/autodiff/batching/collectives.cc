@@ -20,11 +20,7 @@ std::vector<Batched> collective_batch(const Op& op, const std::vector<Batched>& 
   for (const char* name :
        {"all_gather_dim", "scatter_dimension", "split_dimension", "concat_dimension"})
     if (op.attr(name)) set(attrs, name, i64_attr(int_of(op, name) + 1));
-  std::vector<TensorType> types;
-  for (Value r : op.results()) types.push_back(batched_type(r.type(), n));
-  std::vector<Batched> out;
-  for (Value v : emit(op, in, types, std::move(attrs))) out.push_back({v, true});
-  return out;
+  return emit_batched(op, in, n, std::move(attrs));
 }
 
 }  // namespace

@@ -69,11 +69,7 @@ std::vector<Batched> scatter_batch(const Op& op, const std::vector<Batched>& xs,
   }
   std::vector<NamedAttr> attrs = op.attrs();
   set(attrs, "scatter_dimension_numbers", d);
-  std::vector<TensorType> types;
-  for (Value r : op.results()) types.push_back(batched_type(r.type(), n));
-  std::vector<Batched> out;
-  for (Value v : emit(op, in, types, std::move(attrs))) out.push_back({v, true});
-  return out;
+  return emit_batched(op, in, n, std::move(attrs));
 }
 
 // The per-example scalar start indices xs[first..] as one [n, r] tensor (signed), each clamped
@@ -153,11 +149,7 @@ std::vector<Batched> sort_batch(const Op& op, const std::vector<Batched>& xs, in
   int64_t dd = dim->value < 0 ? dim->value + op.operands()[0].rank() : dim->value;
   std::vector<NamedAttr> attrs = op.attrs();
   set(attrs, "dimension", IntAttr{dd + 1, dim->type});
-  std::vector<TensorType> types;
-  for (Value r : op.results()) types.push_back(batched_type(r.type(), n));
-  std::vector<Batched> out;
-  for (Value v : emit(op, in, types, std::move(attrs))) out.push_back({v, true});
-  return out;
+  return emit_batched(op, in, n, std::move(attrs));
 }
 
 }  // namespace

@@ -16,11 +16,7 @@ std::vector<Batched> reduce_batch(const Op& op, const std::vector<Batched>& xs, 
   }
   std::vector<NamedAttr> attrs = op.attrs();
   set(attrs, "dimensions", i64_array(shifted(i64s(op, "dimensions"))));
-  std::vector<TensorType> types;
-  for (Value r : op.results()) types.push_back(batched_type(r.type(), n));
-  std::vector<Batched> out;
-  for (Value v : emit(op, in, types, std::move(attrs))) out.push_back({v, true});
-  return out;
+  return emit_batched(op, in, n, std::move(attrs));
 }
 
 }  // namespace

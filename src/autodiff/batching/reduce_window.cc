@@ -42,12 +42,7 @@ std::vector<Batched> reduce_window_batch(const Op& op, const std::vector<Batched
       unsupported_batching(op, "per-example init values are not supported (JAX neither)");
     in.push_back(xs[i].value);
   }
-  std::vector<TensorType> types;
-  for (Value r : op.results()) types.push_back(batched_type(r.type(), n));
-  std::vector<Batched> out;
-  for (Value v : emit(op, in, types, window_attrs(op, op.operands()[0].rank(), true)))
-    out.push_back({v, true});
-  return out;
+  return emit_batched(op, in, n, window_attrs(op, op.operands()[0].rank(), true));
 }
 
 std::vector<Batched> select_and_scatter_batch(const Op& op, const std::vector<Batched>& xs,

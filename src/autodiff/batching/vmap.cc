@@ -216,6 +216,15 @@ std::vector<Value> emit(const Op& op, const std::vector<Value>& operands,
   return f.append(std::move(st));
 }
 
+std::vector<Batched> emit_batched(const Op& op, const std::vector<Value>& operands, int64_t n,
+                                  std::vector<NamedAttr> attrs) {
+  std::vector<TensorType> types;
+  for (Value r : op.results()) types.push_back(batched_type(r.type(), n));
+  std::vector<Batched> out;
+  for (Value v : emit(op, operands, types, std::move(attrs))) out.push_back({v, true});
+  return out;
+}
+
 std::vector<bool> batched_results(const Block& block, const std::vector<bool>& args) {
   std::unordered_map<Value, bool> local;
   for (size_t i = 0; i < args.size(); ++i) local[block.arg(i)] = args[i];
