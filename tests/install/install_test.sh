@@ -27,19 +27,8 @@ compgen -G "$tmp/p/lib/libhhlo*" >/dev/null || fail "no library installed"
 # Nor the source tree: file names recorded in code (std::source_location of ops built inside the
 # library, __FILE__) must read hhlo/src/..., not /work/.../src/... or a build-relative ../src/...
 forbidden=("$build" "$tp" "$(readlink -f "$tp")" "$src" "$(readlink -f "$src")")
-for f in "$tmp/p"/bin/* "$tmp/p"/lib/libhhlo* "$tmp/p"/lib/cmake/hhlo/* "$tmp/p"/lib/pkgconfig/*; do
-  [ -f "$f" ] || continue
-  case "$f" in
-    *.a|*.so*|*/bin/*) objcopy --strip-debug "$f" "$tmp/stripped"; text=$(strings -a "$tmp/stripped") ;;
-    *) text=$(cat "$f") ;;
-  esac
-  for bad in "${forbidden[@]}"; do
-    if grep -qF "$bad" <<<"$text"; then fail "$f names $bad: $(grep -F "$bad" <<<"$text" | head -3)"; fi
-  done
-  if grep -qE '(^|[^[:alnum:]_])\.\./(src|include|tools|kernels)/' <<<"$text"; then
-    fail "$f names a source file relative to its build tree: $(grep -E '\.\./(src|include|tools|kernels)/' <<<"$text" | head -3)"
-  fi
-done
+source "$src/tests/install/no_build_paths.sh"
+check_no_build_paths "$tmp/p"/bin/* "$tmp/p"/lib/libhhlo* "$tmp/p"/lib/cmake/hhlo/* "$tmp/p"/lib/pkgconfig/*
 
 mv "$tmp/p" "$tmp/moved"; p="$tmp/moved"
 

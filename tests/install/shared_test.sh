@@ -28,16 +28,8 @@ if compgen -G "$tmp/p/lib/libhhlo_*.a" >/dev/null; then fail "static layers inst
 grep -q "libhhlo.so" "$tmp/p"/lib/cmake/hhlo/hhloTargets-*.cmake || fail "hhlo::hhlo is not the shared library"
 
 forbidden=("$build" "$tree" "$src" "$tp" "$(readlink -f "$tp")" "$(readlink -f "$src")")
-for f in "$so" "$tmp/p/bin/hhlo"; do
-  objcopy --strip-debug "$f" "$tmp/stripped"
-  text=$(strings -a "$tmp/stripped")
-  for bad in "${forbidden[@]}"; do
-    if grep -qF "$bad" <<<"$text"; then fail "$f names $bad: $(grep -F "$bad" <<<"$text" | head -3)"; fi
-  done
-  if grep -qE '(^|[^[:alnum:]_])\.\./(src|include|tools|kernels)/' <<<"$text"; then
-    fail "$f names a source file relative to its build tree: $(grep -E '\.\./(src|include|tools|kernels)/' <<<"$text" | head -3)"
-  fi
-done
+source "$src/tests/install/no_build_paths.sh"
+check_no_build_paths "$so" "$tmp/p/bin/hhlo"
 
 mv "$tmp/p" "$tmp/moved"; p="$tmp/moved"
 cmake -S "$src/examples/consumer" -B "$tmp/cb" -G Ninja -DCMAKE_PREFIX_PATH="$p" \
