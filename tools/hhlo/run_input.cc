@@ -97,15 +97,20 @@ RunInputs load_run_inputs(const RunOptions& o) {
   in.options.entry = o.entry;
   in.options.export_platforms = split_list(o.export_platforms);
   int partitions = 1;
+  // Shardy (sdy.mesh, #sdy.sharding: what JAX emits today) or GSPMD (mhlo.sharding strings):
+  // the module's meshes say which, read from the parse; a body we cannot read is searched.
+  bool shardy = false;
   if (!is_mlir_bytecode(in.text)) {
     try {
       Module m = parse_module(in.text, {.source_name = o.program, .verify = false});
       partitions = num_partitions_of(m);
+      shardy = !m.meshes().empty();
       in.io = io_names(m);
     } catch (const std::exception&) {
       try {  // a body we cannot read: its header still says how many partitions
         partitions = num_partitions_of(parse_module(
             in.text, {.source_name = o.program, .verify = false, .header_only = true}));
+        shardy = in.text.find("sdy.mesh") != std::string::npos;
       } catch (const std::exception&) {
       }
     }
@@ -113,7 +118,7 @@ RunInputs load_run_inputs(const RunOptions& o) {
   if (partitions > 1) {
     in.options.num_partitions = partitions;
     in.options.use_spmd_partitioning = true;
-    in.options.use_shardy_partitioner = in.text.find("sdy.") != std::string::npos;
+    in.options.use_shardy_partitioner = shardy;
   }
   in.inputs = read_inputs(o.inputs, in.io);
   return in;
