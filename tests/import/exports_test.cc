@@ -1,5 +1,6 @@
 // Real JAX programs (tests/import/gen_exports.py, generated into the build folder at build time)
-// run on the default CPU plugin against JAX's own outputs (tests/import/vectors/, committed).
+// run on the default CPU plugin against JAX's own outputs (made with the programs at build time by
+// tests/import/gen_exports.py).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -35,7 +36,7 @@ std::string program_text(const std::string& name) {
 std::vector<Array> vectors(const std::string& name, const char* kind) {
   std::vector<Array> out;
   for (int k = 0;; ++k) {
-    fs::path p = fs::path(HHLO_SOURCE_DIR) / "tests/import/vectors" /
+    fs::path p = fs::path(HHLO_EXPORTS_DIR) / "vectors" /
                  fmt::format("{}.{}{}.npy", name, kind, k);
     if (!fs::exists(p)) return out;
     out.push_back(read_npy(p.string()));

@@ -1,12 +1,11 @@
 """Real JAX programs for the import tests (issue 9): each case is exported with `jax.export` (or
 lowered with `jax.jit(f).lower`), and run by JAX on fixed inputs.
 
-  .venv/bin/python tests/import/gen_exports.py OUT_DIR            # programs only: OUT_DIR/NAME.mlir
-  .venv/bin/python tests/import/gen_exports.py OUT_DIR --vectors  # also tests/import/vectors/
+  .venv/bin/python tests/import/gen_exports.py OUT_DIR
 
-The test build runs the first form (JAX's text is generated, never committed); the vectors
-(NAME.inK.npy inputs, NAME.outK.npy JAX's outputs) are committed, made by the second form. Inputs
-come from a seeded generator, so both forms agree."""
+writes OUT_DIR/NAME.mlir and the vectors OUT_DIR/vectors/NAME.inK.npy (inputs) and NAME.outK.npy
+(JAX's outputs), all at build time: nothing here is committed. Inputs come from a seeded
+generator."""
 import os
 import sys
 
@@ -129,17 +128,12 @@ def program_text(fn, specs, lower):
 
 def main():
     out = sys.argv[1]
-    vectors = "--vectors" in sys.argv[2:]
-    vdir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vectors")
-    os.makedirs(out, exist_ok=True)
-    if vectors:
-        os.makedirs(vdir, exist_ok=True)
+    vdir = os.path.join(out, "vectors")
+    os.makedirs(vdir, exist_ok=True)
     for name, fn, shapes, lower in CASES:
         specs = [jax.ShapeDtypeStruct(s, jnp.dtype(d)) for s, d in shapes]
         with open(os.path.join(out, name + ".mlir"), "w") as f:
             f.write(program_text(fn, specs, lower))
-        if not vectors:
-            continue
         r = rng_for(name)
         inputs = [make_input(r, s, d) for s, d in shapes]
         if name == "while":
@@ -151,7 +145,7 @@ def main():
             np.save(os.path.join(vdir, f"{name}.in{k}.npy"), np.asarray(a))
         for k, a in enumerate(outputs):
             np.save(os.path.join(vdir, f"{name}.out{k}.npy"), np.asarray(a))
-    print(f"{len(CASES)} programs in {out}" + (f", vectors in {vdir}" if vectors else ""))
+    print(f"{len(CASES)} programs in {out}, vectors in {vdir}")
 
 
 if __name__ == "__main__":

@@ -3,17 +3,16 @@ must work" 3): each loss of (params..., data...) is exported with `jax.export`; 
 value and gradient (`jax.value_and_grad`), a forward-mode tangent (`jax.jvp`) or a VJP on fixed
 inputs.
 
-  .venv/bin/python tests/import/gen_grad_exports.py OUT_DIR            # OUT_DIR/grad_NAME.mlir
-  .venv/bin/python tests/import/gen_grad_exports.py OUT_DIR --vectors  # also the vectors
+  .venv/bin/python tests/import/gen_grad_exports.py OUT_DIR
 
-The test build runs the first form (JAX's text is generated, never committed). The vectors in
-tests/import/vectors/ are committed, made by the second form:
+writes OUT_DIR/grad_NAME.mlir and, in OUT_DIR/vectors/, all at build time (nothing here is
+committed):
   grad_NAME.inK.npy     inputs (params first, then data)
   grad_NAME.outK.npy    the loss, then d loss / d param k for each param (value_and_grad cases),
                         or the results then their tangents (jvp cases; the tangents are
                         grad_NAME.tanK.npy), or the results then the cotangents of the params
                         (vjp cases; the cotangents of the results are grad_NAME.ctK.npy).
-Inputs come from a seeded generator, so both forms agree."""
+Inputs come from a seeded generator."""
 import os
 import sys
 
@@ -107,15 +106,14 @@ def no_rule(a):
 
 def main():
     out = sys.argv[1]
-    vectors = "--vectors" in sys.argv[2:]
-    vdir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vectors")
-    os.makedirs(out, exist_ok=True)
+    vdir = os.path.join(out, "vectors")
+    os.makedirs(vdir, exist_ok=True)
     for name, fn, params, data, mode in CASES:
         specs = [jax.ShapeDtypeStruct(s, jnp.dtype(d)) for s, d in params + data]
         text = export.export(jax.jit(fn))(*specs).mlir_module()
         with open(os.path.join(out, f"grad_{name}.mlir"), "w") as f:
             f.write(text)
-        if not vectors or mode == "none":
+        if mode == "none":
             continue
         rng = np.random.default_rng(sum(map(ord, name)))
         inputs = [rng.standard_normal(s.shape).astype(np.float32) for s in specs]
@@ -141,7 +139,7 @@ def main():
         for kind, arrays in vecs.items():
             for k, a in enumerate(arrays):
                 np.save(os.path.join(vdir, f"grad_{name}.{kind}{k}.npy"), np.asarray(a))
-    print(f"{len(CASES)} losses in {out}" + (f", vectors in {vdir}" if vectors else ""))
+    print(f"{len(CASES)} losses in {out}, vectors in {vdir}")
 
 
 if __name__ == "__main__":
