@@ -25,6 +25,19 @@ const Func& find_entry(const Module& source, const ImportedOptions& o, const cha
   return *f;
 }
 
+/// The arguments `wrt` of `f` and the result names of their derivatives, "LABEL[i]".
+std::pair<std::vector<Value>, std::vector<std::string>> wrt_args(const Func& f,
+                                                                 const std::vector<size_t>& wrt,
+                                                                 const char* label) {
+  std::vector<Value> w;
+  std::vector<std::string> names;
+  for (size_t i : wrt) {
+    w.push_back(f.arg(i));
+    names.push_back(fmt::format("{}[{}]", label, i));
+  }
+  return {w, names};
+}
+
 std::vector<size_t> wrt_indices(const Func& f, const ImportedOptions& o, const char* what) {
   std::vector<size_t> wrt = o.wrt;
   if (wrt.empty()) {
@@ -88,12 +101,7 @@ Module value_and_grad_module(const Module& source, const ImportedOptions& o) {
   Module m;
   Func& f = new_function(m, source, entry, entry.arg_types(), o.name);
   std::vector<Value> results = inline_call(f, source, o.entry, f.args());
-  std::vector<Value> w;
-  std::vector<std::string> names;
-  for (size_t i : wrt) {
-    w.push_back(f.arg(i));
-    names.push_back(fmt::format("grad[{}]", i));
-  }
+  auto [w, names] = wrt_args(f, wrt, "grad");
   std::vector<Value> g = grad(results[o.loss], w);
   results.insert(results.end(), g.begin(), g.end());
   finish(f, entry, results, names);
@@ -118,12 +126,7 @@ Module vjp_module(const Module& source, const ImportedOptions& o) {
     else
       cts.emplace_back(std::nullopt);
   }
-  std::vector<Value> w;
-  std::vector<std::string> names;
-  for (size_t i : wrt) {
-    w.push_back(f.arg(i));
-    names.push_back(fmt::format("cotangent[{}]", i));
-  }
+  auto [w, names] = wrt_args(f, wrt, "cotangent");
   std::vector<Value> g = vjp(results, cts, w);
   results.insert(results.end(), g.begin(), g.end());
   finish(f, entry, results, names);

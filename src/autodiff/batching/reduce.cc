@@ -6,14 +6,7 @@ namespace hhlo::ad::detail {
 namespace {
 
 std::vector<Batched> reduce_batch(const Op& op, const std::vector<Batched>& xs, int64_t n) {
-  size_t k = xs.size() / 2;
-  std::vector<Value> in;
-  for (size_t i = 0; i < k; ++i) in.push_back(materialize(xs[i], n));
-  for (size_t i = k; i < xs.size(); ++i) {
-    if (xs[i].batched)
-      unsupported_batching(op, "per-example init values are not supported (JAX neither)");
-    in.push_back(xs[i].value);
-  }
+  std::vector<Value> in = inputs_and_shared_inits(op, xs, n);
   std::vector<NamedAttr> attrs = op.attrs();
   set(attrs, "dimensions", i64_array(shifted(i64s(op, "dimensions"))));
   return emit_batched(op, in, n, std::move(attrs));

@@ -216,6 +216,19 @@ std::vector<Value> emit(const Op& op, const std::vector<Value>& operands,
   return f.append(std::move(st));
 }
 
+std::vector<Value> inputs_and_shared_inits(const Op& op, const std::vector<Batched>& xs,
+                                           int64_t n) {
+  size_t k = xs.size() / 2;
+  std::vector<Value> in;
+  for (size_t i = 0; i < k; ++i) in.push_back(materialize(xs[i], n));
+  for (size_t i = k; i < xs.size(); ++i) {
+    if (xs[i].batched)
+      unsupported_batching(op, "per-example init values are not supported (JAX neither)");
+    in.push_back(xs[i].value);
+  }
+  return in;
+}
+
 std::vector<Batched> emit_batched(const Op& op, const std::vector<Value>& operands, int64_t n,
                                   std::vector<NamedAttr> attrs) {
   std::vector<TensorType> types;
