@@ -237,7 +237,7 @@ std::string where(const Op& op) {
   if (!l.file.empty()) {
     mlir_loc = fmt::format("{}:{}", l.file, l.line);
   } else if (!l.text.empty()) {
-    std::string t = l.text.size() > 120 ? l.text.substr(0, 117) + "..." : l.text;
+    std::string t = l.text.size() > 120 ? l.text.substr(0, 117) + "..." : l.text.str();
     mlir_loc = "loc(" + t + ")";
   }
   if (l.source_line == 0) return mlir_loc.empty() ? "unknown location" : mlir_loc;

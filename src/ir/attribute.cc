@@ -196,6 +196,10 @@ std::string conv_layout(int64_t rank, int64_t a, char ca, int64_t b, char cb,
 }
 
 struct Printer {
+  template <typename T>
+  std::string operator()(const Boxed<T>& b) const {
+    return (*this)(*b);
+  }
   std::string operator()(const IntAttr& a) const {
     if (a.type == DType::pred) return a.value ? "true" : "false";
     if (a.type == DType::ui64)

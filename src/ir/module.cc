@@ -6,6 +6,23 @@
 
 namespace hhlo {
 
+Location Location::from(const Loc& l) {
+  // source_location file names are static strings: intern each once per thread.
+  thread_local const char* last = nullptr;
+  thread_local IString last_file;
+  if (l.file_name() != last) {
+    last_file = IString(l.file_name());
+    last = l.file_name();
+  }
+  return {last_file, l.line(), l.column()};
+}
+
+size_t Func::TypeHash::operator()(const TensorType& t) const noexcept {
+  size_t h = static_cast<size_t>(t.dtype) * 0x9E3779B97F4A7C15ull;
+  for (int64_t d : t.dims) h = (h ^ static_cast<size_t>(d)) * 0x100000001B3ull;
+  return h ^ (h >> 31);
+}
+
 Func& Value::func() const {
   if (!func_) throw Error("use of an invalid (default-constructed) hhlo::Value");
   return *func_;
@@ -55,7 +72,8 @@ Func::Func(const void* module_id, std::string name, std::vector<TensorType> arg_
 }
 
 Value Func::new_value(TensorType type, Block* block, Op* op, uint32_t index) {
-  values_.push_back(ValueInfo{std::move(type), block, op, index});
+  const TensorType* t = &*types_.insert(std::move(type)).first;
+  values_.push_back(ValueInfo{t, block, op, index});
   return Value(this, static_cast<uint32_t>(values_.size() - 1));
 }
 

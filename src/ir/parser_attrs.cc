@@ -506,7 +506,7 @@ Attribute Parser::parse_attribute(std::string_view name) {
         advance();
         return BoolAttr{w == "true"};
       }
-      if (w == "dense") return parse_dense();
+      if (w == "dense") return parse_dense_shared();
       size_t after = lex_.pos();
       bool angle = after < lex_.src().size() && lex_.src()[after] == '<';
       if (w == "array" && angle) {
@@ -547,6 +547,16 @@ Attribute Parser::parse_attribute(std::string_view name) {
     default:
       fail("an attribute value");
   }
+}
+
+Attribute Parser::parse_dense_shared() {
+  constexpr size_t kMaxShared = 64;  // bytes of data: scalars and small vectors
+  size_t start = tok_.pos;
+  Attribute a = parse_dense();
+  const DenseAttr* d = a.get_if<DenseAttr>();
+  if (!d || d->array->byte_size() > kMaxShared) return a;
+  auto [it, fresh] = dense_memo_.try_emplace(view_from(start), a);
+  return fresh ? a : it->second;
 }
 
 Attribute Parser::parse_dense() {

@@ -100,6 +100,8 @@ class Parser {
   size_t scan_balanced(size_t open) const;
   /// Source text from `start` up to the current token, trailing space removed.
   std::string text_from(size_t start) const;
+  /// The same text as a view into the source.
+  std::string_view view_from(size_t start) const;
   /// RAII nesting guard: throws ParseError past kMaxDepth.
   struct Depth {
     Parser& p;
@@ -121,6 +123,9 @@ class Parser {
   int64_t parse_int();
   std::vector<int64_t> parse_int_list();
   Attribute parse_dense();
+  /// parse_dense, with small literals spelled alike sharing one Array (a model repeats
+  /// `dense<0.000000e+00> : tensor<f32>` once per layer).
+  Attribute parse_dense_shared();
   /// `EQ` / `THREE_FRY` / ... as an enum attribute of the kind `kind` names.
   Attribute parse_enum_word(std::string_view kind);
   ConvDimensionNumbers parse_conv_layouts();
@@ -166,6 +171,9 @@ class Parser {
   bool aliases_scanned_ = false;
   std::unordered_map<std::string_view, size_t> aliases_;  // `#x` / `!x` -> offset of its value
   std::unordered_map<std::string, Location> loc_memo_;
+  std::unordered_map<std::string_view, Attribute> dense_memo_;  // literal text -> its DenseAttr
+  std::string_view last_file_tok_;  // the quoted file of the last `loc("file":l:c)`
+  IString last_file_;               // ... and its interned name
   std::unordered_set<std::string> loc_busy_;
   Module module_;
   Func* f_ = nullptr;

@@ -105,14 +105,16 @@ size_t Parser::scan_balanced(size_t open) const {
   fail_at(s.size(), "a closing bracket", "end of input");
 }
 
-std::string Parser::text_from(size_t start) const {
+std::string_view Parser::view_from(size_t start) const {
   std::string_view s = lex_.src();
   size_t end = std::min(tok_.pos, s.size());
   while (end > start &&
          (s[end - 1] == ' ' || s[end - 1] == '\n' || s[end - 1] == '\t' || s[end - 1] == '\r'))
     --end;
-  return std::string(s.substr(start, end > start ? end - start : 0));
+  return s.substr(start, end > start ? end - start : 0);
 }
+
+std::string Parser::text_from(size_t start) const { return std::string(view_from(start)); }
 
 // ---------------------------------------------------------------- locations
 
@@ -163,10 +165,15 @@ Location Parser::parse_loc_body() {
     return *l;
   }
   if (is(Tok::string)) {
-    bool ok;
-    std::string s = unescape(tok_.text, ok);
-    if (!ok) fail("a valid string escape");
-    std::string quoted(tok_.text);
+    // Files repeat from op to op: the last one's interned name is reused without unescaping.
+    std::string_view qv = tok_.text;
+    bool cached = qv == last_file_tok_;
+    std::string s;
+    if (!cached) {
+      bool ok;
+      s = unescape(qv, ok);
+      if (!ok) fail("a valid string escape");
+    }
     advance();
     if (consume(Tok::colon)) {
       int64_t line = parse_int();
@@ -180,7 +187,11 @@ Location Parser::parse_loc_body() {
         return capped(text_from(start));
       }
       Location l;
-      l.file = std::move(s);
+      if (!cached) {
+        last_file_ = IString(s);
+        last_file_tok_ = qv;
+      }
+      l.file = last_file_;
       l.line = static_cast<uint32_t>(std::clamp<int64_t>(line, 0, UINT32_MAX));
       l.column = static_cast<uint32_t>(std::clamp<int64_t>(col, 0, UINT32_MAX));
       return l;
@@ -188,9 +199,9 @@ Location Parser::parse_loc_body() {
     if (consume(Tok::lparen)) {
       Location child = parse_loc_body();
       expect(Tok::rparen, "')' closing a name location");
-      return capped(quoted + "(" + loc_text(child) + ")");
+      return capped(std::string(qv) + "(" + loc_text(child) + ")");
     }
-    return capped(quoted);
+    return capped(std::string(qv));
   }
   if (consume_id("callsite")) {
     expect(Tok::lparen, "'(' after callsite");

@@ -7,17 +7,34 @@
 namespace hhlo::parse {
 
 std::optional<DType> dtype_named(std::string_view n) {
-  static const std::pair<std::string_view, DType> table[] = {
-      {"i1", DType::pred},          {"i8", DType::i8},
-      {"i16", DType::i16},          {"i32", DType::i32},
-      {"i64", DType::i64},          {"ui8", DType::ui8},
-      {"ui16", DType::ui16},        {"ui32", DType::ui32},
-      {"ui64", DType::ui64},        {"f16", DType::f16},
-      {"bf16", DType::bf16},        {"f32", DType::f32},
-      {"f64", DType::f64},          {"complex<f32>", DType::c64},
-      {"complex<f64>", DType::c128}};
-  for (const auto& [name, d] : table)
-    if (name == n) return d;
+  // By length first: a type is parsed per value, and most are f32 / i32 / i64.
+  switch (n.size()) {
+    case 2:
+      if (n == "i1") return DType::pred;
+      if (n == "i8") return DType::i8;
+      break;
+    case 3:
+      if (n == "f32") return DType::f32;
+      if (n == "i32") return DType::i32;
+      if (n == "i64") return DType::i64;
+      if (n == "f16") return DType::f16;
+      if (n == "f64") return DType::f64;
+      if (n == "i16") return DType::i16;
+      if (n == "ui8") return DType::ui8;
+      break;
+    case 4:
+      if (n == "bf16") return DType::bf16;
+      if (n == "ui16") return DType::ui16;
+      if (n == "ui32") return DType::ui32;
+      if (n == "ui64") return DType::ui64;
+      break;
+    case 12:
+      if (n == "complex<f32>") return DType::c64;
+      if (n == "complex<f64>") return DType::c128;
+      break;
+    default:
+      break;
+  }
   return std::nullopt;
 }
 

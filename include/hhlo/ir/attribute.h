@@ -16,6 +16,7 @@
 #include "hhlo/core/array.h"
 #include "hhlo/core/dtype.h"
 #include "hhlo/core/sharding.h"
+#include "hhlo/ir/interned.h"
 
 namespace hhlo {
 
@@ -97,6 +98,31 @@ struct ReplicaGroups {
 
 class Attribute;
 
+/// A heap-held T with value semantics (copying copies the T): the attribute variant holds the big,
+/// rare structs (dimension numbers, shardings) through one of these, so every other attribute stays
+/// small. `Attribute::get_if<T>()` sees through it. A moved-from Boxed holds nothing.
+template <typename T>
+class Boxed {
+ public:
+  Boxed(T v) : p_(std::make_unique<T>(std::move(v))) {}  // NOLINT: implicit by design
+  Boxed(const Boxed& o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
+  Boxed(Boxed&&) noexcept = default;
+  Boxed& operator=(const Boxed& o) {
+    if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
+    return *this;
+  }
+  Boxed& operator=(Boxed&&) noexcept = default;
+  const T* get() const { return p_.get(); }
+  T* get() { return p_.get(); }
+  const T& operator*() const { return *p_; }
+  T& operator*() { return *p_; }
+  const T* operator->() const { return p_.get(); }
+  T* operator->() { return p_.get(); }
+
+ private:
+  std::unique_ptr<T> p_;
+};
+
 /// Integer attribute printed `5 : i64` (type is the MLIR integer type: i1..i64, ui*).
 struct IntAttr {
   int64_t value = 0;
@@ -171,33 +197,50 @@ struct OpaqueAttr {
 };
 
 /// One attribute value: a closed variant of the kinds above plus the StableHLO enums and
-/// dimension-number structs.
+/// dimension-number structs. The dimension-number structs, ShardingAttr and BoolArrayAttr are held
+/// boxed (`Boxed<T>` alternatives of the variant), which keeps an Attribute at 40 bytes; construct
+/// from and `get_if` the plain struct as for any other kind.
 class Attribute {
  public:
   using Variant =
-      std::variant<IntAttr, FloatAttr, BoolAttr, UnitAttr, StringAttr, I64ArrayAttr, BoolArrayAttr,
-                   DenseAttr, SymbolRefAttr, LayoutsAttr, ArrayAttr, DictAttr, ComparisonDirection,
-                   ComparisonType, Precision, RngDistribution, RngAlgorithm, FftType, Transpose,
-                   DotDimensionNumbers, ConvDimensionNumbers, GatherDimensionNumbers,
-                   ScatterDimensionNumbers, ChannelHandle, ShardingAttr, ShardingPerValueAttr,
-                   ManualAxesAttr, OpaqueAttr>;
+      std::variant<IntAttr, FloatAttr, BoolAttr, UnitAttr, StringAttr, I64ArrayAttr,
+                   Boxed<BoolArrayAttr>, DenseAttr, SymbolRefAttr, LayoutsAttr, ArrayAttr, DictAttr,
+                   ComparisonDirection, ComparisonType, Precision, RngDistribution, RngAlgorithm,
+                   FftType, Transpose, Boxed<DotDimensionNumbers>, Boxed<ConvDimensionNumbers>,
+                   Boxed<GatherDimensionNumbers>, Boxed<ScatterDimensionNumbers>, ChannelHandle,
+                   Boxed<ShardingAttr>, ShardingPerValueAttr, ManualAxesAttr, OpaqueAttr>;
   template <typename T>
   requires std::is_constructible_v<Variant, T&&> Attribute(T&& v)
       : v_(std::forward<T>(v)) {}  // NOLINT: implicit by design
+  /// The variant; the boxed kinds appear as `Boxed<T>` alternatives here.
   const Variant& variant() const { return v_; }
   Variant& variant() { return v_; }
+  /// The value if it is of kind T (boxed kinds included: `get_if<DotDimensionNumbers>()`), else
+  /// nullptr.
   template <typename T>
   const T* get_if() const {
-    return std::get_if<T>(&v_);
+    if constexpr (kBoxed<T>) {
+      const Boxed<T>* b = std::get_if<Boxed<T>>(&v_);
+      return b ? b->get() : nullptr;
+    } else {
+      return std::get_if<T>(&v_);
+    }
   }
 
  private:
+  template <typename T>
+  static constexpr bool kBoxed =
+      std::is_same_v<T, BoolArrayAttr> || std::is_same_v<T, DotDimensionNumbers> ||
+      std::is_same_v<T, ConvDimensionNumbers> || std::is_same_v<T, GatherDimensionNumbers> ||
+      std::is_same_v<T, ScatterDimensionNumbers> || std::is_same_v<T, ShardingAttr>;
   Variant v_;
 };
 
 /// A named attribute of an op (`dimensions = array<i64: 1>`).
+/// The name is interned (IString: read it like a `const std::string&`): a module repeats a few
+/// dozen attribute names thousands of times.
 struct NamedAttr {
-  std::string name;
+  IString name;
   Attribute value;
 };
 

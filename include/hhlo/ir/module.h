@@ -11,11 +11,13 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "hhlo/core/error.h"
 #include "hhlo/core/tensor_type.h"
 #include "hhlo/ir/attribute.h"
+#include "hhlo/ir/interned.h"
 
 namespace hhlo {
 
@@ -30,14 +32,17 @@ using Loc = std::source_location;
 /// A source position printed as MLIR `loc("file":line:col)`; empty file means `loc(unknown)`.
 /// `text`, when not empty, is any other MLIR location kept verbatim from a parsed file (a name,
 /// call-site or fused location, aliases resolved) and is printed as `loc(text)` instead.
+/// `file` and `text` are interned (IString: read them like `const std::string&`), so a Location
+/// is 32 bytes and the thousands of ops of one file share one copy of its name.
 struct Location {
-  std::string file;
+  IString file;
   uint32_t line = 0, column = 0;
-  std::string text;
+  IString text;
   /// Line of the op in the text it was parsed from (1-based; 0 for ops built in C++). Not part of
   /// the MLIR location and never printed: error messages about imported ops use it.
   uint32_t source_line = 0;
-  static Location from(const Loc& l) { return {l.file_name(), l.line(), l.column()}; }
+  /// The builder call site `l` (file name interned once per thread and file).
+  static Location from(const Loc& l);
 };
 
 /// A cheap SSA value handle: the owning function plus an id unique within it. Copyable, trivially
@@ -92,10 +97,11 @@ class Block {
 };
 
 /// One operation: StableHLO name ("stablehlo.add", "func.call", ...), operands, results, typed
-/// attributes, regions and the call site that built it.
+/// attributes, regions and the call site that built it. The name is interned (one copy per
+/// process of each op name).
 class Op {
  public:
-  const std::string& name() const { return name_; }
+  const std::string& name() const { return name_.str(); }
   const std::vector<Value>& operands() const { return operands_; }
   const std::vector<Value>& results() const { return results_; }
   Value result(size_t i = 0) const { return results_.at(i); }
@@ -109,7 +115,7 @@ class Op {
  private:
   friend class Func;
   friend class Module;
-  std::string name_;
+  IString name_;
   std::vector<Value> operands_, results_;
   std::vector<NamedAttr> attrs_;
   std::vector<std::unique_ptr<Block>> regions_;
@@ -197,7 +203,7 @@ class Func {
   /// The block new ops go to (the innermost region being built, else the body).
   const Block& insertion_block() const { return *stack_.back(); }
   /// Type of value `id` (what Value::type() returns).
-  const TensorType& value_type(uint32_t id) const { return values_.at(id).type; }
+  const TensorType& value_type(uint32_t id) const { return *values_.at(id).type; }
 
  private:
   friend class Module;
@@ -208,10 +214,13 @@ class Func {
   bool visible(Value v, const Block* from) const;
 
   struct ValueInfo {
-    TensorType type;
+    const TensorType* type;  // in types_
     const Block* block;
     const Op* op;
     uint32_t index;
+  };
+  struct TypeHash {
+    size_t operator()(const TensorType& t) const noexcept;
   };
   const void* module_id_;
   std::string name_;
@@ -220,6 +229,7 @@ class Func {
   std::vector<std::vector<NamedAttr>> arg_attrs_, result_attrs_;
   std::vector<NamedAttr> attrs_;
   bool returned_ = false;
+  std::unordered_set<TensorType, TypeHash> types_;  // each distinct value type once (stable nodes)
   Block body_;
   std::deque<ValueInfo> values_;
   std::vector<Block*> stack_;

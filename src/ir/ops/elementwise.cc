@@ -2,6 +2,7 @@
 // element type rule), one shape rule per arity, one builder per arity.
 #include <algorithm>
 #include <array>
+#include <unordered_map>
 
 #include "../infer_util.h"
 #include "hhlo/ir/ops.h"
@@ -76,9 +77,21 @@ unsigned class_of(DType t) {
   return kComplex;
 }
 
+// The table entry of `op` at `arity`, or nullptr: one hash look-up (the verifier asks for every
+// op of a parsed module).
+const Entry* find_entry(std::string_view op, int arity) {
+  static const std::unordered_map<std::string_view, std::array<const Entry*, 2>> index = [] {
+    std::unordered_map<std::string_view, std::array<const Entry*, 2>> m;
+    for (const Entry& e : kTable) m[e.name][e.arity - 1] = &e;
+    return m;
+  }();
+  if (arity < 1 || arity > 2) return nullptr;
+  auto it = index.find(op);
+  return it == index.end() ? nullptr : it->second[arity - 1];
+}
+
 const Entry& lookup(std::string_view op, int arity) {
-  for (const Entry& e : kTable)
-    if (e.name == op && e.arity == arity) return e;
+  if (const Entry* e = find_entry(op, arity)) return *e;
   detail::fail(op, "", "not an elementwise op of arity {}", arity);
 }
 
@@ -118,10 +131,7 @@ std::string_view detail::elementwise_result_constraint(std::string_view op, bool
   return "C1";
 }
 
-bool is_elementwise(std::string_view op, int arity) {
-  return std::any_of(kTable.begin(), kTable.end(),
-                     [&](const Entry& e) { return e.name == op && e.arity == arity; });
-}
+bool is_elementwise(std::string_view op, int arity) { return find_entry(op, arity) != nullptr; }
 
 std::vector<std::string_view> elementwise_op_names(int arity) {
   std::vector<std::string_view> out;
