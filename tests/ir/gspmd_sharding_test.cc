@@ -153,6 +153,10 @@ TEST(GspmdSharding, LayoutsAndTheMeshForm) {
   EXPECT_EQ(mp->first.to_string(), R"(<["d0"=2, "r"=2]>)");
   EXPECT_EQ(mp->second, (Sharding{{{"d0"}, {}}}));
   EXPECT_TRUE(shard_layout(mp->first, mp->second, {8, 3}).same_placement(lp));
+  // And back: the same string; with device ids, the explicit list of the same placement.
+  EXPECT_EQ(gspmd_sharding(mp->first, mp->second).to_string(),
+            "{devices=[2,1,2]<=[4] last_tile_dim_replicate}");
+  EXPECT_EQ(gspmd_sharding(ms->first, ms->second).to_string(), "{devices=[2,2]0,2,1,3}");
   // Replicated; and what the mesh model cannot say.
   EXPECT_EQ(shard_layout(parse_gspmd_sharding("{replicated}"), {3}, 4).devices.size(), 4u);
   EXPECT_FALSE(to_mesh_sharding(parse_gspmd_sharding("{maximal device=1}"), 1, 4));
