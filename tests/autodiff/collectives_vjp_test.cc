@@ -309,6 +309,35 @@ TEST(ManualComputationAd, VjpIsAManualComputationOfTheBodysVjpAndMatchesFiniteDi
   }
 }
 
+TEST(ManualComputationAd, VjpEqualsJaxsGradientOfTheSameShardMap) {
+  // JAX's jax.vjp of the same shard_map in f32 (tests/cli/gen_spmd_programs.py, check_vma=False,
+  // generated at build time) for the same cotangents.
+  auto npy = [](const std::string& key) {
+    return read_npy(std::string(HHLO_GENERATED_DIR) + "/spmd/shard_map_vjp." + key + ".npy");
+  };
+  std::vector<TensorType> types;
+  std::vector<Array> args;
+  for (const char* key : {"x", "w", "c1", "c2", "c3"}) {
+    args.push_back(npy(key));
+    types.push_back(args.back().type());
+  }
+  Module bwd = spmd_module(types, [](Module& m, Func& f) {
+    std::vector<Value> y = shard_map_program(m, f.arg(0), f.arg(1));
+    return ad::vjp(y, {f.arg(2), f.arg(3), f.arg(4)}, {f.arg(0), f.arg(1)});
+  });
+  std::vector<Array> g = test::run_sharded(bwd, args);
+  ASSERT_EQ(g.size(), 2u);
+  int k = 0;
+  for (const char* key : {"dx", "dw"}) {
+    Array want = npy(key);
+    ASSERT_EQ(g[k].type(), want.type()) << key;
+    auto got = g[k].to_vector<float>(), w = want.to_vector<float>();
+    for (size_t i = 0; i < w.size(); ++i)
+      EXPECT_NEAR(got[i], w[i], 1e-5f * (1 + std::abs(w[i]))) << key << "[" << i << "]";
+    ++k;
+  }
+}
+
 TEST(ManualComputationAd, JvpIsAManualComputationOfTheBodysJvpAndMatchesFiniteDifferences) {
   Module fwd = spmd_module(
       {kX, kW}, [](Module& m, Func& f) { return shard_map_program(m, f.arg(0), f.arg(1)); });

@@ -97,6 +97,25 @@ def manual(a):
 smap = jax.shard_map(manual, mesh=line, in_specs=P("x"), out_specs=(P(), P()), check_vma=False)
 emit("shard_map_psum_all_gather", smap, [P("x")], [P(), P()], [f32(8, 3)], line)
 
+
+# The gradient of a shard_map (tests/autodiff/collectives_vjp_test.cc builds the same one): psum,
+# a per-shard output and all_gather, a replicated operand; JAX's VJP for fixed cotangents.
+def body(a, w):
+    return (jax.lax.psum(jnp.sin(a) * w, "x"), a * a,
+            jax.lax.all_gather(a * w, "x", tiled=True))
+
+
+mapped = jax.shard_map(body, mesh=line, in_specs=(P("x"), P()), out_specs=(P(), P("x"), P()),
+                       check_vma=False)
+gx, gw = f32(8, 3), f32(3)
+gcts = (f32(2, 3), f32(8, 3), f32(8, 3))
+_, pullback = jax.vjp(jax.jit(mapped), gx, gw)
+grads = pullback(gcts)
+for key, value in [("x", gx), ("w", gw), ("c1", gcts[0]), ("c2", gcts[1]), ("c3", gcts[2]),
+                   ("dx", grads[0]), ("dw", grads[1])]:
+    np.save(out / f"shard_map_vjp.{key}.npy", np.asarray(value))
+print("shard_map_vjp: JAX's gradient of a shard_map")
+
 # GSPMD: the same programs with mhlo.sharding strings (the shard_map aside: a manual
 # computation needs the Shardy partitioner here), same inputs.
 jax.config.update("jax_use_shardy_partitioner", False)
