@@ -10,6 +10,8 @@ parameters replicated), a 2-D mesh, a reduction to a replicated scalar, and shar
 and all_gather (sdy.manual_computation). Then the same cases but shard_map lowered for GSPMD
 (jax_use_shardy_partitioner=False: `mhlo.sharding` strings, no sdy.mesh) as gspmd_NAME, plus
 gspmd_mesh_2d_transposed (axes listed out of mesh order: a transposed iota tile assignment).
+Also shard_map_vjp.{x,w,c1,c2,c3,dx,dw}.npy: JAX's jax.vjp of a shard_map for fixed cotangents
+(tests/autodiff/collectives_vjp_test.cc).
 
 Run with the project's venv (JAX 0.10.2 CPU): .venv/bin/python tests/cli/gen_spmd_programs.py OUT
 """
