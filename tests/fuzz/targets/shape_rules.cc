@@ -167,6 +167,9 @@ Sharding sharding(Bytes& b, size_t rank) {
   return s;
 }
 
+/// A dimension or count of a collective: mostly small (0..3), sometimes any attr_int.
+int64_t small_int(Bytes& b) { return b.below(8) == 0 ? attr_int(b) : b.range(0, 3); }
+
 auto add_fn() {
   return [](Value x, Value y) { return add(x, y); };
 }
@@ -184,11 +187,11 @@ std::vector<Value> build_spmd(Bytes& b, Module& m, Func& f, const std::vector<Va
       return all_reduce(some(1 + b.below(2)), groups(b), returning(b.below(2), 1),
                         collective_options(b));
     case 1:
-      return all_gather(some(1 + b.below(2)), attr_int(b), groups(b), collective_options(b));
+      return all_gather(some(1 + b.below(2)), small_int(b), groups(b), collective_options(b));
     case 2:
-      return {reduce_scatter(at(0), attr_int(b), groups(b), add_fn(), collective_options(b))};
+      return {reduce_scatter(at(0), small_int(b), groups(b), add_fn(), collective_options(b))};
     case 3:
-      return all_to_all(some(1 + b.below(2)), attr_int(b), attr_int(b), attr_int(b), groups(b),
+      return all_to_all(some(1 + b.below(2)), small_int(b), small_int(b), small_int(b), groups(b),
                         channel(b));
     case 4:
       return {collective_permute(at(0), pairs(b), channel(b))};
