@@ -181,6 +181,19 @@ int64_t axes_size(const ManualParts& p, const std::vector<std::string>& axes) {
   return n;
 }
 
+/// Appends an operand of the derived manual computation and its sharding.
+void extend(std::vector<Value>& operands, std::vector<Sharding>& shardings, Value v,
+            const Sharding& s) {
+  operands.push_back(v);
+  shardings.push_back(s);
+}
+
+std::vector<Sharding> pick(const std::vector<Sharding>& all, const std::vector<size_t>& which) {
+  std::vector<Sharding> out;
+  for (size_t i : which) out.push_back(all[i]);
+  return out;
+}
+
 std::vector<Cotangent> manual_computation_vjp(const Op& op, const std::vector<Cotangent>& cts) {
   ManualParts p = manual_parts(op, "VJP");
   size_t n = op.operands().size();
@@ -208,12 +221,9 @@ std::vector<Cotangent> manual_computation_vjp(const Op& op, const std::vector<Co
     psum[k] = ReplicaGroups{hhlo::detail::axis_groups(p.mesh, axes)};
   }
   std::vector<Value> operands(op.operands().begin(), op.operands().end());
-  std::vector<Sharding> in = p.in, out_shardings;
-  for (size_t j : with_ct) {
-    operands.push_back(*cts[j]);
-    in.push_back(p.out[j]);
-  }
-  for (size_t i : wrt) out_shardings.push_back(p.in[i]);
+  std::vector<Sharding> in = p.in;
+  for (size_t j : with_ct) extend(operands, in, *cts[j], p.out[j]);
+  std::vector<Sharding> out_shardings = pick(p.in, wrt);
   const Block& body = *op.regions()[0];
   std::vector<Value> g = hhlo::detail::manual_computation_over(
       p.mesh, p.mesh_name, operands, in, out_shardings, p.manual, [&](const std::vector<Value>& a) {
@@ -251,12 +261,9 @@ std::vector<Tangent> manual_computation_jvp(const Op& op, const std::vector<Tang
   std::vector<Tangent> out(op.results().size());
   if (with_t.empty() || slots.empty()) return out;
   std::vector<Value> operands(op.operands().begin(), op.operands().end());
-  std::vector<Sharding> in = p.in, out_shardings;
-  for (size_t i : with_t) {
-    operands.push_back(*ts[i]);
-    in.push_back(p.in[i]);
-  }
-  for (size_t j : slots) out_shardings.push_back(p.out[j]);
+  std::vector<Sharding> in = p.in;
+  for (size_t i : with_t) extend(operands, in, *ts[i], p.in[i]);
+  std::vector<Sharding> out_shardings = pick(p.out, slots);
   const Block& body = *op.regions()[0];
   Func& f = op.result(0).func();
   std::vector<Value> t = hhlo::detail::manual_computation_over(
