@@ -96,7 +96,8 @@ std::vector<Value> clone_ops(const Block& region, std::unordered_map<uint32_t, V
     return it == map.end() ? v : it->second;
   };
   for (const auto& op : region.ops()) {
-    if (op->name() == "stablehlo.return" || op->name() == "func.return") {
+    if (op->name() == "stablehlo.return" || op->name() == "func.return" ||
+        op->name() == "sdy.return") {
       std::vector<Value> out;
       for (Value v : op->operands()) out.push_back(mapped(v));
       return out;

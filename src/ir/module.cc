@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <mutex>
+#include <unordered_map>
+
+#include "hhlo/ir/spmd.h"
 
 namespace hhlo {
 
@@ -22,6 +26,36 @@ size_t Func::TypeHash::operator()(const TensorType& t) const noexcept {
   for (int64_t d : t.dims) h = (h ^ static_cast<size_t>(d)) * 0x100000001B3ull;
   return h ^ (h >> 31);
 }
+
+namespace {
+/// Which module each function belongs to and the meshes of each module (by the module's stable
+/// id), so that code holding only a Func (autodiff rules of sdy ops) can read the mesh its
+/// shardings name: detail::module_mesh. Entries of a module are dropped with it; an id or Func
+/// address reused later is overwritten when it is registered again.
+struct MeshTable {
+  std::mutex mu;
+  std::unordered_map<const Func*, const void*> module_of;
+  std::unordered_map<const void*, std::vector<std::pair<std::string, Mesh>>> meshes;
+};
+MeshTable& mesh_table() {
+  static MeshTable* table = new MeshTable;  // never destroyed: Modules may outlive statics
+  return *table;
+}
+}  // namespace
+
+namespace detail {
+std::optional<Mesh> module_mesh(const Func& f, std::string_view name) {
+  MeshTable& t = mesh_table();
+  std::lock_guard lock(t.mu);
+  auto m = t.module_of.find(&f);
+  if (m == t.module_of.end()) return std::nullopt;
+  auto meshes = t.meshes.find(m->second);
+  if (meshes == t.meshes.end()) return std::nullopt;
+  for (const auto& [n, mesh] : meshes->second)
+    if (n == name) return mesh;
+  return std::nullopt;
+}
+}  // namespace detail
 
 Func& Value::func() const {
   if (!func_) throw Error("use of an invalid (default-constructed) hhlo::Value");
@@ -145,8 +179,18 @@ void Func::ret_at(const std::vector<Value>& results, const Location& loc) {
   returned_ = true;
 }
 
-Module::Module() : id_(std::make_unique<int>(0)) {}
-Module::~Module() = default;
+Module::Module() : id_(std::make_unique<int>(0)) {
+  MeshTable& t = mesh_table();
+  std::lock_guard lock(t.mu);
+  t.meshes.erase(id_.get());  // an id address reused from a module that was moved over
+}
+Module::~Module() {
+  if (!id_) return;  // moved from
+  MeshTable& t = mesh_table();
+  std::lock_guard lock(t.mu);
+  for (const auto& f : funcs_) t.module_of.erase(f.get());
+  t.meshes.erase(id_.get());
+}
 
 void Func::set_arg_attr(size_t i, NamedAttr attr) {
   auto& attrs = arg_attrs_.at(i);
@@ -205,6 +249,9 @@ Func& Module::add_func(std::string name, std::vector<TensorType> arg_types, Visi
   if (find(name)) throw Error(fmt::format("Module::add_func: function @{} already exists", name));
   funcs_.push_back(std::unique_ptr<Func>(
       new Func(id_.get(), std::move(name), std::move(arg_types), visibility)));
+  MeshTable& t = mesh_table();
+  std::lock_guard lock(t.mu);
+  t.module_of.insert_or_assign(funcs_.back().get(), id_.get());
   return *funcs_.back();
 }
 
@@ -255,6 +302,11 @@ void Module::add_mesh(std::string name, Mesh mesh) {
   if (name.empty()) throw Error("Module::add_mesh: a mesh needs a name");
   if (find_mesh(name)) throw Error("Module::add_mesh: a mesh @" + name + " exists already");
   mesh.validate();
+  {
+    MeshTable& t = mesh_table();
+    std::lock_guard lock(t.mu);
+    t.meshes[id_.get()].emplace_back(name, mesh);
+  }
   meshes_.emplace_back(std::move(name), std::move(mesh));
 }
 

@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 
+#include "hhlo/core/gspmd_sharding.h"
 #include "parser_internal.h"
 
 namespace hhlo::parse {
@@ -275,6 +276,15 @@ Attribute Parser::parse_attribute(std::string_view name) {
         advance();
         parse_attribute();
         return OpaqueAttr{text_from(start)};
+      }
+      if (name == "mhlo.sharding") {
+        // GSPMD sharding text: read (hhlo/core/gspmd_sharding.h) so that a malformed one is an
+        // error here, at its column; kept as the string, which prints back as it was written.
+        try {
+          parse_gspmd_sharding(s);
+        } catch (const ParseError& e) {
+          fail_at(start + e.column(), "a GSPMD sharding: " + e.expected(), e.found());
+        }
       }
       return StringAttr{std::move(s)};
     }

@@ -12,9 +12,9 @@
 #include "hhlo/autodiff/autodiff.h"
 #include "hhlo/autodiff/jvp_registry.h"
 #include "hhlo/autodiff/vjp_registry.h"
+#include "hhlo/ir/conv_dimension_numbers.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/session.h"
-#include "hhlo/ir/conv_dimension_numbers.h"
 
 namespace hhlo {
 namespace {
@@ -355,7 +355,7 @@ TEST(AutodiffJvp, EveryOpThatAVjpRuleEmitsHasAJvpRule) {
     Value a = all_reduce(f.arg(0), g, sum);
     Value c = reduce_scatter(all_gather(a, 0, g), 0, g, sum);
     Value e = all_to_all(all_to_all(c, 0, 1, 2, g), 1, 0, 2, g);
-    return multiply(collective_permute(e, {{0, 1}, {1, 0}}), f.arg(1));
+    return multiply(collective_permute(collective_broadcast(e, g), {{0, 1}, {1, 0}}), f.arg(1));
   });
   ad::register_custom_vjp("test_closure_fwd",
                           [](const Op& op, const std::vector<ad::Cotangent>& cts) {

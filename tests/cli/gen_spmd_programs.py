@@ -7,7 +7,11 @@ computes for them on those 4 devices. tests/cli/spmd_run_test.cc runs each throu
 Cases: elementwise over a 1-D mesh, a matmul with a sharded contracting dimension (the
 partitioner adds the all_reduce), a data-parallel gradient step of a small MLP (batch sharded,
 parameters replicated), a 2-D mesh, a reduction to a replicated scalar, and shard_map with psum
-and all_gather (sdy.manual_computation).
+and all_gather (sdy.manual_computation). Then the same cases but shard_map lowered for GSPMD
+(jax_use_shardy_partitioner=False: `mhlo.sharding` strings, no sdy.mesh) as gspmd_NAME, plus
+gspmd_mesh_2d_transposed (axes listed out of mesh order: a transposed iota tile assignment).
+Also shard_map_vjp.{x,w,c1,c2,c3,dx,dw}.npy: JAX's jax.vjp of a shard_map for fixed cotangents
+(tests/autodiff/collectives_vjp_test.cc).
 
 Run with the project's venv (JAX 0.10.2 CPU): .venv/bin/python tests/cli/gen_spmd_programs.py OUT
 """
@@ -30,7 +34,15 @@ out.mkdir(parents=True, exist_ok=True)
 rng = np.random.default_rng(11)
 
 
+CASES = []
+
+
 def emit(name, fn, in_specs, out_specs, args, mesh):
+    CASES.append((name, fn, in_specs, out_specs, args, mesh))
+    write(name, fn, in_specs, out_specs, args, mesh)
+
+
+def write(name, fn, in_specs, out_specs, args, mesh):
     shard = lambda spec: NamedSharding(mesh, spec)  # noqa: E731
     jitted = jax.jit(fn, in_shardings=tuple(shard(s) for s in in_specs),
                      out_shardings=tuple(shard(s) for s in out_specs))
@@ -86,3 +98,34 @@ def manual(a):
 
 smap = jax.shard_map(manual, mesh=line, in_specs=P("x"), out_specs=(P(), P()), check_vma=False)
 emit("shard_map_psum_all_gather", smap, [P("x")], [P(), P()], [f32(8, 3)], line)
+
+
+# The gradient of a shard_map (tests/autodiff/collectives_vjp_test.cc builds the same one): psum,
+# a per-shard output and all_gather, a replicated operand; JAX's VJP for fixed cotangents.
+def body(a, w):
+    return (jax.lax.psum(jnp.sin(a) * w, "x"), a * a,
+            jax.lax.all_gather(a * w, "x", tiled=True))
+
+
+mapped = jax.shard_map(body, mesh=line, in_specs=(P("x"), P()), out_specs=(P(), P("x"), P()),
+                       check_vma=False)
+gx, gw = f32(8, 3), f32(3)
+gcts = (f32(2, 3), f32(8, 3), f32(8, 3))
+_, pullback = jax.vjp(jax.jit(mapped), gx, gw)
+grads = pullback(gcts)
+for key, value in [("x", gx), ("w", gw), ("c1", gcts[0]), ("c2", gcts[1]), ("c3", gcts[2]),
+                   ("dx", grads[0]), ("dw", grads[1])]:
+    np.save(out / f"shard_map_vjp.{key}.npy", np.asarray(value))
+print("shard_map_vjp: JAX's gradient of a shard_map")
+
+# GSPMD: the same programs with mhlo.sharding strings (the shard_map aside: a manual
+# computation needs the Shardy partitioner here), same inputs.
+jax.config.update("jax_use_shardy_partitioner", False)
+for name, fn, in_specs, out_specs, args, mesh in list(CASES):
+    if name.startswith("shard_map"):
+        continue
+    write("gspmd_" + name, fn, in_specs, out_specs, args, mesh)
+    text = (out / f"gspmd_{name}.mlir").read_text()
+    assert "mhlo.sharding" in text and "sdy.mesh" not in text, name
+write("gspmd_mesh_2d_transposed", lambda a, w: (a @ w, a * 2.0), [P("y", "x"), P("x", None)],
+      [P("y", None), P(None, "y")], [f32(4, 6), f32(6, 4)], grid)

@@ -53,6 +53,19 @@ TEST(CliSpmd, TwoDimensionalMesh) { expect_jax_values("mesh_2d"); }
 TEST(CliSpmd, ReductionsToReplicatedValues) { expect_jax_values("reduce_scalar"); }
 TEST(CliSpmd, ShardMapWithPsumAndAllGather) { expect_jax_values("shard_map_psum_all_gather"); }
 
+// The same programs lowered for GSPMD (mhlo.sharding strings, no sdy.mesh): run with XLA's GSPMD
+// partitioner.
+TEST(CliSpmd, GspmdElementwise) { expect_jax_values("gspmd_elementwise"); }
+TEST(CliSpmd, GspmdMatmulWithAShardedContractingDimension) {
+  expect_jax_values("gspmd_matmul_contracting");
+}
+TEST(CliSpmd, GspmdDataParallelGradientStep) { expect_jax_values("gspmd_data_parallel_step"); }
+TEST(CliSpmd, GspmdTwoDimensionalMesh) { expect_jax_values("gspmd_mesh_2d"); }
+TEST(CliSpmd, GspmdTwoDimensionalMeshWithAxesOutOfMeshOrder) {
+  expect_jax_values("gspmd_mesh_2d_transposed");
+}
+TEST(CliSpmd, GspmdReductionsToReplicatedValues) { expect_jax_values("gspmd_reduce_scalar"); }
+
 // The partition count is the parsed module's attribute, not the first "mhlo.num_partitions" in
 // the text (which the earlier text scan took).
 TEST(CliSpmd, NumPartitionsIsTheModuleAttributeNotAStringBeforeIt) {

@@ -129,6 +129,15 @@ std::vector<Seed> shape_rule_seeds() {
     for (char& c : s) c = static_cast<char>(gen());
     out.push_back({"shape_rules:random-" + std::to_string(i), s});
   }
+  // The collectives and sharding_constraint (targets/shape_rules.cc, build_spmd): one operand
+  // f32[4,4] (count 0 -> 1; flag 1, kPick[2] = f32; rank 2; dims 4, 4), op 36, flag 1, then the
+  // case k and random bytes for its attributes.
+  for (int k = 0; k < 9; ++k)
+    for (int j = 0; j < 8; ++j) {
+      std::string s = {0, 1, 2, 2, 3, 4, 3, 4, 36, 1, static_cast<char>(k)};
+      for (size_t n = 8 + gen() % 24; n > 0; --n) s.push_back(static_cast<char>(gen() % 8));
+      out.push_back({"shape_rules:spmd-" + std::to_string(k) + "-" + std::to_string(j), s});
+    }
   return out;
 }
 

@@ -136,7 +136,9 @@ TEST(Spmd, JaxsShardedProgramsParseVerifyAndReprint) {
     Module m = parse_module_file(e.path().string());
     std::string text = to_mlir(m);
     EXPECT_EQ(to_mlir(parse_module(text)), text);
-    EXPECT_FALSE(m.meshes().empty());
+    // GSPMD lowerings (gspmd_*) carry mhlo.sharding strings instead of a mesh.
+    bool gspmd = e.path().stem().string().rfind("gspmd_", 0) == 0;
+    EXPECT_EQ(m.meshes().empty(), gspmd);
     ++n;
     if (e.path().stem() != "shard_map_psum_all_gather") continue;
     const Op& mc = *m.funcs()[0]->body().ops()[0];

@@ -4,6 +4,7 @@
 // values JAX computed for it on 4 devices (generated at build time, never committed).
 #include "hhlo/ir/spmd.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,32 +17,16 @@
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/sharded_array.h"
 #include "hhlo/session.h"
+#include "spmd_util.h"
 
 namespace hhlo {
 namespace {
 
 const DType F = DType::f32;
-const CompileOptions kShardy{
-    .num_partitions = 4, .use_spmd_partitioning = true, .use_shardy_partitioner = true};
+using test::run_sharded;
 
 std::string spmd_file(const std::string& name) {
   return std::string(HHLO_GENERATED_DIR) + "/spmd/" + name;
-}
-
-/// Compiles `m` with Shardy over 4 partitions and runs it on the global `args`.
-std::vector<Array> run_sharded(const Module& m, const std::vector<Array>& args) {
-  verify(m);
-  const Client& client = default_session().client();
-  LoadedExecutable exe = client.compile(m, kShardy);
-  EXPECT_TRUE(exe.input_layouts()) << exe.sharding_error();
-  std::vector<ShardedArray> in;
-  for (size_t i = 0; i < args.size(); ++i)
-    in.push_back(ShardedArray::from_host(client, args[i], exe.input_layouts()->at(i)));
-  std::vector<const ShardedArray*> ptrs;
-  for (const ShardedArray& a : in) ptrs.push_back(&a);
-  std::vector<Array> out;
-  for (const ShardedArray& r : exe.execute_sharded(ptrs)) out.push_back(r.to_host());
-  return out;
 }
 
 void expect_near(const Array& got, const Array& want) {
@@ -149,6 +134,44 @@ TEST(Spmd, TensorParallelMlpEqualsTheSingleDeviceRun) {
   auto single = test::run(one, args);
   ASSERT_EQ(sharded.size(), 1u);
   expect_near(sharded[0], single[0]);
+}
+
+// GSPMD (JAX with jax_use_shardy_partitioner=False, tests/cli/gen_spmd_programs.py): the typed
+// form of each argument's and result's `mhlo.sharding` lays the array out exactly as the
+// partitioner did, and splitting JAX's inputs by it and assembling the results by it reproduces
+// the values JAX computed on 4 devices.
+TEST(Spmd, GspmdShardingsOfJaxProgramsSplitAndGatherAsThePartitionerDoes) {
+  const Client& client = default_session().client();
+  for (const char* name :
+       {"gspmd_elementwise", "gspmd_matmul_contracting", "gspmd_data_parallel_step",
+        "gspmd_mesh_2d", "gspmd_reduce_scalar", "gspmd_mesh_2d_transposed"}) {
+    SCOPED_TRACE(name);
+    Module m = parse_module_file(spmd_file(std::string(name) + ".mlir"));
+    const Func& f = *m.find("main");
+    LoadedExecutable exe = client.compile(m, {.num_partitions = 4, .use_spmd_partitioning = true});
+    ASSERT_TRUE(exe.input_layouts()) << exe.sharding_error();
+    std::vector<ShardedArray> in;
+    for (size_t i = 0; i < f.args().size(); ++i) {
+      std::optional<GspmdSharding> s = gspmd_sharding_of(f.arg_attrs(i));
+      ASSERT_TRUE(s) << "argument " << i;
+      ShardLayout l = shard_layout(*s, f.arg_types()[i].dims, 4);
+      EXPECT_TRUE(l.same_placement(exe.input_layouts()->at(i)))
+          << "argument " << i << ": " << s->to_string() << " gives " << l.to_string();
+      Array x = read_npy(spmd_file(fmt::format("{}.in{}.npy", name, i)));
+      in.push_back(ShardedArray::from_host(client, x, l));
+    }
+    std::vector<const ShardedArray*> ptrs;
+    for (const ShardedArray& a : in) ptrs.push_back(&a);
+    std::vector<ShardedArray> out = exe.execute_sharded(ptrs);
+    ASSERT_EQ(out.size(), f.result_types().size());
+    for (size_t j = 0; j < out.size(); ++j) {
+      std::optional<GspmdSharding> s = gspmd_sharding_of(f.result_attrs(j));
+      ASSERT_TRUE(s) << "result " << j;
+      EXPECT_TRUE(shard_layout(*s, f.result_types()[j].dims, 4).same_placement(out[j].layout()))
+          << "result " << j << ": " << s->to_string();
+      expect_near(out[j].to_host(), read_npy(spmd_file(fmt::format("{}.out{}.npy", name, j))));
+    }
+  }
 }
 
 }  // namespace

@@ -5,9 +5,12 @@
 // CompileOptions::use_spmd_partitioning and use_shardy_partitioner (docs/spmd.md).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "hhlo/core/gspmd_sharding.h"
 #include "hhlo/core/sharding.h"
 #include "hhlo/ir/module.h"
 
@@ -36,12 +39,39 @@ std::vector<Value> manual_computation(const Module& module, const std::vector<Va
                                       const std::vector<std::string>& manual_axes,
                                       const RegionBody& body, Loc loc = Loc::current());
 
+/// `mhlo.sharding = "{devices=[2,2]<=[4]}"`: the GSPMD sharding `s` as an argument, result or op
+/// attribute (a string attribute in MLIR, as XLA's GSPMD partitioner reads it; compile with
+/// use_spmd_partitioning and without use_shardy_partitioner).
+NamedAttr mhlo_sharding(const GspmdSharding& s);
+/// The GSPMD sharding among `attrs` (a string `mhlo.sharding`, as the parser checked it), or
+/// nullopt when there is none. Throws ParseError for a malformed string set by hand.
+std::optional<GspmdSharding> gspmd_sharding_of(const std::vector<NamedAttr>& attrs);
+
 namespace detail {
 /// Per-shard type of a global `global` laid out as `s` over `mesh`, counting only the axes in
 /// `manual` (all axes when `manual` is empty); `to_global` multiplies instead. Throws
 /// ShardingError as shard_layout does (`what` names the value in messages).
 TensorType manual_type(const Mesh& mesh, const Sharding& s, const std::vector<std::string>& manual,
                        const TensorType& t, bool to_global, const std::string& what);
+/// manual_computation over the mesh value `mesh`, named `mesh_name` in the shardings (for code
+/// that has the mesh but not the Module, e.g. autodiff rules); same checks and errors.
+std::vector<Value> manual_computation_over(const Mesh& mesh, const std::string& mesh_name,
+                                           const std::vector<Value>& operands,
+                                           const std::vector<Sharding>& in_shardings,
+                                           const std::vector<Sharding>& out_shardings,
+                                           const std::vector<std::string>& manual_axes,
+                                           const RegionBody& body, Loc loc = Loc::current());
+/// A copy of the mesh @`name` of the module that `f` belongs to (as Module::add_mesh recorded
+/// it, parsed modules included), or nullopt when that module has no such mesh. How code that
+/// sees only an op and its function (the VJP of sdy.manual_computation) reads the mesh its
+/// shardings name.
+std::optional<Mesh> module_mesh(const Func& f, std::string_view name);
+/// Replica groups (flattened global device ids, i.e. logical devices when there is one
+/// replica) of the collectives over the mesh axes `axes`: one group per position of the other
+/// axes, holding the devices that differ only along `axes`, in row-major mesh order (what
+/// JAX's psum over those axes lowers to). Throws ShardingError for an unknown axis.
+std::vector<std::vector<int64_t>> axis_groups(const Mesh& mesh,
+                                              const std::vector<std::string>& axes);
 }  // namespace detail
 
 }  // namespace hhlo

@@ -80,19 +80,69 @@ Value sharding_constraint(const Module& module, Value x, const std::string& mesh
                    Location::from(loc)})[0];
 }
 
+NamedAttr mhlo_sharding(const GspmdSharding& s) {
+  return {"mhlo.sharding", StringAttr{s.to_string()}};
+}
+
+std::optional<GspmdSharding> gspmd_sharding_of(const std::vector<NamedAttr>& attrs) {
+  for (const NamedAttr& a : attrs)
+    if (a.name == "mhlo.sharding")
+      if (const StringAttr* s = a.value.get_if<StringAttr>()) return parse_gspmd_sharding(s->value);
+  return std::nullopt;
+}
+
 std::vector<Value> manual_computation(const Module& module, const std::vector<Value>& operands,
                                       const std::string& mesh,
                                       const std::vector<Sharding>& in_shardings,
                                       const std::vector<Sharding>& out_shardings,
                                       const std::vector<std::string>& manual_axes,
                                       const RegionBody& body, Loc loc) {
+  return detail::manual_computation_over(mesh_of(module, mesh, "manual_computation"), mesh,
+                                         operands, in_shardings, out_shardings, manual_axes, body,
+                                         loc);
+}
+
+namespace detail {
+
+std::vector<std::vector<int64_t>> axis_groups(const Mesh& mesh,
+                                              const std::vector<std::string>& axes) {
+  std::vector<bool> along(mesh.axes.size(), false);
+  for (const std::string& a : axes) along[mesh.axis_index(a)] = true;
+  std::vector<std::vector<int64_t>> groups;
+  std::vector<std::vector<int64_t>> keys;
+  int64_t n = mesh.num_devices();
+  for (int64_t k = 0; k < n; ++k) {
+    // Row-major coordinates of position k; the key is the coordinates off `axes`.
+    std::vector<int64_t> key;
+    int64_t rest = k;
+    for (size_t i = mesh.axes.size(); i-- > 0;) {
+      int64_t c = rest % mesh.axes[i].size;
+      rest /= mesh.axes[i].size;
+      if (!along[i]) key.insert(key.begin(), c);
+    }
+    auto it = std::find(keys.begin(), keys.end(), key);
+    if (it == keys.end()) {
+      keys.push_back(key);
+      groups.emplace_back();
+      it = keys.end() - 1;
+    }
+    groups[static_cast<size_t>(it - keys.begin())].push_back(mesh.device(k));
+  }
+  return groups;
+}
+
+std::vector<Value> manual_computation_over(const Mesh& m, const std::string& mesh,
+                                           const std::vector<Value>& operands,
+                                           const std::vector<Sharding>& in_shardings,
+                                           const std::vector<Sharding>& out_shardings,
+                                           const std::vector<std::string>& manual_axes,
+                                           const RegionBody& body, Loc loc) {
   constexpr std::string_view op = "manual_computation";
   if (operands.empty()) throw Error("manual_computation: needs at least one operand");
   if (in_shardings.size() != operands.size())
     throw Error(fmt::format("manual_computation: {} operands but {} in_shardings", operands.size(),
                             in_shardings.size()));
   Func& f = detail::func_of(op, operands);
-  const Mesh& m = mesh_of(module, mesh, op);
   std::set<std::string> seen;
   for (const std::string& a : manual_axes) {
     m.axis_index(a);  // throws for an unknown axis
@@ -134,5 +184,7 @@ std::vector<Value> manual_computation(const Module& module, const std::vector<Va
        std::move(regions),
        l});
 }
+
+}  // namespace detail
 
 }  // namespace hhlo

@@ -1,8 +1,11 @@
-// Fuzz target: the builders' shape rules (hhlo/ir/ops.h, hhlo/ir/infer.h). The input chooses an
-// op, its operand types (often related to one another, so multi-operand rules are reached) and
-// its attribute values (mostly small, sometimes extreme). Properties: the builder returns values
-// or throws ShapeError, nothing else; a function it built is accepted by the verifier, and its
-// printed text parses back with the verifier on.
+// Fuzz target: the builders' shape rules (hhlo/ir/ops.h, hhlo/ir/infer.h), the collectives and
+// sdy.sharding_constraint (hhlo/ir/spmd.h) included. The input chooses an op, its operand types
+// (often related to one another, so multi-operand rules are reached) and its attribute values
+// (mostly small, sometimes extreme; replica groups, pairs, channel handles and meshes too).
+// Properties: the builder returns values or throws ShapeError (ShardingError for a sharding that
+// does not fit, the error sharding_constraint documents), nothing else; a function it built is
+// accepted by the verifier, and its printed text parses back with the verifier on.
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <limits>
@@ -14,6 +17,7 @@
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
+#include "hhlo/ir/spmd.h"
 #include "hhlo/ir/verifier.h"
 
 namespace hhlo::fuzz {
@@ -122,7 +126,89 @@ bool parser_reads_back(const std::vector<TensorType>& types) {
   return true;
 }
 
-std::vector<Value> build(Bytes& b, Func& f, const std::vector<Value>& v) {
+/// Replica groups: mostly well-formed over up to 4 processes, sometimes ragged, repeated,
+/// negative or empty.
+ReplicaGroups groups(Bytes& b) {
+  ReplicaGroups g;
+  size_t n = b.below(4);
+  size_t width = 1 + b.below(4);
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<int64_t> grp;
+    size_t w = b.below(6) == 0 ? b.below(5) : width;
+    for (size_t k = 0; k < w; ++k) grp.push_back(b.below(8) == 0 ? attr_int(b) : b.range(0, 7));
+    g.groups.push_back(grp);
+  }
+  return g;
+}
+
+std::optional<ChannelHandle> channel(Bytes& b) {
+  if (b.flag()) return std::nullopt;
+  return ChannelHandle{b.range(-1, 3), b.range(0, 3)};
+}
+
+CollectiveOptions collective_options(Bytes& b) { return {channel(b), b.flag()}; }
+
+std::vector<std::pair<int64_t, int64_t>> pairs(Bytes& b) {
+  std::vector<std::pair<int64_t, int64_t>> out(b.below(5));
+  for (auto& p : out)
+    p = b.below(8) == 0 ? std::pair{attr_int(b), attr_int(b)}
+                        : std::pair{b.range(0, 4), b.range(0, 4)};
+  return out;
+}
+
+/// A sharding of `rank` dimensions over the axes "x" (2) and "y" (2) of the module's mesh @mesh,
+/// sometimes with an unknown, repeated or extra axis.
+Sharding sharding(Bytes& b, size_t rank) {
+  static const char* kAxes[] = {"x", "y", "z"};
+  Sharding s;
+  s.dims.resize(b.below(8) == 0 ? b.below(4) : rank);
+  for (auto& d : s.dims)
+    for (size_t k = b.below(3); k > 0; --k) d.push_back(kAxes[b.below(b.below(8) == 0 ? 3 : 2)]);
+  return s;
+}
+
+/// A dimension or count of a collective: mostly small (0..3), sometimes any attr_int.
+int64_t small_int(Bytes& b) { return b.below(8) == 0 ? attr_int(b) : b.range(0, 3); }
+
+auto add_fn() {
+  return [](Value x, Value y) { return add(x, y); };
+}
+
+/// The collectives and sdy.sharding_constraint (chosen by the input after the other ops).
+std::vector<Value> build_spmd(Bytes& b, Module& m, Func& f, const std::vector<Value>& v) {
+  auto at = [&](size_t i) { return v[i % v.size()]; };
+  auto some = [&](size_t n) {
+    std::vector<Value> out;
+    for (size_t i = 0; i < n; ++i) out.push_back(at(i));
+    return out;
+  };
+  switch (b.below(9)) {
+    case 0:
+      return all_reduce(some(1 + b.below(2)), groups(b), returning(b.below(2), 1),
+                        collective_options(b));
+    case 1:
+      return all_gather(some(1 + b.below(2)), small_int(b), groups(b), collective_options(b));
+    case 2:
+      return {reduce_scatter(at(0), small_int(b), groups(b), add_fn(), collective_options(b))};
+    case 3:
+      return all_to_all(some(1 + b.below(2)), small_int(b), small_int(b), small_int(b), groups(b),
+                        channel(b));
+    case 4:
+      return {collective_permute(at(0), pairs(b), channel(b))};
+    case 5:
+      return {collective_broadcast(at(0), groups(b), channel(b))};
+    case 6:
+      return {replica_id(f)};
+    case 7:
+      return {partition_id(f)};
+    default:
+      return {sharding_constraint(
+          m, at(0), b.below(8) ? "mesh" : "other",
+          sharding(b, static_cast<size_t>(std::max<int64_t>(0, at(0).rank()))))};
+  }
+}
+
+std::vector<Value> build(Bytes& b, Module& m, Func& f, const std::vector<Value>& v) {
   auto at = [&](size_t i) { return v[i % v.size()]; };
   auto some = [&](size_t from, size_t n) {
     std::vector<Value> out;
@@ -278,6 +364,8 @@ std::vector<Value> build(Bytes& b, Func& f, const std::vector<Value>& v) {
     case 35:
       return rng_bit_generator(at(0), pick_enum<RngAlgorithm>(b, 3), at(1).type());
     default:
+      // Kept at 36 so that saved inputs choosing 0..35 still build what they built.
+      if (b.flag()) return build_spmd(b, m, f, v);
       return optimization_barrier(some(0, 1 + b.below(3)));
   }
 }
@@ -287,14 +375,17 @@ std::vector<Value> build(Bytes& b, Func& f, const std::vector<Value>& v) {
 int shape_rules(const uint8_t* data, size_t size) {
   Bytes b(data, size);
   Module m;
+  m.add_mesh("mesh", Mesh{{{"x", 2}, {"y", 2}}, {}});
   std::vector<TensorType> types = operand_types(b, 1 + b.below(6));
   Func& f = m.add_func("main", types);
   std::vector<Value> args;
   for (size_t i = 0; i < types.size(); ++i) args.push_back(f.arg(i));
   std::vector<Value> results;
   try {
-    results = build(b, f, args);
+    results = build(b, m, f, args);
   } catch (const ShapeError&) {
+    return 0;
+  } catch (const ShardingError&) {
     return 0;
   } catch (const std::exception& e) {
     fuzz_fail("shape_rules",
