@@ -124,6 +124,7 @@ class Inliner {
       st.attrs = op->attrs();
       st.loc = op->loc();
       explicit_defaults(st);
+      if (st.name == "stablehlo.composite") copy_decomposition(st);
       for (const auto& region : op->regions()) {
         std::vector<TensorType> types;
         for (Value a : region->args()) types.push_back(a.type());
@@ -142,6 +143,27 @@ class Inliner {
     if (body)
       throw Error(fmt::format("inline_call: @{} has no func.return", stack_.back()->name()));
     return {};
+  }
+
+  // A composite copied into another module takes its decomposition along: a private copy (its
+  // calls inlined, its composites copied likewise) under the same name, or a fresh one
+  // (`name_1`, ...) when the destination has a function of that name.
+  void copy_decomposition(OpState& st) {
+    Module& dm = dest_.module();
+    if (&dm == &source_) return;
+    for (NamedAttr& a : st.attrs) {
+      auto* sym = a.name == "decomposition" ? a.value.get_if<SymbolRefAttr>() : nullptr;
+      if (!sym) continue;
+      const Func* d = source_.find(sym->name);
+      if (!d)
+        throw Error(fmt::format("inline_call: a composite names @{}, which is not in the module",
+                                sym->name));
+      std::string name = sym->name;
+      for (int i = 1; dm.find(name); ++i) name = fmt::format("{}_{}", sym->name, i);
+      Func& g = dm.add_func(name, d->arg_types(), Visibility::private_);
+      g.ret(Inliner(g, source_).call(sym->name, g.args()));
+      a.value = SymbolRefAttr{name};
+    }
   }
 
   Func& dest_;

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <functional>
-#include <mutex>
 #include <unordered_map>
 
 #include "hhlo/ir/spmd.h"
@@ -27,33 +26,10 @@ size_t Func::TypeHash::operator()(const TensorType& t) const noexcept {
   return h ^ (h >> 31);
 }
 
-namespace {
-/// Which module each function belongs to and the meshes of each module (by the module's stable
-/// id), so that code holding only a Func (autodiff rules of sdy ops) can read the mesh its
-/// shardings name: detail::module_mesh. Entries of a module are dropped with it; an id or Func
-/// address reused later is overwritten when it is registered again.
-struct MeshTable {
-  std::mutex mu;
-  std::unordered_map<const Func*, const void*> module_of;
-  std::unordered_map<const void*, std::vector<std::pair<std::string, Mesh>>> meshes;
-};
-MeshTable& mesh_table() {
-  static MeshTable* table = new MeshTable;  // never destroyed: Modules may outlive statics
-  return *table;
-}
-}  // namespace
-
 namespace detail {
 std::optional<Mesh> module_mesh(const Func& f, std::string_view name) {
-  MeshTable& t = mesh_table();
-  std::lock_guard lock(t.mu);
-  auto m = t.module_of.find(&f);
-  if (m == t.module_of.end()) return std::nullopt;
-  auto meshes = t.meshes.find(m->second);
-  if (meshes == t.meshes.end()) return std::nullopt;
-  for (const auto& [n, mesh] : meshes->second)
-    if (n == name) return mesh;
-  return std::nullopt;
+  const Mesh* mesh = f.module().find_mesh(name);
+  return mesh ? std::optional<Mesh>(*mesh) : std::nullopt;
 }
 }  // namespace detail
 
@@ -179,17 +155,25 @@ void Func::ret_at(const std::vector<Value>& results, const Location& loc) {
   returned_ = true;
 }
 
-Module::Module() : id_(std::make_unique<int>(0)) {
-  MeshTable& t = mesh_table();
-  std::lock_guard lock(t.mu);
-  t.meshes.erase(id_.get());  // an id address reused from a module that was moved over
+Module::Module() : id_(std::make_unique<Module*>(this)) {}
+Module::~Module() = default;
+Module::Module(Module&& other) noexcept
+    : id_(std::move(other.id_)),
+      name_(std::move(other.name_)),
+      attrs_(std::move(other.attrs_)),
+      meshes_(std::move(other.meshes_)),
+      funcs_(std::move(other.funcs_)) {
+  if (id_) *id_ = this;
 }
-Module::~Module() {
-  if (!id_) return;  // moved from
-  MeshTable& t = mesh_table();
-  std::lock_guard lock(t.mu);
-  for (const auto& f : funcs_) t.module_of.erase(f.get());
-  t.meshes.erase(id_.get());
+Module& Module::operator=(Module&& other) noexcept {
+  if (this == &other) return *this;
+  id_ = std::move(other.id_);
+  name_ = std::move(other.name_);
+  attrs_ = std::move(other.attrs_);
+  meshes_ = std::move(other.meshes_);
+  funcs_ = std::move(other.funcs_);
+  if (id_) *id_ = this;
+  return *this;
 }
 
 void Func::set_arg_attr(size_t i, NamedAttr attr) {
@@ -249,9 +233,6 @@ Func& Module::add_func(std::string name, std::vector<TensorType> arg_types, Visi
   if (find(name)) throw Error(fmt::format("Module::add_func: function @{} already exists", name));
   funcs_.push_back(std::unique_ptr<Func>(
       new Func(id_.get(), std::move(name), std::move(arg_types), visibility)));
-  MeshTable& t = mesh_table();
-  std::lock_guard lock(t.mu);
-  t.module_of.insert_or_assign(funcs_.back().get(), id_.get());
   return *funcs_.back();
 }
 
@@ -302,11 +283,6 @@ void Module::add_mesh(std::string name, Mesh mesh) {
   if (name.empty()) throw Error("Module::add_mesh: a mesh needs a name");
   if (find_mesh(name)) throw Error("Module::add_mesh: a mesh @" + name + " exists already");
   mesh.validate();
-  {
-    MeshTable& t = mesh_table();
-    std::lock_guard lock(t.mu);
-    t.meshes[id_.get()].emplace_back(name, mesh);
-  }
   meshes_.emplace_back(std::move(name), std::move(mesh));
 }
 

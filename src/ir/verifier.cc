@@ -51,7 +51,8 @@ class Verifier {
       std::string_view n = op.name();
       bool last = i + 1 == ops.size();
       if (o_.failed_op) *o_.failed_op = &op;
-      bool term = n == "func.return" || n == "stablehlo.return" || (!is_body && n == "sdy.return") ||
+      bool term = n == "func.return" || n == "stablehlo.return" ||
+                  (!is_body && n == "sdy.return") ||
                   (o_.allow_unknown_ops && !is_body && foreign_terminator(n));
       if (term != last)
         fail_struct(&op,
@@ -183,6 +184,24 @@ class Verifier {
       if (!same_types(op.operands(), callee->arg_types()))
         fail_struct(&op, "argument types differ from the callee's");
       want = callee->result_types();
+      if (!same_types(op.results(), want)) mismatch(n, op, types(op.results()), want);
+      return;
+    }
+    if (n == "stablehlo.composite") {
+      // The spec's (C2)-(C4): the decomposition is a function of the module, the inputs and
+      // results have its parameter and result types.
+      const Attribute* da = op.attr("decomposition");
+      const SymbolRefAttr* sym = da ? da->get_if<SymbolRefAttr>() : nullptr;
+      const Attribute* na = op.attr("name");
+      if (!sym || !na || !na->get_if<StringAttr>())
+        fail_struct(&op, "missing or mistyped attribute 'name' or 'decomposition'");
+      const Func* d = m_.find(sym->name);
+      if (!d) fail_struct(&op, "names an unknown decomposition function");
+      if (!same_types(op.operands(), d->arg_types()))
+        detail::fail("composite", "C3", "inputs {} differ from @{} parameters {}",
+                     types_to_string(types(op.operands())), d->name(),
+                     types_to_string(d->arg_types()));
+      want = d->result_types();
       if (!same_types(op.results(), want)) mismatch(n, op, types(op.results()), want);
       return;
     }

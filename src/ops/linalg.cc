@@ -470,32 +470,32 @@ SvdResult svd(Tensor a, bool full_matrices, Loc loc) {
 
 Tensor svdvals(Tensor a, Loc loc) { return gesdd(a, 'N', "svdvals", loc)[0]; }
 
-QrResult qr(Tensor a, std::string_view mode, Loc loc) {
-  need_matrix(a, "qr", false);
-  if (mode != "reduced" && mode != "complete" && mode != "r")
-    throw ShapeError(
-        "qr", "", fmt::format("mode must be \"reduced\", \"complete\" or \"r\", got \"{}\"", mode));
+namespace {
+
+/// JAX's QR lowering (_qr_lowering): geqrf, then orgqr / ungqr on the Householder vectors
+/// (padded with zero columns to [m, m] when `full_matrices`, sliced to [m, m] when m < n);
+/// returns {q, r}.
+std::vector<Value> qr_decomposition(Value a, bool full_matrices, Loc loc) {
   char p = lapack_prefix(a.dtype(), "qr");
-  Dims b = batch_dims(a, 2);
-  int64_t r = a.rank(), m = a.dim(-2), n = a.dim(-1), k = std::min(m, n);
+  Dims b(a.dims().begin(), a.dims().end() - 2);
+  int64_t r = a.rank(), m = a.dims()[static_cast<size_t>(r - 2)], n = a.dims().back(),
+          k = std::min(m, n);
   std::vector<Value> h =
       lapack_call(target(p, "geqrf"), {a}, {true},
                   {a.type(), TensorType{a.dtype(), with_tail(b, {k})}}, {true, false}, {}, loc);
-  bool complete = mode == "complete";
   Value packed = h[0];
   Value rr = keep(tri_mask(a.func(), packed.dims(), ComparisonDirection::LE, loc), packed, loc);
-  if (!complete && m > n) {  // the reduced R: the first n rows
+  if (!full_matrices && m > n) {  // the reduced R: the first n rows
     std::vector<int64_t> lo(static_cast<size_t>(r), 0), hi(packed.dims());
     hi[static_cast<size_t>(r - 2)] = n;
     rr = hhlo::slice(rr, lo, hi, {}, loc);
   }
-  if (mode == "r") return {Tensor(), rr};
   Value house = packed;
   if (m < n) {  // Q is m x m: the first m columns hold the Householder vectors
     std::vector<int64_t> lo(static_cast<size_t>(r), 0), hi(packed.dims());
     hi.back() = m;
     house = hhlo::slice(packed, lo, hi, {}, loc);
-  } else if (complete && m > n) {  // zero columns up to m x m
+  } else if (full_matrices && m > n) {  // zero columns up to m x m
     std::vector<int64_t> lo(static_cast<size_t>(r), 0), hi(lo), in(lo);
     hi.back() = m - n;
     house = pad(packed, constant(a.func(), 0, a.dtype(), {}, loc), lo, hi, in, loc);
@@ -503,6 +503,37 @@ QrResult qr(Tensor a, std::string_view mode, Loc loc) {
   Value q = lapack_call(target(p, is_complex(a.dtype()) ? "ungqr" : "orgqr"), {house, h[1]},
                         {true, false}, {house.type()}, {true}, {}, loc)[0];
   return {q, rr};
+}
+
+}  // namespace
+
+std::vector<Value> qr_composite(Tensor a, bool full_matrices, Loc loc) {
+  need_matrix(a, "qr", false);
+  // One private decomposition per operand type and mode, shared by every QR of the module.
+  std::string name =
+      fmt::format("hhlo_qr_{}_{}", full_matrices ? "complete" : "reduced", dtype_name(a.dtype()));
+  for (int64_t d : a.shape()) name += d < 0 ? "_dyn" : fmt::format("_{}", d);
+  Module& module = a.func().module();
+  const Func* decomposition = module.find(name);
+  if (!decomposition) {
+    Func& g = module.add_func(name, {a.type()}, Visibility::private_);
+    g.ret(qr_decomposition(g.arg(0), full_matrices, loc), loc);
+    decomposition = &g;
+  }
+  DictAttr attrs;
+  attrs.entries.emplace_back("full_matrices", BoolAttr{full_matrices});
+  return composite("hhlo.qr", {a}, *decomposition, std::move(attrs), 0, loc);
+}
+
+QrResult qr(Tensor a, std::string_view mode, Loc loc) {
+  need_matrix(a, "qr", false);
+  if (mode != "reduced" && mode != "complete" && mode != "r")
+    throw ShapeError(
+        "qr", "", fmt::format("mode must be \"reduced\", \"complete\" or \"r\", got \"{}\"", mode));
+  // Mode "r" computes Q too (as JAX does; XLA drops it when unused).
+  std::vector<Value> f = qr_composite(a, mode == "complete", loc);
+  if (mode == "r") return {Tensor(), f[1]};
+  return {f[0], f[1]};
 }
 
 LstsqResult lstsq(Tensor a, Tensor b, double rcond, Loc loc) {

@@ -357,6 +357,11 @@ TEST(AutodiffJvp, EveryOpThatAVjpRuleEmitsHasAJvpRule) {
     Value e = all_to_all(all_to_all(c, 0, 1, 2, g), 1, 0, 2, g);
     return multiply(collective_permute(collective_broadcast(e, g), {{0, 1}, {1, 0}}), f.arg(1));
   });
+  programs.push_back([](Func& f) {  // a composite without a rule: through its decomposition
+    Func& d = f.module().add_func("closure_dec", {f.arg(0).type()}, Visibility::private_);
+    d.ret({multiply(d.arg(0), d.arg(0))});
+    return composite("test.square", {f.arg(0)}, d)[0];
+  });
   ad::register_custom_vjp("test_closure_fwd",
                           [](const Op& op, const std::vector<ad::Cotangent>& cts) {
                             return std::vector<ad::Cotangent>{multiply(*cts[0], op.operands()[0])};

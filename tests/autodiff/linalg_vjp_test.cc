@@ -3,13 +3,20 @@
 // (lower and upper: only the triangle the op reads gets a cotangent) and fft (all four types).
 // Each check also runs the JVP rule (forward mode) and forward over reverse. Then the rules of
 // the LAPACK custom calls (getrf, syevd, gesdd) through np::linalg's solve, inv, det, slogdet,
-// eigh, svd, svdvals and lstsq, unbatched and batched, by the same finite differences.
+// eigh, svd, svdvals and lstsq, unbatched and batched, by the same finite differences; the QR
+// composite's rules (reduced, complete and "r"; tall, square, wide, batched); a composite
+// without a rule, differentiated and batched through its decomposition; and the complex rules of
+// getrf, heevd, gesdd and the QR composite by finite differences in real and imaginary parts.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "gradcheck_util.h"
+#include "hhlo/autodiff/vmap.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/ops/linalg.h"
 #include "hhlo/ops/shape_ops.h"
+#include "hhlo/session.h"
 
 namespace hhlo {
 namespace {
@@ -175,6 +182,142 @@ TEST(AutodiffNpLinalg, ThinSvdTallWideSquareAndSvdvals) {
     });
     check_grad({rand_f64(d, 32)}, [](const Vs& x) { return la::svdvals(x[0]); });
   }
+}
+
+/// q and r of la::qr(a, mode) flattened into one vector (LAPACK's Householder QR fixes the
+/// signs, so both are differentiable as they are).
+Value qr_outputs(Value a, const char* mode) {
+  la::QrResult r = la::qr(a, mode);
+  auto flat = [](Value v) {
+    int64_t n = 1;
+    for (int64_t d : v.dims()) n *= d;
+    return reshape(v, {n});
+  };
+  return mode == std::string("r") ? flat(r.r) : concatenate({flat(r.q), flat(r.r)}, 0);
+}
+
+TEST(AutodiffNpLinalg, QrCompositeReducedCompleteAndRTallSquareWideBatched) {
+  // The rules of the "hhlo.qr" composite (JAX's qr_jvp_rule and its transpose); the check runs
+  // the VJP, the JVP and forward over reverse.
+  // (Square and wide matrices have one Q and R in every mode: "reduced" covers them.)
+  const std::vector<std::pair<Dims, const char*>> cases{
+      {{5, 3}, "reduced"}, {{5, 3}, "complete"},    {{5, 3}, "r"},         {{3, 3}, "reduced"},
+      {{3, 5}, "reduced"}, {{2, 4, 3}, "complete"}, {{2, 3, 4}, "reduced"}};
+  for (const auto& [d, mode] : cases) {
+    SCOPED_TRACE(::testing::Message()
+                 << d.size() << "-d " << d[d.size() - 2] << "x" << d.back() << " " << mode);
+    check_grad({rand_f64(d, 35)}, [&](const Vs& x) { return qr_outputs(x[0], mode); });
+  }
+}
+
+TEST(AutodiffNpLinalg, QrIsOneCompositeWithItsDecomposition) {
+  Module m;
+  Func& f = m.add_func("main", {TensorType{DType::f64, {5, 3}}, TensorType{DType::f64, {5, 3}}});
+  la::QrResult a = la::qr(f.arg(0)), b = la::qr(f.arg(1));
+  f.ret({a.q, b.r});
+  ASSERT_EQ(m.funcs().size(), 2u);  // one decomposition for both calls of one type and mode
+  const Func& d = *m.funcs()[1];
+  EXPECT_EQ(d.name(), "hhlo_qr_reduced_f64_5_3");
+  EXPECT_EQ(d.visibility(), Visibility::private_);
+  const Op& op = *a.q.value().defining_op();
+  EXPECT_EQ(op.name(), "stablehlo.composite");
+  EXPECT_EQ(op.attr("name")->get_if<StringAttr>()->value, "hhlo.qr");
+  std::vector<std::string> calls;
+  for (const auto& o : d.body().ops())
+    if (o->name() == "stablehlo.custom_call")
+      calls.push_back(o->attr("call_target_name")->get_if<StringAttr>()->value);
+  EXPECT_EQ(calls, (std::vector<std::string>{"lapack_dgeqrf_ffi", "lapack_dorgqr_ffi"}));
+}
+
+TEST(AutodiffComposite, WithoutARuleTheDecompositionIsDifferentiated) {
+  // A composite no rule is registered for: VJP, JVP and second order through its decomposition.
+  check_grad({rand_f64({2, 3}, 36)}, [](const Vs& x) {
+    Func& f = x[0].func();
+    std::string name = "square_sin_" + std::to_string(f.module().funcs().size());
+    Func& d = f.module().add_func(name, {x[0].type()}, Visibility::private_);
+    d.ret({multiply(sine(d.arg(0)), d.arg(0))});
+    return composite("test.square_sin", {x[0]}, d)[0];
+  });
+}
+
+TEST(AutodiffComposite, VmapWithoutARuleBatchesTheDecomposition) {
+  Module m;
+  Func& f = m.add_func("main", {TensorType{DType::f64, {4, 3}}});
+  f.ret(ad::vmap(
+      [](const Vs& x) {
+        Func& d = x[0].func().module().add_func("dec", {x[0].type()}, Visibility::private_);
+        d.ret({multiply(sine(d.arg(0)), d.arg(0))});
+        return composite("test.square_sin", {x[0]}, d);
+      },
+      {f.arg(0)}));
+  Array x = rand_f64({4, 3}, 37);
+  std::vector<double> got = run(m, {x})[0].to_vector<double>();
+  auto xv = x.values<double>();
+  ASSERT_EQ(got.size(), xv.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], std::sin(xv[i]) * xv[i], 1e-15);
+}
+
+// ---- complex operands: the rules' complex formulas (JAX's: conjugate transposes, the imaginary
+// diagonal terms of eigh and svd) by finite differences in the real and imaginary parts. The
+// input is complex(re, im) of two f64 arguments and the output stacks real and imaginary parts,
+// so the check covers the complex cotangent and tangent conventions (JAX's) end to end.
+
+/// [real(x), imag(x)] flattened, of a complex (or real) x.
+Value parts(Value x) {
+  int64_t n = 1;
+  for (int64_t d : x.dims()) n *= d;
+  if (!is_complex(x.dtype())) return reshape(x, {n});
+  return concatenate({reshape(real(x), {n}), reshape(imag(x), {n})}, 0);
+}
+
+Value cplx(const Vs& a) { return complex(a[0], a[1]); }
+
+TEST(AutodiffNpLinalgComplex, SolveInvAndSlogdetThroughGetrf) {
+  Dims d{3, 3};
+  check_grad(
+      {rand_f64(d, 41), rand_f64(d, 42), rand_f64({3, 2}, 43), rand_f64({3, 2}, 44)},
+      [](const Vs& a) { return parts(la::solve(complex(a[0], a[1]), complex(a[2], a[3]))); });
+  check_grad({rand_f64(d, 45), rand_f64(d, 46)},
+             [](const Vs& a) { return parts(la::inv(cplx(a))); });
+  check_grad({rand_f64({2, 3, 3}, 47), rand_f64({2, 3, 3}, 48)},
+             [](const Vs& a) { return parts(la::slogdet(cplx(a)).logabsdet); });
+}
+
+TEST(AutodiffNpLinalgComplex, EighThroughHeevd) {
+  for (bool lower : {true, false}) {
+    SCOPED_TRACE(lower ? "lower" : "upper");
+    check_grad({rand_f64({3, 3}, 49), rand_f64({3, 3}, 50)}, [&](const Vs& a) {
+      la::EighResult r = la::eigh(cplx(a), lower);
+      Tensor v = r.eigenvectors;
+      Tensor vv = np::abs(v);  // phase-free
+      return concatenate({parts(r.eigenvalues), parts(Value(vv * vv))}, 0);
+    });
+  }
+}
+
+TEST(AutodiffNpLinalgComplex, SvdThroughGesddTallWideAndSvdvals) {
+  for (Dims d : {Dims{4, 3}, Dims{3, 4}, Dims{2, 3, 3}}) {
+    SCOPED_TRACE(::testing::Message() << d[d.size() - 2] << "x" << d.back());
+    check_grad({rand_f64(d, 51), rand_f64(d, 52)}, [](const Vs& a) {
+      la::SvdResult r = la::svd(cplx(a), false);
+      Tensor u = np::abs(r.u), vh = np::abs(r.vh);  // phase-free
+      Tensor s = np::expand_dims(r.s, r.s.rank() - 1);
+      return parts(Value(np::matmul(u * u * s, vh * vh)));
+    });
+    check_grad({rand_f64(d, 53), rand_f64(d, 54)},
+               [](const Vs& a) { return parts(la::svdvals(cplx(a))); });
+  }
+}
+
+TEST(AutodiffNpLinalgComplex, QrCompositeReducedAndComplete) {
+  for (Dims d : {Dims{4, 3}, Dims{3, 3}, Dims{3, 4}})
+    for (const char* mode : {"reduced", "complete"}) {
+      SCOPED_TRACE(::testing::Message() << d[0] << "x" << d[1] << " " << mode);
+      check_grad({rand_f64(d, 55), rand_f64(d, 56)}, [&](const Vs& a) {
+        la::QrResult r = la::qr(cplx(a), mode);
+        return concatenate({parts(r.q), parts(r.r)}, 0);
+      });
+    }
 }
 
 TEST(AutodiffNpLinalg, LstsqSolution) {

@@ -1,8 +1,10 @@
 // IR core: building functions, value scoping, printing (golden text).
 #include <gtest/gtest.h>
 
+#include "hhlo/ir/inline.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/printer.h"
+#include "hhlo/ir/verifier.h"
 
 namespace hhlo {
 namespace {
@@ -60,6 +62,99 @@ TEST(Builder, CallArgumentMismatch) {
   g.ret({g.arg(0)});
   Func& f = m.add_func("main", {f32({4})});
   EXPECT_THROW(call(g, {f.arg(0)}), ShapeError);
+}
+
+TEST(Builder, CompositeOfAPrivateDecomposition) {
+  Module m;
+  Func& d = m.add_func("my_double", {f32({3})}, Visibility::private_);
+  d.ret({add(d.arg(0), d.arg(0)), d.arg(0)});
+  Func& f = m.add_func("main", {f32({3})});
+  DictAttr attrs;
+  attrs.entries.emplace_back("k", i64_attr(2));
+  auto r = composite("my.double", {f.arg(0)}, d, attrs, 1);
+  ASSERT_EQ(r.size(), 2u);  // (C4): the decomposition's results
+  EXPECT_EQ(r[0].type(), f32({3}));
+  f.ret(r);
+  verify(m);
+  EXPECT_EQ(&f.module(), &m);
+  std::string t = text(m);
+  EXPECT_NE(t.find("%0:2 = \"stablehlo.composite\"(%arg0) {composite_attributes = {k = 2 : i64}, "
+                   "decomposition = @my_double, name = \"my.double\", version = 1 : i32} : "
+                   "(tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)"),
+            std::string::npos)
+      << t;
+  Module moved = std::move(m);  // the functions follow their Module
+  EXPECT_EQ(&moved.find("main")->module(), &moved);
+}
+
+TEST(Builder, CompositeConstraints) {
+  Module m;
+  Func& d = m.add_func("dec", {f32({3})}, Visibility::private_);
+  d.ret({negate(d.arg(0))});
+  Func& open = m.add_func("open", {f32({3})}, Visibility::private_);
+  Func& f = m.add_func("main", {f32({3}), f32({4})});
+  auto constraint = [](const std::function<void()>& fn) -> std::string {
+    try {
+      fn();
+    } catch (const ShapeError& e) {
+      return e.constraint();
+    }
+    return "no ShapeError";
+  };
+  EXPECT_EQ(constraint([&] { composite("negate", {f.arg(0)}, d); }), "C1");  // not namespaced
+  EXPECT_EQ(constraint([&] { composite("my.", {f.arg(0)}, d); }), "C1");
+  EXPECT_EQ(constraint([&] { composite("my.neg", {f.arg(1)}, d); }), "C3");  // input types
+  EXPECT_THROW(composite("my.neg", {f.arg(0)}, open), Error);                // not returned
+  Module other;
+  Func& od = other.add_func("dec", {f32({3})}, Visibility::private_);
+  od.ret({od.arg(0)});
+  EXPECT_THROW(composite("my.neg", {f.arg(0)}, od), Error);  // (C2): another module
+  EXPECT_TRUE(f.body().ops().empty());                       // nothing appended
+}
+
+TEST(Builder, VerifierChecksACompositeAgainstItsDecomposition) {
+  Module m;
+  Func& d = m.add_func("dec", {f32({3})}, Visibility::private_);
+  d.ret({negate(d.arg(0))});
+  Func& f = m.add_func("main", {f32({3})});
+  // Recorded result type f32[4] where the decomposition returns f32[3].
+  std::vector<Value> r = f.append({"stablehlo.composite",
+                                   {f.arg(0)},
+                                   {f32({4})},
+                                   {{"name", StringAttr{"my.neg"}},
+                                    {"decomposition", SymbolRefAttr{"dec"}},
+                                    {"version", i32_attr(0)}},
+                                   {},
+                                   {}});
+  f.ret(r);
+  EXPECT_THROW(verify(m), ShapeError);
+  Module n;
+  Func& g = n.add_func("main", {f32({3})});
+  g.ret(g.append({"stablehlo.composite",
+                  {g.arg(0)},
+                  {f32({3})},
+                  {{"name", StringAttr{"my.neg"}}, {"decomposition", SymbolRefAttr{"gone"}}},
+                  {},
+                  {}}));
+  EXPECT_THROW(verify(n), Error);  // unknown decomposition
+}
+
+TEST(Builder, InliningACompositeIntoAnotherModuleCopiesItsDecomposition) {
+  Module src;
+  Func& d = src.add_func("dec", {f32({3})}, Visibility::private_);
+  d.ret({negate(d.arg(0))});
+  Func& h = src.add_func("helper", {f32({3})});
+  h.ret(composite("my.neg", {h.arg(0)}, d));
+  Module dst;
+  dst.add_func("dec", {f32({2})}, Visibility::private_).ret({});  // the name is taken
+  Func& f = dst.add_func("main", {f32({3})});
+  f.ret(inline_call(f, src, "helper", {f.arg(0)}));
+  verify(dst);
+  const Func* copy = dst.find("dec_1");
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(copy->visibility(), Visibility::private_);
+  EXPECT_EQ(copy->result_types(), std::vector<TensorType>{f32({3})});
+  EXPECT_NE(text(dst).find("decomposition = @dec_1"), std::string::npos) << text(dst);
 }
 
 TEST(Builder, MixingFunctionsNamesBoth) {

@@ -258,8 +258,9 @@ std::vector<Case> cases() {
 TEST(ParserRoundTrip, EveryBuilderOpPrintsAndParsesBackIdentically) {
   std::set<std::string> ops;
   for (const auto& c : cases()) round_trip(c, &ops);
-  // func.call needs two functions: built separately below.
+  // func.call and composite need two functions: built separately below.
   ops.insert("func.call");
+  ops.insert("stablehlo.composite");
   for (std::string_view n : supported_ops())
     EXPECT_TRUE(ops.count(std::string(n))) << "no round-trip case covers " << n;
 }
@@ -293,6 +294,37 @@ TEST(ParserRoundTrip, FunctionsCallsAndAttributesOfArgumentsResultsFunctionsAndM
   EXPECT_EQ(pub[0].arg_attr(0, "tf.aliasing_output")->get_if<IntAttr>()->value, 0);
   EXPECT_EQ(&entry_function(back), back.find("main"));
   EXPECT_THROW(entry_function(back, "nope"), Error);
+}
+
+TEST(ParserRoundTrip, CompositeAndItsDecomposition) {
+  Module m;
+  Func& d = m.add_func("hhlo_dec", {T(F, {2})}, Visibility::private_);
+  d.ret({negate(d.arg(0))});
+  Func& f = m.add_func("main", {T(F, {2})});
+  DictAttr attrs;
+  attrs.entries.emplace_back("full_matrices", BoolAttr{true});
+  f.ret(composite("hhlo.neg", {f.arg(0)}, d, attrs, 3));
+  std::string text = to_mlir(m);
+  Module back = parse_module(text);
+  EXPECT_EQ(to_mlir(back), text);
+  const Op& op = *back.find("main")->body().ops()[0];
+  EXPECT_EQ(op.name(), "stablehlo.composite");
+  EXPECT_EQ(op.attr("decomposition")->get_if<SymbolRefAttr>()->name, "hhlo_dec");
+  EXPECT_EQ(op.attr("version")->get_if<IntAttr>()->value, 3);
+  // JAX's pretty form reads into the same op.
+  Module pretty = parse_module(R"mlir(
+module {
+  func.func private @hhlo_dec(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = stablehlo.negate %arg0 : tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+  func.func @main(%arg0: tensor<2xf32>) -> tensor<2xf32> {
+    %0 = stablehlo.composite "hhlo.neg" %arg0 {composite_attributes = {full_matrices = true}, decomposition = @hhlo_dec, version = 3 : i32} : (tensor<2xf32>) -> tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+}
+)mlir");
+  EXPECT_EQ(to_mlir(pretty, {.locations = false}), to_mlir(back, {.locations = false}));
 }
 
 TEST(ParserRoundTrip, LocationsAreKept) {

@@ -1,14 +1,18 @@
 """JAX's values for np::linalg (issue 10): jnp.linalg's solve, inv, det, slogdet, eigh, svd,
 svdvals, qr and lstsq on fixed inputs in f32, f64, complex64 and complex128, unbatched and batched,
-with JAX's outputs and, in f64, jax.grad of a weighted sum of the outputs w.r.t. every input.
+with JAX's outputs and, in f64 and complex128, jax.grad of a weighted sum of the outputs w.r.t.
+every input (real(sum(out * w)) with complex weights for complex outputs: a real loss).
 
   .venv/bin/python tests/linalg/gen_np_linalg.py OUT_DIR
 
-writes OUT_DIR/NAME.inK.npy, NAME.outK.npy, NAME.wK.npy (the loss weights of output K) and
-NAME.gradK.npy (d loss / d input K), and OUT_DIR/manifest.json (per case: name, function,
-dtype, number of inputs and outputs, whether it has gradients). Eigenvectors and singular
+writes OUT_DIR/NAME.inK.npy, NAME.outK.npy, NAME.wK.npy (the loss weights of output K),
+NAME.gradK.npy (d loss / d input K), NAME.tanK.npy and NAME.jvpK.npy (jax.jvp: a random input
+tangent K, the tangent of inexact output K) where there are gradients, for batched cases NAME.vmapK.npy (jax.vmap of the function
+over the leading axis of every input of rank >= 3; solve_vec's vector is shared), and
+OUT_DIR/manifest.json (per case: name, function, dtype, number of inputs and outputs, whether it
+has gradients and vmap outputs). Eigenvectors and singular
 vectors are defined up to sign (a phase), so those outputs are |v|^2, |u|^2 and |vh|^2;
-the loss is sum_K sum(out_K * w_K) over the float outputs. Run by the test build (never
+the loss is sum_K real(sum(out_K * w_K)) over the float and complex outputs. Run by the test build (never
 committed); tests/linalg/np_linalg_test.cc builds the same functions with np::linalg."""
 import json
 import os
@@ -54,7 +58,7 @@ FUNCS = {
     "qr_complete": lambda a: tuple(jnp.linalg.qr(a, mode="complete")),
     "lstsq": lambda a, b: tuple(jnp.linalg.lstsq(a, b)),
 }
-NO_GRAD = {"svd_full", "qr", "qr_complete"}  # JAX has no full_matrices SVD rule; ours no QR rule
+NO_GRAD = {"svd_full"}  # JAX has no full_matrices SVD rule
 
 
 def cases():
@@ -101,20 +105,42 @@ def main():
         ws = []
         for k, o in enumerate(outs):
             np.save(os.path.join(d, f"{name}.out{k}.npy"), o)
-            w = wrng.uniform(0.5, 1.5, o.shape).astype(o.dtype)
+            w = wrng.uniform(0.5, 1.5, o.shape)
+            if np.iscomplexobj(o):
+                w = w + 1j * wrng.uniform(-1, 1, o.shape)
+            w = w.astype(o.dtype)
             np.save(os.path.join(d, f"{name}.w{k}.npy"), w)
             ws.append(w)
-        grad = args[0].dtype == np.float64 and fn_name not in NO_GRAD
+        batched = tag.split("_")[1] == "b"
+        if batched:  # jax.vmap over the leading axis of the batched inputs (rank >= 3)
+            axes = tuple(0 if a.ndim >= 3 else None for a in args)
+            for k, o in enumerate(jax.jit(jax.vmap(fn, in_axes=axes))(*args)):
+                np.save(os.path.join(d, f"{name}.vmap{k}.npy"), np.asarray(o))
+        grad = args[0].dtype in (np.float64, np.complex128) and fn_name not in NO_GRAD
         if grad:
             def loss(*xs):
                 res = fn(*xs)
-                return sum(jnp.sum(o * w) for o, w in zip(res, ws)
-                           if jnp.issubdtype(o.dtype, jnp.floating))
+                return sum(jnp.real(jnp.sum(o * w)) for o, w in zip(res, ws)
+                           if jnp.issubdtype(o.dtype, jnp.inexact))
             gs = jax.grad(loss, argnums=tuple(range(len(args))))(*args)
             for k, g in enumerate(gs):
                 np.save(os.path.join(d, f"{name}.grad{k}.npy"), np.asarray(g))
+            # jax.jvp in a random direction (the inexact outputs' tangents).
+            trng = np.random.default_rng(11)
+            ts = []
+            for k, a in enumerate(args):
+                t = trng.uniform(-1, 1, a.shape)
+                if np.iscomplexobj(a):
+                    t = t + 1j * trng.uniform(-1, 1, a.shape)
+                ts.append(t.astype(a.dtype))
+                np.save(os.path.join(d, f"{name}.tan{k}.npy"), ts[-1])
+            _, touts = jax.jvp(fn, tuple(args), tuple(ts))
+            for k, (o, t) in enumerate(zip(outs, touts)):
+                if np.issubdtype(o.dtype, np.inexact):
+                    np.save(os.path.join(d, f"{name}.jvp{k}.npy"), np.asarray(t))
         manifest.append({"name": name, "function": fn_name, "dtype": str(args[0].dtype),
-                         "inputs": len(args), "outputs": len(outs), "grad": bool(grad)})
+                         "inputs": len(args), "outputs": len(outs), "grad": bool(grad),
+                         "vmap": batched})
     with open(os.path.join(d, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     print(f"{len(manifest)} cases in {d}")

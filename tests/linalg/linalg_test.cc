@@ -3,7 +3,8 @@
 // ill-conditioned; generated into the build folder with JAX's outputs) run through a Session
 // (which registers the LAPACK kernels) and through `hhlo run`, against JAX's outputs.
 //
-// Tolerance, stated per case from its dtype: |ours - jax|_max <= 64 * eps(dtype) * max(1, cond)
+// Batched cases also run vmap of the unbatched export (the batching rules of jaxlib's targets)
+// against JAX's batched outputs. Tolerance, stated per case from its dtype: |ours - jax|_max <= 64 * eps(dtype) * max(1, cond)
 // * max(1, |jax|_max), eps = 2^-23 (f32, c64) or 2^-52 (f64, c128), cond the input's 2-norm
 // condition number (gen_linalg.py): both sides call LAPACK (ours Debian's OpenBLAS, jaxlib its
 // own), whose rounding may differ by that much. Non-finite elements must be at the same places
@@ -16,11 +17,15 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "cli/cli_util.h"
+#include "hhlo/autodiff/vmap.h"
 #include "hhlo/core/array.h"
+#include "hhlo/ir/parser.h"
 #include "hhlo/lapack/kernels.h"
 #include "hhlo/runtime/custom_call.h"
 #include "hhlo/session.h"
@@ -197,6 +202,65 @@ TEST(JaxLinalg, ManifestCoversEveryFunctionAndDtype) {
         return c.name.rfind(prefix, 0) == 0;
       })) << prefix;
     }
+}
+
+// ---- vmap of JAX's unbatched exports: the batching rules of jaxlib's LAPACK custom calls -------
+
+/// The batched cases ("..._b") whose unbatched counterpart ("..._u") was exported too.
+std::vector<Case> batched_with_unbatched() {
+  std::vector<Case> out;
+  std::vector<Case> all = manifest();
+  for (const Case& c : all)
+    if (c.name.ends_with("_b") &&
+        fs::exists(fs::path(HHLO_LINALG_DIR) / (c.name.substr(0, c.name.size() - 1) + "u.mlir")))
+      out.push_back(c);
+  return out;
+}
+
+class JaxLinalgVmap : public ::testing::TestWithParam<Case> {};
+
+TEST_P(JaxLinalgVmap, VmapOfTheUnbatchedExportMatchesJaxsBatchedOne) {
+  // The per-example program is JAX's own export (getrf, potrf, trsm, syevd / heevd, gesdd,
+  // geqrf, orgqr / ungqr, geev custom calls, JAX's layouts); vmap over the leading axis of the
+  // batched case's inputs re-emits each call batched, and must give JAX's batched outputs.
+  const Case& c = GetParam();
+  std::string unbatched = c.name.substr(0, c.name.size() - 1) + "u";
+  Module per = parse_module(read_text(fs::path(HHLO_LINALG_DIR) / (unbatched + ".mlir")));
+  std::vector<Array> in = inputs(c.name);
+  std::vector<TensorType> types;
+  for (const Array& a : in) types.push_back(a.type());
+  Module m;
+  Func& f = m.add_func("main", types);
+  f.ret(ad::vmap(entry_function(per), f.args(), {}, {}, &per));
+  std::vector<Array> ours = run(m, in);
+  std::vector<Array> jax;
+  for (int k = 0; k < c.outputs; ++k) jax.push_back(npy(c.name, "out", k));
+  EXPECT_EQ(compare(c, ours, jax), "") << c.name << " (tolerance " << tolerance(c) << ")";
+}
+
+INSTANTIATE_TEST_SUITE_P(Exports, JaxLinalgVmap, ::testing::ValuesIn(batched_with_unbatched()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(JaxLinalgVmap, CoversEveryLapackTarget) {
+  // The programs vmapped above call every batching rule of jaxlib's targets.
+  std::set<std::string> targets;
+  for (const Case& c : batched_with_unbatched()) {
+    Module per = parse_module(read_text(
+        fs::path(HHLO_LINALG_DIR) / (c.name.substr(0, c.name.size() - 1) + "u.mlir")));
+    std::function<void(const Block&)> walk = [&](const Block& b) {
+      for (const auto& op : b.ops()) {
+        if (op->name() == "stablehlo.custom_call")
+          targets.insert(op->attr("call_target_name")->get_if<StringAttr>()->value);
+        for (const auto& r : op->regions()) walk(*r);
+      }
+    };
+    for (const auto& fn : per.funcs()) walk(fn->body());
+  }
+  for (const char* t : {"lapack_sgetrf_ffi", "lapack_zgetrf_ffi", "lapack_dpotrf_ffi",
+                        "lapack_ctrsm_ffi", "lapack_ssyevd_ffi", "lapack_zheevd_ffi",
+                        "lapack_dgesdd_ffi", "lapack_sgeqrf_ffi", "lapack_dorgqr_ffi",
+                        "lapack_cungqr_ffi", "lapack_zgeev_ffi"})
+    EXPECT_TRUE(targets.count(t)) << t;
 }
 
 // ---- hhlo run ---------------------------------------------------------------------------------

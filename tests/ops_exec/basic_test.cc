@@ -145,5 +145,16 @@ TEST(Exec, FuncCall) {
   EXPECT_EQ(values(out[0]), (std::vector<double>{16, 81}));
 }
 
+TEST(Exec, CompositeRunsItsDecomposition) {
+  // XLA knows no "hhlo.square_plus_one": it compiles the decomposition (x * x + 1).
+  Module m;
+  Func& d = m.add_func("square_plus_one", {f32({3})}, Visibility::private_);
+  d.ret({add(multiply(d.arg(0), d.arg(0)), constant(d, 1.0f, DType::f32, {3}))});
+  Func& f = m.add_func("main", {f32({3})});
+  f.ret(composite("hhlo.square_plus_one", {f.arg(0)}, d));
+  auto out = run(m, {Array::from<float>({3}, {2, -3, 0.5})});
+  EXPECT_EQ(values(out[0]), (std::vector<double>{5, 10, 1.25}));
+}
+
 }  // namespace
 }  // namespace hhlo

@@ -158,6 +158,9 @@ class Func {
   const Block& body() const { return body_; }
   /// True when both functions belong to the same Module.
   bool same_module(const Func& other) const { return module_id_ == other.module_id_; }
+  /// The Module owning this function (it follows the Module when that is moved): where op
+  /// builders add the private functions an op refers to (a `composite`'s decomposition).
+  Module& module() const { return **static_cast<Module* const*>(module_id_); }
   /// Attributes of argument `i`, printed after its type in the signature
   /// (`%arg0: tensor<4xf32> {tf.aliasing_output = 0 : i32}`); empty by default.
   const std::vector<NamedAttr>& arg_attrs(size_t i) const { return arg_attrs_.at(i); }
@@ -239,8 +242,9 @@ class Func {
 class Module {
  public:
   Module();
-  Module(Module&&) noexcept = default;
-  Module& operator=(Module&&) noexcept = default;
+  /// Moves the functions; Func::module() of each then returns the new Module.
+  Module(Module&& other) noexcept;
+  Module& operator=(Module&& other) noexcept;
   ~Module();
 
   /// Adds an empty function. Throws hhlo::Error if `name` is taken or empty.
@@ -271,9 +275,11 @@ class Module {
   const Mesh* find_mesh(std::string_view name) const;
 
  private:
-  std::unique_ptr<int> id_;
+  // Stable identity across moves (what Func::same_module compares), holding the current owner
+  // (what Func::module returns; the move operations update it).
+  std::unique_ptr<Module*> id_;
   std::string name_;
-  std::vector<NamedAttr> attrs_;  // stable identity across moves
+  std::vector<NamedAttr> attrs_;
   std::vector<std::pair<std::string, Mesh>> meshes_;
   std::vector<std::unique_ptr<Func>> funcs_;
 };

@@ -403,6 +403,17 @@ Value partition_id(Func& f, Loc loc = Loc::current());
 std::vector<Value> call(const Func& callee, const std::vector<Value>& args,
                         Loc loc = Loc::current());
 
+/// stablehlo.composite (spec "composite"): an op named `name` (namespaced, "dialect.op", (C1))
+/// whose meaning is function `decomposition` (same Module (C2), returned, typically private)
+/// applied to `inputs` (types equal to its parameters (C3)). Results: the decomposition's result
+/// types (C4). `composite_attributes` and `version` describe the op for rules keyed on its name
+/// (autodiff "composite:<name>", vmap); XLA compiles the decomposition (it inlines composites it
+/// does not know). Throws ShapeError("composite", "C1"/"C3") for a bad name or input types, and
+/// hhlo::Error for no inputs, a decomposition of another Module or one that has not returned.
+std::vector<Value> composite(std::string name, const std::vector<Value>& inputs,
+                             const Func& decomposition, DictAttr composite_attributes = {},
+                             int32_t version = 0, Loc loc = Loc::current());
+
 /// Every op name this builder emits ("stablehlo.add", ..., "func.call"), sorted. The op-execution
 /// tests (tests/ops_exec) check that each is compiled and executed on the CPU plugin.
 std::vector<std::string_view> supported_ops();

@@ -2,8 +2,9 @@
 // cholesky and triangular_solve on the native StableHLO ops; lu, solve, inv, det, slogdet, eigh,
 // svd, qr and lstsq on stablehlo.custom_call to jaxlib's LAPACK targets (the same operand and
 // result layouts and attributes as JAX's exports; served by kernels/lapack, which a Session and
-// `hhlo run` register) plus native ops for the rest. VJP and JVP rules: the native ops' and the
-// custom calls' (getrf, syevd/heevd, gesdd) in src/autodiff/rules/linalg.cc.
+// `hhlo run` register) plus native ops for the rest; qr is one stablehlo.composite "hhlo.qr" around
+// its two calls. VJP and JVP rules: the native ops', the custom calls' (getrf, syevd/heevd,
+// gesdd) and the QR composite's in src/autodiff/rules/linalg.cc.
 #pragma once
 
 #include <string_view>
@@ -111,11 +112,22 @@ struct QrResult {
   /// [..., k, n] or [..., m, n] ("complete"): upper triangular.
   Tensor r;
 };
-/// jnp.linalg.qr with `mode` "reduced", "complete" or "r": `lapack_?geqrf_ffi` then
-/// `lapack_?orgqr_ffi` / `lapack_?ungqr_ffi` on the Householder vectors (padded with zero
-/// columns to [m, m] for "complete", sliced to [m, m] when m < n), as JAX lowers it. Throws
+/// jnp.linalg.qr with `mode` "reduced", "complete" or "r": qr_composite (full_matrices for
+/// "complete"; "r" keeps R only). f32, f64, complex64, complex128, batch dims outermost. Throws
 /// ShapeError("qr", ...) for rank < 2, an unsupported dtype or another mode.
 QrResult qr(Tensor a, std::string_view mode = "reduced", Loc loc = Loc::current());
+
+/// The QR factorisation of each trailing [m, n] matrix of `a` as one `stablehlo.composite
+/// "hhlo.qr"` (composite_attributes {full_matrices}, version 0). Its decomposition, a private
+/// function `@hhlo_qr_<reduced|complete>_<dtype>_<dims>` added to a's Module (shared by the
+/// calls of one type and mode), is JAX's lowering: `lapack_?geqrf_ffi`, then
+/// `lapack_?orgqr_ffi` / `lapack_?ungqr_ffi` on the Householder vectors (padded with zero
+/// columns to [m, m] when `full_matrices`, sliced to [m, m] when m < n). Returns {q, r}: q
+/// [..., m, k] (k = min(m, n)) or [..., m, m], r [..., k, n] or [..., m, n]. JAX emits the two
+/// custom calls without a composite; the composite carries QR's VJP, JVP and batching rules
+/// (keyed "composite:hhlo.qr"), which the Householder vectors between the calls cannot.
+/// Throws ShapeError("qr", ...) as qr.
+std::vector<Value> qr_composite(Tensor a, bool full_matrices, Loc loc = Loc::current());
 
 /// jnp.linalg.lstsq's result.
 struct LstsqResult {

@@ -79,6 +79,32 @@ const Func& callee_of(const Op& op) {
   return *f;
 }
 
+/// A composite: the batching rule registered under "composite:<name>" (called whether or not an
+/// input is batched, so it can re-emit the composite in the target's module), else its
+/// decomposition batched op by op when an input is batched or the op lives in another module
+/// than the target (the decomposition symbol would not resolve there). False: re-emit it as
+/// any op with unbatched inputs.
+bool composite_batched(const Op& op, const std::vector<Batched>& xs, std::vector<Batched>& out) {
+  const Attribute* na = op.attr("name");
+  const auto* name = na ? na->get_if<StringAttr>() : nullptr;
+  if (const BatchRule* rule = name ? find_batching("composite:" + name->value) : nullptr) {
+    out = (*rule)(op, xs, walk().axis_size);
+    return true;
+  }
+  bool any = false;
+  for (const Batched& b : xs) any = any || b.batched;
+  Module& home = op.result(0).func().module();
+  if (!any && &home == &walk().target->module()) return false;
+  const Attribute* da = op.attr("decomposition");
+  const auto* sym = da ? da->get_if<SymbolRefAttr>() : nullptr;
+  const Func* d = sym ? home.find(sym->name) : nullptr;
+  if (!d)
+    throw Error(
+        fmt::format("vmap: composite at {} names no decomposition of its module", where(op)));
+  out = detail::batch_block(d->body(), xs);
+  return true;
+}
+
 }  // namespace
 
 void register_batching(std::string op_name, BatchRule rule) {
@@ -277,6 +303,8 @@ std::vector<Batched> batch_block(const Block& block, const std::vector<Batched>&
     std::vector<Batched> out;
     if (op.name() == "func.call") {
       out = batch_block(callee_of(op).body(), xs);
+    } else if (op.name() == "stablehlo.composite" && composite_batched(op, xs, out)) {
+      // `out` holds the composite's results (its rule's, or its decomposition's batched).
     } else {
       bool any = false;
       for (const Batched& b : xs) any = any || b.batched;

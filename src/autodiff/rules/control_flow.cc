@@ -2,9 +2,11 @@
 // backward passes, differentiating the values the branches capture), while with a static trip count
 // (unrolled and differentiated), optimization_barrier, and custom_call through custom_vjp. JVP:
 // if / case / while of any trip count carry the tangents through new control flow; custom_call
-// through custom_jvp.
+// through custom_jvp. A composite takes the rule registered under "composite:<name>", else the
+// derivative of its decomposition (inlined at the op and differentiated there).
 #include <algorithm>
 
+#include "hhlo/ir/inline.h"
 #include "rules.h"
 
 namespace hhlo::ad::detail {
@@ -106,6 +108,39 @@ std::optional<int64_t> static_trip_count(const Op& op) {
 
 }  // namespace
 
+namespace {
+
+// The reverse pass of an op replayed as ordinary ops (an unrolled while body, an inlined
+// decomposition) whose results are `outs`: the float ones with a cotangent in `cts`,
+// differentiated w.r.t. the float values of `sources` (the op's operands, then what its regions
+// capture). One cotangent per source; a value listed twice (a loop operand also captured, an
+// operand given twice) gets its total cotangent once, at its first entry (vjp gives every
+// repeated wrt entry the full cotangent).
+Cts replayed_vjp(const std::vector<Value>& outs, const Cts& cts,
+                 const std::vector<Value>& sources) {
+  std::vector<Value> ys, wrt;
+  std::vector<Cotangent> gs;
+  for (size_t i = 0; i < outs.size(); ++i)
+    if (cts[i] && is_inexact(outs[i].dtype())) {
+      ys.push_back(outs[i]);
+      gs.push_back(*cts[i]);
+    }
+  Cts out(sources.size());
+  std::vector<size_t> slots;
+  for (size_t i = 0; i < sources.size(); ++i)
+    if (is_inexact(sources[i].dtype()) &&
+        std::find(wrt.begin(), wrt.end(), sources[i]) == wrt.end()) {
+      wrt.push_back(sources[i]);
+      slots.push_back(i);
+    }
+  if (ys.empty() || wrt.empty()) return out;
+  std::vector<Value> g = vjp(ys, gs, wrt);
+  for (size_t k = 0; k < g.size(); ++k) out[slots[k]] = g[k];
+  return out;
+}
+
+}  // namespace
+
 void register_control_flow_rules(Registry& r) {
   r["stablehlo.if"] = branches_rule;
   r["stablehlo.case"] = branches_rule;
@@ -116,36 +151,11 @@ void register_control_flow_rules(Registry& r) {
           op,
           "reverse mode needs a static trip count: a counter operand starting at a constant, "
           "a condition `counter < constant` and a body returning `counter + 1`");
-    std::vector<Value> all_caps = captured_values(op);
-    Cts out(op.operands().size() + all_caps.size());
     std::vector<Value> vals(op.operands().begin(), op.operands().end());
     for (int64_t i = 0; i < *n; ++i) vals = inline_region(*op.regions()[1], vals);
-    std::vector<Value> ys, wrt;
-    std::vector<Cotangent> gs;
-    for (size_t i = 0; i < vals.size(); ++i)
-      if (cts[i] && is_inexact(vals[i].dtype())) {
-        ys.push_back(vals[i]);
-        gs.push_back(*cts[i]);
-      }
-    std::vector<size_t> slots;
-    for (size_t i = 0; i < op.operands().size(); ++i)
-      if (is_inexact(op.operands()[i].dtype()) &&
-          std::find(wrt.begin(), wrt.end(), op.operands()[i]) == wrt.end()) {
-        wrt.push_back(op.operands()[i]);
-        slots.push_back(i);
-      }
-    // A value that is both a loop operand and captured by the body (or an operand twice) gets its
-    // total cotangent once: vjp gives every repeated wrt entry the full cotangent.
-    auto seen = [&](Value v) { return std::find(wrt.begin(), wrt.end(), v) != wrt.end(); };
-    for (size_t i = 0; i < all_caps.size(); ++i)
-      if (is_inexact(all_caps[i].dtype()) && !seen(all_caps[i])) {
-        wrt.push_back(all_caps[i]);
-        slots.push_back(op.operands().size() + i);
-      }
-    if (ys.empty() || wrt.empty()) return out;
-    std::vector<Value> g = vjp(ys, gs, wrt);
-    for (size_t k = 0; k < g.size(); ++k) out[slots[k]] = g[k];
-    return out;
+    std::vector<Value> sources = op.operands(), caps = captured_values(op);
+    sources.insert(sources.end(), caps.begin(), caps.end());
+    return replayed_vjp(vals, cts, sources);
   };
   r["stablehlo.optimization_barrier"] = [](const Op& op, const Cts& cts) {
     Cts out(op.operands().size());
@@ -154,14 +164,19 @@ void register_control_flow_rules(Registry& r) {
     return out;
   };
   r["stablehlo.reduce_precision"] = linear_vjp([](const Op&, Value g) { return g; });
+  r["stablehlo.composite"] = [](const Op& op, const Cts& cts) {
+    if (const VjpRule* rule = find_vjp("composite:" + composite_name(op))) return (*rule)(op, cts);
+    // The decomposition inlined here and differentiated w.r.t. the inputs.
+    return replayed_vjp(inline_decomposition(op, op.operands()), cts, op.operands());
+  };
   r["stablehlo.custom_call"] = [](const Op& op, const Cts& cts) {
     std::string target = op.attr("call_target_name")->get_if<StringAttr>()->value;
     const VjpRule* rule = find_vjp("custom_call:" + target);
     if (!rule)
-      throw Error(fmt::format(
-          "vjp: no VJP rule for op 'stablehlo.custom_call' with target '{}' (at {}); "
-          "register one with hhlo::ad::register_custom_vjp(\"{}\", rule)",
-          target, where(op), target));
+      throw Error(
+          fmt::format("vjp: no VJP rule for op 'stablehlo.custom_call' with target '{}' (at {}); "
+                      "register one with hhlo::ad::register_custom_vjp(\"{}\", rule)",
+                      target, where(op), target));
     return (*rule)(op, cts);
   };
 }
@@ -265,7 +280,32 @@ Ts while_jvp(const Op& op, const Ts& ts) {
 
 }  // namespace
 
+std::string composite_name(const Op& op) {
+  const Attribute* a = op.attr("name");
+  const auto* s = a ? a->get_if<StringAttr>() : nullptr;
+  return s ? s->value : std::string();
+}
+
+std::vector<Value> inline_decomposition(const Op& op, const std::vector<Value>& inputs) {
+  const Attribute* a = op.attr("decomposition");
+  const auto* sym = a ? a->get_if<SymbolRefAttr>() : nullptr;
+  if (!sym) unsupported(op, "the composite has no decomposition symbol", "derivative");
+  Func& f = inputs.at(0).func();
+  return inline_call(f, op.result(0).func().module(), sym->name, inputs);
+}
+
+namespace {
+
+Ts composite_jvp(const Op& op, const Ts& ts) {
+  if (const JvpRule* rule = find_jvp("composite:" + composite_name(op))) return (*rule)(op, ts);
+  return jvp_of_decomposition(
+      op, ts, [&op](const std::vector<Value>& in) { return inline_decomposition(op, in); });
+}
+
+}  // namespace
+
 void register_control_flow_jvps(JvpRegistry& r) {
+  r["stablehlo.composite"] = composite_jvp;
   r["stablehlo.if"] = branches_jvp;
   r["stablehlo.case"] = branches_jvp;
   r["stablehlo.while"] = while_jvp;
@@ -275,10 +315,10 @@ void register_control_flow_jvps(JvpRegistry& r) {
     std::string target = op.attr("call_target_name")->get_if<StringAttr>()->value;
     const JvpRule* rule = find_jvp("custom_call:" + target);
     if (!rule)
-      throw Error(fmt::format(
-          "jvp: no JVP rule for op 'stablehlo.custom_call' with target '{}' (at {}); "
-          "register one with hhlo::ad::register_custom_jvp(\"{}\", rule)",
-          target, where(op), target));
+      throw Error(
+          fmt::format("jvp: no JVP rule for op 'stablehlo.custom_call' with target '{}' (at {}); "
+                      "register one with hhlo::ad::register_custom_jvp(\"{}\", rule)",
+                      target, where(op), target));
     return (*rule)(op, ts);
   };
 }

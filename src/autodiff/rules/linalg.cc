@@ -3,7 +3,8 @@
 //  - triangular_solve: the b cotangent is the solve with the transposed matrix
 //    (_triangular_solve_transpose_rule); the a cotangent is -ct_b x^T (left side, op(a) = a),
 //    -x ct_b^T (left, a^T), -x^T ct_b (right, a), -ct_b^T x (right, a^T), kept on a's triangle
-//    (strict when unit_diagonal), from _triangular_solve_jvp_rule_a. Real operands.
+//    (strict when unit_diagonal), from _triangular_solve_jvp_rule_a. Complex operands too (plain
+//    transposes, JAX's convention; ADJOINT solves with conj(a) and conjugates the a cotangent).
 //  - cholesky: with L the factor, P = Phi(L^T ct) (lower triangle, diagonal halved) and
 //    S = L^{-T} P L^{-1} (cholesky_jvp_rule transposed), the op reads one triangle of a, so the
 //    cotangent is that triangle of S + S^T with S's diagonal once. Real operands.
@@ -16,8 +17,10 @@
 #include "hhlo/ops/linalg.h"
 
 #include <array>
+#include <functional>
 #include <numeric>
 
+#include "hhlo/autodiff/autodiff.h"
 #include "rules.h"
 
 namespace hhlo::ad::detail {
@@ -30,6 +33,11 @@ Value mT(Value x) {
   std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
   return transpose(x, perm);
 }
+
+Value conj_of(Value x) { return is_complex(x.dtype()) ? complex(real(x), negate(imag(x))) : x; }
+
+/// The conjugate transpose of each trailing matrix.
+Value mH(Value x) { return conj_of(mT(x)); }
 
 /// `x` with the elements outside its lower (or upper) triangle zeroed; `strict` zeroes the
 /// diagonal too.
@@ -64,22 +72,24 @@ std::vector<Cotangent> triangular_solve_vjp(const Op& op, const std::vector<Cota
   std::vector<Cotangent> out(2);
   if (!cts[0]) return out;
   Value a = op.operands()[0], b = op.operands()[1], x = op.results()[0], g = *cts[0];
-  if (!real_tangent(op, a) || !real_tangent(op, b)) return out;
+  if (!is_inexact(a.dtype()) || !is_inexact(b.dtype())) return out;
   bool left = op.attr("left_side")->get_if<BoolAttr>()->value;
   bool lower = op.attr("lower")->get_if<BoolAttr>()->value;
   bool unit = op.attr("unit_diagonal")->get_if<BoolAttr>()->value;
   Transpose t = *op.attr("transpose_a")->get_if<Transpose>();
   bool trans = t != Transpose::NO_TRANSPOSE;
+  // op(a) = conj(a)^T (ADJOINT, complex): op(a)^T = conj(a), and the a cotangent is conjugated.
+  bool adjoint = t == Transpose::ADJOINT && is_complex(a.dtype());
   TriangularSolveOptions o{.left_side = left,
                            .lower = lower,
                            .unit_diagonal = unit,
                            .transpose_a = trans ? Transpose::NO_TRANSPOSE : Transpose::TRANSPOSE};
-  Value gb = triangular_solve(a, g, o);  // op(a)^{-T} g (left) or g op(a)^{-T} (right)
+  Value gb = triangular_solve(adjoint ? conj_of(a) : a, g, o);  // op(a)^{-T} g or g op(a)^{-T}
   out[1] = gb;
   if (needs_cotangent(0)) {
     Value ga =
         left ? (trans ? mm(x, mT(gb)) : mm(gb, mT(x))) : (trans ? mm(mT(gb), x) : mm(mT(x), gb));
-    out[0] = triangle(negate(ga), lower, unit);
+    out[0] = triangle(negate(adjoint ? conj_of(ga) : ga), lower, unit);
   }
   return out;
 }
@@ -157,18 +167,17 @@ Value read_triangle(Value t, bool lower, bool unit) { return triangle(t, lower, 
 
 std::vector<Tangent> triangular_solve_jvp(const Op& op, const std::vector<Tangent>& ts) {
   Value a = op.operands()[0], x = op.results()[0];
-  if ((ts[0] && !real_tangent(op, a, "JVP")) ||
-      (ts[1] && !real_tangent(op, op.operands()[1], "JVP")))
-    return {Tangent{}};
+  if (!is_inexact(a.dtype())) return {Tangent{}};
   bool left = op.attr("left_side")->get_if<BoolAttr>()->value;
   bool lower = op.attr("lower")->get_if<BoolAttr>()->value;
   bool unit = op.attr("unit_diagonal")->get_if<BoolAttr>()->value;
-  bool trans = *op.attr("transpose_a")->get_if<Transpose>() != Transpose::NO_TRANSPOSE;
+  Transpose t = *op.attr("transpose_a")->get_if<Transpose>();
   // d(op(a)^{-1} b) = op(a)^{-1} (db - op(da) x) (left); (db - x op(da)) op(a)^{-1} (right).
   Tangent rhs = ts[1];
   if (ts[0]) {
     Value da = read_triangle(*ts[0], lower, unit);
-    if (trans) da = mT(da);
+    if (t == Transpose::ADJOINT) da = mH(da);
+    if (t == Transpose::TRANSPOSE) da = mT(da);
     Value term = left ? mm(da, x) : mm(x, da);
     rhs = rhs ? subtract(*rhs, term) : negate(term);
   }
@@ -200,7 +209,7 @@ std::vector<Tangent> fft_jvp(const Op& op, const std::vector<Tangent>& ts) {
 }
 
 // ---- the LAPACK custom calls np::linalg (and jax.export programs) emit
-// (JAX's rules, jax/_src/lax/linalg.py; real operands):
+// (JAX's rules, jax/_src/lax/linalg.py; real and complex operands):
 //  - lapack_?getrf_ffi (lu): a[perm] = L U; JVP (lu_jvp_rule) x = L^{-1} P da U^{-1},
 //    d(lu) = L tril(x, -1) + triu(x) U. VJP its transpose: with C the packed cotangent,
 //    X = tril(L^T tril(C, -1), -1) + triu(triu(C) U^T), ct_a = P^T L^{-T} X U^{-T}. Square a.
@@ -214,6 +223,9 @@ std::vector<Tangent> fft_jvp(const Op& op, const std::vector<Tangent>& ts) {
 //    S^{-1}; the VJP is its transpose, ct_A = U (diag ct_s + (Ju + Ju^T) S + S (Jv + Jv^T)) V^T
 //    + the two projections, Ju = F o (U^T ct_U), Jv = F o (V^T ct_V). Mode 'N' recomputes U, V
 //    with a thin SVD.
+// Complex operands: getrf's formulas hold as they are (holomorphic, plain transposes); heevd's
+// and gesdd's JVPs are JAX's complex ones (V^H, U^H, real diagonals, svd's imaginary diagonal
+// term), and their VJPs the transposes of those JVPs (transpose_of_jvp), as JAX derives them.
 
 /// The ui8 attribute `key` of a LAPACK custom call's backend_config (as built here, or as parsed
 /// from JAX's text under mhlo.backend_config), or `fallback`.
@@ -293,7 +305,7 @@ void need_square(const Op& op, Value a, const char* mode) {
 std::vector<Cotangent> getrf_vjp(const Op& op, const std::vector<Cotangent>& cts) {
   std::vector<Cotangent> out(1);
   Value a = op.operands()[0];
-  if (!cts[0] || !real_tangent(op, a)) return out;
+  if (!cts[0] || !is_inexact(a.dtype())) return out;
   need_square(op, a, "VJP");
   Value lu = op.results()[0], c = *cts[0];
   Value x =
@@ -313,7 +325,7 @@ std::vector<Cotangent> getrf_vjp(const Op& op, const std::vector<Cotangent>& cts
 
 std::vector<Tangent> getrf_jvp(const Op& op, const std::vector<Tangent>& ts) {
   Value a = op.operands()[0];
-  if (!ts[0] || !real_tangent(op, a, "JVP")) return {Tangent{}, Tangent{}, Tangent{}};
+  if (!ts[0] || !is_inexact(a.dtype())) return {Tangent{}, Tangent{}, Tangent{}};
   need_square(op, a, "JVP");
   Value lu = op.results()[0];
   Value x = mm(pivot_matrix(op.results()[1], a.dims().back(), a.dtype()), *ts[0]);
@@ -324,10 +336,53 @@ std::vector<Tangent> getrf_jvp(const Op& op, const std::vector<Tangent>& ts) {
   return {d, Tangent{}, Tangent{}};
 }
 
+/// The cotangent of `x` for a rule whose JVP, `tangents(dx)` (one per result of the op, empty
+/// where none), is linear in x's tangent dx: its transpose (what JAX's VJP is), by the reverse
+/// walk over that JVP built on a placeholder tangent (zeros). Empty when no result has both.
+Cotangent transpose_of_jvp(Value x, const std::vector<Cotangent>& cts,
+                           const std::function<std::vector<Tangent>(Value)>& tangents) {
+  Value dx = full_like(x, 0.0);
+  std::vector<Tangent> t = tangents(dx);
+  std::vector<Value> ys;
+  std::vector<Cotangent> gs;
+  for (size_t i = 0; i < t.size() && i < cts.size(); ++i)
+    if (cts[i] && t[i]) {
+      ys.push_back(*t[i]);
+      gs.push_back(*cts[i]);
+    }
+  if (ys.empty()) return {};
+  return vjp(ys, gs, {dx})[0];
+}
+
+/// x as a complex value of x's dtype's real part only (the real tensor itself for a real x).
+Value real_part_as(Value x) {
+  return is_complex(x.dtype()) ? complex(real(x), full_like(real(x), 0.0)) : x;
+}
+
+/// {dV, dw, -} of syevd / heevd for the operand tangent `dx`: the kernel reads one triangle E of
+/// its operand (A = strict E + strict E^H + real diag E), M = V^H dA V, dV = V (F o M), dw =
+/// real diag M.
+std::vector<Tangent> syevd_tangents(const Op& op, Value dx) {
+  if (lapack_attr(op, "mode", 'V') != 'V')
+    unsupported(op, "eigenvalues without eigenvectors (mode 'N') have no rule", "derivative");
+  bool lower = lapack_attr(op, "uplo", 'L') == 'L';
+  Value e = triangle(dx, lower, true);
+  Value da = add(add(e, mH(e)), real_part_as(diagonal_part(dx)));
+  Value v = op.results()[0], w = op.results()[1];
+  Value mv = mm(mm(mH(v), da), v);
+  Value dw = diag_of(mv);
+  return {mm(v, multiply(cast_to(gap_reciprocals(w), v.dtype()), mv)),
+          is_complex(dw.dtype()) ? real(dw) : dw, Tangent{}};
+}
+
 std::vector<Cotangent> syevd_vjp(const Op& op, const std::vector<Cotangent>& cts) {
   std::vector<Cotangent> out(1);
   Value a = op.operands()[0];
-  if ((!cts[0] && !cts[1]) || !real_tangent(op, a)) return out;
+  if ((!cts[0] && !cts[1]) || !is_inexact(a.dtype())) return out;
+  if (is_complex(a.dtype())) {  // heevd: the transpose of the JVP
+    out[0] = transpose_of_jvp(a, cts, [&op](Value dx) { return syevd_tangents(op, dx); });
+    return out;
+  }
   if (lapack_attr(op, "mode", 'V') != 'V')
     unsupported(op, "eigenvalues without eigenvectors (mode 'N') have no rule");
   bool lower = lapack_attr(op, "uplo", 'L') == 'L';
@@ -341,22 +396,15 @@ std::vector<Cotangent> syevd_vjp(const Op& op, const std::vector<Cotangent>& cts
 
 std::vector<Tangent> syevd_jvp(const Op& op, const std::vector<Tangent>& ts) {
   Value a = op.operands()[0];
-  if (!ts[0] || !real_tangent(op, a, "JVP")) return {Tangent{}, Tangent{}, Tangent{}};
-  if (lapack_attr(op, "mode", 'V') != 'V')
-    unsupported(op, "eigenvalues without eigenvectors (mode 'N') have no rule", "JVP");
-  bool lower = lapack_attr(op, "uplo", 'L') == 'L';
-  Value e = triangle(*ts[0], lower, false);
-  Value da = subtract(add(e, mT(e)), diagonal_part(e));
-  Value v = op.results()[0], w = op.results()[1];
-  Value mv = mm(mm(mT(v), da), v);
-  return {mm(v, multiply(gap_reciprocals(w), mv)), diag_of(mv), Tangent{}};
+  if (!ts[0] || !is_inexact(a.dtype())) return {Tangent{}, Tangent{}, Tangent{}};
+  return syevd_tangents(op, *ts[0]);
 }
 
 /// {s, U, V} of the gesdd op (thin); mode 'N' recomputes them with a thin SVD of its operand.
 std::array<Value, 3> svd_factors(const Op& op, char mode) {
-  if (mode == 'S') return {op.results()[1], op.results()[2], mT(op.results()[3])};
+  if (mode == 'S') return {op.results()[1], op.results()[2], mH(op.results()[3])};
   np::linalg::SvdResult r = np::linalg::svd(op.operands()[0], false);
-  return {r.s, r.u, mT(r.vh)};
+  return {r.s, r.u, mH(r.vh)};
 }
 
 /// JAX's F for the SVD rule: 1 / (s_j^2 - s_i^2) off the diagonal.
@@ -370,11 +418,18 @@ char svd_mode(const Op& op, const char* mode) {
   return m;
 }
 
+std::vector<Tangent> gesdd_tangents(const Op& op, char mode, Value da);
+
 std::vector<Cotangent> gesdd_vjp(const Op& op, const std::vector<Cotangent>& cts) {
   std::vector<Cotangent> out(1);
   Value a = op.operands()[0];
-  if (!real_tangent(op, a) || (!cts[1] && !cts[2] && !cts[3])) return out;
+  if (!is_inexact(a.dtype()) || (!cts[1] && !cts[2] && !cts[3])) return out;
   char mode = svd_mode(op, "VJP");
+  if (is_complex(a.dtype())) {  // the transpose of the JVP
+    out[0] =
+        transpose_of_jvp(a, cts, [&op, mode](Value dx) { return gesdd_tangents(op, mode, dx); });
+    return out;
+  }
   auto [s, u, v] = svd_factors(op, mode);
   int64_t m = a.dims()[a.dims().size() - 2], n = a.dims().back();
   Value f = svd_gaps(s), sj = spread(s, true), si = spread(s, false);
@@ -397,37 +452,133 @@ std::vector<Cotangent> gesdd_vjp(const Op& op, const std::vector<Cotangent>& cts
   return out;
 }
 
-std::vector<Tangent> gesdd_jvp(const Op& op, const std::vector<Tangent>& ts) {
+/// The tangents {-, ds, dU, dVt, -} of gesdd in `mode` ('S' or 'N': ds only) for the operand
+/// tangent `da` (JAX's _svd_jvp_rule, complex too: dS = U^H dA V, ds = real diag dS, the
+/// imaginary diagonal term (dS - dS^H) / 2 diag(1/s) in dU).
+std::vector<Tangent> gesdd_tangents(const Op& op, char mode, Value da) {
   std::vector<Tangent> out(5);
   Value a = op.operands()[0];
-  if (!ts[0] || !real_tangent(op, a, "JVP")) return out;
-  char mode = svd_mode(op, "JVP");
+  DType dt = a.dtype();
   auto [s, u, v] = svd_factors(op, mode);
   int64_t m = a.dims()[a.dims().size() - 2], n = a.dims().back();
-  Value da = *ts[0];
-  Value ds = mm(mm(mT(u), da), v);
-  out[1] = diag_of(ds);
+  Value ds = mm(mm(mH(u), da), v);
+  Value dd = diag_of(ds);
+  out[1] = is_complex(dt) ? real(dd) : dd;
   if (mode != 'S') return out;
-  Value f = svd_gaps(s), sj = spread(s, true), si = spread(s, false);
+  Value f = cast_to(svd_gaps(s), dt), sj = cast_to(spread(s, true), dt),
+        si = cast_to(spread(s, false), dt);
   Value dss = multiply(ds, sj), sds = multiply(si, ds);
-  Value du = mm(u, multiply(f, add(dss, mT(dss))));
-  Value dv = mm(v, multiply(f, add(sds, mT(sds))));
+  Value ju = multiply(f, add(dss, mH(dss)));
+  if (is_complex(dt)) {  // JAX's dUdV_diag: (dS - dS^H) / 2 on the diagonal over s
+    Value zero = full_like(s, 0.0);
+    Value is_zero = convert(compare(s, zero, ComparisonDirection::EQ), s.dtype());
+    Value s_inv = subtract(divide(full_like(s, 1.0), add(s, is_zero)), is_zero);
+    Value half = multiply(subtract(ds, mH(ds)), full_like(ds, 0.5));
+    ju = add(ju, multiply(half, cast_to(diag_matrix(s_inv), dt)));
+  }
+  Value du = mm(u, ju);
+  Value dv = mm(v, multiply(f, add(sds, mH(sds))));
   if (m > n) {
     Value dav = mm(da, v);
-    du = add(du, divide(subtract(dav, mm(u, mm(mT(u), dav))), spread_rows(s, m)));
+    du = add(du, divide(subtract(dav, mm(u, mm(mH(u), dav))), cast_to(spread_rows(s, m), dt)));
   }
   if (n > m) {
-    Value dau = mm(mT(da), u);
-    dv = add(dv, divide(subtract(dau, mm(v, mm(mT(v), dau))), spread_rows(s, n)));
+    Value dau = mm(mH(da), u);
+    dv = add(dv, divide(subtract(dau, mm(v, mm(mH(v), dau))), cast_to(spread_rows(s, n), dt)));
   }
   out[2] = du;
-  out[3] = mT(dv);
+  out[3] = mH(dv);
   return out;
+}
+
+std::vector<Tangent> gesdd_jvp(const Op& op, const std::vector<Tangent>& ts) {
+  Value a = op.operands()[0];
+  if (!ts[0] || !is_inexact(a.dtype())) return std::vector<Tangent>(5);
+  return gesdd_tangents(op, svd_mode(op, "JVP"), *ts[0]);
+}
+
+// ---- the QR composite (np::linalg::qr_composite, "hhlo.qr"): JAX's qr_jvp_rule. With
+// _thin_qr_jvp(q, r, dx) for m >= n: Y = dx r^{-1}, Z = q^H Y, O = tril(Z, -1) - tril(Z, -1)^H
+// + i imag(diag Z), dq = q (O - Z) + Y, dr = (Z - O) r. Wide (m < n): the thin rule on the
+// first m columns, dr2 = dq^H x2 + q^H dx2 for the rest. Complete (full_matrices, m > n): the
+// thin rule on q[:, :n], r[:n], then (arXiv 2409.13374, eqs. 32-33) Z_pn = q_pn (q_nn - I)^{-1},
+// dq_mp = dq_mn Z_pn^H - (q_mn + q_mp Z_pn) (dq_pn - Z_pn dq_nn)^H, dr's last m - n rows zero.
+// The VJP is the transpose of this linear map of dx (as in JAX, which transposes the JVP): the
+// reverse walk over the JVP built on a placeholder tangent.
+
+/// x[..., r0:r1, c0:c1].
+Value block(Value x, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+  size_t r = static_cast<size_t>(x.rank());
+  std::vector<int64_t> lo(r, 0), hi(x.dims());
+  lo[r - 2] = r0;
+  hi[r - 2] = r1;
+  lo[r - 1] = c0;
+  hi[r - 1] = c1;
+  return slice(x, lo, hi, {});
+}
+
+std::array<Value, 2> thin_qr_jvp(Value q, Value r, Value dx) {
+  Value y = triangular_solve(r, dx, {.left_side = false, .lower = false});  // dx r^{-1}
+  Value z = mm(mH(q), y);
+  Value low = triangle(z, true, true);
+  Value o = subtract(low, mH(low));
+  if (is_complex(z.dtype())) o = add(o, diagonal_part(complex(full_like(imag(z), 0.0), imag(z))));
+  return {add(mm(q, subtract(o, z)), y), mm(subtract(z, o), r)};
+}
+
+bool qr_full_matrices(const Op& op) {
+  if (const Attribute* a = op.attr("composite_attributes"))
+    if (const auto* d = a->get_if<DictAttr>())
+      for (const auto& [k, v] : d->entries)
+        if (k == "full_matrices")
+          if (const auto* b = v.get_if<BoolAttr>()) return b->value;
+  return false;
+}
+
+/// {dq, dr} of the QR composite `op` for the input tangent dx.
+std::array<Value, 2> qr_tangents(const Op& op, Value dx) {
+  Value x = op.operands()[0], q = op.results()[0], r = op.results()[1];
+  bool full = qr_full_matrices(op);
+  int64_t rank = x.rank(), m = x.dims()[static_cast<size_t>(rank - 2)], n = x.dims().back();
+  if (m < n) {
+    auto [dq, dr1] = thin_qr_jvp(q, block(r, 0, m, 0, m), block(dx, 0, m, 0, m));
+    Value dr2 = add(mm(mH(dq), block(x, 0, m, m, n)), mm(mH(q), block(dx, 0, m, m, n)));
+    return {dq, concatenate({dr1, dr2}, rank - 1)};
+  }
+  Value q_mn = full ? block(q, 0, m, 0, n) : q;
+  Value r_nn = full ? block(r, 0, n, 0, n) : r;
+  auto [dq_mn, dr_nn] = thin_qr_jvp(q_mn, r_nn, dx);
+  if (!full || m == n) return {dq_mn, dr_nn};
+  Value q_nn = block(q_mn, 0, n, 0, n), q_pn = block(q_mn, n, m, 0, n), q_mp = block(q, 0, m, n, m);
+  Value dq_nn = block(dq_mn, 0, n, 0, n), dq_pn = block(dq_mn, n, m, 0, n);
+  Value z_pn_h = np::linalg::solve(mH(subtract(q_nn, eye_like(q_nn))), mH(q_pn));
+  Value z_pn = mH(z_pn_h);
+  Value dq_mp = subtract(mm(dq_mn, z_pn_h),
+                         mm(add(q_mn, mm(q_mp, z_pn)), mH(subtract(dq_pn, mm(z_pn, dq_nn)))));
+  Dims zd = dr_nn.dims();
+  zd[static_cast<size_t>(rank - 2)] = m - n;
+  Value zeros = constant(x.func(), 0.0, x.dtype(), zd);
+  return {concatenate({dq_mn, dq_mp}, rank - 1), concatenate({dr_nn, zeros}, rank - 2)};
+}
+
+std::vector<Tangent> qr_jvp(const Op& op, const std::vector<Tangent>& ts) {
+  if (!ts[0]) return {Tangent{}, Tangent{}};
+  auto [dq, dr] = qr_tangents(op, *ts[0]);
+  return {dq, dr};
+}
+
+std::vector<Cotangent> qr_vjp(const Op& op, const std::vector<Cotangent>& cts) {
+  if (!cts[0] && !cts[1]) return {Cotangent{}};
+  return {transpose_of_jvp(op.operands()[0], cts, [&op](Value dx) {
+    std::array<Value, 2> t = qr_tangents(op, dx);
+    return std::vector<Tangent>{t[0], t[1]};
+  })};
 }
 
 }  // namespace
 
 void register_linalg_jvps(JvpRegistry& r) {
+  r["composite:hhlo.qr"] = qr_jvp;
   r["stablehlo.triangular_solve"] = triangular_solve_jvp;
   r["stablehlo.cholesky"] = cholesky_jvp;
   r["stablehlo.fft"] = fft_jvp;
@@ -440,6 +591,7 @@ void register_linalg_jvps(JvpRegistry& r) {
 }
 
 void register_linalg_rules(Registry& r) {
+  r["composite:hhlo.qr"] = qr_vjp;
   r["stablehlo.triangular_solve"] = triangular_solve_vjp;
   r["stablehlo.cholesky"] = cholesky_vjp;
   r["stablehlo.fft"] = fft_vjp;

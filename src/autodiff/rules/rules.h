@@ -74,6 +74,14 @@ class NeededScope {
   const std::vector<bool>* saved_;
 };
 
+/// The `name` of a stablehlo.composite ("" when missing): its rules are keyed "composite:<name>".
+std::string composite_name(const Op& op);
+/// The decomposition of composite `op` (a function of the op's Module) inlined at the insertion
+/// point of `inputs`' function with its parameters bound to `inputs`; returns its results.
+/// Throws (through `unsupported`) when the op names no decomposition, and what inline_call
+/// throws.
+std::vector<Value> inline_decomposition(const Op& op, const std::vector<Value>& inputs);
+
 /// Where `op` comes from, for error messages: "file:line" of the C++ call site that built it;
 /// for an op parsed from text "line N of the parsed text" followed by its MLIR location
 /// (`(file:line)` or `(loc(...))`, shortened); "unknown location" when nothing is known.

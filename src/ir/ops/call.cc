@@ -1,4 +1,5 @@
-// func.call between functions of one module.
+// func.call between functions of one module, and stablehlo.composite (a named op whose meaning
+// is a function of the module).
 #include "../infer_util.h"
 #include "hhlo/ir/ops.h"
 
@@ -23,6 +24,44 @@ std::vector<Value> call(const Func& callee, const std::vector<Value>& args, Loc 
                    args,
                    callee.result_types(),
                    {{"callee", SymbolRefAttr{callee.name()}}},
+                   {},
+                   Location::from(loc)});
+}
+
+std::vector<Value> composite(std::string name, const std::vector<Value>& inputs,
+                             const Func& decomposition, DictAttr composite_attributes,
+                             int32_t version, Loc loc) {
+  // (C1) is_namespaced_op_name(name): "dialect.op", neither part empty.
+  size_t dot = name.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == name.size())
+    detail::fail("composite", "C1", "name \"{}\" is not a namespaced op name (\"dialect.op\")",
+                 name);
+  if (inputs.empty())
+    throw Error(
+        "op 'composite': composites without inputs are not supported by composite(); give "
+        "the decomposition at least one parameter");
+  Func& f = detail::func_of("composite", inputs);
+  // (C2) is_defined_in_parent_scope(decomposition).
+  if (!f.same_module(decomposition))
+    throw Error("op 'composite': decomposition @" + decomposition.name() +
+                " belongs to another Module than @" + f.name());
+  if (!decomposition.returned())
+    throw Error("op 'composite': decomposition @" + decomposition.name() +
+                " has not returned yet (call ret() first)");
+  // (C3) types(inputs...) == input_types(decomposition).
+  std::vector<TensorType> types = detail::types_of(inputs);
+  if (types != decomposition.arg_types())
+    detail::fail("composite", "C3", "inputs {} do not match @{} parameters {}",
+                 types_to_string(types), decomposition.name(),
+                 types_to_string(decomposition.arg_types()));
+  // (C4) types(results...) == output_types(decomposition).
+  return f.append({"stablehlo.composite",
+                   inputs,
+                   decomposition.result_types(),
+                   {{"name", StringAttr{std::move(name)}},
+                    {"composite_attributes", std::move(composite_attributes)},
+                    {"decomposition", SymbolRefAttr{decomposition.name()}},
+                    {"version", IntAttr{version, DType::i32}}},
                    {},
                    Location::from(loc)});
 }

@@ -19,6 +19,7 @@ std::vector<std::string_view> supported_ops() {
                                        "stablehlo.cholesky",
                                        "stablehlo.clamp",
                                        "stablehlo.compare",
+                                       "stablehlo.composite",
                                        "stablehlo.collective_broadcast",
                                        "stablehlo.collective_permute",
                                        "stablehlo.concatenate",
