@@ -31,24 +31,34 @@ bench: build
 
 # Suites under AddressSanitizer + LeakSanitizer + UBSan (our code instrumented, the plugin not):
 # core, runtime, custom calls, autodiff, nn (docs/reliability.md).
+# Debug (assertions on, -O0) with -g1: line tables for ASan's stacks, less compile time
+# than full -g (as `make tsan`).
 ASAN_SUITES := core runtime custom_call autodiff nn
 asan: setup
-	@cmake -S . -B build-asan -G Ninja -DHHLO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+	@cmake -S . -B build-asan -G Ninja -DHHLO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" >/dev/null
 	@cmake --build build-asan -j $(JOBS) --target $(foreach s,$(ASAN_SUITES),hhlo_$(s)_tests)
 	@set -e; for s in $(ASAN_SUITES); do echo "---- asan $$s"; \
-	  ASAN_OPTIONS=detect_leaks=1 build-asan/tests/hhlo_$${s}_tests --gtest_brief=1; done
+	  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+	  build-asan/tests/hhlo_$${s}_tests --gtest_brief=1; done
 
 # Runtime, session and custom-call suites under ThreadSanitizer (g++; the plugin is not
 # instrumented: tests/tsan.supp suppresses reports inside it only, docs/reliability.md).
+# allocator_may_return_null (both sanitizers): an allocation too large fails as without a sanitizer
+# (Faults.DeviceAllocationTooLargeIsAnErrorNotACrash: the plugin's 4 TiB request), no abort.
 # -O1 with line tables: what TSan needs for usable speed and stacks, half the compile time of -O2 -g.
+# Soak.* is left out: its 20,000 transfers are each a plugin-side access TSan sees unordered with
+# ours (the plugin's event orders them), each suppressed at the cost of seconds; it runs no thread
+# of ours (it runs under `make asan` and `make test`).
 TSAN_SUITES := runtime session custom_call
 tsan: setup
 	@cmake -S . -B build-tsan -G Ninja -DHHLO_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" >/dev/null
 	@cmake --build build-tsan -j $(JOBS) --target $(foreach s,$(TSAN_SUITES),hhlo_$(s)_tests)
 	@set -e; for s in $(TSAN_SUITES); do echo "---- tsan $$s"; \
-	  TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1" \
-	  build-tsan/tests/hhlo_$${s}_tests --gtest_brief=1; done
+	  TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1 \
+	  allocator_may_return_null=1" \
+	  build-tsan/tests/hhlo_$${s}_tests --gtest_brief=1 --gtest_filter=-Soak.*; done
 
 # libFuzzer (clang, ASan + UBSan, build-fuzz/): each tests/fuzz target for FUZZ_RUNS executions.
 FUZZ_RUNS ?= 1000000

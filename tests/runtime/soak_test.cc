@@ -14,6 +14,16 @@
 namespace hhlo {
 namespace {
 
+// Under AddressSanitizer or ThreadSanitizer (`make asan`, `make tsan`) resident memory is the
+// sanitizer's: ASan keeps freed blocks in its quarantine (256 MiB) and TSan grows its shadow and
+// history (+5.6 MiB over these 10,000 executions, measured), so the bound is checked only without
+// one; the executions and their results are checked either way, and LSan checks the leaks.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
 int64_t resident_bytes() {
   std::ifstream statm("/proc/self/statm");
   int64_t size = 0, resident = 0;
@@ -53,7 +63,9 @@ func.func @main(%x: tensor<16384xi32>) -> tensor<16384xi32> {
               static_cast<double>(samples.back() - samples.front()) / (1 << 20),
               static_cast<double>(kBoundBytes) / (1 << 20));
   ASSERT_EQ(samples.size(), static_cast<size_t>(kRuns / kEvery));
-  EXPECT_LE(samples.back() - samples.front(), kBoundBytes);
+  if (!kSanitized) {
+    EXPECT_LE(samples.back() - samples.front(), kBoundBytes);
+  }
 }
 
 }  // namespace
