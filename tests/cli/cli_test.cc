@@ -62,6 +62,36 @@ TEST(Cli, DevicesRejectsUnknownPlatform) {
   EXPECT_THAT(r.output, HasSubstr("--platform"));
 }
 
+// CLI11's usage errors (unknown option, missing subcommand, a value out of range, a missing
+// file) exit with status 1 as every other error does, not with CLI11's own codes (105-109).
+TEST(Cli, UsageErrorsExitWithStatusOne) {
+  AddFixture f("usage");
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{},
+                                             {"run"},
+                                             {"run", f.program, "--bogus"},
+                                             {"bench", f.dir + "/nope.mlir"},
+                                             {"devices", "--platform", "tpu"},
+                                             {"demo", "--epochs", "0"}}) {
+    ProcessResult r = run_hhlo(args);
+    EXPECT_EQ(r.signal, 0) << r.output;
+    EXPECT_EQ(r.exit_code, 1) << ::testing::PrintToString(args) << ": " << r.output;
+  }
+  EXPECT_EQ(run_hhlo({"--help"}).exit_code, 0);
+}
+
+TEST(Cli, DemoEpochsZeroSaysTheRange) {
+  ProcessResult r = run_hhlo({"demo", "--epochs", "0"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--epochs: Value 0 not in range 1 to 1000000"));
+}
+
+TEST(Cli, DemoEvalOnlyNeedsLoad) {
+  ProcessResult r = run_hhlo({"demo", "--eval-only"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--eval-only requires --load"));
+}
+
 TEST(Cli, RunPrintsAndWritesOutputs) {
   AddFixture f("run_ok");
   std::string out = f.dir + "/out";

@@ -49,7 +49,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11 prints the message (or the help); its own exit codes (105, 106, 109, ...) become the
+    // documented 1 of every usage error.
+    return app.exit(e) == 0 ? 0 : 1;
   }
   try {
     for (const auto& [sub, action] : actions)
