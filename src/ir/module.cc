@@ -48,7 +48,7 @@ int64_t Value::dim(int64_t i) const {
   return dims()[static_cast<size_t>(j)];
 }
 
-const Op* Value::defining_op() const { return func().values_.at(id_).op; }
+const Op* Value::defining_op() const { return func().values_.at(id_).op(); }
 uint32_t Value::index() const { return func().values_.at(id_).index; }
 
 std::vector<TensorType> Block::returned_types() const {
@@ -60,6 +60,23 @@ std::vector<TensorType> Block::returned_types() const {
     return out;
   for (const Value& v : last.operands()) out.push_back(v.type());
   return out;
+}
+
+Value ValueRange::at(size_t i) const {
+  if (i >= n_)
+    throw std::out_of_range(fmt::format("ValueRange::at: index {} of {} values", i, n_));
+  return (*this)[i];
+}
+
+Op::~Op() {
+  if (n_operands_ + n_results_ > kInlineIds) delete[] ids_.heap;
+}
+
+Func* Op::func() const { return parent_ ? &parent_->func() : nullptr; }
+
+const std::vector<std::unique_ptr<Block>>& Op::regions() const {
+  static const std::vector<std::unique_ptr<Block>> none;
+  return regions_ ? *regions_ : none;
 }
 
 const Attribute* Op::attr(std::string_view name) const {
@@ -83,12 +100,15 @@ Func::Func(const void* module_id, std::string name, std::vector<TensorType> arg_
 
 Value Func::new_value(TensorType type, Block* block, Op* op, uint32_t index) {
   const TensorType* t = &*types_.insert(std::move(type)).first;
-  values_.push_back(ValueInfo{t, block, op, index});
+  if (op)
+    values_.push_back(ValueInfo{t, op, index, false});
+  else
+    values_.push_back(ValueInfo{t, block, index, true});
   return Value(this, static_cast<uint32_t>(values_.size() - 1));
 }
 
 bool Func::visible(Value v, const Block* from) const {
-  const Block* def = values_.at(v.id()).block;
+  const Block* def = values_.at(v.id()).block();
   for (const Block* b = from; b; b = b->parent())
     if (b == def) return true;
   return false;
@@ -121,16 +141,27 @@ std::vector<Value> Func::append(OpState state) {
   auto op = std::make_unique<Op>();
   Op* raw = op.get();
   raw->name_ = std::move(state.name);
-  raw->operands_ = std::move(state.operands);
+  const size_t n = state.operands.size() + state.result_types.size();
+  if (n > UINT32_MAX) throw Error(fmt::format("op '{}': {} operands and results", raw->name(), n));
+  if (n > Op::kInlineIds) raw->ids_.heap = std::make_unique<uint32_t[]>(n).release();
+  raw->n_operands_ = static_cast<uint32_t>(state.operands.size());  // both counts before ids()
+  raw->n_results_ = static_cast<uint32_t>(state.result_types.size());
+  uint32_t* ids = raw->ids();
+  for (size_t i = 0; i < state.operands.size(); ++i) ids[i] = state.operands[i].id();
   raw->attrs_ = std::move(state.attrs);
-  raw->regions_ = std::move(state.regions);
+  if (!state.regions.empty())
+    raw->regions_ = std::make_unique<std::vector<std::unique_ptr<Block>>>(std::move(state.regions));
   raw->loc_ = std::move(state.loc);
   raw->parent_ = block;
-  for (size_t i = 0; i < state.result_types.size(); ++i)
-    raw->results_.push_back(
+  std::vector<Value> results;
+  results.reserve(state.result_types.size());
+  for (size_t i = 0; i < state.result_types.size(); ++i) {
+    results.push_back(
         new_value(std::move(state.result_types[i]), block, raw, static_cast<uint32_t>(i)));
+    ids[raw->n_operands_ + i] = results.back().id();
+  }
   block->ops_.push_back(std::move(op));
-  return raw->results_;
+  return results;
 }
 
 std::unique_ptr<Block> Func::build_region(std::string_view op,
@@ -266,7 +297,8 @@ void Module::rename_func(std::string_view from, std::string to) {
   std::function<void(Block&)> walk = [&](Block& b) {
     for (auto& op : b.ops_) {
       for (NamedAttr& a : op->attrs_) rename_symbol(a.value, old, to);
-      for (auto& r : op->regions_) walk(*r);
+      if (op->regions_)
+        for (auto& r : *op->regions_) walk(*r);
     }
   };
   for (auto& g : funcs_) walk(g->body_);

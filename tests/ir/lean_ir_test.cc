@@ -1,8 +1,11 @@
 // The IR's compact representations: interned strings (hhlo/ir/interned.h), boxed attribute kinds
-// (hhlo/ir/attribute.h) and the parser's shared small dense literals.
+// (hhlo/ir/attribute.h), the parser's shared small dense literals, and ops that store their
+// operand and result ids inline (hhlo/ir/module.h ValueRange).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -110,6 +113,91 @@ TEST(ParsedModule, EqualSmallLiteralsShareOneArrayAndPrintBack) {
   EXPECT_NE(array_of(0), array_of(2));
   EXPECT_EQ(array_of(2)->values<float>()[0], 1.0f);
   // Shared or not, the module prints and parses back to the same text.
+  std::string printed = to_mlir(m);
+  EXPECT_EQ(to_mlir(parse_module(printed)), printed);
+}
+
+TEST(OpStorage, UpToFourValuesInsideTheOpMoreOnTheHeapAllReadBackInOrder) {
+  EXPECT_LE(sizeof(Op), 104u);
+  Module m;
+  TensorType t{DType::f32, {2}};
+  Func& f = m.add_func("main", {t, t, t, t, t});
+  Value sum = add(f.arg(0), f.arg(1));                                    // 2 + 1 ids: inline
+  Value cat = concatenate({f.arg(0), f.arg(1), f.arg(2), f.arg(3), f.arg(4)}, 0);  // 5 + 1: heap
+  f.ret({sum, cat});
+  const auto& ops = f.body().ops();
+  ASSERT_EQ(ops.size(), 3u);  // add, concatenate, func.return
+  const Op& a = *ops[0];
+  const Op& c = *ops[1];
+  EXPECT_EQ(a.operands().size(), 2u);
+  EXPECT_EQ(a.operands()[0], f.arg(0));
+  EXPECT_EQ(a.operands()[1], f.arg(1));
+  EXPECT_EQ(a.result(), sum);
+  EXPECT_EQ(sum.defining_op(), &a);
+  ASSERT_EQ(c.operands().size(), 5u);
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(c.operands()[i], f.arg(i)) << i;
+  EXPECT_EQ(c.results().size(), 1u);
+  EXPECT_EQ(c.result(0), cat);
+  EXPECT_EQ(cat.type(), (TensorType{DType::f32, {10}}));
+  EXPECT_EQ(cat.defining_op(), &c);
+  EXPECT_EQ(cat.index(), 0u);
+  EXPECT_THROW(c.result(1), std::out_of_range);
+  EXPECT_THROW(c.operands().at(5), std::out_of_range);
+  EXPECT_TRUE(a.regions().empty());
+  // Read like a std::vector<Value>: copied into one, compared with one, walked by algorithms.
+  std::vector<Value> copied = c.operands();
+  EXPECT_EQ(copied, f.args());
+  EXPECT_TRUE(c.operands() == f.args());
+  EXPECT_EQ(std::find(c.operands().begin(), c.operands().end(), f.arg(3)) - c.operands().begin(),
+            3);
+  EXPECT_TRUE(std::ranges::all_of(c.operands(), [](const Value& v) { return v.rank() == 1; }));
+  const Op& r = *ops[2];
+  EXPECT_EQ(r.operands().vec(), (std::vector<Value>{sum, cat}));
+  EXPECT_TRUE(r.results().empty());
+}
+
+TEST(OpStorage, OpsWithManyValuesAndRegionsParsePrintAndParseBack) {
+  // A while carrying five values: 5 operands + 5 results (heap ids), two regions whose blocks
+  // take five arguments each; the printed text must name every value in its place.
+  const std::string text = R"(module {
+  func.func public @main(%arg0: tensor<i32>, %arg1: tensor<f32>, %arg2: tensor<f32>, %arg3: tensor<f32>, %arg4: tensor<f32>) -> (tensor<i32>, tensor<f32>) {
+    %0:5 = stablehlo.while(%iterArg = %arg0, %iterArg_0 = %arg1, %iterArg_1 = %arg2, %iterArg_2 = %arg3, %iterArg_3 = %arg4) : tensor<i32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>
+    cond {
+      %c = stablehlo.constant dense<3> : tensor<i32>
+      %1 = stablehlo.compare  LT, %iterArg, %c : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %1 : tensor<i1>
+    } do {
+      %c = stablehlo.constant dense<1> : tensor<i32>
+      %1 = stablehlo.add %iterArg, %c : tensor<i32>
+      %2 = stablehlo.add %iterArg_0, %iterArg_1 : tensor<f32>
+      stablehlo.return %1, %2, %iterArg_2, %iterArg_3, %iterArg_1 : tensor<i32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>
+    }
+    return %0#0, %0#4 : tensor<i32>, tensor<f32>
+  }
+})";
+  Module m = parse_module(text);
+  const Func& f = *m.funcs().front();
+  const Op& w = *f.body().ops()[0];
+  ASSERT_EQ(w.name(), "stablehlo.while");
+  ASSERT_EQ(w.operands().size(), 5u);
+  ASSERT_EQ(w.results().size(), 5u);
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(w.operands()[i], f.arg(i)) << i;
+    EXPECT_EQ(w.results()[i].defining_op(), &w) << i;
+    EXPECT_EQ(w.results()[i].index(), i);
+  }
+  ASSERT_EQ(w.regions().size(), 2u);
+  const Block& body = *w.regions()[1];
+  const Op& ret = *body.ops().back();
+  ASSERT_EQ(ret.operands().size(), 5u);
+  EXPECT_EQ(ret.operands()[0], body.ops()[1]->result());  // %1
+  EXPECT_EQ(ret.operands()[1], body.ops()[2]->result());  // %2
+  EXPECT_EQ(ret.operands()[2], body.arg(3));              // %iterArg_2
+  EXPECT_EQ(ret.operands()[3], body.arg(4));
+  EXPECT_EQ(ret.operands()[4], body.arg(2));              // %iterArg_1
+  const Op& fret = *f.body().ops().back();
+  EXPECT_EQ(fret.operands()[0], w.results()[0]);
+  EXPECT_EQ(fret.operands()[1], w.results()[4]);
   std::string printed = to_mlir(m);
   EXPECT_EQ(to_mlir(parse_module(printed)), printed);
 }

@@ -5,13 +5,16 @@
 
 #include <cstdint>
 #include <deque>
+#include <algorithm>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <source_location>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "hhlo/core/error.h"
@@ -96,29 +99,107 @@ class Block {
   std::vector<std::unique_ptr<Op>> ops_;
 };
 
+/// The operands or the results of an op, read like a `const std::vector<Value>&`: `size`,
+/// `empty`, `[i]`, `at(i)` (throws std::out_of_range), `front`, `back`, iteration, and an implicit
+/// copy into a `std::vector<Value>`. The op stores only the value ids (4 bytes each, inside the
+/// op for up to four), so each element is a Value made on the fly: take it by value or by
+/// `const Value&`, not by `Value&`. Valid as long as the op lives.
+class ValueRange {
+ public:
+  /// Random-access in the C++20 sense (`iterator_concept`); its `reference` is the Value itself.
+  class iterator {
+   public:
+    using iterator_concept = std::random_access_iterator_tag;
+    using iterator_category = std::input_iterator_tag;
+    using value_type = Value;
+    using difference_type = std::ptrdiff_t;
+    using reference = Value;
+    using pointer = void;
+    iterator() = default;
+    iterator(Func* f, const uint32_t* p) : f_(f), p_(p) {}
+    Value operator*() const { return Value(f_, *p_); }
+    Value operator[](difference_type i) const { return Value(f_, p_[i]); }
+    iterator& operator++() { ++p_; return *this; }
+    iterator operator++(int) { iterator t = *this; ++p_; return t; }
+    iterator& operator--() { --p_; return *this; }
+    iterator operator--(int) { iterator t = *this; --p_; return t; }
+    iterator& operator+=(difference_type n) { p_ += n; return *this; }
+    iterator& operator-=(difference_type n) { p_ -= n; return *this; }
+    friend iterator operator+(iterator it, difference_type n) { return it += n; }
+    friend iterator operator+(difference_type n, iterator it) { return it += n; }
+    friend iterator operator-(iterator it, difference_type n) { return it -= n; }
+    friend difference_type operator-(iterator a, iterator b) { return a.p_ - b.p_; }
+    bool operator==(const iterator& o) const { return p_ == o.p_; }
+    auto operator<=>(const iterator& o) const { return p_ <=> o.p_; }
+
+   private:
+    Func* f_ = nullptr;
+    const uint32_t* p_ = nullptr;
+  };
+  ValueRange() = default;
+  ValueRange(Func* f, const uint32_t* ids, size_t n) : f_(f), ids_(ids), n_(n) {}
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  Value operator[](size_t i) const { return Value(f_, ids_[i]); }
+  /// Element `i`; throws std::out_of_range when `i >= size()`.
+  Value at(size_t i) const;
+  Value front() const { return (*this)[0]; }
+  Value back() const { return (*this)[n_ - 1]; }
+  iterator begin() const { return iterator(f_, ids_); }
+  iterator end() const { return iterator(f_, ids_ + n_); }
+  std::vector<Value> vec() const { return std::vector<Value>(begin(), end()); }
+  operator std::vector<Value>() const { return vec(); }  // NOLINT: implicit by design
+  friend bool operator==(const ValueRange& a, const std::vector<Value>& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+  }
+
+ private:
+  Func* f_ = nullptr;
+  const uint32_t* ids_ = nullptr;
+  size_t n_ = 0;
+};
+
 /// One operation: StableHLO name ("stablehlo.add", "func.call", ...), operands, results, typed
 /// attributes, regions and the call site that built it. The name is interned (one copy per
-/// process of each op name).
+/// process of each op name); operands and results are stored as value ids, inside the op when
+/// there are at most four of them together (the common case), and regions only when there are
+/// some: a parsed `stablehlo.add` is one 104-byte allocation.
 class Op {
  public:
+  Op() = default;
+  ~Op();
+  Op(const Op&) = delete;
+  Op& operator=(const Op&) = delete;
   const std::string& name() const { return name_.str(); }
-  const std::vector<Value>& operands() const { return operands_; }
-  const std::vector<Value>& results() const { return results_; }
-  Value result(size_t i = 0) const { return results_.at(i); }
+  ValueRange operands() const { return ValueRange(func(), ids(), n_operands_); }
+  ValueRange results() const { return ValueRange(func(), ids() + n_operands_, n_results_); }
+  /// Result `i`; throws std::out_of_range when there is no such result.
+  Value result(size_t i = 0) const { return results().at(i); }
   const std::vector<NamedAttr>& attrs() const { return attrs_; }
   /// The attribute named `name`, or nullptr.
   const Attribute* attr(std::string_view name) const;
-  const std::vector<std::unique_ptr<Block>>& regions() const { return regions_; }
+  /// The op's regions in order; empty for most ops.
+  const std::vector<std::unique_ptr<Block>>& regions() const;
   const Location& loc() const { return loc_; }
   Block* parent() const { return parent_; }
 
  private:
   friend class Func;
   friend class Module;
+  static constexpr uint32_t kInlineIds = 4;
+  Func* func() const;
+  const uint32_t* ids() const {
+    return n_operands_ + n_results_ <= kInlineIds ? ids_.inline_ids : ids_.heap;
+  }
+  uint32_t* ids() { return const_cast<uint32_t*>(std::as_const(*this).ids()); }
   IString name_;
-  std::vector<Value> operands_, results_;
+  uint32_t n_operands_ = 0, n_results_ = 0;
+  union Ids {
+    uint32_t inline_ids[kInlineIds];
+    uint32_t* heap;
+  } ids_{};
   std::vector<NamedAttr> attrs_;
-  std::vector<std::unique_ptr<Block>> regions_;
+  std::unique_ptr<std::vector<std::unique_ptr<Block>>> regions_;
   Location loc_;
   Block* parent_ = nullptr;
 };
@@ -216,11 +297,17 @@ class Func {
   Value new_value(TensorType type, Block* block, Op* op, uint32_t index);
   bool visible(Value v, const Block* from) const;
 
+  // 24 bytes per value: a block argument records its block, an op result its op (whose
+  // parent() is the block).
   struct ValueInfo {
     const TensorType* type;  // in types_
-    const Block* block;
-    const Op* op;
+    const void* owner;       // const Block* when is_arg, else const Op*
     uint32_t index;
+    bool is_arg;
+    const Block* block() const {
+      return is_arg ? static_cast<const Block*>(owner) : static_cast<const Op*>(owner)->parent();
+    }
+    const Op* op() const { return is_arg ? nullptr : static_cast<const Op*>(owner); }
   };
   struct TypeHash {
     size_t operator()(const TensorType& t) const noexcept;

@@ -424,6 +424,8 @@ namespace detail {
 Func& func_of(std::string_view op, std::span<const Value> operands);
 /// Operand types.
 std::vector<TensorType> types_of(std::span<const Value> values);
+/// The types of an op's operands or results.
+std::vector<TensorType> types_of(const ValueRange& values);
 }  // namespace detail
 
 }  // namespace hhlo

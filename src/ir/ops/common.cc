@@ -16,11 +16,17 @@ Func& func_of(std::string_view op, std::span<const Value> operands) {
   return f;
 }
 
-std::vector<TensorType> types_of(std::span<const Value> values) {
+namespace {
+template <typename Values>
+std::vector<TensorType> types_of_values(const Values& values) {
   std::vector<TensorType> out;
   out.reserve(values.size());
   for (const Value& v : values) out.push_back(v.type());
   return out;
 }
+}  // namespace
+
+std::vector<TensorType> types_of(std::span<const Value> values) { return types_of_values(values); }
+std::vector<TensorType> types_of(const ValueRange& values) { return types_of_values(values); }
 
 }  // namespace hhlo::detail
