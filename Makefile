@@ -33,7 +33,7 @@ bench: build
 # core, runtime, custom calls, autodiff, nn (docs/reliability.md).
 # Debug (assertions on, -O0) with -g1: line tables for ASan's stacks, less compile time
 # than full -g (as `make tsan`).
-ASAN_SUITES := core runtime custom_call autodiff nn
+ASAN_SUITES := core ir runtime custom_call autodiff nn
 asan: setup
 	@cmake -S . -B build-asan -G Ninja -DHHLO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
 	  -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" >/dev/null
