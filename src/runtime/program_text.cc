@@ -62,13 +62,15 @@ PjrtError with_bytecode_note(const PjrtError& e) {
 
 /// `e` (the plugin's compile error of a text our parser rejected with `parse_error`) led by our
 /// parser's message when the plugin could not parse the text either: ours names the line, the
-/// column and what was expected, where the plugin adds a version note that misleads here. The
+/// column and what was expected; of the plugin's, only its first diagnostic line is kept (the
+/// lines after it are a StableHLO version note that misleads here). Two lines in all. The
 /// source is named "-" as the plugin names it, so callers rename both alike.
 PjrtError with_parse_error(const PjrtError& e, const Error& parse_error) {
   std::string message = e.what();
   std::string prefix = PjrtError(e.function(), e.code(), "").what();
   if (message.starts_with(prefix)) message.erase(0, prefix.size());
   if (message.find("parse") == std::string::npos) return e;
+  message.erase(std::min(message.find('\n'), message.size()));
   return PjrtError(e.function(), e.code(),
                    fmt::format("{}\n(the plugin could not parse it either: {})", parse_error.what(),
                                message));

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ostream>
 
+#include "hhlo/core/error.h"
 #include "hhlo/core/paths.h"
 #include "hhlo/nn/checkpoint.h"
 #include "hhlo/nn/digits.h"
@@ -54,6 +55,14 @@ std::string bar(int64_t done, int64_t total, int width = 30) {
 
 Result run(const Options& o, std::ostream& out) {
   auto t0 = Clock::now();
+  if (o.batch < 1) throw Error(fmt::format("--batch {}: the batch needs at least one image", o.batch));
+  if (o.devices < 1) throw Error(fmt::format("--devices {}: at least one device", o.devices));
+  if (o.batch % o.devices != 0)
+    throw Error(fmt::format(
+        "--devices {} does not divide --batch {}: data-parallel training splits each batch evenly "
+        "over the devices; choose a device count that divides the batch, or a batch that is a "
+        "multiple of {}",
+        o.devices, o.batch, o.devices));
   const nn::Model model = nn::digits_model(o.model, o.seed);
   int epochs = o.epochs > 0 ? o.epochs : model.default_epochs;
   double lr = o.lr > 0 ? o.lr : model.default_lr;

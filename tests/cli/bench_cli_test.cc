@@ -68,5 +68,27 @@ TEST(CliBench, WrongInputShapeIsAnErrorNamingTheArgument) {
   EXPECT_THAT(r.output, HasSubstr("hhlo: error:"));
 }
 
+TEST(CliBench, MalformedProgramNamesTheFileAndTheLineLikeRun) {
+  std::string dir = temp_dir("bench_malformed");
+  write_text(dir + "/p.mlir", "func.func @main(%x: tensor<2xf32) -> tensor<2xf32> {\n}\n");
+  ProcessResult r = run_hhlo({"bench", dir + "/p.mlir"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  // The plugin calls the text "-": the file is named instead, at line 1, column 33.
+  EXPECT_THAT(r.output, HasSubstr("hhlo: error: cannot compile '" + dir + "/p.mlir'"));
+  EXPECT_THAT(r.output, HasSubstr(dir + "/p.mlir:1:33:"));
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("-:1:"))) << r.output;
+}
+
+TEST(CliBench, MissingAndEmptyProgramsAreErrorsNamingThem) {
+  std::string dir = temp_dir("bench_missing");
+  ProcessResult missing = run_hhlo({"bench", dir + "/nope.mlir"});
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_THAT(missing.output, HasSubstr("nope.mlir"));
+  write_text(dir + "/empty.mlir", "\n");
+  ProcessResult empty = run_hhlo({"bench", dir + "/empty.mlir"});
+  EXPECT_EQ(empty.exit_code, 1) << empty.output;
+  EXPECT_THAT(empty.output, HasSubstr("program '" + dir + "/empty.mlir' is empty"));
+}
+
 }  // namespace
 }  // namespace hhlo::test

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@ namespace hhlo::test {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr const char* kAdd = R"(module @add {
   func.func public @main(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>) -> tensor<2x2xf32> {
@@ -92,6 +94,14 @@ TEST(Cli, DemoEvalOnlyNeedsLoad) {
   EXPECT_THAT(r.output, HasSubstr("--eval-only requires --load"));
 }
 
+TEST(Cli, DemoDevicesThatDoNotDivideTheBatchSayWhyBeforeTraining) {
+  ProcessResult r = run_hhlo({"demo", "--devices", "3"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("hhlo: error: --devices 3 does not divide --batch 32"));
+  EXPECT_THAT(r.output, Not(HasSubstr("hhlo demo: MLP")));  // refused before the header
+  EXPECT_THAT(r.output, Not(HasSubstr("sharding")));
+}
+
 TEST(Cli, RunPrintsAndWritesOutputs) {
   AddFixture f("run_ok");
   std::string out = f.dir + "/out";
@@ -129,6 +139,10 @@ TEST(Cli, RunMalformedProgram) {
   expect_clean_error(run_hhlo({"run", f.program, "-i", f.a, "-i", f.b}), "cannot compile");
   // The diagnostic points into the file by name, not at the plugin's "-" (stdin) name.
   expect_clean_error(run_hhlo({"run", f.program, "-i", f.a, "-i", f.b}), f.program + ":1:");
+  // Our parser's line and the plugin's first line: two lines, not the plugin's version note.
+  ProcessResult r = run_hhlo({"run", f.program, "-i", f.a, "-i", f.b});
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 2) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("Failed to parse using StableHLO"))) << r.output;
 }
 
 TEST(Cli, RunWrongInputCount) {

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -61,6 +63,12 @@ TEST(Executable, MalformedProgramIsAPjrtErrorWithTheParserMessage) {
     EXPECT_NE(std::string(e.what()).find("(the plugin could not parse it either: "),
               std::string::npos)
         << e.what();
+    // Two lines: ours, then the plugin's first diagnostic line only (its StableHLO version note,
+    // "Failed to parse using StableHLO v1.x", is left out: it misleads for a malformed text).
+    std::string what = e.what();
+    EXPECT_EQ(std::count(what.begin(), what.end(), '\n'), 1) << what;
+    EXPECT_EQ(what.find("Failed to parse using StableHLO"), std::string::npos) << what;
+    EXPECT_EQ(what.back(), ')') << what;
   }
   // Well-formed MLIR, wrong StableHLO types.
   EXPECT_THROW(test::compile(R"(

@@ -22,6 +22,7 @@
 #include "hhlo/core/error.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/compile_cache.h"
+#include "run_input.h"
 
 namespace hhlo::cli {
 namespace {
@@ -47,20 +48,17 @@ double percentile(const std::vector<double>& v, double p) {
 }
 
 int run_bench(const BenchOptions& o) {
-  std::ifstream in(o.program, std::ios::binary);
-  if (!in) throw IoError(fmt::format("cannot read program '{}'", o.program));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  CompileOptions options;
-  for (const std::string& kv : o.xla_options) {
-    auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw Error(fmt::format("--xla-option '{}': expected NAME=VALUE", kv));
-    options.xla_options[kv.substr(0, eq)] = parse_xla_option_value(kv.substr(eq + 1));
-  }
+  std::string text = read_program(o.program);
+  CompileOptions options = compile_options(o.xla_options);
   Client client = Client::create(o.platform);
 
   auto t0 = Clock::now();
-  LoadedExecutable exe = client.compile(text, options);
+  LoadedExecutable exe;
+  try {
+    exe = client.compile(text, options);
+  } catch (const Error& e) {  // PjrtError from the plugin, or entry selection
+    throw Error(fmt::format("cannot compile '{}': {}", o.program, name_program_in(e.what(), o.program)));
+  }
   double cold_ms = ms_since(t0);
 
   // Cached: a compile-cache hit in a fresh folder (fill it once, then time the load).

@@ -272,19 +272,7 @@ int run_program(const RunOptions& o) {
     exe =
         CompileCache().compile(client, text, options);  // the persistent cache (HHLO_COMPILE_CACHE)
   } catch (const PjrtError& e) {
-    // The plugin names the program "-" in its diagnostics ("-:2:25: error: ..."): name the file.
-    std::string message = e.what();
-    for (std::size_t at = 0; (at = message.find("-:", at)) != std::string::npos;) {
-      bool starts_line = at == 0 || message[at - 1] == '\n' || message[at - 1] == ' ';
-      bool has_position =
-          at + 2 < message.size() && std::isdigit(static_cast<unsigned char>(message[at + 2]));
-      if (starts_line && has_position) {
-        message.replace(at, 1, o.program);
-        at += o.program.size() + 1;
-      } else {
-        at += 2;
-      }
-    }
+    std::string message = name_program_in(e.what(), o.program);
     if (e.code() == 5) {  // NOT_FOUND: an unregistered custom-call target; name all of them
       std::vector<std::string> missing = unregistered_targets(client, text);
       if (missing.size() > 1)

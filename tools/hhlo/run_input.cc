@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -55,6 +56,21 @@ CompileOptions compile_options(const std::vector<std::string>& xla_options) {
     options.xla_options[o.substr(0, eq)] = parse_xla_option_value(o.substr(eq + 1));
   }
   return options;
+}
+
+std::string name_program_in(std::string message, const std::string& program) {
+  for (std::size_t at = 0; (at = message.find("-:", at)) != std::string::npos;) {
+    bool starts_line = at == 0 || message[at - 1] == '\n' || message[at - 1] == ' ';
+    bool has_position =
+        at + 2 < message.size() && std::isdigit(static_cast<unsigned char>(message[at + 2]));
+    if (starts_line && has_position) {
+      message.replace(at, 1, program);
+      at += program.size() + 1;
+    } else {
+      at += 2;
+    }
+  }
+  return message;
 }
 
 std::string read_program(const std::string& path) {

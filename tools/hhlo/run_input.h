@@ -41,6 +41,11 @@ CompileOptions compile_options(const std::vector<std::string>& xla_options);
 /// unreadable or blank.
 std::string read_program(const std::string& path);
 
+/// `message` (a compile error) with the plugin's name for the program text, "-" at the start of
+/// a diagnostic position ("-:2:25: error: ..."), replaced by `program` (the file's path), so the
+/// user is pointed into the file they gave. Other "-" are left alone.
+std::string name_program_in(std::string message, const std::string& program);
+
 /// Splits "cpu,cuda" at commas (empty items dropped).
 std::vector<std::string> split_list(const std::string& list);
 
