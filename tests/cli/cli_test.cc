@@ -102,6 +102,25 @@ TEST(Cli, DemoDevicesThatDoNotDivideTheBatchSayWhyBeforeTraining) {
   EXPECT_THAT(r.output, Not(HasSubstr("sharding")));
 }
 
+TEST(Cli, TheReadmeExampleProgramRunsChecksAndBenches) {
+  // README "The CLI": examples/cli/prog.mlir is x @ y + x. x = [[1,2],[3,4]], y = [[5,6],[7,8]]:
+  // x @ y = [[19,22],[43,50]], plus x = [[20,24],[46,54]] (by hand).
+  const std::string program = std::string(HHLO_SOURCE_DIR) + "/examples/cli/prog.mlir";
+  std::string dir = temp_dir("readme_example");
+  write_npy(dir + "/x.npy", Array::from<float>({2, 2}, {1, 2, 3, 4}));
+  write_npy(dir + "/y.npy", Array::from<float>({2, 2}, {5, 6, 7, 8}));
+  ProcessResult r =
+      run_hhlo({"run", program, "-i", dir + "/x.npy", "-i", dir + "/y.npy", "-o", dir + "/out"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("out0: tensor<2x2xf32> [20, 24, 46, 54]"));
+  EXPECT_EQ(read_npy(dir + "/out/out0.npy"), Array::from<float>({2, 2}, {20, 24, 46, 54}));
+  ProcessResult c = run_hhlo({"check", program});
+  EXPECT_EQ(c.exit_code, 0) << c.output;
+  EXPECT_THAT(c.output, HasSubstr("entry @main(tensor<2x2xf32>, tensor<2x2xf32>) -> (tensor<2x2xf32>)"));
+  ProcessResult b = run_hhlo({"bench", program, "-i", dir + "/x.npy", "-i", dir + "/y.npy", "-n", "3"});
+  EXPECT_EQ(b.exit_code, 0) << b.output;
+}
+
 TEST(Cli, RunPrintsAndWritesOutputs) {
   AddFixture f("run_ok");
   std::string out = f.dir + "/out";
