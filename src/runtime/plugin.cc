@@ -71,10 +71,13 @@ const PluginState* load_state(const std::string& path) {
   std::string canonical = fs::canonical(path, ec).string();
   if (ec) canonical = path;
 
+  // Never unloaded, and never destroyed: a plugin outlives every static destructor that may
+  // still use it, and its state stays reachable to LeakSanitizer at exit (a plain static map is
+  // destroyed first, which left each PluginState unreferenced: `make asan` reported it).
   static std::mutex mu;
-  static std::map<std::string, const PluginState*> loaded;  // never unloaded
+  static auto* const loaded = new std::map<std::string, const PluginState*>();
   std::lock_guard lock(mu);
-  if (auto it = loaded.find(canonical); it != loaded.end()) return it->second;
+  if (auto it = loaded->find(canonical); it != loaded->end()) return it->second;
 
   detail::check_elf_not_truncated(canonical, "PJRT plugin");
   preload_nvidia_wheels(canonical);
@@ -100,7 +103,7 @@ const PluginState* load_state(const std::string& path) {
   auto init = detail::args<PJRT_Plugin_Initialize_Args>();
   detail::check(api, api->PJRT_Plugin_Initialize(&init), "PJRT_Plugin_Initialize");
   auto* s = new PluginState{canonical, lib, api, read_attributes(api)};
-  loaded[canonical] = s;
+  (*loaded)[canonical] = s;
   return s;
 }
 
