@@ -30,19 +30,20 @@ bench: build
 	@bash bench/run.sh $(BUILD)
 
 # Suites under AddressSanitizer + LeakSanitizer + UBSan (our code instrumented, the plugin not):
-# core, ir, runtime, custom calls, autodiff, nn (docs/reliability.md); tests/lsan.supp holds one
-# plugin-internal leak a test provokes on purpose.
+# core, ir, runtime, custom calls, autodiff, nn (docs/reliability.md). One test is left out: it
+# makes the plugin register a second FFI handler for a target, which the plugin leaks inside
+# itself (docs/facts.md); LeakSanitizer cannot tell that from ours by name at -g1.
 # Debug (assertions on, -O0) with -g1: line tables for ASan's stacks, less compile time
 # than full -g (as `make tsan`).
 ASAN_SUITES := core ir runtime custom_call autodiff nn
+ASAN_SKIP := CustomCallErrors.PluginKeepsTheFirstHandlerAndIgnoresASecondSilently
 asan: setup
 	@cmake -S . -B build-asan -G Ninja -DHHLO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
 	  -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" >/dev/null
 	@cmake --build build-asan -j $(JOBS) --target $(foreach s,$(ASAN_SUITES),hhlo_$(s)_tests)
 	@set -e; for s in $(ASAN_SUITES); do echo "---- asan $$s"; \
 	  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
-	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
-	  build-asan/tests/hhlo_$${s}_tests --gtest_brief=1; done
+	  build-asan/tests/hhlo_$${s}_tests --gtest_brief=1 --gtest_filter=-$(ASAN_SKIP); done
 
 # Runtime, session and custom-call suites under ThreadSanitizer (g++; the plugin is not
 # instrumented: tests/tsan.supp suppresses reports inside it only, docs/reliability.md).
