@@ -74,6 +74,25 @@ TEST(FuzzRegressions, ConcatenateWhoseSizesOverflowIsAShapeError) {
   EXPECT_EQ(infer_concatenate(two, 0), (TensorType{DType::f32, {5}}));
 }
 
+// shape_rules (libFuzzer, UBSan, sixth session), regressions/shape_rules/all-to-all-concat-size-overflow:
+// all_to_all multiplied the concat dimension by split_count in int64 (2^62 x 3: signed overflow),
+// where the result type must hold dim(operand, concat_dimension) * split_count (C9).
+TEST(FuzzRegressions, AllToAllWhoseConcatSizeOverflowsIsAShapeErrorC9) {
+  ReplicaGroups three{{{0, 1, 2}}};
+  TensorType big{DType::f32, {3, int64_t{1} << 62}};
+  try {
+    infer_all_to_all(std::vector<TensorType>{big}, 0, 1, 3, three);
+    FAIL() << "accepted a concat dimension of 2^62 x 3";
+  } catch (const ShapeError& e) {
+    EXPECT_EQ(e.constraint(), "C9") << e.what();
+  }
+  // In range: split dimension 6 / 3 = 2, concat dimension 4 x 3 = 12.
+  std::vector<TensorType> out =
+      infer_all_to_all(std::vector<TensorType>{TensorType{DType::f32, {6, 4}}}, 0, 1, 3, three);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0], (TensorType{DType::f32, {2, 12}}));
+}
+
 // shape_rules (libFuzzer, UBSan), regressions/shape_rules/bitcast-convert-widening-size-overflow:
 // widening bitcast_convert multiplied the last dimension by the input bit width in int64 (2^62 x
 // 16: signed overflow); 2^60 + 2 x 16 wrapped to 32, so f16 -> f32 was accepted on a last

@@ -136,7 +136,11 @@ std::vector<TensorType> infer_all_to_all(std::span<const TensorType> operands,
     if (split_dimension == concat_dimension) continue;
     if (s != kDynamic) s /= split_count;
     int64_t& c = t.dims[static_cast<size_t>(concat_dimension)];
-    if (c != kDynamic) c *= split_count;
+    int64_t joined = 0;
+    if (c != kDynamic && __builtin_mul_overflow(c, split_count, &joined))
+      detail::fail(op, "C9", "dim {} of {} times split_count {} overflows a 64-bit size",
+                   concat_dimension, t.to_string(), split_count);
+    if (c != kDynamic) c = joined;
   }
   check_groups(op, "C5", "C7", g);
   int64_t n = group_size(op, "C8", g);
