@@ -10,6 +10,7 @@
 
 #include "hhlo/core/error.h"
 #include "hhlo/core/paths.h"
+#include "hhlo/core/sharding.h"
 #include "hhlo/nn/checkpoint.h"
 #include "hhlo/nn/digits.h"
 #include "hhlo/nn/init.h"
@@ -57,8 +58,8 @@ Result run(const Options& o, std::ostream& out) {
   auto t0 = Clock::now();
   if (o.batch < 1) throw Error(fmt::format("--batch {}: the batch needs at least one image", o.batch));
   if (o.devices < 1) throw Error(fmt::format("--devices {}: at least one device", o.devices));
-  if (o.batch % o.devices != 0)
-    throw Error(fmt::format(
+  if (o.batch % o.devices != 0)  // the batch's dimension 0 is split over the mesh axis "batch"
+    throw ShardingError(0, "batch", fmt::format(
         "--devices {} does not divide --batch {}: data-parallel training splits each batch evenly "
         "over the devices; choose a device count that divides the batch, or a batch that is a "
         "multiple of {}",

@@ -22,6 +22,7 @@
 #include "hhlo/core/error.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/compile_cache.h"
+#include "input_check.h"
 #include "run_input.h"
 
 namespace hhlo::cli {
@@ -89,6 +90,7 @@ int run_bench(const BenchOptions& o) {
       for (const TensorType& t : *types) inputs.emplace_back(t);  // zeros
   } else {
     for (const std::string& p : o.inputs) inputs.push_back(read_npy(p));
+    check_inputs(exe, inputs, o.inputs, "");  // as `hhlo run` does: count, dtype, shape
   }
   std::vector<Buffer> buffers;
   for (const Array& a : inputs) buffers.push_back(client.buffer_from_host(a));
@@ -153,8 +155,7 @@ const bool registered = register_command({
     .setup = [](CLI::App& sub) -> Action {
       auto o = std::make_shared<BenchOptions>();
       sub.add_option("program", o->program, "StableHLO program (.mlir text or bytecode)")
-          ->required()
-          ->check(CLI::ExistingFile);
+          ->required();
       sub.add_option("--input,-i", o->inputs,
                      "Input .npy file, one per @main parameter, in order (default: zeros)");
       sub.add_option("--iterations,-n", o->iterations, "Timed calls (default 100)")

@@ -29,6 +29,7 @@
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/compile_cache.h"
 #include "hhlo/runtime/custom_call.h"
+#include "input_check.h"
 #include "run_input.h"
 #include "run_npz.h"
 
@@ -48,48 +49,6 @@ void prepare_output_dir(const std::string& dir) {
     if (!out) throw IoError(fmt::format("output directory '{}' is not writable", dir));
   }
   std::filesystem::remove(probe, ec);
-}
-
-/// The global types an SPMD executable takes: shard dtype, global dims of its layout.
-std::vector<TensorType> global_input_types(const LoadedExecutable& exe) {
-  std::vector<TensorType> out;
-  for (std::size_t i = 0; i < exe.input_layouts()->size(); ++i)
-    out.push_back({(*exe.input_types())[i].dtype, (*exe.input_layouts())[i].global});
-  return out;
-}
-
-/// Checks the inputs against the compiled program's parameter types; refuses to run when they
-/// could not be read.
-void check_inputs(const LoadedExecutable& exe, const std::vector<Array>& inputs,
-                  const std::vector<std::string>& names, const std::string& entry) {
-  const std::string fn = "@" + (entry.empty() ? std::string("main") : entry);
-  std::optional<std::vector<TensorType>> want = exe.input_types();
-  if (want && exe.input_layouts()) want = global_input_types(exe);  // SPMD: global shapes
-  if (!want)
-    throw Error(
-        fmt::format("the parameter types of the program could not be read ({}); "
-                    "refusing to run it on unchecked inputs",
-                    exe.signature_error()));
-  if (want->size() != inputs.size()) {
-    std::string types;
-    for (const TensorType& t : *want) types += (types.empty() ? "" : ", ") + t.to_string();
-    throw Error(fmt::format("{} takes {} input(s) ({}), {} given with --input", fn, want->size(),
-                            types.empty() ? "none" : types, inputs.size()));
-  }
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const TensorType& w = (*want)[i];
-    const TensorType& got = inputs[i].type();
-    if (w.dtype != got.dtype)
-      throw Error(fmt::format("input {} ('{}') has dtype {}, {} parameter {} expects {} ({})", i,
-                              names[i], dtype_name(got.dtype), fn, i, dtype_name(w.dtype),
-                              w.to_string()));
-    bool dims_ok = w.rank() == got.rank();
-    for (std::size_t d = 0; dims_ok && d < w.dims.size(); ++d)
-      dims_ok = w.dims[d] == kDynamic || w.dims[d] == got.dims[d];
-    if (!dims_ok)
-      throw Error(fmt::format("input {} ('{}') has shape [{}], {} parameter {} expects {}", i,
-                              names[i], dims_to_string(got.dims), fn, i, w.to_string()));
-  }
 }
 
 /// Every custom_call target named in `block` (and its regions) with its api_version, in order.

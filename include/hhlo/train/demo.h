@@ -54,10 +54,11 @@ struct Result {
   double step_seconds = 0;
 };
 
-/// Runs the demo, printing progress to `out`. Throws hhlo::Error on bad options (unknown model,
-/// a batch below 1, a device count below 1 or one that does not divide the batch), before
-/// anything is printed; hhlo::IoError on missing data or checkpoint files; ShardingError when
-/// the client has fewer devices than asked; and what compilation throws.
+/// Runs the demo, printing progress to `out`. Throws, before anything is printed, hhlo::Error on
+/// bad options (unknown model, a batch or device count below 1) and ShardingError (dimension 0,
+/// axis "batch") when the device count does not divide the batch; hhlo::IoError on missing data
+/// or checkpoint files; ShardingError when the client has fewer devices than asked; and what
+/// compilation throws.
 Result run(const Options& options, std::ostream& out);
 
 }  // namespace hhlo::demo

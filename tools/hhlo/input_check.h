@@ -1,0 +1,26 @@
+// Checking `hhlo run` / `hhlo bench` inputs against the parameter types of the executable the
+// plugin compiled (the program's entry as the plugin read it), with messages naming the input.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hhlo/core/array.h"
+#include "hhlo/core/tensor_type.h"
+#include "hhlo/runtime/executable.h"
+
+namespace hhlo::cli {
+
+/// The global types an SPMD executable takes: shard dtype, global dims of its layout
+/// (PJRT_Executable_GetParameterLayouts via LoadedExecutable::input_layouts).
+std::vector<TensorType> global_input_types(const LoadedExecutable& exe);
+
+/// Checks `inputs` (read from the files `names`, one per input) against the compiled program's
+/// parameter types: count, dtype, then shape (a dynamic dimension takes any size). `entry` names
+/// the function in messages (empty: @main). Throws hhlo::Error naming the input, its file and
+/// the expected type; also when the parameter types could not be read (it refuses to run on
+/// unchecked inputs).
+void check_inputs(const LoadedExecutable& exe, const std::vector<Array>& inputs,
+                  const std::vector<std::string>& names, const std::string& entry);
+
+}  // namespace hhlo::cli
