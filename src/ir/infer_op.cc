@@ -113,9 +113,13 @@ std::vector<TensorType> infer_impl(const OpInfo& op, std::string_view s,
     need(2);
     const Attribute* pc = op.attr("precision_config");
     size_t npc = pc && pc->get_if<ArrayAttr>() ? pc->get_if<ArrayAttr>()->values.size() : 0;
+    // The result element type is the builder's preferred_element_type when it differs from the
+    // lhs type, and also when the operand types differ (the builder takes mixed operands only
+    // with one, which may equal the lhs type).
     DType rd = result_dtype();
+    bool preferred = rd != in[0].dtype || in[0].dtype != in[1].dtype;
     return {infer_dot_general(in[0], in[1], attr<DotDimensionNumbers>(op, "dot_dimension_numbers"),
-                              npc, rd != in[0].dtype ? std::optional<DType>(rd) : std::nullopt)};
+                              npc, preferred ? std::optional<DType>(rd) : std::nullopt)};
   }
   if (s == "convolution") {
     need(2);
@@ -130,7 +134,8 @@ std::vector<TensorType> infer_impl(const OpInfo& op, std::string_view s,
     o.batch_group_count = int_attr(op, "batch_group_count");
     if (const Attribute* pc = op.attr("precision_config"); pc && pc->get_if<ArrayAttr>())
       o.precision_config.resize(pc->get_if<ArrayAttr>()->values.size());
-    if (result_dtype() != in[0].dtype) o.preferred_element_type = result_dtype();
+    if (result_dtype() != in[0].dtype || in[0].dtype != in[1].dtype)  // as for dot_general
+      o.preferred_element_type = result_dtype();
     return {
         infer_convolution(in[0], in[1], attr<ConvDimensionNumbers>(op, "dimension_numbers"), o)};
   }

@@ -11,7 +11,12 @@
 
 #include "hhlo/core/error.h"
 #include "hhlo/core/tensor_type.h"
+#include "hhlo/ir/conv_dimension_numbers.h"
 #include "hhlo/ir/infer.h"
+#include "hhlo/ir/ops.h"
+#include "hhlo/ir/parser.h"
+#include "hhlo/ir/printer.h"
+#include "hhlo/ir/verifier.h"
 #include "hhlo/nn/checkpoint.h"
 
 namespace hhlo {
@@ -72,6 +77,37 @@ TEST(FuzzRegressions, ConcatenateWhoseSizesOverflowIsAShapeError) {
   EXPECT_THROW(infer_concatenate(three, 0), ShapeError);
   std::vector<TensorType> two{TensorType{DType::f32, {2}}, TensorType{DType::f32, {3}}};
   EXPECT_EQ(infer_concatenate(two, 0), (TensorType{DType::f32, {5}}));
+}
+
+// shape_rules (libFuzzer, sixth session), regressions/shape_rules/dot-general-preferred-equal-to-lhs-verifies:
+// dot_general of i32 and i1 operands with preferred_element_type = i32 (the lhs type) was built,
+// then refused by the verifier (C13, "element types differ"): it read a preferred type from the
+// result only when that differed from the lhs, so the builder's and the verifier's rules disagreed.
+TEST(FuzzRegressions, DotGeneralOfMixedOperandsWithPreferredTypeOfTheLhsVerifies) {
+  Module m;
+  Func& f = m.add_func("main", {{DType::i32, {2, 3}}, {DType::pred, {3}}});
+  DotDimensionNumbers d;
+  d.lhs_contracting_dimensions = {1};
+  d.rhs_contracting_dimensions = {0};
+  Value r = dot_general(f.arg(0), f.arg(1), d, {.preferred_element_type = DType::i32});
+  EXPECT_EQ(r.type(), (TensorType{DType::i32, {2}}));
+  f.ret({r});
+  EXPECT_NO_THROW(verify(m));
+  std::string printed = to_mlir(m);
+  EXPECT_NO_THROW(parse_module(printed)) << printed;  // verified on the way in
+  // Without a preferred type, mixed operands are still refused, by both.
+  Module m2;
+  Func& g = m2.add_func("main", {{DType::i32, {2, 3}}, {DType::pred, {3}}});
+  EXPECT_THROW(dot_general(g.arg(0), g.arg(1), d), ShapeError);
+  // The same rule for convolution (same reading of the result type by the verifier).
+  Module m3;
+  Func& h = m3.add_func("main", {{DType::f32, {1, 4, 4, 1}}, {DType::f16, {2, 2, 1, 1}}});
+  ConvOptions o;
+  o.preferred_element_type = DType::f32;
+  Value c = convolution(h.arg(0), h.arg(1), conv_dimension_numbers("NHWC", "HWIO", "NHWC"), o);
+  EXPECT_EQ(c.type(), (TensorType{DType::f32, {1, 3, 3, 1}}));
+  h.ret({c});
+  EXPECT_NO_THROW(verify(m3));
 }
 
 // shape_rules (libFuzzer, UBSan, sixth session), regressions/shape_rules/all-to-all-concat-size-overflow:
