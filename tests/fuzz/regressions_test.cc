@@ -79,6 +79,24 @@ TEST(FuzzRegressions, ConcatenateWhoseSizesOverflowIsAShapeError) {
   EXPECT_EQ(infer_concatenate(two, 0), (TensorType{DType::f32, {5}}));
 }
 
+// shape_rules (libFuzzer, sixth session), regressions/shape_rules/irfft-negative-fft-length:
+// IRFFT with fft_length = [-2] checked the operand's last dimension against -2 / 2 + 1 = 0 and
+// made a result dimension of -2, which printed as `tensor<0x0x0x-2xf64>` and did not parse back.
+TEST(FuzzRegressions, FftLengthWithANegativeSizeIsAShapeErrorC3) {
+  TensorType x{DType::c128, {0, 0, 0, 0}};
+  std::vector<int64_t> negative{-2};
+  try {
+    infer_fft(x, FftType::IRFFT, negative);
+    FAIL() << "accepted fft_length [-2]";
+  } catch (const ShapeError& e) {
+    EXPECT_EQ(e.constraint(), "C3") << e.what();
+  }
+  // A valid IRFFT: last operand dim 8 / 2 + 1 = 5 -> result last dim 8, f64.
+  std::vector<int64_t> eight{8};
+  EXPECT_EQ(infer_fft(TensorType{DType::c128, {3, 5}}, FftType::IRFFT, eight),
+            (TensorType{DType::f64, {3, 8}}));
+}
+
 // shape_rules (libFuzzer, sixth session), regressions/shape_rules/dot-general-preferred-equal-to-lhs-verifies:
 // dot_general of i32 and i1 operands with preferred_element_type = i32 (the lhs type) was built,
 // then refused by the verifier (C13, "element types differ"): it read a preferred type from the

@@ -31,7 +31,9 @@ TensorType infer_fft(const TensorType& x, FftType type, std::span<const int64_t>
       out = complex_part(x.dtype);
       break;
   }
-  // (C3)
+  // (C3) fft_length holds sizes: a negative one would make a negative result dimension.
+  for (int64_t n : len)
+    if (n < 0) detail::fail(op, "C3", "fft_length {} holds a negative size", detail::list(len));
   Dims dims = x.dims;
   size_t base = dims.size() - static_cast<size_t>(L);
   for (size_t i = 0; i < len.size(); ++i) {
