@@ -54,12 +54,27 @@ void check_in_range(std::string_view op, std::string_view constraint, std::strin
 }  // namespace hhlo
 
 namespace hhlo::detail {
-int64_t num_windows(int64_t size, int64_t window, int64_t stride, int64_t base_dilation,
+int64_t num_windows(std::string_view op, std::string_view constraint, int64_t size,
+                    int64_t window, int64_t stride, int64_t base_dilation,
                     int64_t window_dilation, int64_t lo, int64_t hi) {
   if (size == kDynamic) return kDynamic;
-  int64_t dilated = size == 0 ? 0 : (size - 1) * base_dilation + 1;
-  int64_t padded = lo + dilated + hi;
-  int64_t dwin = window == 0 ? 0 : (window - 1) * window_dilation + 1;
+  int64_t dilated = 0, padded = 0, dwin = 0;
+  bool overflow = false;
+  if (size != 0) {
+    overflow |= __builtin_mul_overflow(size - 1, base_dilation, &dilated);
+    overflow |= __builtin_add_overflow(dilated, int64_t{1}, &dilated);
+  }
+  overflow |= __builtin_add_overflow(lo, dilated, &padded);
+  overflow |= __builtin_add_overflow(padded, hi, &padded);
+  if (window != 0) {
+    overflow |= __builtin_mul_overflow(window - 1, window_dilation, &dwin);
+    overflow |= __builtin_add_overflow(dwin, int64_t{1}, &dwin);
+  }
+  if (overflow)
+    fail(op, constraint,
+         "a window size overflows 64 bits (size {}, window {}, base dilation {}, window dilation "
+         "{}, padding ({}, {}))",
+         size, window, base_dilation, window_dilation, lo, hi);
   if (padded <= 0 || dwin > padded) return 0;
   return (padded - dwin) / stride + 1;
 }

@@ -79,6 +79,30 @@ TEST(FuzzRegressions, ConcatenateWhoseSizesOverflowIsAShapeError) {
   EXPECT_EQ(infer_concatenate(two, 0), (TensorType{DType::f32, {5}}));
 }
 
+// shape_rules (libFuzzer, UBSan, sixth session), regressions/shape_rules/reduce-window-padding-overflow:
+// the number of windows added padding and dilated size in int64 ((2^63 - 1) + (2^63 - 1): signed
+// overflow); the rule shared by reduce_window (C15), select_and_scatter (C2) and convolution (C25).
+TEST(FuzzRegressions, WindowSizesThatOverflowAreShapeErrorsNotSignedOverflow) {
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  std::vector<TensorType> in{TensorType{DType::f32, {4}}}, init{TensorType{DType::f32, {}}};
+  std::vector<int64_t> one{1};
+  std::vector<std::pair<int64_t, int64_t>> huge{{max, max}};
+  try {
+    infer_reduce_window(in, init, one, one, one, one, huge);
+    FAIL() << "accepted padding (2^63 - 1, 2^63 - 1)";
+  } catch (const ShapeError& e) {
+    EXPECT_EQ(e.constraint(), "C15") << e.what();
+  }
+  std::vector<int64_t> huge_dilation{max};
+  std::vector<std::pair<int64_t, int64_t>> none{{0, 0}};
+  EXPECT_THROW(infer_reduce_window(in, init, one, one, huge_dilation, one, none), ShapeError);
+  // In range: 4 elements, window 2, stride 1, padding (1, 1): (1 + 4 + 1 - 2) / 1 + 1 = 5.
+  std::vector<int64_t> two{2};
+  std::vector<std::pair<int64_t, int64_t>> pad{{1, 1}};
+  EXPECT_EQ(infer_reduce_window(in, init, two, one, one, one, pad),
+            (std::vector<TensorType>{TensorType{DType::f32, {5}}}));
+}
+
 // shape_rules (libFuzzer, sixth session), regressions/shape_rules/irfft-negative-fft-length:
 // IRFFT with fft_length = [-2] checked the operand's last dimension against -2 / 2 + 1 = 0 and
 // made a result dimension of -2, which printed as `tensor<0x0x0x-2xf64>` and did not parse back.

@@ -68,7 +68,7 @@ std::vector<TensorType> infer_reduce_window(std::span<const TensorType> inputs,
   // (C15)
   Dims dims(r);
   for (size_t i = 0; i < r; ++i)
-    dims[i] = detail::num_windows(inputs[0].dims[i], wd[i], ws[i], bd[i], wdl[i],
+    dims[i] = detail::num_windows(op, "C15", inputs[0].dims[i], wd[i], ws[i], bd[i], wdl[i],
                                   padding.empty() ? 0 : padding[i].first,
                                   padding.empty() ? 0 : padding[i].second);
   std::vector<TensorType> out;
@@ -102,7 +102,7 @@ TensorType infer_select_and_scatter(const TensorType& operand, const TensorType&
   // (C2)
   Dims windows(r);
   for (size_t i = 0; i < r; ++i)
-    windows[i] = detail::num_windows(operand.dims[i], wd[i], ws[i], 1, 1,
+    windows[i] = detail::num_windows(op, "C2", operand.dims[i], wd[i], ws[i], 1, 1,
                                      padding.empty() ? 0 : padding[i].first,
                                      padding.empty() ? 0 : padding[i].second);
   if (!detail::dims_compatible(source.dims, windows))
