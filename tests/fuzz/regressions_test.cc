@@ -79,6 +79,24 @@ TEST(FuzzRegressions, ConcatenateWhoseSizesOverflowIsAShapeError) {
   EXPECT_EQ(infer_concatenate(two, 0), (TensorType{DType::f32, {5}}));
 }
 
+// shape_rules (libFuzzer, UBSan, sixth session), regressions/shape_rules/pad-interior-size-overflow:
+// pad computed low + size + high + (size - 1) * interior in int64 (2^31 - 1 times 2^40: signed
+// overflow). With low = high = 2^41 the wrapped sum is positive: a wrong size was accepted.
+TEST(FuzzRegressions, PadWhoseSizeOverflowsIsAShapeErrorC4) {
+  TensorType x{DType::f32, {int64_t{1} << 31}}, pad_value{DType::f32, {}};
+  std::vector<int64_t> edge{int64_t{1} << 41}, interior{int64_t{1} << 40};
+  try {
+    infer_pad(x, pad_value, edge, edge, interior);
+    FAIL() << "accepted a padded size beyond 2^63";
+  } catch (const ShapeError& e) {
+    EXPECT_EQ(e.constraint(), "C4") << e.what();
+  }
+  // In range: 3 elements, low 1, high 2, interior 1: 1 + 3 + 2 + 2 * 1 = 8.
+  std::vector<int64_t> low{1}, high{2}, one{1};
+  EXPECT_EQ(infer_pad(TensorType{DType::f32, {3}}, pad_value, low, high, one),
+            (TensorType{DType::f32, {8}}));
+}
+
 // shape_rules (libFuzzer, UBSan, sixth session), regressions/shape_rules/reduce-window-padding-overflow:
 // the number of windows added padding and dilated size in int64 ((2^63 - 1) + (2^63 - 1): signed
 // overflow); the rule shared by reduce_window (C15), select_and_scatter (C2) and convolution (C25).

@@ -30,7 +30,13 @@ TensorType infer_pad(const TensorType& operand, const TensorType& pv, std::span<
       continue;
     }
     // (C4)
-    int64_t size = low[d] + n + high[d] + std::max<int64_t>(n - 1, 0) * interior[d];
+    int64_t size = 0, inner = 0;
+    if (__builtin_mul_overflow(std::max<int64_t>(n - 1, 0), interior[d], &inner) ||
+        __builtin_add_overflow(low[d], n, &size) || __builtin_add_overflow(size, high[d], &size) ||
+        __builtin_add_overflow(size, inner, &size))
+      detail::fail(op, "C4",
+                   "dim {} overflows a 64-bit size (low {}, size {}, high {}, interior {})", d,
+                   low[d], n, high[d], interior[d]);
     if (size < 0)
       detail::fail(op, "C4",
                    "dim {} would have negative size {} (low {}, size {}, high {}, "
