@@ -79,6 +79,22 @@ TEST(FuzzRegressions, ConcatenateWhoseSizesOverflowIsAShapeError) {
   EXPECT_EQ(infer_concatenate(two, 0), (TensorType{DType::f32, {5}}));
 }
 
+// Found by reading the rules after the all_to_all finding (the same product): all_gather
+// multiplied the gather dimension by the group size in int64 (2^62 x 2: signed overflow).
+TEST(FuzzRegressions, AllGatherWhoseSizeOverflowsIsAShapeErrorC6) {
+  ReplicaGroups two{{{0, 1}}};
+  std::vector<TensorType> big{TensorType{DType::f32, {int64_t{1} << 62}}};
+  try {
+    infer_all_gather(big, 0, two, std::nullopt, false);
+    FAIL() << "accepted 2^62 x 2";
+  } catch (const ShapeError& e) {
+    EXPECT_EQ(e.constraint(), "C6") << e.what();
+  }
+  std::vector<TensorType> small{TensorType{DType::f32, {3, 2}}};
+  EXPECT_EQ(infer_all_gather(small, 1, two, std::nullopt, false),
+            (std::vector<TensorType>{TensorType{DType::f32, {3, 4}}}));
+}
+
 // shape_rules (libFuzzer, UBSan, sixth session), regressions/shape_rules/pad-interior-size-overflow:
 // pad computed low + size + high + (size - 1) * interior in int64 (2^31 - 1 times 2^40: signed
 // overflow). With low = high = 2^41 the wrapped sum is positive: a wrong size was accepted.

@@ -95,7 +95,11 @@ std::vector<TensorType> infer_all_gather(std::span<const TensorType> operands, i
   std::vector<TensorType> out(operands.begin(), operands.end());
   for (TensorType& t : out) {
     int64_t& d = t.dims[static_cast<size_t>(dim)];
-    if (d != kDynamic) d *= n;
+    int64_t gathered = 0;
+    if (d != kDynamic && __builtin_mul_overflow(d, n, &gathered))
+      detail::fail(op, "C6", "dim {} of {} times the group size {} overflows a 64-bit size", dim,
+                   t.to_string(), n);
+    if (d != kDynamic) d = gathered;
   }
   return out;
 }

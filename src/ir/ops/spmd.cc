@@ -55,7 +55,11 @@ TensorType manual_type(const Mesh& mesh, const Sharding& s, const std::vector<st
     int64_t& d = out.dims[i];
     if (d == kDynamic) continue;
     if (to_global) {
-      d *= k;
+      if (__builtin_mul_overflow(d, k, &d))
+        throw ShardingError(static_cast<int64_t>(i), "",
+                            fmt::format("{}: dimension {} of {} times its {} devices overflows a "
+                                        "64-bit size",
+                                        what, i, t.to_string(), k));
     } else {
       d /= k;  // divisible: checked by check_fits
     }
