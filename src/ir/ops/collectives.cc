@@ -24,6 +24,16 @@ void check_groups(std::string_view op, std::string_view unique, std::string_view
 }
 
 /// Group size for the ops whose result shape depends on it: at least one group, all one size.
+// Dimension `dim` of `t` (not dynamic) times `factor`: a ShapeError (op, c) when the product
+// overflows 64 bits (found by fuzzing all_to_all; all_gather has the same product).
+void scale_dim(std::string_view op, std::string_view c, TensorType& t, int64_t dim,
+               int64_t factor, std::string_view what) {
+  int64_t& d = t.dims[static_cast<size_t>(dim)];
+  if (d == kDynamic) return;
+  if (__builtin_mul_overflow(d, factor, &d))
+    detail::fail(op, c, "dim {} times {} {} overflows a 64-bit size", dim, what, factor);
+}
+
 int64_t group_size(std::string_view op, std::string_view c, const ReplicaGroups& g) {
   if (g.groups.empty() || g.groups[0].empty())
     detail::fail(op, c, "needs at least one non-empty replica group (its size fixes the result)");
@@ -94,12 +104,7 @@ std::vector<TensorType> infer_all_gather(std::span<const TensorType> operands, i
   check_global_ids(op, "C5", h, global_ids);
   std::vector<TensorType> out(operands.begin(), operands.end());
   for (TensorType& t : out) {
-    int64_t& d = t.dims[static_cast<size_t>(dim)];
-    int64_t gathered = 0;
-    if (d != kDynamic && __builtin_mul_overflow(d, n, &gathered))
-      detail::fail(op, "C6", "dim {} of {} times the group size {} overflows a 64-bit size", dim,
-                   t.to_string(), n);
-    if (d != kDynamic) d = gathered;
+    scale_dim(op, "C6", t, dim, n, "the group size");
   }
   return out;
 }
@@ -139,12 +144,7 @@ std::vector<TensorType> infer_all_to_all(std::span<const TensorType> operands,
                    split_dimension, t.to_string(), s, split_count);
     if (split_dimension == concat_dimension) continue;
     if (s != kDynamic) s /= split_count;
-    int64_t& c = t.dims[static_cast<size_t>(concat_dimension)];
-    int64_t joined = 0;
-    if (c != kDynamic && __builtin_mul_overflow(c, split_count, &joined))
-      detail::fail(op, "C9", "dim {} of {} times split_count {} overflows a 64-bit size",
-                   concat_dimension, t.to_string(), split_count);
-    if (c != kDynamic) c = joined;
+    scale_dim(op, "C9", t, concat_dimension, split_count, "split_count");
   }
   check_groups(op, "C5", "C7", g);
   int64_t n = group_size(op, "C8", g);
