@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "hhlo/core/array.h"
+#include "hhlo/core/file_io.h"
 
 namespace hhlo {
 namespace {
@@ -288,9 +289,7 @@ Array parse_npy(std::span<const std::byte> bytes, const std::string& what) {
 }
 
 Array read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("cannot open .npy file '" + path + "': " + std::strerror(errno));
-  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string content = read_regular_file(path, ".npy file");
   return parse_npy(std::as_bytes(std::span(content.data(), content.size())), path);
 }
 
@@ -327,11 +326,7 @@ std::string serialize_npy(const Array& a) {
 }
 
 void write_npy(const std::string& path, const Array& a) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw IoError("cannot write .npy file '" + path + "': " + std::strerror(errno));
-  std::string bytes = serialize_npy(a);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) throw IoError("error while writing .npy file '" + path + "'");
+  write_file_atomically(path, serialize_npy(a), ".npy file");
 }
 
 }  // namespace hhlo

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "hhlo/core/file_io.h"
+
 namespace hhlo::nn {
 namespace {
 
@@ -57,21 +59,21 @@ void save_npz(const std::string& path, const ad::ParamArrays& params) {
   put32(out, 0x06054b50);
   put16(out, 0); put16(out, 0); put16(out, count); put16(out, count);
   put32(out, static_cast<uint32_t>(central.size())); put32(out, cd_offset); put16(out, 0);
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw IoError("save_npz: cannot open '" + path + "' for writing");
-  f.write(out.data(), static_cast<std::streamsize>(out.size()));
-  if (!f) throw IoError("save_npz: cannot write '" + path + "'");
+  write_file_atomically(path, out, ".npz file");
 }
 
 ad::ParamArrays load_npz(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw IoError("load_npz: cannot open '" + path + "'");
-  std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::string s = read_regular_file(path, ".npz file");
   return parse_npz(std::span(reinterpret_cast<const std::byte*>(s.data()), s.size()), path);
 }
 
 ad::ParamArrays parse_npz(std::span<const std::byte> bytes, const std::string& path) {
   std::string s(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  // A zip archive (what numpy.savez writes) starts with a local file header, or with the end of
+  // central directory record when empty (APPNOTE 4.3.6).
+  if (s.size() < 4 || (get32(s, 0) != 0x04034b50 && get32(s, 0) != 0x06054b50))
+    throw IoError("load_npz: '" + path +
+                  "' is not a zip archive (an .npz is one, as numpy.savez writes it)");
   ad::ParamArrays out;
   size_t at = 0;
   while (at + 4 <= s.size() && get32(s, at) == 0x04034b50) {

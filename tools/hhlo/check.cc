@@ -13,6 +13,7 @@
 #include <string>
 
 #include "commands.h"
+#include "hhlo/core/file_io.h"
 #include "hhlo/ir/entry.h"
 #include "hhlo/ir/parser.h"
 
@@ -42,13 +43,7 @@ std::string types_with_names(const std::vector<TensorType>& types,
 }
 
 int check_program(const CheckOptions& o) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(o.program, ec))
-    throw IoError(fmt::format("program '{}' does not exist or is not a file", o.program));
-  std::ifstream in(o.program, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  std::string text = read_regular_file(o.program, "program");
   if (is_mlir_bytecode(text)) {
     fmt::print(stderr,
                "{}: error: MLIR bytecode; `hhlo check` reads the text form (`jax.export`'s "
