@@ -1,6 +1,7 @@
 #include "hhlo/runtime/compile_cache.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <fmt/format.h>
 #include <openssl/evp.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "hhlo/core/error.h"
+#include "hhlo/core/file_io.h"
 #include "pjrt.h"
 
 #ifndef HHLO_VERSION
@@ -116,6 +119,33 @@ std::uint64_t get_u64(const char* p) {
   return v;
 }
 
+// The largest bound in MiB whose byte count fits 64 bits.
+constexpr std::uint64_t kMaxMib = std::numeric_limits<std::uint64_t>::max() >> 20;
+
+/// `text` as a count of MiB: decimal digits only (no sign, point or exponent), at most kMaxMib.
+std::optional<std::uint64_t> whole_mib(std::string_view text) {
+  if (text.empty() || text.size() > 20) return std::nullopt;
+  std::uint64_t mb = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    if (mb > (kMaxMib - (c - '0')) / 10) return std::nullopt;
+    mb = mb * 10 + (c - '0');
+  }
+  return mb;
+}
+
+/// A writer's temporary file (write_file_atomically's `.NAME.tmp-PID-N`) whose writer is gone:
+/// its process no longer exists on this host, or it is older than an hour (a writer on another
+/// host sharing the folder, or a reused pid). Such a file is what a writer killed mid-write leaves.
+bool stale_temporary(const fs::path& p, fs::file_time_type time) {
+  std::string name = p.filename().string();
+  std::size_t at = name.rfind(".tmp-");
+  if (name.empty() || name[0] != '.' || at == std::string::npos) return false;
+  if (fs::file_time_type::clock::now() - time > std::chrono::hours(1)) return true;
+  long pid = std::strtol(name.c_str() + at + 5, nullptr, 10);
+  return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
 bool env_off(const char* v) {
   std::string s = v;
   return s == "off" || s == "0" || s == "false" || s == "OFF" || s == "none";
@@ -142,9 +172,18 @@ CompileCacheOptions CompileCacheOptions::from_environment() {
       o.dir = v;
   }
   if (const char* v = std::getenv("HHLO_COMPILE_CACHE_MAX_MB"); v && *v) {
-    char* end = nullptr;
-    unsigned long long mb = std::strtoull(v, &end, 10);
-    if (end && *end == '\0') o.max_bytes = mb << 20;
+    if (std::optional<std::uint64_t> mb = whole_mib(v)) {
+      o.max_bytes = *mb << 20;
+    } else {
+      static std::once_flag warned;  // one line per process
+      std::call_once(warned, [&] {
+        std::fprintf(stderr,
+                     "hhlo: warning: HHLO_COMPILE_CACHE_MAX_MB='%s' is not a whole number of MiB "
+                     "from 0 to %llu; using the default, %llu MiB\n",
+                     v, static_cast<unsigned long long>(kMaxMib),
+                     static_cast<unsigned long long>(o.max_bytes >> 20));
+      });
+    }
   }
   return o;
 }
@@ -203,9 +242,13 @@ std::optional<std::string> CompileCache::read(const std::string& key, bool* bad)
   if (bad) *bad = false;
   if (!enabled_ || !valid_key(key)) return std::nullopt;
   std::string path = entry_path(key);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return std::nullopt;
+  std::string data;
+  try {  // not a regular file (a folder in the entry's place), unreadable: a damaged entry
+    data = read_regular_file(path, "compile cache entry");
+  } catch (const IoError&) {
+  }
   bool ok = data.size() >= kHeader && std::memcmp(data.data(), kMagic, 8) == 0 &&
             data.compare(8, 32, from_hex(key)) == 0 &&
             get_u64(data.data() + 40) == data.size() - kHeader;
@@ -217,7 +260,6 @@ std::optional<std::string> CompileCache::read(const std::string& key, bool* bad)
       return payload;
     }
   }
-  std::error_code ec;
   fs::remove(path, ec);  // truncated, corrupted or foreign: drop it, the caller recompiles
   if (bad) *bad = true;
   return std::nullopt;
@@ -236,35 +278,10 @@ bool CompileCache::write(const std::string& key, std::string_view executable) {
   put_u64(data, executable.size());
   data += sha256_raw(executable);
   data.append(executable);
-  // A name no other writer uses: pid + a per-process counter.
-  static std::atomic<unsigned> counter{0};
-  std::string tmp =
-      (fs::path(dir_) / fmt::format(".tmp-{}-{}-{}", key.substr(0, 16), getpid(), counter++))
-          .string();
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    warn_once(fmt::format("cannot write an entry ({})", std::strerror(errno)));
-    return false;
-  }
-  const char* p = data.data();
-  std::size_t left = data.size();
-  bool good = true;
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      good = false;
-      break;
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  int saved = errno;
-  if (::close(fd) != 0) good = false;
-  if (!good || ::rename(tmp.c_str(), entry_path(key).c_str()) != 0) {
-    if (good) saved = errno;
-    ::unlink(tmp.c_str());
-    warn_once(fmt::format("cannot write an entry ({})", std::strerror(saved)));
+  try {
+    write_file_atomically(entry_path(key), data, "compile cache entry");
+  } catch (const IoError& e) {
+    warn_once(fmt::format("cannot write an entry ({})", e.what()));
     return false;
   }
   evict();
@@ -282,13 +299,16 @@ void CompileCache::evict() {
   std::error_code ec;
   for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
     const fs::path& p = it->path();
-    if (p.extension() != kSuffix) continue;
     std::error_code e2;
     std::uint64_t size = fs::file_size(p, e2);
     auto time = fs::last_write_time(p, e2);
     if (e2) continue;  // removed meanwhile by another process
-    entries.push_back({p, size, time});
-    total += size;
+    if (stale_temporary(p, time)) {
+      fs::remove(p, e2);
+      continue;
+    }
+    total += size;  // a live writer's temporary counts, but is not this process's to remove
+    if (p.extension() == kSuffix) entries.push_back({p, size, time});
   }
   if (total <= max_bytes_) return;
   std::sort(entries.begin(), entries.end(),

@@ -256,6 +256,40 @@ TEST_F(CompileCacheTest, LeastRecentlyUsedEntriesGoPastTheBound) {
   EXPECT_TRUE(fs::exists(path(kTimesThree)));
 }
 
+TEST_F(CompileCacheTest, ATemporaryLeftByAKilledWriterIsRemovedALiveOneCounted) {
+  // A writer killed mid-write (kill -9) leaves `.KEY.hxc.tmp-PID-N` of tens of MB forever; the
+  // next write removes it when its process is gone. One of a live writer (this process) stays.
+  pid_t dead = 0;
+  char* argv[] = {const_cast<char*>("/bin/true"), nullptr};
+  ASSERT_EQ(posix_spawn(&dead, "/bin/true", nullptr, nullptr, argv, environ), 0);
+  waitpid(dead, nullptr, 0);  // reaped: no process has this pid now
+  fs::create_directories(dir_);
+  fs::path stale = dir_ / (".abc.hxc.tmp-" + std::to_string(dead) + "-0");
+  fs::path live = dir_ / (".def.hxc.tmp-" + std::to_string(getpid()) + "-0");
+  std::ofstream(stale) << std::string(1 << 20, 'x');
+  std::ofstream(live) << "partial";
+  CompileCache c = cache();
+  CacheOutcome o;
+  EXPECT_EQ(run3(c.compile(test::cpu(), kSquarePlusOne, {}, &o)), (std::vector<float>{2, 5, 10}));
+  EXPECT_EQ(o, CacheOutcome::miss);
+  EXPECT_FALSE(fs::exists(stale)) << "the dead writer's temporary stayed";
+  EXPECT_TRUE(fs::exists(live)) << "a live writer's temporary was removed";
+}
+
+TEST(CompileCacheOptions, AnInvalidSizeBoundIsTheDefault) {
+  const std::uint64_t fallback = CompileCacheOptions{}.max_bytes;
+  for (const char* bad : {"1.5", "-5", "17592186044416", "12abc", " 3", "0x10"}) {
+    setenv("HHLO_COMPILE_CACHE_MAX_MB", bad, 1);
+    EXPECT_EQ(CompileCacheOptions::from_environment().max_bytes, fallback) << bad;
+  }
+  // The largest bound whose byte count fits 64 bits, and 0 (every entry evicted), are valid.
+  setenv("HHLO_COMPILE_CACHE_MAX_MB", "17592186044415", 1);
+  EXPECT_EQ(CompileCacheOptions::from_environment().max_bytes, std::uint64_t{17592186044415} << 20);
+  setenv("HHLO_COMPILE_CACHE_MAX_MB", "0", 1);
+  EXPECT_EQ(CompileCacheOptions::from_environment().max_bytes, 0u);
+  unsetenv("HHLO_COMPILE_CACHE_MAX_MB");
+}
+
 TEST(CompileCacheOptions, EnvironmentRelocatesOrDisablesTheCache) {
   const char* saved = std::getenv("HHLO_COMPILE_CACHE");
   std::string keep = saved ? saved : "";

@@ -24,7 +24,8 @@ struct CompileCacheOptions {
 
   /// The defaults, changed by the environment: `HHLO_COMPILE_CACHE` = a folder (relocates the
   /// cache) or `off` / `0` / `false` (disables it); `HHLO_COMPILE_CACHE_MAX_MB` = the bound in MiB.
-  /// Never throws (an unreadable bound is ignored).
+  /// Never throws: a bound that is not a whole number of MiB from 0 to 2^44-1 (`1.5`, `-5`,
+  /// `17592186044416`) gives one warning line on stderr per process and the default.
   static CompileCacheOptions from_environment();
 };
 
@@ -77,9 +78,11 @@ class CompileCache {
   /// corrupted or written for another key (such an entry is removed, and `bad`, if not null, is
   /// set). Refreshes the entry's time (least recently used order). Never throws.
   std::optional<std::string> read(const std::string& key, bool* bad = nullptr);
-  /// Writes entry `key` atomically (temporary file + rename), then evicts the least recently used
-  /// entries past max_bytes. False (after the one-line warning) when the folder is not writable.
-  /// Never throws.
+  /// Writes entry `key` atomically (write_file_atomically: temporary file, fsync, rename), then
+  /// evicts the least recently used entries past max_bytes. Temporary files in the folder count
+  /// towards max_bytes; those left by a writer that is gone (its process no longer exists, or
+  /// older than an hour: a writer killed mid-write) are removed. False (after the one-line
+  /// warning) when the folder is not writable. Never throws.
   bool write(const std::string& key, std::string_view executable);
   /// Path of entry `key` (whether or not it exists).
   std::string entry_path(const std::string& key) const;
