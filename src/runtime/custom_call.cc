@@ -179,8 +179,25 @@ void check_ffi_version(const Plugin& plugin, const std::string& platform, void* 
 
 }  // namespace
 
-void register_custom_call(const Plugin& plugin, const std::string& target_name, void* handler,
-                          const std::string& platform, CustomCallTraits traits) {
+namespace {
+
+/// What one (plugin, platform, target) was registered with, and by which kernel library ("" for
+/// a direct register_custom_call).
+struct Registration {
+  void* handler;
+  std::string library;
+};
+
+std::string registered_by(const std::string& library) {
+  return library.empty() ? "a direct register_custom_call"
+                         : fmt::format("kernel library '{}'", library);
+}
+
+/// register_custom_call, with the kernel library `library` that lists the handler named in the
+/// error for a target registered twice.
+void register_from(const Plugin& plugin, const std::string& target_name, void* handler,
+                   const std::string& platform, CustomCallTraits traits,
+                   const std::string& library) {
   if (target_name.empty()) throw Error("register_custom_call: the target name is empty");
   if (!handler)
     throw Error(fmt::format("register_custom_call: the handler for target '{}' is null",
@@ -188,23 +205,31 @@ void register_custom_call(const Plugin& plugin, const std::string& target_name, 
   // The plugin keeps the first handler of a (target, platform) and ignores a second one without
   // an error; refuse that here (for registrations made through this function).
   static std::mutex mu;
-  static std::map<std::tuple<const detail::PluginState*, std::string, std::string>, void*> seen;
+  static std::map<std::tuple<const detail::PluginState*, std::string, std::string>, Registration>
+      seen;
   std::string canonical_platform;
   for (char c : platform) canonical_platform += static_cast<char>(std::tolower(c));
   auto key = std::make_tuple(&plugin.state(), canonical_platform, target_name);
   std::lock_guard lock(mu);
   if (auto it = seen.find(key); it != seen.end()) {
-    if (it->second == handler) return;
+    if (it->second.handler == handler) return;
     throw Error(fmt::format(
-        "register_custom_call: target '{}' is already registered for platform '{}' with another "
-        "handler; the plugin would keep the first one and ignore this one without an error (its "
+        "register_custom_call: target '{}' is already registered for platform '{}' by {}; {} "
+        "registers it with another handler, which the plugin would ignore without an error (its "
         "registry has no unregister): register the new handler under another target name",
-        target_name, platform));
+        target_name, platform, registered_by(it->second.library), registered_by(library)));
   }
   check_ffi_version(plugin, platform, handler, target_name);
   register_handler(plugin, target_name, handler, platform, static_cast<uint32_t>(traits));
-  seen[key] = handler;
+  seen[key] = {handler, library};
   detail::note_custom_call_target(plugin, target_name);
+}
+
+}  // namespace
+
+void register_custom_call(const Plugin& plugin, const std::string& target_name, void* handler,
+                          const std::string& platform, CustomCallTraits traits) {
+  register_from(plugin, target_name, handler, platform, traits, "");
 }
 
 void register_custom_call(const Plugin& plugin, const std::string& target_name, void* handler,
@@ -258,9 +283,16 @@ CustomCallLibrary load_custom_call_library(const std::string& path) {
   std::string key = std::filesystem::weakly_canonical(path, ec).string();
   if (ec || key.empty()) key = path;
   if (auto it = loaded.find(key); it != loaded.end()) return CustomCallLibrary(path, it->second);
+  detail::check_elf_machine(path, "custom-call kernel library");
   detail::check_elf_not_truncated(path, "custom-call kernel library");
+  // A name without a slash is a file in the current folder, as every file argument is; dlopen
+  // would search the library path for it instead (and might load another build of that name).
+  std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+  // RTLD_LOCAL: each library resolves its own symbols. Under RTLD_GLOBAL a second library's
+  // handler of the same exported name bound to the first library's (measured: the second
+  // target ran the first's kernel). Typed FFI registration passes pointers, needing no global.
   dlerror();
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* why = dlerror();
     throw PluginError(fmt::format("cannot load custom-call kernel library '{}': {}", path,
@@ -277,7 +309,7 @@ CustomCallLibrary register_custom_call_library(const Plugin& plugin, const std::
   std::vector<void*> handlers;
   for (const CustomCallSymbol& t : targets) handlers.push_back(lib.symbol(t.symbol));
   for (std::size_t i = 0; i < targets.size(); ++i)
-    register_custom_call(plugin, targets[i].target, handlers[i], platform);
+    register_from(plugin, targets[i].target, handlers[i], platform, CustomCallTraits::none, path);
   return lib;
 }
 
@@ -310,8 +342,9 @@ std::vector<std::string> register_kernel_library(const Plugin& plugin, const std
     names.emplace_back(t.target);
   }
   for (size_t i = 0; i < count; ++i)
-    register_custom_call(plugin, targets[i].target, targets[i].handler,
-                         targets[i].platform ? targets[i].platform : "Host");
+    register_from(plugin, targets[i].target, targets[i].handler,
+                  targets[i].platform ? targets[i].platform : "Host", CustomCallTraits::none,
+                  path);
   return names;
 }
 

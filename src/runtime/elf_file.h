@@ -15,4 +15,11 @@ namespace hhlo::detail {
 /// <part> lie past the end)".
 void check_elf_not_truncated(const std::string& path, const std::string& what);
 
+/// Refuses an ELF file built for another machine or word size than this process (an AArch64
+/// library on x86-64), which glibc's dlopen reports only as a failure to open the file. A file
+/// that is not an ELF file, or cannot be read, is left to dlopen.
+/// Throws hhlo::PluginError "cannot load <what> '<path>': it is built for <machine>, and this
+/// process runs on <host>: ...".
+void check_elf_machine(const std::string& path, const std::string& what);
+
 }  // namespace hhlo::detail

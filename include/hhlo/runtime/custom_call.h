@@ -84,12 +84,16 @@ class CustomCallLibrary {
   void* handle_ = nullptr;
 };
 
-/// Loads a kernel library with dlopen(path, RTLD_NOW | RTLD_GLOBAL), once per path (later calls
-/// return the same handle). Loading alone makes nothing callable from a program: register its
-/// handlers with register_custom_call or use register_custom_call_library.
-/// Throws hhlo::PluginError with the path and the dlerror() text when it cannot be loaded, and
-/// with the path and "the file is truncated" before dlopen when the file is a 64-bit ELF file whose
-/// loadable segments lie past its end (dlopen of such a file dies with SIGBUS).
+/// Loads a kernel library with dlopen(path, RTLD_NOW | RTLD_LOCAL), once per path (later calls
+/// return the same handle). A `path` without a slash is a file in the current folder (`libk.so`
+/// is `./libk.so`), never searched on the library path. RTLD_LOCAL: each library resolves its own
+/// symbols, so two libraries exporting a handler symbol of one name each keep their own. Loading
+/// alone makes nothing callable from a program: register its handlers with register_custom_call
+/// or use register_custom_call_library.
+/// Throws hhlo::PluginError with the path and the dlerror() text when it cannot be loaded; before
+/// dlopen, with the path and "the file is truncated" when the file is a 64-bit ELF file whose
+/// loadable segments lie past its end (dlopen of such a file dies with SIGBUS), and with both
+/// machines named when it is an ELF file for another architecture (e.g. AArch64 on x86-64).
 CustomCallLibrary load_custom_call_library(const std::string& path);
 
 /// One target to register from a kernel library: the custom_call target name and the exported
@@ -120,7 +124,8 @@ CustomCallLibrary register_custom_call_library(const Plugin& plugin, const std::
 /// Throws hhlo::IoError when `path` does not exist; hhlo::PluginError when it cannot be loaded or
 /// is not a kernel library (exports no target list), and when its list has an empty or null
 /// entry or names one target twice; hhlo::Error when a target is already registered with another
-/// handler (e.g. by another library); what register_custom_call throws.
+/// handler (e.g. by another library: the message names both libraries); what
+/// register_custom_call throws.
 std::vector<std::string> register_kernel_library(const Plugin& plugin, const std::string& path);
 
 /// Registers an external type name in XLA's FFI type registry (PJRT_FFI_Extension::

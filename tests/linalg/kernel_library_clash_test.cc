@@ -1,0 +1,121 @@
+// `hhlo run --custom-call-library` with libraries that clash (issue 22): two libraries exporting
+// a handler symbol of one name each run their own kernel, one target listed by two libraries is
+// an error naming both, and a name without a slash is a file in the current folder. The fixture
+// libraries (tests/linalg/fixtures/kernel_lib_fixtures.cc) add 1, 2 or 3 to an f32 array.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/cli_util.h"
+#include "hhlo/core/array.h"
+
+namespace hhlo {
+namespace {
+
+namespace fs = std::filesystem;
+
+// y1 = fixture_add_one(x), y2 = fixture_add_two(x).
+const char* kBothTargets =
+    "module @m {\n  func.func public @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) "
+    "{\n"
+    "    %0 = stablehlo.custom_call @fixture_add_one(%x) {api_version = 4 : i32} : "
+    "(tensor<4xf32>) -> tensor<4xf32>\n"
+    "    %1 = stablehlo.custom_call @fixture_add_two(%x) {api_version = 4 : i32} : "
+    "(tensor<4xf32>) -> tensor<4xf32>\n"
+    "    return %0, %1 : tensor<4xf32>, tensor<4xf32>\n  }\n}\n";
+
+const char* kAddOne =
+    "module @m {\n  func.func public @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+    "    %0 = stablehlo.custom_call @fixture_add_one(%x) {api_version = 4 : i32} : "
+    "(tensor<4xf32>) -> tensor<4xf32>\n"
+    "    return %0 : tensor<4xf32>\n  }\n}\n";
+
+std::vector<float> output(const std::string& dir, int i) {
+  Array a = read_npy(dir + "/out" + std::to_string(i) + ".npy");
+  auto v = a.values<float>();
+  return {v.begin(), v.end()};
+}
+
+struct Prepared {
+  std::string dir;
+};
+
+Prepared prepare(const std::string& name, const char* program) {
+  Prepared p{test::temp_dir(name)};
+  test::write_text(p.dir + "/p.mlir", program);
+  write_npy(p.dir + "/x.npy", Array::from<float>({4}, {1, 2, 3, 4}));
+  return p;
+}
+
+TEST(KernelLibraryClash, SameHandlerSymbolInTwoLibrariesEachRunsItsOwnKernel) {
+  Prepared p = prepare("clash_symbols", kBothTargets);
+  test::ProcessResult r = test::run_hhlo(
+      {"run", p.dir + "/p.mlir", "-i", p.dir + "/x.npy", "-o", p.dir, "--custom-call-library",
+       HHLO_FIXTURE_ADD_ONE_LIB, "--custom-call-library", HHLO_FIXTURE_ADD_TWO_LIB});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // Under RTLD_GLOBAL the second library's table bound to the first's symbol: [2,3,4,5] twice.
+  EXPECT_EQ(output(p.dir, 0), (std::vector<float>{2, 3, 4, 5}));
+  EXPECT_EQ(output(p.dir, 1), (std::vector<float>{3, 4, 5, 6}));
+}
+
+TEST(KernelLibraryClash, OneTargetInTwoLibrariesIsAnErrorNamingBoth) {
+  Prepared p = prepare("clash_targets", kAddOne);
+  test::ProcessResult r = test::run_hhlo(
+      {"run", p.dir + "/p.mlir", "-i", p.dir + "/x.npy", "--custom-call-library",
+       HHLO_FIXTURE_ADD_ONE_LIB, "--custom-call-library", HHLO_FIXTURE_ADD_THREE_LIB});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("target 'fixture_add_one' is already registered for platform 'Host' "
+                          "by kernel library '" +
+                          std::string(HHLO_FIXTURE_ADD_ONE_LIB) + "'; kernel library '" +
+                          HHLO_FIXTURE_ADD_THREE_LIB + "' registers it with another handler"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(KernelLibraryClash, ANameWithoutASlashIsAFileInTheCurrentFolder) {
+  Prepared p = prepare("bare_name", kAddOne);
+  // libadd.so here adds 1; a libadd.so on LD_LIBRARY_PATH adds 3 and must not be the one loaded.
+  fs::copy_file(HHLO_FIXTURE_ADD_ONE_LIB, p.dir + "/libadd.so");
+  fs::create_directories(p.dir + "/elsewhere");
+  fs::copy_file(HHLO_FIXTURE_ADD_THREE_LIB, p.dir + "/elsewhere/libadd.so");
+  test::ProcessResult r = test::run_hhlo(
+      {"run", "p.mlir", "-i", "x.npy", "-o", "out", "--custom-call-library", "libadd.so"},
+      {.cwd = p.dir, .env = {"LD_LIBRARY_PATH=" + p.dir + "/elsewhere"}});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(output(p.dir + "/out", 0), (std::vector<float>{2, 3, 4, 5}));
+  // A bare name that is not in the current folder is missing, not searched for.
+  fs::remove(p.dir + "/libadd.so");
+  r = test::run_hhlo({"run", "p.mlir", "-i", "x.npy", "--custom-call-library", "libadd.so"},
+                     {.cwd = p.dir, .env = {"LD_LIBRARY_PATH=" + p.dir + "/elsewhere"}});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("kernel library 'libadd.so' does not exist"), std::string::npos)
+      << r.output;
+}
+
+#if defined(__x86_64__)
+TEST(KernelLibraryClash, ALibraryForAnotherArchitectureNamesIt) {
+  // An ELF header of an AArch64 shared object (e_machine 183), the rest of the file zeros.
+  std::string dir = test::temp_dir("aarch64_lib");
+  std::string elf(64, '\0');
+  elf.replace(0, 4, "\x7f" "ELF");
+  elf[4] = 2;   // ELFCLASS64
+  elf[5] = 1;   // little-endian
+  elf[6] = 1;   // EV_CURRENT
+  elf[16] = 3;  // ET_DYN
+  elf[18] = static_cast<char>(183);  // EM_AARCH64
+  test::write_text(dir + "/libk.so", elf);
+  test::write_text(dir + "/p.mlir", kAddOne);
+  write_npy(dir + "/x.npy", Array::from<float>({4}, {1, 2, 3, 4}));
+  test::ProcessResult r = test::run_hhlo({"run", dir + "/p.mlir", "-i", dir + "/x.npy",
+                                          "--custom-call-library", dir + "/libk.so"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("it is built for AArch64, and this process runs on x86-64"),
+            std::string::npos)
+      << r.output;
+}
+#endif
+
+}  // namespace
+}  // namespace hhlo
