@@ -4,9 +4,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <vector>
 
 #include "elf_file.h"
 #include "hhlo/core/paths.h"
@@ -63,6 +66,39 @@ void preload_nvidia_wheels(const std::string& plugin) {
   }
 }
 
+/// Refuses a plugin whose API table leaves null a function that is called without a check of
+/// its own: the error functions (every failure goes through them), initialization, attributes,
+/// and the destroy and await functions (called from destructors). The others are checked at each
+/// call (HHLO_PJRT_FN). Found with a hostile plugin: a 0.115 table of nulls crashed before
+/// PJRT_Plugin_Initialize.
+void check_core_functions(const std::string& path, const PJRT_Api* api) {
+  struct Slot {
+    std::size_t offset;
+    const char* name;
+  };
+#define HHLO_SLOT(name) Slot{offsetof(PJRT_Api, name), #name}
+  static const Slot kCore[] = {
+      HHLO_SLOT(PJRT_Error_Destroy),    HHLO_SLOT(PJRT_Error_Message),
+      HHLO_SLOT(PJRT_Error_GetCode),    HHLO_SLOT(PJRT_Plugin_Initialize),
+      HHLO_SLOT(PJRT_Plugin_Attributes), HHLO_SLOT(PJRT_Client_Destroy),
+      HHLO_SLOT(PJRT_Buffer_Destroy),   HHLO_SLOT(PJRT_Event_Destroy),
+      HHLO_SLOT(PJRT_Event_Await),      HHLO_SLOT(PJRT_LoadedExecutable_Destroy),
+      HHLO_SLOT(PJRT_LoadedExecutable_GetExecutable), HHLO_SLOT(PJRT_Executable_Destroy)};
+#undef HHLO_SLOT
+  std::vector<std::string> missing;
+  for (const Slot& s : kCore) {
+    void* fn = nullptr;
+    if (s.offset + sizeof fn <= api->struct_size)
+      std::memcpy(&fn, reinterpret_cast<const char*>(api) + s.offset, sizeof fn);
+    if (!fn) missing.emplace_back(s.name);
+  }
+  if (!missing.empty())
+    throw PluginError(fmt::format(
+        "PJRT plugin '{}' (PJRT C API {}.{}) leaves {} null in its API table: it cannot be used",
+        path, api->pjrt_api_version.major_version, api->pjrt_api_version.minor_version,
+        fmt::join(missing, ", ")));
+}
+
 const PluginState* load_state(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -79,6 +115,7 @@ const PluginState* load_state(const std::string& path) {
   std::lock_guard lock(mu);
   if (auto it = loaded->find(canonical); it != loaded->end()) return it->second;
 
+  detail::check_elf_machine(canonical, "PJRT plugin");
   detail::check_elf_not_truncated(canonical, "PJRT plugin");
   preload_nvidia_wheels(canonical);
   void* lib = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -100,6 +137,7 @@ const PluginState* load_state(const std::string& path) {
         path, major, minor, detail::kPjrtApiMajor, detail::kPjrtOldestPluginMinor,
         detail::kPjrtApiMajor, detail::kPjrtApiMinor, detail::kPjrtApiMajor,
         detail::kPjrtApiMinor));
+  check_core_functions(path, api);
   auto init = detail::args<PJRT_Plugin_Initialize_Args>();
   detail::check(api, api->PJRT_Plugin_Initialize(&init), "PJRT_Plugin_Initialize");
   auto* s = new PluginState{canonical, lib, api, read_attributes(api)};

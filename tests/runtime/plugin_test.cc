@@ -64,6 +64,12 @@ TEST(Plugin, PluginOlderThanOurHeadersIsRefused) {
   expect_plugin_error(HHLO_FIXTURE_OLD_PLUGIN, "implements PJRT C API 0.1");
 }
 
+TEST(Plugin, ATableOfNullFunctionsIsRefusedWithTheFunctionsNamed) {
+  expect_plugin_error(HHLO_FIXTURE_NULL_TABLE_PLUGIN,
+                      "(PJRT C API 0.115) leaves PJRT_Error_Destroy, PJRT_Error_Message, "
+                      "PJRT_Error_GetCode, PJRT_Plugin_Initialize");
+}
+
 TEST(Plugin, UnknownPlatformIsAClearError) {
   EXPECT_THROW(Plugin::for_platform("tpu9"), PluginError);
 }
