@@ -11,6 +11,7 @@
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/verifier.h"
 #include "parser_internal.h"
+#include "stablehlo_names.h"
 
 namespace hhlo {
 namespace parse {
@@ -61,6 +62,10 @@ void Parser::expect_id(std::string_view id) {
 void Parser::fail(std::string_view expected) const { fail_at(tok_.pos, expected, describe(tok_)); }
 void Parser::fail_at(size_t pos, std::string_view expected, std::string found) const {
   auto [line, col] = lex_.line_col(pos);
+  // A token of 100,000 digits is named by its start and length, not echoed whole.
+  constexpr std::size_t kShown = 40;
+  if (found.size() > kShown + 20)
+    found = fmt::format("{}...' ({} characters)", found.substr(0, kShown), found.size() - 2);
   throw ParseError(opts_.source_name, line, col, std::string(expected), std::move(found));
 }
 void Parser::reset_to(size_t pos) {
@@ -387,15 +392,23 @@ Module Parser::run() {
   }
   if (module_.funcs().empty()) fail("at least one func.func");
 
+  const Op* bad = nullptr;
+  auto where = [&]() -> std::string {
+    auto it = std::find_if(op_pos_.begin(), op_pos_.end(),
+                           [&](const auto& p) { return bad && p.first == bad; });
+    if (it == op_pos_.end()) return opts_.source_name + ": ";
+    auto [line, col] = lex_.line_col(it->second);
+    return fmt::format("{}:{}:{}: {}: ", opts_.source_name, line, col, bad->name());
+  };
+  if (!opts_.verify) {
+    // A call cycle is refused even unverified: the plugin's compile of one recursed to SIGSEGV.
+    try {
+      detail::check_no_call_cycle(module_, &bad);
+    } catch (const Error& e) {
+      throw Error(where() + e.what());
+    }
+  }
   if (opts_.verify) {
-    const Op* bad = nullptr;
-    auto where = [&]() -> std::string {
-      auto it = std::find_if(op_pos_.begin(), op_pos_.end(),
-                             [&](const auto& p) { return bad && p.first == bad; });
-      if (it == op_pos_.end()) return opts_.source_name + ": ";
-      auto [line, col] = lex_.line_col(it->second);
-      return fmt::format("{}:{}:{}: {}: ", opts_.source_name, line, col, bad->name());
-    };
     try {
       verify(module_,
              VerifyOptions{.allow_unknown_ops = true, .skip_dynamic = true, .failed_op = &bad});

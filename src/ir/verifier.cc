@@ -11,6 +11,7 @@
 #include "hhlo/ir/spmd.h"
 #include "infer_op.h"
 #include "infer_util.h"
+#include "stablehlo_names.h"
 
 namespace hhlo {
 namespace {
@@ -170,6 +171,8 @@ class Verifier {
       if (!o_.allow_unknown_ops) fail_struct(&op, "attributes of a form hhlo does not read");
       return;
     }
+    if (n.starts_with("stablehlo.") && !detail::is_stablehlo_op(n))
+      fail_struct(&op, "is not an op of the StableHLO dialect (StablehloOps.td): check its name");
     if (o_.allow_unknown_ops && (!known(n) || foreign_terminator(n))) return;
     if (o_.skip_dynamic && n != "func.call" &&
         (is_dynamic(op.operands()) || is_dynamic(op.results())))
@@ -253,6 +256,7 @@ void verify(const Module& module) { verify(module, VerifyOptions{}); }
 
 void verify(const Module& module, const VerifyOptions& options) {
   if (options.failed_op) *options.failed_op = nullptr;
+  detail::check_no_call_cycle(module, options.failed_op);
   for (const auto& f : module.funcs()) {
     Verifier(module, *f, options).run();
     if (options.failed_op) *options.failed_op = nullptr;

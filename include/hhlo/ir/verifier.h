@@ -13,9 +13,9 @@ namespace hhlo {
 ///  - region bodies end in `stablehlo.return` with the types the op requires (reduce,
 ///    reduce_window, scatter, sort, map, select_and_scatter, while, if, case);
 ///  - every function ends in `func.return` matching its result types; `func.call` names an
-///    existing function with matching argument and result types.
+///    existing function with matching types; no function reaches itself through calls.
 /// Throws hhlo::ShapeError from the violated rule (op name and constraint), or hhlo::Error naming
-/// the function and op for structural problems (unknown op, missing attribute, bad terminator).
+/// the function and op for structural problems (unknown op, missing attribute, a call cycle).
 void verify(const Module& module);
 
 /// Options of verify for imported modules (hhlo/ir/parser.h).

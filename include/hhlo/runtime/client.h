@@ -81,9 +81,9 @@ class Client {
   /// Text is parsed first (hhlo/ir/parser.h, unverified) to choose the entry
   /// (options.entry; with none, `@main` or the only public function) and to bind a
   /// multi-platform jax.export's `_platform_index` (options.export_platforms); a text our parser
-  /// cannot read goes to the plugin as it is when neither needs it. Bytecode goes to the plugin
-  /// as it is. Throws hhlo::Error when the entry cannot be chosen (the message lists the public
-  /// functions), when an entry other than @main is asked of bytecode, or when the platform index
+  /// refuses never reaches the plugin: hhlo::ParseError (or the call cycle's hhlo::Error). Bytecode
+  /// goes to the plugin as it is. Throws hhlo::Error when the entry cannot be chosen (the public
+  /// functions are listed), when an entry other than @main is asked of bytecode, or when the index
   /// is read by the program and options.export_platforms does not name the client's platform;
   /// hhlo::PjrtError for a program the plugin rejects (the message holds the MLIR
   /// diagnostics with line:column; the stock CPU plugin reports parse errors with code UNKNOWN),

@@ -1,0 +1,34 @@
+// Internal to the IR: facts of the StableHLO dialect itself, independent of what hhlo builds.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "hhlo/ir/module.h"
+
+namespace hhlo::detail {
+
+/// True when `name` ("stablehlo.add") names an op of the StableHLO dialect (the ops of
+/// stablehlo/dialect/StablehloOps.td, including the dynamic and deprecated ones), whether or not
+/// hhlo has a shape rule for it. `stablehlo.frobnicate` is not one: the plugin refuses it.
+bool is_stablehlo_op(std::string_view name);
+
+/// A cycle of calls between the functions of a module: `func.call` callees and
+/// `stablehlo.composite` decompositions. StableHLO has no recursion (a program that calls itself
+/// crashed the plugin's compile, more than 2,200 frames deep).
+struct CallCycle {
+  /// The function names along the cycle, the first repeated at the end ({"main", "f", "main"}).
+  std::vector<std::string_view> names;
+  /// The call that closes the cycle.
+  const Op* op = nullptr;
+};
+
+/// The first call cycle of `module` in function order, or a CallCycle with no names. Never throws.
+CallCycle find_call_cycle(const Module& module);
+
+/// Throws hhlo::Error "function @f calls itself: ..." or "call cycle @main -> @f -> @g -> @f: ..."
+/// for the first call cycle of `module`, after setting `*failed_op` (if not null) to the call
+/// that closes it.
+void check_no_call_cycle(const Module& module, const Op** failed_op);
+
+}  // namespace hhlo::detail
