@@ -1,6 +1,7 @@
 #include "hhlo/train/demo.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -54,6 +55,28 @@ std::string bar(int64_t done, int64_t total, int width = 30) {
 
 }  // namespace
 
+/// The checkpoint `path` (--load) read and checked against the model's parameters: the same
+/// names, and each of the model's dtype and shape. Throws hhlo::IoError naming the file and the
+/// first parameter that differs (e.g. a float64 array saved by NumPy where the model has f32).
+ad::ParamArrays load_checkpoint(const std::string& path, const ad::ParamArrays& model) {
+  ad::ParamArrays loaded = nn::load_npz(path);
+  for (const std::string& name : model.names()) {
+    if (!loaded.contains(name))
+      throw IoError(fmt::format("--load '{}' has no parameter '{}' of this model (it has: {})",
+                                path, name, fmt::join(loaded.names(), ", ")));
+    const TensorType got = loaded.at(name).type(), want = model.at(name).type();
+    if (got != want)
+      throw IoError(fmt::format("--load '{}': parameter '{}' is {}, the model's is {}", path,
+                                name, got.to_string(), want.to_string()));
+  }
+  for (const std::string& name : loaded.names())
+    if (!model.contains(name))
+      throw IoError(fmt::format("--load '{}' has parameter '{}', which this model does not have "
+                                "(a checkpoint of another --model?)",
+                                path, name));
+  return loaded;
+}
+
 Result run(const Options& o, std::ostream& out) {
   auto t0 = Clock::now();
   if (o.batch < 1) throw Error(fmt::format("--batch {}: the batch needs at least one image", o.batch));
@@ -72,7 +95,7 @@ Result run(const Options& o, std::ostream& out) {
   if (data.empty()) data = find_share_file("data/digits.csv.gz");
   if (data.empty()) data = "share/hhlo/data/digits.csv.gz";
   nn::Digits d = nn::load_digits(data, 360, 0);
-  ad::ParamArrays init = o.load.empty() ? model.init : nn::load_npz(o.load);
+  ad::ParamArrays init = o.load.empty() ? model.init : load_checkpoint(o.load, model.init);
   int64_t ntrain = d.x_train.dims()[0], B = o.batch, nb = ntrain / B;
   out << fmt::format("hhlo demo: {} on UCI digits ({} train / {} test images), batch {}, Adam lr {}, {} epochs\n",
                      model.description, ntrain, d.x_test.dims()[0], B, lr, o.evaluate_only ? 0 : epochs);

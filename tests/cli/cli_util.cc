@@ -12,7 +12,30 @@ extern char** environ;
 
 namespace hhlo::test {
 
-ProcessResult run_hhlo(const std::vector<std::string>& args) {
+namespace {
+
+/// The environment of this process with `extra` NAME=VALUE entries added or replacing.
+std::vector<std::string> environment_with(const std::vector<std::string>& extra) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string entry = *e;
+    std::string name = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const std::string& x : extra) replaced |= x.substr(0, x.find('=')) == name;
+    if (!replaced) env.push_back(entry);
+  }
+  env.insert(env.end(), extra.begin(), extra.end());
+  return env;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+ProcessResult run_process(std::vector<std::string> argv, const ProcessOptions& options) {
   int fds[2];
   if (pipe(fds)) throw std::runtime_error("pipe failed");
   posix_spawn_file_actions_t fa;
@@ -20,18 +43,16 @@ ProcessResult run_hhlo(const std::vector<std::string>& args) {
   posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&fa, fds[1], STDERR_FILENO);
   posix_spawn_file_actions_addclose(&fa, fds[0]);
-  std::vector<std::string> all{HHLO_CLI_PATH};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, options.cwd.c_str());
+  std::vector<std::string> env = environment_with(options.env);
+  std::vector<char*> args = pointers(argv), envp = pointers(env);
   pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   close(fds[1]);
   if (rc != 0) {
     close(fds[0]);
-    throw std::runtime_error("cannot start " + all[0]);
+    throw std::runtime_error("cannot start " + argv[0]);
   }
   ProcessResult r;
   char buf[4096];
@@ -43,6 +64,20 @@ ProcessResult run_hhlo(const std::vector<std::string>& args) {
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   return r;
+}
+
+}  // namespace
+
+ProcessResult run_hhlo(const std::vector<std::string>& args, const ProcessOptions& options) {
+  std::vector<std::string> all{HHLO_CLI_PATH};
+  all.insert(all.end(), args.begin(), args.end());
+  return run_process(all, options);
+}
+
+ProcessResult run_shell(const std::string& script, const ProcessOptions& options) {
+  ProcessOptions o = options;
+  o.env.push_back(std::string("HHLO=") + HHLO_CLI_PATH);
+  return run_process({"/bin/sh", "-c", script}, o);
 }
 
 std::string temp_dir(const std::string& name) {

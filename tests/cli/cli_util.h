@@ -15,8 +15,20 @@ struct ProcessResult {
   std::string output;
 };
 
+/// Where and with what environment a child process runs.
+struct ProcessOptions {
+  /// Working folder of the child ("" = this process's).
+  std::string cwd;
+  /// NAME=VALUE entries added to (or replacing in) this process's environment.
+  std::vector<std::string> env;
+};
+
 /// Runs `hhlo` (HHLO_CLI_PATH) with `args` (no shell; arguments passed as is).
-ProcessResult run_hhlo(const std::vector<std::string>& args);
+ProcessResult run_hhlo(const std::vector<std::string>& args, const ProcessOptions& options = {});
+
+/// Runs `/bin/sh -c script` with `$HHLO` naming the CLI (HHLO_CLI_PATH), for cases a single
+/// process cannot set up (a pipe into `head`, a private tmpfs under `unshare -m`).
+ProcessResult run_shell(const std::string& script, const ProcessOptions& options = {});
 
 /// A fresh empty directory under the system temp folder, unique to this process and `name`.
 std::string temp_dir(const std::string& name);

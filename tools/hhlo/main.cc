@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <system_error>
 
 #include "commands.h"
 #include "hhlo/core/error.h"
@@ -38,6 +41,9 @@ std::vector<Command> registered_commands() {
 }  // namespace hhlo::cli
 
 int main(int argc, char** argv) {
+  // A closed stdout (`hhlo run ... | head -1`) must not kill the process midway through writing
+  // its results: a write to it then fails with EPIPE, after the results are on disk (run.cc).
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"hhlo: run StableHLO programs through XLA PJRT plugins", "hhlo"};
   app.require_subcommand(1);
   std::map<const CLI::App*, hhlo::cli::Action> actions;
@@ -57,6 +63,13 @@ int main(int argc, char** argv) {
     for (const auto& [sub, action] : actions)
       if (sub->parsed()) return action();
     return 2;  // unreachable: require_subcommand(1)
+  } catch (const std::system_error& e) {
+    if (e.code().value() != EPIPE) {
+      fmt::print(stderr, "hhlo: internal error: {}\n", e.what());
+      return 1;
+    }
+    fmt::print(stderr, "hhlo: stdout was closed; every output file was written before it\n");
+    return 1;
   } catch (const hhlo::Error& e) {
     fmt::print(stderr, "hhlo: error: {}\n", e.what());
     return 1;

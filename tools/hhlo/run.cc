@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "deadline.h"
 #include "hhlo/core/array.h"
 #include "hhlo/core/sharding.h"
 #include "hhlo/ir/entry.h"
@@ -161,11 +162,24 @@ std::string preview(const Array& a) {
   return "[" + s + "]";
 }
 
-/// Prints output i and writes it to the output directory, if any.
-void emit_output(const RunOptions& o, std::size_t i, const Array& a) {
-  fmt::print("out{}: {} {}\n", i, a.type().to_string(), preview(a));
-  if (!o.output_dir.empty())
-    write_npy((std::filesystem::path(o.output_dir) / fmt::format("out{}.npy", i)).string(), a);
+/// Writes every output to disk first (the `.npz` archive at `o.output_dir`, or NAMES[i].npy in
+/// that folder), then prints each with a preview: a closed stdout (`hhlo run ... | head -1`) never
+/// costs a result. `names` are the file stems (output_names), `io` the argument names.
+void emit_outputs(const RunOptions& o, const std::vector<Array>& host,
+                  const std::vector<std::string>& names, const IoNames& io) {
+  bool npz_out = o.output_dir.size() > 4 && o.output_dir.ends_with(".npz");
+  if (npz_out) {
+    write_outputs_npz(o.output_dir, host, IoNames{io.args, names});
+  } else if (!o.output_dir.empty()) {
+    for (std::size_t i = 0; i < host.size(); ++i)
+      write_npy((std::filesystem::path(o.output_dir) / (names[i] + ".npy")).string(), host[i]);
+  }
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    std::string label =
+        names[i] == fmt::format("out{}", i) ? names[i] : fmt::format("out{} ({})", i, names[i]);
+    fmt::print("{}: {} {}\n", label, host[i].type().to_string(), preview(host[i]));
+  }
+  if (!o.output_dir.empty()) fmt::print("wrote {} output(s) to {}\n", host.size(), o.output_dir);
 }
 
 /// Median and minimum of `repeat` timed calls of `call`, printed.
@@ -188,7 +202,7 @@ void time_calls(int repeat, F call) {
 /// An SPMD executable: each global input split by the layout the partitioner chose, one
 /// execute over all devices, each global output assembled from its shards.
 int run_sharded(const RunOptions& o, const Client& client, const LoadedExecutable& exe,
-                const std::vector<Array>& inputs) {
+                const std::vector<Array>& inputs, Deadline& deadline) {
   std::vector<Device> devices = exe.devices();
   std::vector<ShardedArray> args;
   for (std::size_t i = 0; i < inputs.size(); ++i)
@@ -196,20 +210,27 @@ int run_sharded(const RunOptions& o, const Client& client, const LoadedExecutabl
   std::vector<const ShardedArray*> ptrs;
   for (const ShardedArray& a : args) ptrs.push_back(&a);
   std::vector<ShardedArray> outputs = exe.execute_sharded(ptrs);
+  std::vector<Array> host;
+  for (const ShardedArray& a : outputs) host.push_back(a.to_host());
+  deadline.disarm();
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < host.size(); ++i) names.push_back(fmt::format("out{}", i));
+  emit_outputs(o, host, names, {});
   fmt::print("ran on {} devices (SPMD-partitioned by XLA)\n", devices.size());
-  for (std::size_t i = 0; i < outputs.size(); ++i) emit_output(o, i, outputs[i].to_host());
-  if (!o.output_dir.empty()) fmt::print("wrote {} output(s) to {}\n", outputs.size(), o.output_dir);
   if (o.repeat > 0) time_calls(o.repeat, [&] { exe.execute_sharded(ptrs); });
   return 0;
 }
 
 int run_program(const RunOptions& o) {
+  Deadline deadline(o.timeout, o.program);
   RunInputs in = load_run_inputs(o);
   std::string text = std::move(in.text);
   CompileOptions options = std::move(in.options);
   std::vector<Array> inputs = std::move(in.inputs);
   const IoNames& io = in.io;
   int partitions = options.num_partitions;
+  if (o.output_dir_given && o.output_dir.empty())
+    throw Error("--output-dir is empty: give a folder, or a path ending in .npz");
   bool npz_out = o.output_dir.size() > 4 && o.output_dir.ends_with(".npz");
   if (!o.output_dir.empty() && !npz_out) prepare_output_dir(o.output_dir);
   text = refine_for_inputs(text, inputs, o.program, options.entry);
@@ -241,11 +262,11 @@ int run_program(const RunOptions& o) {
             missing.size(), fmt::join(missing, ", "));
     }
     throw Error(fmt::format("cannot compile '{}': {}", o.program, message));
-  } catch (const Error& e) {  // entry selection or the platform index (Client::compile)
-    throw Error(fmt::format("cannot compile '{}': {}", o.program, e.what()));
+  } catch (const Error& e) {  // our parser, entry selection, the platform index (Client::compile)
+    throw Error(fmt::format("cannot compile '{}': {}", o.program, name_program_in(e.what(), o.program)));
   }
   check_inputs(exe, inputs, o.inputs, o.entry);
-  if (exe.input_layouts()) return run_sharded(o, client, exe, inputs);
+  if (exe.input_layouts()) return run_sharded(o, client, exe, inputs, deadline);
   std::vector<Buffer> buffers;
   for (const Array& a : inputs) buffers.push_back(client.buffer_from_host(a));
   std::vector<const Buffer*> args;
@@ -254,18 +275,8 @@ int run_program(const RunOptions& o) {
   std::vector<Buffer> outputs = exe.execute(args);
   std::vector<Array> host;
   for (const Buffer& b : outputs) host.push_back(b.to_host());
-  std::vector<std::string> names = output_names(text, options.entry, host.size());
-  for (std::size_t i = 0; i < host.size(); ++i) {
-    std::string label =
-        names[i] == fmt::format("out{}", i) ? names[i] : fmt::format("out{} ({})", i, names[i]);
-    fmt::print("{}: {} {}\n", label, host[i].type().to_string(), preview(host[i]));
-    if (!o.output_dir.empty() && !npz_out) {
-      std::string path = (std::filesystem::path(o.output_dir) / (names[i] + ".npy")).string();
-      write_npy(path, host[i]);
-    }
-  }
-  if (npz_out) write_outputs_npz(o.output_dir, host, IoNames{io.args, names});
-  if (!o.output_dir.empty()) fmt::print("wrote {} output(s) to {}\n", host.size(), o.output_dir);
+  deadline.disarm();  // the results are computed: writing them is never cut short
+  emit_outputs(o, host, output_names(text, options.entry, host.size()), io);
 
   if (o.repeat > 0) {
     std::vector<double> us;

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "hhlo/core/file_io.h"
 #include "hhlo/ir/parser.h"
 
 namespace hhlo::cli {
@@ -22,7 +23,8 @@ void add_run_options(CLI::App& sub, RunOptions& o) {
   sub.add_option("--output-dir,-o", o.output_dir,
                  "Directory to write the outputs (created if needed): NAME.npy from each "
                  "result's jax.result_info when all have distinct ones, else out0.npy, ...; "
-                 "a path ending in .npz writes one archive with members of those names");
+                 "a path ending in .npz writes one archive with members of those names")
+      ->each([&o](const std::string&) { o.output_dir_given = true; });
   sub.add_flag("--json", o.json, "With --repeat: also print the latencies as one JSON line");
   sub.add_option("--entry", o.entry,
                  "Public function to run (default: @main, or the only public function)");
@@ -35,6 +37,10 @@ void add_run_options(CLI::App& sub, RunOptions& o) {
       ->allow_extra_args(false);
   sub.add_option("--platform", o.platform, "Platform whose plugin to load")
       ->check(CLI::IsMember({"cpu", "cuda"}));
+  sub.add_option("--timeout", o.timeout,
+                 "Seconds allowed for compiling and executing; past them the run stops with a "
+                 "message and exit status 124 (PJRT cannot cancel an execution)")
+      ->check(CLI::PositiveNumber);
   sub.add_option("--repeat", o.repeat, "Run N more times and print per-call latency min/median")
       ->check(CLI::Range(1, 1000000));
   sub.add_option("--xla-option", o.xla_options,
@@ -74,16 +80,7 @@ std::string name_program_in(std::string message, const std::string& program) {
 }
 
 std::string read_program(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw IoError(fmt::format("program '{}' does not exist", path));
-  if (std::filesystem::is_directory(path, ec))
-    throw IoError(fmt::format("program '{}' is a directory, expected a .mlir file", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError(fmt::format("cannot open program '{}' for reading", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  std::string text = read_regular_file(path, "program");
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw IoError(
         fmt::format("program '{}' is empty; expected StableHLO MLIR text or bytecode", path));

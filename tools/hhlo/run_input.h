@@ -20,8 +20,12 @@ struct RunOptions {
   std::string program;
   std::vector<std::string> inputs;
   std::string output_dir;
+  /// True when --output-dir was given (an empty value is then refused, not ignored).
+  bool output_dir_given = false;
   std::string platform = "cpu";
   int repeat = 0;
+  /// --timeout: seconds allowed for compiling and executing (0 = no bound), deadline.h.
+  double timeout = 0;
   std::vector<std::string> xla_options;
   std::string entry;
   std::string export_platforms;

@@ -1,0 +1,142 @@
+// Programs that crashed or hung the plugin (issue 22): recursion, nesting deeper than our parser
+// takes, a 100,000-digit literal. `hhlo run` refuses each with our parser's message, and only
+// text we read reaches the plugin; `hhlo check` refuses what `run` refuses.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "cli_util.h"
+#include "hhlo/core/array.h"
+
+namespace hhlo {
+namespace {
+
+using test::run_hhlo;
+
+struct Files {
+  std::string dir, program, input;
+};
+
+Files prepare(const std::string& name, const std::string& text) {
+  Files f{test::temp_dir(name), "", ""};
+  f.program = f.dir + "/p.mlir";
+  f.input = f.dir + "/x.npy";
+  test::write_text(f.program, text);
+  write_npy(f.input, Array::from<float>({}, {1.0f}));
+  return f;
+}
+
+const char* kRecursive = R"(module @m {
+  func.func public @main(%x: tensor<f32>) -> tensor<f32> {
+    %0 = func.call @f(%x) : (tensor<f32>) -> tensor<f32>
+    return %0 : tensor<f32>
+  }
+  func.func private @f(%x: tensor<f32>) -> tensor<f32> {
+    %0 = func.call @g(%x) : (tensor<f32>) -> tensor<f32>
+    return %0 : tensor<f32>
+  }
+  func.func private @g(%x: tensor<f32>) -> tensor<f32> {
+    %0 = func.call @f(%x) : (tensor<f32>) -> tensor<f32>
+    return %0 : tensor<f32>
+  }
+})";
+
+TEST(HostileProgram, ACallCycleIsRefusedByRunAndByCheck) {
+  Files f = prepare("recursive", kRecursive);
+  const std::string cycle = "call cycle @f -> @g -> @f: StableHLO has no recursion";
+  test::ProcessResult r = run_hhlo({"run", f.program, "-i", f.input});
+  EXPECT_EQ(r.signal, 0) << r.output;
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(f.program + ":11:5: func.call: " + cycle), std::string::npos)
+      << r.output;
+  r = run_hhlo({"check", f.program});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(cycle), std::string::npos) << r.output;
+}
+
+TEST(HostileProgram, NestingDeeperThanOurParserTakesNeverReachesThePlugin) {
+  // 20,000 nested arrays in an attribute: the plugin's parser recursed until SIGSEGV on it.
+  std::string deep = std::string(20000, '[') + std::string(20000, ']');
+  Files f = prepare("deep", "module @m {\n  func.func public @main(%x: tensor<f32>) -> tensor<f32> "
+                            "{\n    %0 = stablehlo.custom_call @t(%x) {x = " +
+                                deep +
+                                "} : (tensor<f32>) -> tensor<f32>\n    return %0 : "
+                                "tensor<f32>\n  }\n}\n");
+  test::ProcessResult r = run_hhlo({"run", f.program, "-i", f.input});
+  EXPECT_EQ(r.signal, 0) << r.output.substr(0, 2000);
+  EXPECT_EQ(r.exit_code, 1) << r.output.substr(0, 2000);
+  EXPECT_NE(r.output.find(f.program + ":3:"), std::string::npos) << r.output.substr(0, 2000);
+  EXPECT_NE(r.output.find("nesting"), std::string::npos) << r.output.substr(0, 2000);
+  EXPECT_EQ(r.output.find("the plugin could not parse"), std::string::npos);
+}
+
+TEST(HostileProgram, AHundredThousandDigitLiteralIsRefusedAtOnce) {
+  Files f = prepare("long_literal",
+                    "module @m {\n  func.func public @main(%x: tensor<f32>) -> tensor<i64> {\n"
+                    "    %0 = stablehlo.constant dense<" +
+                        std::string(100000, '7') +
+                        "> : tensor<i64>\n    return %0 : tensor<i64>\n  }\n}\n");
+  auto t0 = std::chrono::steady_clock::now();
+  test::ProcessResult r = run_hhlo({"run", f.program, "-i", f.input});
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.exit_code, 1) << r.output.substr(0, 2000);
+  EXPECT_NE(r.output.find(f.program + ":3:"), std::string::npos) << r.output.substr(0, 2000);
+  EXPECT_EQ(r.output.find("the plugin could not parse"), std::string::npos);
+  // The plugin's parser took more than 30 s on it; ours refuses it without reading it through.
+  EXPECT_LT(s, 20.0);
+}
+
+TEST(HostileProgram, ALongRunIsBoundedByTimeout) {
+  // A while loop of 2^62 iterations: never ends by itself.
+  Files f = prepare("timeout", R"(module @m {
+  func.func public @main(%x: tensor<f32>) -> tensor<i64> {
+    %zero = stablehlo.constant dense<0> : tensor<i64>
+    %one = stablehlo.constant dense<1> : tensor<i64>
+    %n = stablehlo.constant dense<4611686018427387904> : tensor<i64>
+    %r = stablehlo.while(%i = %zero) : tensor<i64>
+    cond {
+      %c = stablehlo.compare LT, %i, %n : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    } do {
+      %next = stablehlo.add %i, %one : tensor<i64>
+      stablehlo.return %next : tensor<i64>
+    }
+    return %r : tensor<i64>
+  }
+})");
+  auto t0 = std::chrono::steady_clock::now();
+  test::ProcessResult r =
+      run_hhlo({"run", f.program, "-i", f.input, "-o", f.dir + "/out", "--timeout", "2"});
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.exit_code, 124) << r.output;
+  EXPECT_NE(r.output.find("hhlo: error: '" + f.program +
+                          "' ran longer than --timeout 2 s (compile and execution); stopped"),
+            std::string::npos)
+      << r.output;
+  EXPECT_LT(s, 30.0);
+  EXPECT_FALSE(std::filesystem::exists(f.dir + "/out/out0.npy"));
+  // A bound that is not a positive number is a usage error.
+  EXPECT_EQ(run_hhlo({"run", f.program, "-i", f.input, "--timeout", "-1"}).exit_code, 1);
+}
+
+TEST(HostileProgram, CheckRefusesAnOpNameOutsideTheStablehloDialect) {
+  Files f = prepare("frobnicate", R"(module @m {
+  func.func public @main(%x: tensor<f32>) -> tensor<f32> {
+    %0 = "stablehlo.frobnicate"(%x) : (tensor<f32>) -> tensor<f32>
+    return %0 : tensor<f32>
+  }
+})");
+  test::ProcessResult r = run_hhlo({"check", f.program});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(f.program + ":3:5: stablehlo.frobnicate: "), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("is not an op of the StableHLO dialect"), std::string::npos)
+      << r.output;
+  r = run_hhlo({"run", f.program, "-i", f.input});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+}
+
+}  // namespace
+}  // namespace hhlo
