@@ -1,5 +1,6 @@
 """JAX's values for np::linalg (issue 10): jnp.linalg's solve, inv, det, slogdet, eigh, svd,
-svdvals, qr and lstsq on fixed inputs in f32, f64, complex64 and complex128, unbatched and batched,
+svdvals, qr and lstsq on fixed inputs in f32, f64, complex64 and complex128, unbatched and batched
+(cholesky, with and without symmetrize_input, in f32 and f64),
 with JAX's outputs and, in f64 and complex128, jax.grad of a weighted sum of the outputs w.r.t.
 every input (real(sum(out * w)) with complex weights for complex outputs: a real loss).
 
@@ -44,6 +45,10 @@ def svd_full(a):
     return sq(u), s, sq(vh)
 
 
+def lower_mirrored(a):  # tril(a) + tril(a, -1)^T: what cholesky(a, symmetrize_input=False) reads
+    return jnp.tril(a) + jnp.swapaxes(jnp.tril(a, -1), -1, -2)
+
+
 FUNCS = {
     "solve": lambda a, b: (jnp.linalg.solve(a, b),),
     "solve_vec": lambda a, b: (jnp.linalg.solve(a, b),),
@@ -57,6 +62,12 @@ FUNCS = {
     "qr": lambda a: tuple(jnp.linalg.qr(a)),
     "qr_complete": lambda a: tuple(jnp.linalg.qr(a, mode="complete")),
     "lstsq": lambda a, b: tuple(jnp.linalg.lstsq(a, b)),
+    "cholesky": lambda a: (jnp.linalg.cholesky(a),),  # symmetrize_input=True, JAX's default
+    # symmetrize_input=False reads only a's lower triangle, but JAX's cholesky_p JVP applies its
+    # formula to the whole tangent, so jax.grad of that function has an upper part it never
+    # reads. These vectors are JAX's derivative of the function as it reads a (the lower triangle
+    # mirrored: the same forward value), which np::linalg::cholesky(a, false) differentiates.
+    "cholesky_lower": lambda a: (jnp.linalg.cholesky(lower_mirrored(a), symmetrize_input=False),),
 }
 NO_GRAD = {"svd_full"}  # JAX has no full_matrices SVD rule
 
@@ -88,6 +99,12 @@ def cases():
             ]
             if not batch:
                 out.append(("lstsq", tag, [r(5, 3), r(5, 2)]))
+            if not cplx:  # cholesky has no complex VJP; an SPD matrix plus an asymmetric
+                # upper part, which symmetrize_input averages in and the lower-only form ignores
+                m = r(4, 4)
+                spd = m @ np.swapaxes(m, -1, -2) + 4 * np.eye(4, dtype=dt)
+                asym = (spd + 0.3 * np.triu(r(4, 4), 1)).astype(dt)
+                out += [("cholesky", tag, [asym]), ("cholesky_lower", tag, [asym])]
     return out
 
 
