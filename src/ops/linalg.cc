@@ -122,8 +122,9 @@ Tensor einsum(std::string_view spec, Tensor a, Tensor b, Loc loc) {
 namespace hhlo::np::linalg {
 
 Tensor cholesky(Tensor a, bool symmetrize_input, Loc loc) {
-  if (symmetrize_input) {  // JAX's symmetrize: (a + a^H) / 2
-    infer_cholesky(a.type());  // the op's ShapeError for a bad `a`, before the transpose
+  if (symmetrize_input) {
+    // JAX's symmetrize, (a + a^H) / 2; first the op's ShapeError for a bad `a`.
+    infer_cholesky(a.type());
     std::vector<int64_t> perm;
     for (int64_t d = 0; d < a.rank() - 2; ++d) perm.push_back(d);
     perm.push_back(a.rank() - 1);

@@ -114,9 +114,7 @@ TEST(NonSmooth, ReluSecondOrderAndVmap) {
   auto loss = [](const Vs& a) { return ad::reduce_sum(Value(nn::relu(a[0])), {0, 1}); };
   Vs hv = ad::hvp(loss, {f.arg(0)}, {f.arg(1)});
   Vs g = ad::vmap(
-      [](const Vs& a) {
-        return ad::grad(ad::reduce_sum(Value(nn::relu(a[0])), {0}), {a[0]});
-      },
+      [](const Vs& a) { return ad::grad(ad::reduce_sum(Value(nn::relu(a[0])), {0}), {a[0]}); },
       {f.arg(0)}, {0}, {0});
   f.ret({hv[0], g[0]});
   Array x = Array::from<double>({2, 3}, {0.0, -0.0, 1.5, -2.0, 0.0, 3.0});
@@ -152,11 +150,9 @@ TEST(NonSmooth, ReduceMinTiesAveraged) {
 
 TEST(NonSmooth, MaxPoolTiesGoToTheFirstMaximum) {  // reduce_window max: one winner per window
   check_case("max_pool_ties", [](const Vs& x) {
-    return reduce_window({x[0]},
-                         {constant(x[0].func(), -std::numeric_limits<double>::infinity(),
-                                   DType::f64)},
-                         {2, 2}, {.window_strides = {2, 2}},
-                         [](const Vs& a) { return Vs{maximum(a[0], a[1])}; })[0];
+    return reduce_window(
+        {x[0]}, {constant(x[0].func(), -std::numeric_limits<double>::infinity(), DType::f64)},
+        {2, 2}, {.window_strides = {2, 2}}, [](const Vs& a) { return Vs{maximum(a[0], a[1])}; })[0];
   });
 }
 

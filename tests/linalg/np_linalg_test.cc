@@ -265,9 +265,9 @@ INSTANTIATE_TEST_SUITE_P(Jax, NpLinalgVmap, ::testing::ValuesIn(vmap_cases()),
 TEST(NpLinalg, ManifestCoversEveryFunction) {
   std::vector<NpCase> all = np_manifest();
   ASSERT_GE(all.size(), 100u) << "generated manifest missing or short: " HHLO_NP_LINALG_DIR;
-  for (const char* fn : {"solve", "solve_vec", "inv", "det", "slogdet", "eigh", "svd_thin",
-                         "svd_full", "svdvals", "qr", "qr_complete", "lstsq", "cholesky",
-                         "cholesky_lower"})
+  for (const char* fn :
+       {"solve", "solve_vec", "inv", "det", "slogdet", "eigh", "svd_thin", "svd_full", "svdvals",
+        "qr", "qr_complete", "lstsq", "cholesky", "cholesky_lower"})
     EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const NpCase& c) {
       return c.function == fn && c.grad == (std::string(fn) != "svd_full");
     })) << fn;
