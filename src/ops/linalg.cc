@@ -9,6 +9,7 @@
 #include <numeric>
 #include <string>
 
+#include "hhlo/ir/infer.h"
 #include "hhlo/ops/reductions.h"
 #include "hhlo/ops/shape_ops.h"
 
@@ -120,7 +121,19 @@ Tensor einsum(std::string_view spec, Tensor a, Tensor b, Loc loc) {
 
 namespace hhlo::np::linalg {
 
-Tensor cholesky(Tensor a, Loc loc) {
+Tensor cholesky(Tensor a, bool symmetrize_input, Loc loc) {
+  if (symmetrize_input) {
+    // JAX's symmetrize, (a + a^H) / 2; first the op's ShapeError for a bad `a`.
+    infer_cholesky(a.type());
+    std::vector<int64_t> perm;
+    for (int64_t d = 0; d < a.rank() - 2; ++d) perm.push_back(d);
+    perm.push_back(a.rank() - 1);
+    perm.push_back(a.rank() - 2);
+    Value at = hhlo::transpose(a, perm, loc);
+    if (is_complex(a.dtype()))
+      at = hhlo::complex(hhlo::real(at, loc), hhlo::negate(hhlo::imag(at, loc), loc), loc);
+    a = hhlo::divide(hhlo::add(a, at, loc), full_like(a, 2, loc), loc);
+  }
   Value l = hhlo::cholesky(a, true, loc);
   // Zero above the diagonal: the op leaves that triangle implementation-defined.
   TensorType it{DType::i32, a.shape()};

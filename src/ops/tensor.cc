@@ -95,7 +95,16 @@ Tensor sqrt(Tensor x, Loc loc) { return hhlo::sqrt(x, loc); }
 Tensor rsqrt(Tensor x, Loc loc) { return hhlo::rsqrt(x, loc); }
 Tensor abs(Tensor x, Loc loc) { return hhlo::abs(x, loc); }
 Tensor sigmoid(Tensor x, Loc loc) { return hhlo::logistic(x, loc); }
-Tensor relu(Tensor x, Loc loc) { return hhlo::maximum(x, full_like(x, 0, loc), loc); }
+Tensor relu(Tensor x, Loc loc) {
+  // jax.nn.relu is maximum(x, 0) with a custom_jvp select(x > 0, t, 0): derivative 0 at 0, where
+  // maximum's tie rule (lax.max's) would give 0.5. Here select(x > 0, x, maximum(sign(x), 0)):
+  // the same value everywhere (x where x > 0, else maximum(sign(x), 0) = maximum(x, 0): 0, and NaN
+  // for NaN), and the ordinary rules give JAX's derivative, since the else branch reaches x only
+  // through sign, whose derivative is 0. Elementwise ops only, so vmap and higher orders apply.
+  Value zero = full_like(x, 0, loc);
+  Value positive = hhlo::compare(x, zero, ComparisonDirection::GT, std::nullopt, loc);
+  return hhlo::select(positive, x, hhlo::maximum(hhlo::sign(x, loc), zero, loc), loc);
+}
 
 }  // namespace hhlo::np
 

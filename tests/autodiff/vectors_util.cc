@@ -1,15 +1,17 @@
 #include "vectors_util.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
 namespace hhlo::test {
 
-std::map<std::string, Array> read_vectors(const std::string& file, const std::string& generator) {
-  std::string path = std::string(HHLO_SOURCE_DIR) + "/tests/autodiff/data/" + file;
+namespace {
+
+std::map<std::string, Array> parse_vectors(const std::string& path, const std::string& hint) {
   std::ifstream in(path);
-  if (!in) throw IoError(path + ": cannot open (run tests/autodiff/" + generator + ")");
+  if (!in) throw IoError(path + ": cannot open (" + hint + ")");
   std::map<std::string, Array> out;
   std::string line;
   while (std::getline(in, line)) {
@@ -23,9 +25,9 @@ std::map<std::string, Array> read_vectors(const std::string& file, const std::st
     Dims dims;
     std::istringstream ds(dims_s);
     for (std::string d; std::getline(ds, d, ',');) dims.push_back(std::stoll(d));
-    std::vector<double> vals;
+    std::vector<double> vals;  // strtod, unlike operator>>, reads nan and inf
     std::istringstream vs(vals_s);
-    for (double x; vs >> x;) vals.push_back(x);
+    for (std::string tok; vs >> tok;) vals.push_back(std::strtod(tok.c_str(), nullptr));
     DType t = dtype_from_mlir(dtype == "c64"    ? "complex<f32>"
                               : dtype == "c128" ? "complex<f64>"
                                                 : dtype);
@@ -40,6 +42,19 @@ std::map<std::string, Array> read_vectors(const std::string& file, const std::st
     out.emplace(name, std::move(a));
   }
   return out;
+}
+
+}  // namespace
+
+std::map<std::string, Array> read_vectors(const std::string& file, const std::string& generator) {
+  return parse_vectors(std::string(HHLO_SOURCE_DIR) + "/tests/autodiff/data/" + file,
+                       "run tests/autodiff/" + generator);
+}
+
+std::map<std::string, Array> read_generated_vectors(const std::string& file,
+                                                    const std::string& generator) {
+  return parse_vectors(std::string(HHLO_GENERATED_DIR) + "/" + file,
+                       "written by tests/autodiff/" + generator + " when the tests are built");
 }
 
 }  // namespace hhlo::test

@@ -13,4 +13,10 @@ namespace hhlo::test {
 /// the script that writes it (`generator`) when it cannot be opened.
 std::map<std::string, Array> read_vectors(const std::string& file, const std::string& generator);
 
+/// The same for a vector file the test build generates (HHLO_GENERATED_DIR/`file`, written by
+/// tests/autodiff/`generator` through tests/CMakeLists.txt; never committed). Values may be nan,
+/// inf, -inf and -0.0 (read with strtod).
+std::map<std::string, Array> read_generated_vectors(const std::string& file,
+                                                    const std::string& generator);
+
 }  // namespace hhlo::test

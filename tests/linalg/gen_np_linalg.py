@@ -1,5 +1,6 @@
 """JAX's values for np::linalg (issue 10): jnp.linalg's solve, inv, det, slogdet, eigh, svd,
-svdvals, qr and lstsq on fixed inputs in f32, f64, complex64 and complex128, unbatched and batched,
+svdvals, qr and lstsq on fixed inputs in f32, f64, complex64 and complex128, unbatched and batched
+(cholesky with and without symmetrize_input; no complex gradients),
 with JAX's outputs and, in f64 and complex128, jax.grad of a weighted sum of the outputs w.r.t.
 every input (real(sum(out * w)) with complex weights for complex outputs: a real loss).
 
@@ -44,6 +45,10 @@ def svd_full(a):
     return sq(u), s, sq(vh)
 
 
+def lower_mirrored(a):  # tril(a) + tril(a, -1)^T: what cholesky(a, symmetrize_input=False) reads
+    return jnp.tril(a) + jnp.swapaxes(jnp.tril(a, -1), -1, -2)
+
+
 FUNCS = {
     "solve": lambda a, b: (jnp.linalg.solve(a, b),),
     "solve_vec": lambda a, b: (jnp.linalg.solve(a, b),),
@@ -57,12 +62,18 @@ FUNCS = {
     "qr": lambda a: tuple(jnp.linalg.qr(a)),
     "qr_complete": lambda a: tuple(jnp.linalg.qr(a, mode="complete")),
     "lstsq": lambda a, b: tuple(jnp.linalg.lstsq(a, b)),
+    "cholesky": lambda a: (jnp.linalg.cholesky(a),),  # symmetrize_input=True, JAX's default
+    # symmetrize_input=False reads only a's lower triangle, but JAX's cholesky_p JVP applies its
+    # formula to the whole tangent, so jax.grad of that function has an upper part it never
+    # reads. These vectors are JAX's derivative of the function as it reads a (the lower triangle
+    # mirrored: the same forward value), which np::linalg::cholesky(a, false) differentiates.
+    "cholesky_lower": lambda a: (jnp.linalg.cholesky(lower_mirrored(a), symmetrize_input=False),),
 }
 NO_GRAD = {"svd_full"}  # JAX has no full_matrices SVD rule
 
 
 def cases():
-    out = []
+    out, chol = [], []
     for dt in ["float32", "float64", "complex64", "complex128"]:
         for batch in [(), (3,)]:
             rng = np.random.default_rng(100 + len(out))
@@ -88,7 +99,16 @@ def cases():
             ]
             if not batch:
                 out.append(("lstsq", tag, [r(5, 3), r(5, 2)]))
-    return out
+            # cholesky (own list and seeds, so the other cases' inputs stay as they were): a
+            # positive definite matrix plus an asymmetric upper part, which symmetrize_input
+            # averages in and the lower-only form ignores (complex: forward and vmap only, there
+            # is no complex cholesky VJP)
+            rng = np.random.default_rng(200 + len(chol))
+            m = r(4, 4)
+            pd = m @ np.conj(np.swapaxes(m, -1, -2)) + 4 * np.eye(4, dtype=dt)
+            asym = (pd + 0.3 * np.triu(r(4, 4), 1)).astype(dt)
+            chol += [("cholesky", tag, [asym]), ("cholesky_lower", tag, [asym])]
+    return out + chol
 
 
 def main():
@@ -116,7 +136,8 @@ def main():
             axes = tuple(0 if a.ndim >= 3 else None for a in args)
             for k, o in enumerate(jax.jit(jax.vmap(fn, in_axes=axes))(*args)):
                 np.save(os.path.join(d, f"{name}.vmap{k}.npy"), np.asarray(o))
-        grad = args[0].dtype in (np.float64, np.complex128) and fn_name not in NO_GRAD
+        grad = args[0].dtype in (np.float64, np.complex128) and fn_name not in NO_GRAD and not (
+            fn_name.startswith("cholesky") and np.iscomplexobj(args[0]))
         if grad:
             def loss(*xs):
                 res = fn(*xs)

@@ -70,6 +70,8 @@ Value sq(Tensor x) {
 std::vector<Value> build(const std::string& fn, const std::vector<Value>& x) {
   if (fn == "solve" || fn == "solve_vec") return {la::solve(x[0], x[1])};
   if (fn == "inv") return {la::inv(x[0])};
+  if (fn == "cholesky") return {la::cholesky(x[0])};
+  if (fn == "cholesky_lower") return {la::cholesky(x[0], /*symmetrize_input=*/false)};
   if (fn == "det") return {la::det(x[0])};
   if (fn == "slogdet") {
     la::SlogdetResult r = la::slogdet(x[0]);
@@ -263,8 +265,9 @@ INSTANTIATE_TEST_SUITE_P(Jax, NpLinalgVmap, ::testing::ValuesIn(vmap_cases()),
 TEST(NpLinalg, ManifestCoversEveryFunction) {
   std::vector<NpCase> all = np_manifest();
   ASSERT_GE(all.size(), 100u) << "generated manifest missing or short: " HHLO_NP_LINALG_DIR;
-  for (const char* fn : {"solve", "solve_vec", "inv", "det", "slogdet", "eigh", "svd_thin",
-                         "svd_full", "svdvals", "qr", "qr_complete", "lstsq"})
+  for (const char* fn :
+       {"solve", "solve_vec", "inv", "det", "slogdet", "eigh", "svd_thin", "svd_full", "svdvals",
+        "qr", "qr_complete", "lstsq", "cholesky", "cholesky_lower"})
     EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const NpCase& c) {
       return c.function == fn && c.grad == (std::string(fn) != "svd_full");
     })) << fn;

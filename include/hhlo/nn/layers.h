@@ -15,7 +15,8 @@ namespace hhlo::nn {
 
 // ---------------------------------------------------------------- activations
 
-/// max(x, 0) (stablehlo.maximum).
+/// jax.nn.relu: np::relu (max(x, 0), same shape and dtype; derivative select(x > 0, 1, 0), 0 at
+/// 0 as JAX's custom_jvp, not maximum's tie split 0.5).
 Tensor relu(Tensor x, Loc loc = Loc::current());
 /// GELU, tanh approximation (JAX `approximate=True`): 0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3))).
 Tensor gelu(Tensor x, Loc loc = Loc::current());

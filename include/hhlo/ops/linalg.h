@@ -13,10 +13,14 @@
 
 namespace hhlo::np::linalg {
 
-/// jnp.linalg.cholesky: the lower factor L of each trailing [n, n] matrix of `a` (a = L L^T; only
-/// a's lower triangle is read), with zeros above the diagonal (stablehlo.cholesky, lower). f32,
-/// f64 (complex: no VJP). Throws ShapeError("cholesky", ...) for a non-square or rank < 2 `a`.
-Tensor cholesky(Tensor a, Loc loc = Loc::current());
+/// jnp.linalg.cholesky: the lower factor L of each trailing [n, n] matrix of `a` (a = L L^H), with
+/// zeros above the diagonal (stablehlo.cholesky, lower). As JAX's default, `symmetrize_input`
+/// factors (a + a^H) / 2, so both triangles are read and the gradient w.r.t. `a` is symmetric;
+/// `symmetrize_input = false` reads only a's lower triangle (the gradient lands there: the
+/// off-diagonal part doubled, zeros above). Same dims and dtype as `a`: f32, f64 (complex64,
+/// complex128: forward only, no VJP). Throws ShapeError("cholesky", ...) for a non-square or
+/// rank < 2 `a`.
+Tensor cholesky(Tensor a, bool symmetrize_input = true, Loc loc = Loc::current());
 
 /// jax.scipy.linalg.solve_triangular: x with op(a) x = b (`left_side`) or x op(a) = b, a
 /// [..., k, k] lower (or upper) triangular (only that triangle is read; `unit_diagonal` assumes

@@ -81,7 +81,9 @@ Tensor sqrt(Tensor x, Loc loc = Loc::current());
 Tensor rsqrt(Tensor x, Loc loc = Loc::current());
 Tensor abs(Tensor x, Loc loc = Loc::current());
 Tensor sigmoid(Tensor x, Loc loc = Loc::current());
-/// max(x, 0).
+/// jax.nn.relu: max(x, 0) elementwise, same shape and dtype (f32, f64), NaN for NaN; its
+/// derivative is JAX's select(x > 0, 1, 0), so 0 at 0 (not maximum's tie split 0.5). Emitted as
+/// select(x > 0, x, maximum(sign(x), 0)) (stablehlo.compare, select, sign, maximum).
 Tensor relu(Tensor x, Loc loc = Loc::current());
 
 }  // namespace np

@@ -66,7 +66,8 @@ const std::map<std::string, Derivative>& unary_derivatives() {
         Domain::holomorphic}},
       {"stablehlo.cbrt",
        {[](const Op& op, Value g) {
-          return multiply(g, divide(z(op), multiply(x0(op), c(g, 3.0))));
+          // JAX's cbrt rule g * (1/3) * z^-2 (inf at 0, where z / 3x would be 0/0).
+          return multiply(g, multiply(c(g, 1.0 / 3.0), divide(c(g, 1.0), multiply(z(op), z(op)))));
         },
         Domain::real_only}},
       {"stablehlo.sine",
@@ -175,6 +176,29 @@ VjpRule binary(std::function<std::pair<Cotangent, Cotangent>(const Op&, Value g)
     return out;
   };
 }
+// g * d|x|/dx for a real `x`, as JAX's _abs_jvp_rule: select(x >= 0, g, -g), so 1 at 0.0 and at
+// -0.0 (-0.0 >= 0 holds) and -g where x is NaN. Linear in g: the VJP and the JVP alike.
+Value abs_slope(Value x, Value g) {
+  return select(compare(x, c(x, 0.0), ComparisonDirection::GE), g, negate(g));
+}
+// Where each operand of clamp(lo, x, hi) passes its derivative on, as JAX's clamp_p JVPs: lo where
+// lo > x and lo < hi, x where lo < x < hi, hi where hi < x; so on a tie with a bound no operand
+// does (lax.clamp's convention; jnp.clip, a maximum and a minimum, splits ties instead). The
+// masks have x's shape (scalar bounds broadcast).
+struct ClampMasks {
+  Value lo, x, hi;
+};
+// Full-shape `v` for an operand that may be a scalar bound of a clamp over `like`.
+Value full_as(Value v, Value like) {
+  return v.rank() == 0 && like.rank() != 0 ? broadcast_in_dim(v, like.dims(), {}) : v;
+}
+ClampMasks clamp_masks(const Op& op) {
+  Value x = op.operands()[1];
+  Value lo = full_as(op.operands()[0], x), hi = full_as(op.operands()[2], x);
+  using D = ComparisonDirection;
+  return {and_(compare(lo, x, D::GT), compare(lo, hi, D::LT)),
+          and_(compare(x, lo, D::GT), compare(x, hi, D::LT)), compare(hi, x, D::LT)};
+}
 // `x` with its imaginary part negated: complex(real(x), -imag(x)) (StableHLO has no conj op).
 Value conj(Value x) { return complex(real(x), negate(imag(x))); }
 // complex(x, 0) for a real `x`.
@@ -190,7 +214,7 @@ void register_elementwise_rules(Registry& r) {
     if (!cts[0] || !is_inexact(x0(op).dtype())) return out;
     Value g = *cts[0], x = x0(op);
     if (is_float(x.dtype())) {
-      out[0] = multiply(g, sign(x));
+      out[0] = abs_slope(x, g);
     } else {
       // |x| is real: g * conj(x) / |x| (JAX _abs_jvp_rule transposed), 0 where x == 0.
       Value mag = z(op);
@@ -249,24 +273,17 @@ void register_elementwise_rules(Registry& r) {
     if (!cts[0]) return out;
     Value g = *cts[0], lo = op.operands()[0], x = op.operands()[1], hi = op.operands()[2];
     if (!real_tangent(op, x)) return out;
-    auto full = [&](Value v) {
-      return v.rank() == 0 && x.rank() != 0 ? broadcast_in_dim(v, x.dims(), {}) : v;
+    ClampMasks m = clamp_masks(op);
+    Value zero = c(g, 0.0);
+    std::vector<int64_t> all;
+    for (int64_t i = 0; i < x.rank(); ++i) all.push_back(i);
+    auto bound = [&](Value b, Value mask) {
+      Value gb = select(mask, g, zero);
+      return b.rank() == x.rank() ? gb : reduce_sum(gb, all);
     };
-    Value lob = full(lo), hib = full(hi), zero = c(g, 0.0);
-    Value below = compare(x, lob, ComparisonDirection::LT),
-          above = compare(x, hib, ComparisonDirection::GT);
-    out[1] = select(or_(below, above), zero, g);
-    Value glo = select(below, g, zero), ghi = select(above, g, zero);
-    out[0] = lo.rank() == x.rank() ? glo : reduce_sum(glo, [&] {
-      std::vector<int64_t> d;
-      for (int64_t i = 0; i < x.rank(); ++i) d.push_back(i);
-      return d;
-    }());
-    out[2] = hi.rank() == x.rank() ? ghi : reduce_sum(ghi, [&] {
-      std::vector<int64_t> d;
-      for (int64_t i = 0; i < x.rank(); ++i) d.push_back(i);
-      return d;
-    }());
+    out[0] = bound(lo, m.lo);
+    out[1] = select(m.x, g, zero);
+    out[2] = bound(hi, m.hi);
     return out;
   };
   // convert: the cotangent converted back; real -> complex keeps the real part of the cotangent
@@ -287,10 +304,6 @@ void register_elementwise_rules(Registry& r) {
 
 namespace {
 using Ts = std::vector<Tangent>;
-// Full-shape `v` for an operand that may be a scalar bound of a clamp over `like`.
-Value full(Value v, Value like) {
-  return v.rank() == 0 && like.rank() != 0 ? broadcast_in_dim(v, like.dims(), {}) : v;
-}
 }  // namespace
 
 void register_elementwise_jvps(JvpRegistry& r) {
@@ -322,7 +335,7 @@ void register_elementwise_jvps(JvpRegistry& r) {
     if (!ts[0]) return out;
     Value t = *ts[0], x = x0(op);
     if (is_float(x.dtype())) {
-      out[0] = multiply(t, sign(x));
+      out[0] = abs_slope(x, t);
     } else {
       // d|x| = real(conj(x) t) / |x| (JAX _abs_jvp_rule), 0 where x == 0.
       Value mag = z(op);
@@ -338,17 +351,23 @@ void register_elementwise_jvps(JvpRegistry& r) {
         "stablehlo.round_nearest_even", "stablehlo.compare", "stablehlo.is_finite",
         "stablehlo.iota", "stablehlo.constant"})
     r[n] = zero_jvp();
-  // clamp(lo, x, hi): the tangent of whichever operand the result equals (x on ties, as the VJP).
+  // clamp(lo, x, hi): JAX's three clamp_p JVPs summed (clamp_masks: 0 on ties with a bound).
   r["stablehlo.clamp"] = [](const Op& op, const Ts& ts) {
     Ts out(1);
-    Value lo = op.operands()[0], x = op.operands()[1], hi = op.operands()[2];
+    Value x = op.operands()[1];
     if (!real_tangent(op, x, "JVP")) return out;
+    ClampMasks m = clamp_masks(op);
     Value zero = c(x, 0.0);
-    Value tx = ts[1] ? *ts[1] : zero;
-    Value tlo = ts[0] ? full(*ts[0], x) : zero, thi = ts[2] ? full(*ts[2], x) : zero;
-    Value below = compare(x, full(lo, x), ComparisonDirection::LT),
-          above = compare(x, full(hi, x), ComparisonDirection::GT);
-    out[0] = select(below, tlo, select(above, thi, tx));
+    Tangent acc;
+    auto term = [&](const Tangent& t, Value mask) {
+      if (!t) return;
+      Value v = select(mask, full_as(*t, x), zero);
+      acc = acc ? add(*acc, v) : v;
+    };
+    term(ts[0], m.lo);
+    term(ts[1], m.x);
+    term(ts[2], m.hi);
+    out[0] = acc ? *acc : zero;
     return out;
   };
 }
