@@ -1,0 +1,647 @@
+// The IR section into a Module: blocks, regions, value numbering (MLIR's "MLIR Bytecode Format",
+// "IR Section"), `builtin.module` and `vhlo.func_v1` into Module and Func, and each VHLO op into
+// the StableHLO op the VHLO-to-StableHLO legalization makes of it
+// (stablehlo/transforms/VhloLegalizeToStablehlo.cpp), with the attributes as parse_module makes
+// them from the StableHLO text.
+#include <cstring>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "bytecode_internal.h"
+#include "op_defaults.h"
+
+namespace hhlo::bc {
+namespace {
+
+constexpr uint8_t kHasAttrs = 0x01, kHasResults = 0x02, kHasOperands = 0x04,
+                  kHasSuccessors = 0x08, kHasInlineRegions = 0x10, kHasUseListOrders = 0x20,
+                  kHasProperties = 0x40;
+constexpr uint64_t kLazyLoading = 2, kUseListOrdering = 3, kElideUnknownBlockArgLocation = 4;
+
+/// How the attributes of one StableHLO op are read from its VHLO form.
+struct OpRule {
+  std::vector<std::string_view> i64_arrays;  // tensor<Nxi64> attributes that are array<i64: ..>
+  std::vector<std::string_view> bool_arrays;  // tensor<Nxi1> attributes that are array<i1: ..>
+};
+
+/// The VHLO ops read here, by StableHLO name without the dialect: each with its rule.
+const std::unordered_map<std::string_view, OpRule>& op_rules() {
+  static const std::unordered_map<std::string_view, OpRule> rules = [] {
+    std::unordered_map<std::string_view, OpRule> r;
+    for (std::string_view n :
+         {"abs", "add", "and", "atan2", "cbrt", "ceil", "clamp", "complex", "convert", "cosine",
+          "count_leading_zeros", "divide", "exponential", "exponential_minus_one", "floor", "imag",
+          "is_finite", "log", "log_plus_one", "logistic", "maximum", "minimum", "multiply",
+          "negate", "not", "or", "popcnt", "power", "real", "remainder", "round_nearest_afz",
+          "round_nearest_even", "rsqrt", "select", "shift_left", "shift_right_arithmetic",
+          "shift_right_logical", "sign", "sine", "sqrt", "subtract", "tan", "tanh", "xor",
+          "reshape", "bitcast_convert", "constant", "iota", "concatenate", "compare",
+          "dynamic_update_slice", "get_dimension_size", "while", "if", "case",
+          "optimization_barrier", "dot_general", "sort", "map", "reduce_precision",
+          "dynamic_reshape", "dynamic_iota", "partition_id", "replica_id"})
+      r[n] = {};
+    r["broadcast_in_dim"] = {{"broadcast_dimensions"}, {}};
+    r["transpose"] = {{"permutation"}, {}};
+    r["reverse"] = {{"dimensions"}, {}};
+    r["reduce"] = {{"dimensions"}, {}};
+    r["map"] = {{"dimensions"}, {}};
+    r["slice"] = {{"start_indices", "limit_indices", "strides"}, {}};
+    r["pad"] = {{"edge_padding_low", "edge_padding_high", "interior_padding"}, {}};
+    r["dynamic_slice"] = {{"slice_sizes"}, {}};
+    r["fft"] = {{"fft_length"}, {}};
+    r["dynamic_broadcast_in_dim"] = {
+        {"broadcast_dimensions", "known_expanding_dimensions", "known_nonexpanding_dimensions"},
+        {}};
+    return r;
+  }();
+  return rules;
+}
+
+/// The StableHLO name of a VHLO op name (`add_v1` -> `add`), or "" when it has no version suffix.
+std::string_view base_name(std::string_view vhlo) {
+  size_t u = vhlo.rfind("_v");
+  if (u == std::string_view::npos || u + 2 >= vhlo.size()) return {};
+  for (size_t k = u + 2; k < vhlo.size(); ++k)
+    if (vhlo[k] < '0' || vhlo[k] > '9') return {};
+  return vhlo.substr(0, u);
+}
+
+/// The value ids of one isolated-from-above scope (MLIR's ValueScope).
+struct Scope {
+  std::vector<Value> values;
+  std::vector<size_t> next;  // per open region: the next id to define
+  std::vector<size_t> reserved;
+};
+
+/// One op as read from the IR section, before it becomes an OpState.
+struct RawOp {
+  const OpName* name = nullptr;
+  size_t offset = 0;
+  uint8_t mask = 0;
+  const BcAttr* loc = nullptr;
+  const BcAttr* attrs = nullptr;
+  /// The attributes by name: the dictionary's entries, then the properties' (VHLO ops of bytecode
+  /// 5 and later hold their attributes as properties, in vhlo_attr_names order).
+  std::vector<std::pair<std::string_view, const BcAttr*>> named;
+  std::vector<const BcType*> results;
+  std::vector<Value> operands;
+  uint64_t num_regions = 0;
+  bool isolated = false;
+  std::optional<Cursor> props;
+};
+
+class IrReader {
+ public:
+  IrReader(Reader& r) : r_(r) {}
+  Module run(Cursor c);
+
+ private:
+  [[noreturn]] void fail(const Cursor& c, size_t at, std::string expected, std::string found) {
+    c.fail_at(at, std::move(expected), std::move(found));
+  }
+  uint64_t block_header(Cursor& c, std::vector<const BcType*>* arg_types);
+  RawOp op_header(Cursor& c);
+  void define(Cursor& c, const std::vector<Value>& vs);
+  Value operand(Cursor& c);
+  TensorType tensor(const BcType& t, const Cursor& c, size_t at, std::string_view what);
+  Location location(const BcAttr* a);
+  /// Reads the regions of `op` (a nested section when isolated, bytecode 2 and later).
+  std::vector<std::unique_ptr<Block>> regions(Cursor& c, const RawOp& op);
+  std::unique_ptr<Block> region(Cursor& c);
+  void ops(Cursor& c, uint64_t n);
+  void op(Cursor& c);
+  void module_op(Cursor& c);
+  void func_op(Cursor& c, const RawOp& op);
+  Attribute convert(const BcAttr& a, const Cursor& c, std::string_view name);
+  std::vector<NamedAttr> op_attrs(const RawOp& op, std::string_view base, const Cursor& c);
+  std::vector<int64_t> i64s(const BcAttr& a, const Cursor& c, std::string_view name);
+
+  Reader& r_;
+  Module m_;
+  Func* f_ = nullptr;
+  std::vector<Scope> scopes_;
+  int depth_ = 0;
+};
+
+// ---------------------------------------------------------------- values, blocks
+
+void IrReader::define(Cursor& c, const std::vector<Value>& vs) {
+  Scope& s = scopes_.back();
+  if (s.next.empty()) return;
+  size_t& id = s.next.back();
+  if (id + vs.size() > s.values.size())
+    c.fail(fmt::format("values within the {} the region declares", s.reserved.back()),
+           fmt::format("value {}", id + vs.size() - 1));
+  for (const Value& v : vs) s.values[id++] = v;
+}
+
+Value IrReader::operand(Cursor& c) {
+  Scope& s = scopes_.back();
+  size_t at = c.offset();
+  uint64_t i = c.index(s.values.size(), "a value index");
+  if (!s.values[i].valid())
+    fail(c, at, "a value defined before its use (forward references are not read)",
+         fmt::format("value {}", i));
+  return s.values[i];
+}
+
+TensorType IrReader::tensor(const BcType& t, const Cursor& c, size_t at, std::string_view what) {
+  if (t.kind != BcType::Kind::tensor)
+    fail(c, at, fmt::format("a ranked tensor type for {} (bytecode: {} not read yet)", what,
+                            t.what.empty() ? "this type" : t.what),
+         t.what.empty() ? "another type" : t.what);
+  return TensorType{t.dtype, t.dims};
+}
+
+Location IrReader::location(const BcAttr* a) {
+  if (a && a->kind == BcAttr::Kind::location) return a->loc;
+  return Location{};
+}
+
+uint64_t IrReader::block_header(Cursor& c, std::vector<const BcType*>* arg_types) {
+  bool has_args = false;
+  uint64_t n_ops = c.varint_flag(has_args);
+  if (n_ops > c.remaining()) c.fail(fmt::format("{} ops in the block", n_ops), "a shorter section");
+  if (has_args) {
+    uint64_t n = c.varint();
+    if (n > c.remaining()) c.fail(fmt::format("{} block arguments", n), "a shorter section");
+    for (uint64_t k = 0; k < n; ++k) {
+      if (r_.version() >= kElideUnknownBlockArgLocation) {
+        bool has_loc = false;
+        uint64_t t = c.varint_flag(has_loc);
+        const BcType& ty = r_.type(t, c);
+        if (has_loc) r_.attr(c);
+        if (arg_types) arg_types->push_back(&ty);
+      } else {
+        const BcType& ty = r_.type(c);
+        r_.attr(c);
+        if (arg_types) arg_types->push_back(&ty);
+      }
+    }
+    if (r_.version() >= kUseListOrdering && c.byte() != 0)
+      c.fail("block arguments without use-list orders", "use-list orders (not read yet)");
+  }
+  if (has_args && !arg_types) c.fail("a block without arguments", "block arguments");
+  return n_ops;
+}
+
+RawOp IrReader::op_header(Cursor& c) {
+  RawOp op;
+  op.offset = c.offset();
+  op.name = &r_.op_name(c);
+  op.mask = c.byte();
+  if (op.mask & (kHasSuccessors | 0x80))
+    fail(c, op.offset, "an op without successors (one block per region)", "successors");
+  op.loc = &r_.attr(c);
+  if (op.mask & kHasAttrs) {
+    size_t at = c.offset();
+    op.attrs = &r_.attr(c);
+    if (op.attrs->kind != BcAttr::Kind::dict) fail(c, at, "an attribute dictionary", "another attribute");
+    for (const auto& [k, v] : op.attrs->entries) op.named.emplace_back(k->s, v);
+  }
+  if (op.mask & kHasProperties) {
+    if (!op.name->registered) fail(c, c.offset(), "properties of a registered op", "an unregistered op's");
+    op.props = r_.properties(c.varint(), c);
+    if (r_.dialect_name(op.name->dialect) == "vhlo") {
+      std::string vname(op.name->name);
+      const std::vector<std::string_view>* names = vhlo_attr_names(vname);
+      if (!names)
+        fail(c, op.offset, "a VHLO op read here",
+             fmt::format("bytecode: op vhlo.{} not read yet", op.name->name));
+      Cursor& p = *op.props;
+      for (std::string_view n : *names) op.named.emplace_back(n, &r_.attr(p));
+      if (!p.empty()) p.fail(fmt::format("the end of vhlo.{}'s properties", op.name->name), "more");
+      op.props.reset();
+    }
+  }
+  if (op.mask & kHasResults) {
+    uint64_t n = c.varint();
+    if (n > c.remaining()) c.fail(fmt::format("{} results", n), "a shorter section");
+    for (uint64_t k = 0; k < n; ++k) op.results.push_back(&r_.type(c));
+  }
+  if (op.mask & kHasOperands) {
+    uint64_t n = c.varint();
+    if (n > c.remaining()) c.fail(fmt::format("{} operands", n), "a shorter section");
+    for (uint64_t k = 0; k < n; ++k) op.operands.push_back(operand(c));
+  }
+  if (r_.version() >= kUseListOrdering && (op.mask & kHasUseListOrders))
+    c.fail("an op without use-list orders", "use-list orders (not read yet)");
+  if (op.mask & kHasInlineRegions) {
+    op.num_regions = c.varint_flag(op.isolated);
+    if (op.num_regions > c.remaining() + 1) c.fail("fewer regions", fmt::format("{}", op.num_regions));
+  }
+  return op;
+}
+
+std::unique_ptr<Block> IrReader::region(Cursor& c) {
+  size_t at = c.offset();
+  uint64_t n_blocks = c.varint();
+  if (n_blocks != 1)
+    fail(c, at, "a region of one block", fmt::format("{} blocks", n_blocks));
+  uint64_t n_values = c.varint();
+  if (n_values > c.remaining() * 8 + 64) c.fail("fewer values", fmt::format("{}", n_values));
+  Scope& s = scopes_.back();
+  s.next.push_back(s.values.size());
+  s.reserved.push_back(static_cast<size_t>(n_values));
+  s.values.resize(s.values.size() + static_cast<size_t>(n_values));
+  std::vector<const BcType*> arg_bc;
+  uint64_t n_ops = block_header(c, &arg_bc);
+  std::vector<TensorType> arg_types;
+  for (const BcType* t : arg_bc) arg_types.push_back(tensor(*t, c, at, "a block argument"));
+  std::unique_ptr<Block> b = f_->build_block(arg_types, [&](const std::vector<Value>& args) {
+    define(c, args);
+    ops(c, n_ops);
+  });
+  Scope& s2 = scopes_.back();
+  s2.values.resize(s2.values.size() - s2.reserved.back());
+  s2.next.pop_back();
+  s2.reserved.pop_back();
+  return b;
+}
+
+std::vector<std::unique_ptr<Block>> IrReader::regions(Cursor& c, const RawOp& op) {
+  std::vector<std::unique_ptr<Block>> out;
+  if (op.num_regions == 0) return out;
+  Depth guard(depth_, c);
+  std::optional<Cursor> own;
+  Cursor* rc = &c;
+  if (op.isolated && r_.version() >= kLazyLoading) {
+    uint8_t id = 0;
+    own = c.section_at(id);
+    if (id != 4) c.fail("an IR section holding the region", fmt::format("a {} section", section_name(id)));
+    rc = &*own;
+  }
+  if (op.isolated) scopes_.emplace_back();
+  for (uint64_t k = 0; k < op.num_regions; ++k) out.push_back(region(*rc));
+  if (op.isolated) scopes_.pop_back();
+  if (own && !own->empty()) own->fail("the end of the region's section", "trailing bytes");
+  return out;
+}
+
+void IrReader::ops(Cursor& c, uint64_t n) {
+  for (uint64_t k = 0; k < n; ++k) op(c);
+}
+
+// ---------------------------------------------------------------- attributes
+
+std::vector<int64_t> IrReader::i64s(const BcAttr& a, const Cursor& c, std::string_view name) {
+  if (a.kind != BcAttr::Kind::tensor || a.type->kind != BcType::Kind::tensor ||
+      a.type->dtype != DType::i64 || a.type->dims.size() != 1 || a.type->dims[0] < 0)
+    fail(c, a.offset, fmt::format("a tensor<Nxi64> for '{}'", name), "another attribute");
+  size_t n = static_cast<size_t>(a.type->dims[0]);
+  std::vector<int64_t> v(n);
+  if (n == 0) return v;
+  if (a.data.size() == 8) {
+    int64_t x;
+    std::memcpy(&x, a.data.data(), 8);
+    v.assign(n, x);
+  } else if (a.data.size() == 8 * n) {
+    std::memcpy(v.data(), a.data.data(), 8 * n);
+  } else {
+    fail(c, a.offset, fmt::format("{} bytes of i64 data for '{}'", 8 * n, name),
+         fmt::format("{} bytes", a.data.size()));
+  }
+  return v;
+}
+
+Attribute IrReader::convert(const BcAttr& a, const Cursor& c, std::string_view name) {
+  switch (a.kind) {
+    case BcAttr::Kind::integer: return IntAttr{a.i, a.type->dtype};
+    case BcAttr::Kind::floating: return FloatAttr{a.f, a.type->dtype};
+    case BcAttr::Kind::boolean: return BoolAttr{a.i != 0};
+    case BcAttr::Kind::string: return StringAttr{a.s};
+    case BcAttr::Kind::unit: return UnitAttr{};
+    case BcAttr::Kind::array: {
+      ArrayAttr out;
+      for (const BcAttr* e : a.elems) out.values.push_back(convert(*e, c, name));
+      return out;
+    }
+    case BcAttr::Kind::dict: {
+      DictAttr out;
+      for (const auto& [k, v] : a.entries) {
+        if (k->kind != BcAttr::Kind::string) fail(c, k->offset, "a string key", "another attribute");
+        out.entries.emplace_back(k->s, convert(*v, c, k->s));
+      }
+      return out;
+    }
+    case BcAttr::Kind::tensor: {
+      TensorType t = tensor(*a.type, c, a.offset, fmt::format("the tensor attribute '{}'", name));
+      if (!t.is_static()) fail(c, a.offset, "a static tensor attribute", t.to_string());
+      int64_t n = t.num_elements();
+      size_t es = byte_size(t.dtype);
+      if (n > (int64_t{1} << 40)) fail(c, a.offset, "a smaller tensor attribute", t.to_string());
+      Array arr(t);
+      size_t total = static_cast<size_t>(n) * es;
+      if (a.data.size() == total) {
+        if (total) std::memcpy(arr.data(), a.data.data(), total);
+      } else if (a.data.size() == es && n > 1) {
+        auto* dst = static_cast<uint8_t*>(arr.data());
+        for (int64_t k = 0; k < n; ++k) std::memcpy(dst + static_cast<size_t>(k) * es, a.data.data(), es);
+      } else {
+        fail(c, a.offset, fmt::format("{} bytes of data for {}", total, t.to_string()),
+             fmt::format("{} bytes", a.data.size()));
+      }
+      return dense_attr(std::move(arr));
+    }
+    case BcAttr::Kind::enumeration: {
+      auto bad = [&] {
+        fail(c, a.offset, fmt::format("a valid {} value", a.s), fmt::format("{}", a.i));
+      };
+      if (a.s == "comparison_direction") {
+        if (a.i < 0 || a.i > 5) bad();
+        return static_cast<ComparisonDirection>(a.i);
+      }
+      if (a.s == "comparison_type") {
+        if (a.i < 0 || a.i > 4) bad();
+        return static_cast<ComparisonType>(a.i);
+      }
+      if (a.s == "precision") {
+        if (a.i < 0 || a.i > 2) bad();
+        return static_cast<Precision>(a.i);
+      }
+      if (a.s == "rng_algorithm") {
+        if (a.i < 0 || a.i > 2) bad();
+        return static_cast<RngAlgorithm>(a.i);
+      }
+      if (a.s == "rng_distribution") {
+        if (a.i < 1 || a.i > 2) bad();
+        return static_cast<RngDistribution>(a.i - 1);
+      }
+      if (a.s == "fft_type") {
+        if (a.i < 0 || a.i > 3) bad();
+        return static_cast<FftType>(a.i);
+      }
+      if (a.s == "transpose") {
+        if (a.i < 1 || a.i > 3) bad();
+        return static_cast<Transpose>(a.i - 1);
+      }
+      if (a.s == "custom_call_api_version") {
+        if (a.i < 0 || a.i > 4) bad();
+        return IntAttr{a.i, DType::i32};
+      }
+      fail(c, a.offset, fmt::format("an attribute read here for '{}'", name),
+           fmt::format("bytecode: the {} enum not read yet", a.s));
+    }
+    default:
+      fail(c, a.offset, fmt::format("an attribute read here for '{}'", name),
+           fmt::format("bytecode: {} not read yet", a.what.empty() ? "this attribute" : a.what));
+  }
+}
+
+std::vector<NamedAttr> IrReader::op_attrs(const RawOp& op, std::string_view base, const Cursor& c) {
+  const OpRule& rule = op_rules().at(base);
+  std::vector<NamedAttr> out;
+  auto find = [&](std::string_view n) -> const BcAttr* {
+    for (const auto& [k, v] : op.named)
+      if (k == n) return v;
+    return nullptr;
+  };
+  auto need = [&](std::string_view n) -> const BcAttr& {
+    const BcAttr* a = find(n);
+    if (!a) fail(c, op.offset, fmt::format("the attribute '{}'", n), "none");
+    return *a;
+  };
+  std::vector<std::string_view> done;
+  if (base == "dot_general") {
+    DotDimensionNumbers d;
+    d.lhs_batching_dimensions = i64s(need("lhs_batching_dimensions"), c, "lhs_batching_dimensions");
+    d.rhs_batching_dimensions = i64s(need("rhs_batching_dimensions"), c, "rhs_batching_dimensions");
+    d.lhs_contracting_dimensions = i64s(need("lhs_contracting_dimensions"), c, "lhs_contracting_dimensions");
+    d.rhs_contracting_dimensions = i64s(need("rhs_contracting_dimensions"), c, "rhs_contracting_dimensions");
+    out.push_back({"dot_dimension_numbers", d});
+    done = {"lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
+            "rhs_contracting_dimensions"};
+    for (std::string_view n : {"lhs_precision_type", "rhs_precision_type", "accumulation_type"}) {
+      const BcAttr* a = find(n);
+      if (a && !(a->kind == BcAttr::Kind::type && a->type->kind == BcType::Kind::none))
+        fail(c, a->offset, "a dot_general without an algorithm", "bytecode: dot algorithm not read yet");
+      done.push_back(n);
+    }
+    for (std::string_view n : {"lhs_component_count", "rhs_component_count",
+                               "num_primitive_operations", "allow_imprecise_accumulation"})
+      done.push_back(n);
+  }
+  for (const auto& [k, v] : op.named) {
+    std::string_view n = k;
+    if (std::find(done.begin(), done.end(), n) != done.end()) continue;
+    // Defaults the legalization drops.
+    if (n == "result_accuracy" && v->kind == BcAttr::Kind::other && v->i == 1) continue;
+    if (n == "compare_type" && v->kind == BcAttr::Kind::enumeration && v->i == 0) continue;
+    if (n == "precision_config" && v->kind == BcAttr::Kind::array) {
+      bool all_default = true;
+      for (const BcAttr* e : v->elems) all_default &= e->kind == BcAttr::Kind::enumeration && e->i == 0;
+      if (all_default) continue;
+    }
+    if (base == "sort" && ((n == "dimension" && v->kind == BcAttr::Kind::integer && v->i == -1) ||
+                           (n == "is_stable" && v->kind == BcAttr::Kind::boolean && v->i == 0)))
+      continue;
+    if (std::find(rule.i64_arrays.begin(), rule.i64_arrays.end(), n) != rule.i64_arrays.end()) {
+      out.push_back({std::string(n), I64ArrayAttr{i64s(*v, c, n)}});
+      continue;
+    }
+    out.push_back({std::string(n), convert(*v, c, n)});
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- ops
+
+void IrReader::op(Cursor& c) {
+  Depth guard(depth_, c);
+  RawOp raw = op_header(c);
+  std::string_view dialect = r_.dialect_name(raw.name->dialect);
+  std::string full = fmt::format("{}.{}", dialect, raw.name->name);
+  std::string_view base = dialect == "vhlo" ? base_name(raw.name->name) : std::string_view{};
+  if (full == "vhlo.func_v1") fail(c, raw.offset, "a function at module level", "a nested vhlo.func_v1");
+  bool known = !base.empty() && (op_rules().count(base) || base == "return" || base == "call");
+  if (!known)
+    fail(c, raw.offset, "an op read here", fmt::format("bytecode: op {} not read yet", full));
+  if (raw.props) fail(c, raw.offset, "a VHLO op without properties", "properties");
+  OpState st;
+  st.loc = location(raw.loc);
+  for (const Value& v : raw.operands) st.operands.push_back(v);
+  for (const BcType* t : raw.results) st.result_types.push_back(tensor(*t, c, raw.offset, "a result"));
+  bool in_body = f_->insertion_block().parent() == nullptr;
+  if (base == "return" && in_body) {
+    if (raw.num_regions || !raw.results.empty() || !raw.named.empty())
+      fail(c, raw.offset, "func.return without results, attributes or regions", "more");
+    std::vector<TensorType> got;
+    for (const Value& v : raw.operands) got.push_back(v.type());
+    try {
+      f_->ret_at(raw.operands, st.loc);
+    } catch (const ParseError&) {
+      throw;
+    } catch (const Error& e) {
+      fail(c, raw.offset, "a func.return of the function's values", e.what());
+    }
+    return;
+  }
+  if (base == "return") {
+    st.name = "stablehlo.return";
+    if (!raw.named.empty()) fail(c, raw.offset, "stablehlo.return without attributes", "attributes");
+  } else if (base == "call") {
+    st.name = "func.call";
+    const BcAttr* callee = nullptr;
+    for (const auto& [k, v] : raw.named)
+      if (k == "callee") callee = v;
+    if (!callee || callee->kind != BcAttr::Kind::string || raw.named.size() != 1)
+      fail(c, raw.offset, "a vhlo.call_v1 with one string 'callee'", "other attributes");
+    st.attrs.push_back({"callee", SymbolRefAttr{callee->s}});
+  } else {
+    st.name = fmt::format("stablehlo.{}", base);
+    st.attrs = op_attrs(raw, base, c);
+  }
+  st.regions = regions(c, raw);
+  fill_op_defaults(st);
+  std::vector<Value> results;
+  try {
+    results = f_->append(std::move(st));
+  } catch (const ParseError&) {
+    throw;
+  } catch (const Error& e) {
+    fail(c, raw.offset, "an op over values visible here", e.what());
+  }
+  define(c, results);
+}
+
+void IrReader::func_op(Cursor& c, const RawOp& raw) {
+  const BcAttr *name = nullptr, *type = nullptr, *vis = nullptr, *arg_attrs = nullptr,
+               *res_attrs = nullptr;
+  std::vector<NamedAttr> fattrs;
+  for (const auto& [k, v] : raw.named) {
+    if (k == "sym_name") name = v;
+    else if (k == "function_type") type = v;
+    else if (k == "sym_visibility") vis = v;
+    else if (k == "arg_attrs") arg_attrs = v;
+    else if (k == "res_attrs") res_attrs = v;
+    else fattrs.push_back({std::string(k), convert(*v, c, k)});
+  }
+  if (!name || name->kind != BcAttr::Kind::string || !type || type->kind != BcAttr::Kind::type ||
+      type->type->kind != BcType::Kind::function)
+    fail(c, raw.offset, "a vhlo.func_v1 with a string sym_name and a function_type", "another");
+  if (raw.num_regions != 1) fail(c, raw.offset, "a function with one region", "another count");
+  std::vector<TensorType> ins, outs;
+  for (const BcType* t : type->type->inputs) ins.push_back(tensor(*t, c, raw.offset, "an argument"));
+  for (const BcType* t : type->type->outputs) outs.push_back(tensor(*t, c, raw.offset, "a result"));
+  Visibility v = Visibility::public_;
+  if (vis && vis->kind == BcAttr::Kind::string && (vis->s == "private" || vis->s == "nested"))
+    v = Visibility::private_;
+  if (m_.find(name->s) || name->s.empty())
+    fail(c, raw.offset, "a new function name", fmt::format("@{}", name->s));
+  Func& f = m_.add_func(name->s, ins, v);
+  auto per_value = [&](const BcAttr* list, size_t n, auto set) {
+    if (!list) return;
+    if (list->kind != BcAttr::Kind::array || list->elems.size() != n)
+      fail(c, raw.offset, fmt::format("{} attribute dictionaries", n), "another attribute");
+    for (size_t i = 0; i < n; ++i) {
+      const BcAttr* d = list->elems[i];
+      if (d->kind != BcAttr::Kind::dict) fail(c, d->offset, "an attribute dictionary", "another attribute");
+      for (const auto& [k, val] : d->entries) {
+        if (k->kind != BcAttr::Kind::string) fail(c, k->offset, "a string key", "another attribute");
+        set(i, NamedAttr{k->s, convert(*val, c, k->s)});
+      }
+    }
+  };
+  per_value(arg_attrs, ins.size(), [&](size_t i, NamedAttr a) { f.set_arg_attr(i, std::move(a)); });
+  for (auto& a : fattrs) f.set_attr(std::move(a));
+  f_ = &f;
+  // The body: an isolated region whose block arguments are the function's.
+  std::optional<Cursor> own;
+  Cursor* rc = &c;
+  if (r_.version() >= kLazyLoading) {
+    uint8_t id = 0;
+    own = c.section_at(id);
+    if (id != 4) c.fail("an IR section holding the function body", fmt::format("a {} section", section_name(id)));
+    rc = &*own;
+  }
+  scopes_.emplace_back();
+  size_t at = rc->offset();
+  if (rc->varint() != 1) fail(*rc, at, "a function body of one block", "another block count");
+  uint64_t n_values = rc->varint();
+  if (n_values > rc->remaining() * 8 + 64) rc->fail("fewer values", fmt::format("{}", n_values));
+  Scope& s = scopes_.back();
+  s.next.push_back(0);
+  s.reserved.push_back(static_cast<size_t>(n_values));
+  s.values.resize(static_cast<size_t>(n_values));
+  std::vector<const BcType*> arg_bc;
+  at = rc->offset();
+  uint64_t n_ops = block_header(*rc, &arg_bc);
+  if (arg_bc.size() != ins.size()) fail(*rc, at, "the block arguments of the function type", "others");
+  for (size_t i = 0; i < arg_bc.size(); ++i)
+    if (tensor(*arg_bc[i], *rc, at, "an argument") != ins[i])
+      fail(*rc, at, "block arguments of the function's types", "other types");
+  define(*rc, f.args());
+  ops(*rc, n_ops);
+  if (!f.returned()) fail(*rc, rc->offset(), fmt::format("func.return ending @{}", f.name()), "none");
+  if (f.result_types() != outs)
+    fail(*rc, raw.offset, "returned types as declared by the function type", "others");
+  per_value(res_attrs, outs.size(), [&](size_t i, NamedAttr a) { f.set_result_attr(i, std::move(a)); });
+  scopes_.pop_back();
+  if (own && !own->empty()) own->fail("the end of the function's section", "trailing bytes");
+  f_ = nullptr;
+}
+
+void IrReader::module_op(Cursor& c) {
+  RawOp raw = op_header(c);
+  std::string_view dialect = r_.dialect_name(raw.name->dialect);
+  if (dialect != "builtin" || raw.name->name != "module")
+    fail(c, raw.offset, "builtin.module", fmt::format("{}.{}", dialect, raw.name->name));
+  if (!raw.results.empty() || !raw.operands.empty() || raw.num_regions != 1)
+    fail(c, raw.offset, "a module with one region", "another module op");
+  if (raw.props) {  // ModuleOp's properties: optional sym_name, optional sym_visibility
+    Cursor blob = *raw.props;
+    bool present = false;
+    uint64_t i = blob.varint_flag(present);
+    if (present) {
+      const BcAttr& n = r_.attr(i, blob);
+      if (n.kind != BcAttr::Kind::string) blob.fail("a string module name", "another attribute");
+      m_.set_name(n.s);
+    }
+    if (!blob.empty()) blob.varint_flag(present);
+  }
+  if (raw.attrs)
+    for (const auto& [k, v] : raw.attrs->entries) {
+      if (k->s == "sym_name" && v->kind == BcAttr::Kind::string) {
+        m_.set_name(v->s);
+        continue;
+      }
+      m_.set_attr({k->s, convert(*v, c, k->s)});
+    }
+  std::optional<Cursor> own;
+  Cursor* rc = &c;
+  if (raw.isolated && r_.version() >= kLazyLoading) {
+    uint8_t id = 0;
+    own = c.section_at(id);
+    if (id != 4) c.fail("an IR section holding the module body", fmt::format("a {} section", section_name(id)));
+    rc = &*own;
+  }
+  size_t at = rc->offset();
+  if (rc->varint() != 1) fail(*rc, at, "a module body of one block", "another block count");
+  rc->varint();  // values defined in the module body: none (functions define no values)
+  uint64_t n = block_header(*rc, nullptr);
+  scopes_.emplace_back();
+  for (uint64_t k = 0; k < n; ++k) {
+    RawOp f = op_header(*rc);
+    std::string full = fmt::format("{}.{}", r_.dialect_name(f.name->dialect), f.name->name);
+    if (full != "vhlo.func_v1")
+      fail(*rc, f.offset, "a vhlo.func_v1 at module level", fmt::format("bytecode: op {} not read yet", full));
+    func_op(*rc, f);
+  }
+  scopes_.pop_back();
+}
+
+Module IrReader::run(Cursor c) {
+  uint64_t n = block_header(c, nullptr);
+  if (n != 1) c.fail("one top-level op (builtin.module)", fmt::format("{} ops", n));
+  scopes_.emplace_back();
+  module_op(c);
+  if (!c.empty()) c.fail("the end of the IR section", "trailing bytes");
+  return std::move(m_);
+}
+
+}  // namespace
+
+Module Reader::read_ir(Cursor c) { return IrReader(*this).run(c); }
+
+}  // namespace hhlo::bc
