@@ -176,6 +176,20 @@ struct Depth {
 /// for an op VHLO does not have.
 const std::vector<std::string_view>* vhlo_attr_names(std::string_view op);
 
+/// An op's attributes by name (the dictionary's, then the properties').
+using NamedBcAttrs = std::vector<std::pair<std::string_view, const BcAttr*>>;
+
+/// Our tensor type of `t`; ParseError at `at` naming `what` for any other type.
+TensorType tensor_type(const BcType& t, const Cursor& c, size_t at, std::string_view what);
+/// The attribute `a` as parse_module gives it where it is not special to its op (ParseError
+/// naming `name` for an attribute not read yet).
+Attribute to_attribute(const BcAttr& a, const Cursor& c, std::string_view name);
+/// True for the StableHLO ops (`add`, by name without dialect) whose VHLO form is read here.
+bool is_op_read(std::string_view base);
+/// The StableHLO attributes of op `base` from its VHLO attributes (bytecode_vhlo_legalize.cc).
+std::vector<NamedAttr> legalize_attrs(std::string_view base, const NamedBcAttrs& named,
+                                      const Cursor& c, size_t at);
+
 /// Name of section `id` ("string", "dialect", "IR", ...).
 std::string_view section_name(uint8_t id);
 

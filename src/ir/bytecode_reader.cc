@@ -158,8 +158,8 @@ void Reader::read_sections() {
   c.bytes(4);
   size_t at = c.offset();
   version_ = c.varint();
-  if (version_ < 1 || version_ > kMaxVersion)
-    c.fail_at(at, fmt::format("a bytecode version from 1 to {}", kMaxVersion),
+  if (version_ > kMaxVersion)
+    c.fail_at(at, fmt::format("a bytecode version from 0 to {}", kMaxVersion),
               fmt::format("version {}", version_));
   producer_ = std::string(c.cstring());
   while (!c.empty()) {
@@ -203,7 +203,8 @@ void Reader::read_dialects(Cursor c) {
   for (uint64_t i = 0; i < n; ++i) {
     bool versioned = false;
     size_t at = c.offset();
-    uint64_t name = c.varint_flag(versioned);
+    // Before version 1 (kDialectVersioning) a dialect is its name's index alone.
+    uint64_t name = version_ >= 1 ? c.varint_flag(versioned) : c.varint();
     dialects_.emplace_back(string_at(name, c));
     if (versioned) {
       uint8_t id = 0;

@@ -19,45 +19,6 @@ constexpr uint8_t kHasAttrs = 0x01, kHasResults = 0x02, kHasOperands = 0x04,
                   kHasProperties = 0x40;
 constexpr uint64_t kLazyLoading = 2, kUseListOrdering = 3, kElideUnknownBlockArgLocation = 4;
 
-/// How the attributes of one StableHLO op are read from its VHLO form.
-struct OpRule {
-  std::vector<std::string_view> i64_arrays;  // tensor<Nxi64> attributes that are array<i64: ..>
-  std::vector<std::string_view> bool_arrays;  // tensor<Nxi1> attributes that are array<i1: ..>
-};
-
-/// The VHLO ops read here, by StableHLO name without the dialect: each with its rule.
-const std::unordered_map<std::string_view, OpRule>& op_rules() {
-  static const std::unordered_map<std::string_view, OpRule> rules = [] {
-    std::unordered_map<std::string_view, OpRule> r;
-    for (std::string_view n :
-         {"abs", "add", "and", "atan2", "cbrt", "ceil", "clamp", "complex", "convert", "cosine",
-          "count_leading_zeros", "divide", "exponential", "exponential_minus_one", "floor", "imag",
-          "is_finite", "log", "log_plus_one", "logistic", "maximum", "minimum", "multiply",
-          "negate", "not", "or", "popcnt", "power", "real", "remainder", "round_nearest_afz",
-          "round_nearest_even", "rsqrt", "select", "shift_left", "shift_right_arithmetic",
-          "shift_right_logical", "sign", "sine", "sqrt", "subtract", "tan", "tanh", "xor",
-          "reshape", "bitcast_convert", "constant", "iota", "concatenate", "compare",
-          "dynamic_update_slice", "get_dimension_size", "while", "if", "case",
-          "optimization_barrier", "dot_general", "sort", "map", "reduce_precision",
-          "dynamic_reshape", "dynamic_iota", "partition_id", "replica_id"})
-      r[n] = {};
-    r["broadcast_in_dim"] = {{"broadcast_dimensions"}, {}};
-    r["transpose"] = {{"permutation"}, {}};
-    r["reverse"] = {{"dimensions"}, {}};
-    r["reduce"] = {{"dimensions"}, {}};
-    r["map"] = {{"dimensions"}, {}};
-    r["slice"] = {{"start_indices", "limit_indices", "strides"}, {}};
-    r["pad"] = {{"edge_padding_low", "edge_padding_high", "interior_padding"}, {}};
-    r["dynamic_slice"] = {{"slice_sizes"}, {}};
-    r["fft"] = {{"fft_length"}, {}};
-    r["dynamic_broadcast_in_dim"] = {
-        {"broadcast_dimensions", "known_expanding_dimensions", "known_nonexpanding_dimensions"},
-        {}};
-    return r;
-  }();
-  return rules;
-}
-
 /// The StableHLO name of a VHLO op name (`add_v1` -> `add`), or "" when it has no version suffix.
 std::string_view base_name(std::string_view vhlo) {
   size_t u = vhlo.rfind("_v");
@@ -104,7 +65,12 @@ class IrReader {
   RawOp op_header(Cursor& c);
   void define(Cursor& c, const std::vector<Value>& vs);
   Value operand(Cursor& c);
-  TensorType tensor(const BcType& t, const Cursor& c, size_t at, std::string_view what);
+  TensorType tensor(const BcType& t, const Cursor& c, size_t at, std::string_view what) {
+    return tensor_type(t, c, at, what);
+  }
+  Attribute convert(const BcAttr& a, const Cursor& c, std::string_view name) {
+    return to_attribute(a, c, name);
+  }
   Location location(const BcAttr* a);
   /// Reads the regions of `op` (a nested section when isolated, bytecode 2 and later).
   std::vector<std::unique_ptr<Block>> regions(Cursor& c, const RawOp& op);
@@ -113,9 +79,6 @@ class IrReader {
   void op(Cursor& c);
   void module_op(Cursor& c);
   void func_op(Cursor& c, const RawOp& op);
-  Attribute convert(const BcAttr& a, const Cursor& c, std::string_view name);
-  std::vector<NamedAttr> op_attrs(const RawOp& op, std::string_view base, const Cursor& c);
-  std::vector<int64_t> i64s(const BcAttr& a, const Cursor& c, std::string_view name);
 
   Reader& r_;
   Module m_;
@@ -125,6 +88,20 @@ class IrReader {
 };
 
 // ---------------------------------------------------------------- values, blocks
+
+/// Use-list orders (bytecode 3 and later) of a range of `n` values: how the writer's use lists
+/// were ordered. Our IR keeps no use lists, so they are checked for shape and skipped.
+void skip_use_lists(Cursor& c, uint64_t n) {
+  uint64_t values = n > 1 ? c.varint() : 1;
+  if (values > n) c.fail(fmt::format("use-list orders of at most {} values", n), fmt::format("{}", values));
+  for (uint64_t k = 0; k < values; ++k) {
+    if (n > 1) c.index(n, "a value index of the use-list order");
+    bool pairs = false;
+    uint64_t m = c.varint_flag(pairs);
+    if (m > c.remaining()) c.fail(fmt::format("{} use-list indices", m), "a shorter section");
+    for (uint64_t j = 0; j < m; ++j) c.varint();
+  }
+}
 
 void IrReader::define(Cursor& c, const std::vector<Value>& vs) {
   Scope& s = scopes_.back();
@@ -144,14 +121,6 @@ Value IrReader::operand(Cursor& c) {
     fail(c, at, "a value defined before its use (forward references are not read)",
          fmt::format("value {}", i));
   return s.values[i];
-}
-
-TensorType IrReader::tensor(const BcType& t, const Cursor& c, size_t at, std::string_view what) {
-  if (t.kind != BcType::Kind::tensor)
-    fail(c, at, fmt::format("a ranked tensor type for {} (bytecode: {} not read yet)", what,
-                            t.what.empty() ? "this type" : t.what),
-         t.what.empty() ? "another type" : t.what);
-  return TensorType{t.dtype, t.dims};
 }
 
 Location IrReader::location(const BcAttr* a) {
@@ -179,8 +148,7 @@ uint64_t IrReader::block_header(Cursor& c, std::vector<const BcType*>* arg_types
         if (arg_types) arg_types->push_back(&ty);
       }
     }
-    if (r_.version() >= kUseListOrdering && c.byte() != 0)
-      c.fail("block arguments without use-list orders", "use-list orders (not read yet)");
+    if (r_.version() >= kUseListOrdering && c.byte() != 0) skip_use_lists(c, n);
   }
   if (has_args && !arg_types) c.fail("a block without arguments", "block arguments");
   return n_ops;
@@ -226,7 +194,7 @@ RawOp IrReader::op_header(Cursor& c) {
     for (uint64_t k = 0; k < n; ++k) op.operands.push_back(operand(c));
   }
   if (r_.version() >= kUseListOrdering && (op.mask & kHasUseListOrders))
-    c.fail("an op without use-list orders", "use-list orders (not read yet)");
+    skip_use_lists(c, op.results.size());
   if (op.mask & kHasInlineRegions) {
     op.num_regions = c.varint_flag(op.isolated);
     if (op.num_regions > c.remaining() + 1) c.fail("fewer regions", fmt::format("{}", op.num_regions));
@@ -283,168 +251,6 @@ void IrReader::ops(Cursor& c, uint64_t n) {
   for (uint64_t k = 0; k < n; ++k) op(c);
 }
 
-// ---------------------------------------------------------------- attributes
-
-std::vector<int64_t> IrReader::i64s(const BcAttr& a, const Cursor& c, std::string_view name) {
-  if (a.kind != BcAttr::Kind::tensor || a.type->kind != BcType::Kind::tensor ||
-      a.type->dtype != DType::i64 || a.type->dims.size() != 1 || a.type->dims[0] < 0)
-    fail(c, a.offset, fmt::format("a tensor<Nxi64> for '{}'", name), "another attribute");
-  size_t n = static_cast<size_t>(a.type->dims[0]);
-  std::vector<int64_t> v(n);
-  if (n == 0) return v;
-  if (a.data.size() == 8) {
-    int64_t x;
-    std::memcpy(&x, a.data.data(), 8);
-    v.assign(n, x);
-  } else if (a.data.size() == 8 * n) {
-    std::memcpy(v.data(), a.data.data(), 8 * n);
-  } else {
-    fail(c, a.offset, fmt::format("{} bytes of i64 data for '{}'", 8 * n, name),
-         fmt::format("{} bytes", a.data.size()));
-  }
-  return v;
-}
-
-Attribute IrReader::convert(const BcAttr& a, const Cursor& c, std::string_view name) {
-  switch (a.kind) {
-    case BcAttr::Kind::integer: return IntAttr{a.i, a.type->dtype};
-    case BcAttr::Kind::floating: return FloatAttr{a.f, a.type->dtype};
-    case BcAttr::Kind::boolean: return BoolAttr{a.i != 0};
-    case BcAttr::Kind::string: return StringAttr{a.s};
-    case BcAttr::Kind::unit: return UnitAttr{};
-    case BcAttr::Kind::array: {
-      ArrayAttr out;
-      for (const BcAttr* e : a.elems) out.values.push_back(convert(*e, c, name));
-      return out;
-    }
-    case BcAttr::Kind::dict: {
-      DictAttr out;
-      for (const auto& [k, v] : a.entries) {
-        if (k->kind != BcAttr::Kind::string) fail(c, k->offset, "a string key", "another attribute");
-        out.entries.emplace_back(k->s, convert(*v, c, k->s));
-      }
-      return out;
-    }
-    case BcAttr::Kind::tensor: {
-      TensorType t = tensor(*a.type, c, a.offset, fmt::format("the tensor attribute '{}'", name));
-      if (!t.is_static()) fail(c, a.offset, "a static tensor attribute", t.to_string());
-      int64_t n = t.num_elements();
-      size_t es = byte_size(t.dtype);
-      if (n > (int64_t{1} << 40)) fail(c, a.offset, "a smaller tensor attribute", t.to_string());
-      Array arr(t);
-      size_t total = static_cast<size_t>(n) * es;
-      if (a.data.size() == total) {
-        if (total) std::memcpy(arr.data(), a.data.data(), total);
-      } else if (a.data.size() == es && n > 1) {
-        auto* dst = static_cast<uint8_t*>(arr.data());
-        for (int64_t k = 0; k < n; ++k) std::memcpy(dst + static_cast<size_t>(k) * es, a.data.data(), es);
-      } else {
-        fail(c, a.offset, fmt::format("{} bytes of data for {}", total, t.to_string()),
-             fmt::format("{} bytes", a.data.size()));
-      }
-      return dense_attr(std::move(arr));
-    }
-    case BcAttr::Kind::enumeration: {
-      auto bad = [&] {
-        fail(c, a.offset, fmt::format("a valid {} value", a.s), fmt::format("{}", a.i));
-      };
-      if (a.s == "comparison_direction") {
-        if (a.i < 0 || a.i > 5) bad();
-        return static_cast<ComparisonDirection>(a.i);
-      }
-      if (a.s == "comparison_type") {
-        if (a.i < 0 || a.i > 4) bad();
-        return static_cast<ComparisonType>(a.i);
-      }
-      if (a.s == "precision") {
-        if (a.i < 0 || a.i > 2) bad();
-        return static_cast<Precision>(a.i);
-      }
-      if (a.s == "rng_algorithm") {
-        if (a.i < 0 || a.i > 2) bad();
-        return static_cast<RngAlgorithm>(a.i);
-      }
-      if (a.s == "rng_distribution") {
-        if (a.i < 1 || a.i > 2) bad();
-        return static_cast<RngDistribution>(a.i - 1);
-      }
-      if (a.s == "fft_type") {
-        if (a.i < 0 || a.i > 3) bad();
-        return static_cast<FftType>(a.i);
-      }
-      if (a.s == "transpose") {
-        if (a.i < 1 || a.i > 3) bad();
-        return static_cast<Transpose>(a.i - 1);
-      }
-      if (a.s == "custom_call_api_version") {
-        if (a.i < 0 || a.i > 4) bad();
-        return IntAttr{a.i, DType::i32};
-      }
-      fail(c, a.offset, fmt::format("an attribute read here for '{}'", name),
-           fmt::format("bytecode: the {} enum not read yet", a.s));
-    }
-    default:
-      fail(c, a.offset, fmt::format("an attribute read here for '{}'", name),
-           fmt::format("bytecode: {} not read yet", a.what.empty() ? "this attribute" : a.what));
-  }
-}
-
-std::vector<NamedAttr> IrReader::op_attrs(const RawOp& op, std::string_view base, const Cursor& c) {
-  const OpRule& rule = op_rules().at(base);
-  std::vector<NamedAttr> out;
-  auto find = [&](std::string_view n) -> const BcAttr* {
-    for (const auto& [k, v] : op.named)
-      if (k == n) return v;
-    return nullptr;
-  };
-  auto need = [&](std::string_view n) -> const BcAttr& {
-    const BcAttr* a = find(n);
-    if (!a) fail(c, op.offset, fmt::format("the attribute '{}'", n), "none");
-    return *a;
-  };
-  std::vector<std::string_view> done;
-  if (base == "dot_general") {
-    DotDimensionNumbers d;
-    d.lhs_batching_dimensions = i64s(need("lhs_batching_dimensions"), c, "lhs_batching_dimensions");
-    d.rhs_batching_dimensions = i64s(need("rhs_batching_dimensions"), c, "rhs_batching_dimensions");
-    d.lhs_contracting_dimensions = i64s(need("lhs_contracting_dimensions"), c, "lhs_contracting_dimensions");
-    d.rhs_contracting_dimensions = i64s(need("rhs_contracting_dimensions"), c, "rhs_contracting_dimensions");
-    out.push_back({"dot_dimension_numbers", d});
-    done = {"lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
-            "rhs_contracting_dimensions"};
-    for (std::string_view n : {"lhs_precision_type", "rhs_precision_type", "accumulation_type"}) {
-      const BcAttr* a = find(n);
-      if (a && !(a->kind == BcAttr::Kind::type && a->type->kind == BcType::Kind::none))
-        fail(c, a->offset, "a dot_general without an algorithm", "bytecode: dot algorithm not read yet");
-      done.push_back(n);
-    }
-    for (std::string_view n : {"lhs_component_count", "rhs_component_count",
-                               "num_primitive_operations", "allow_imprecise_accumulation"})
-      done.push_back(n);
-  }
-  for (const auto& [k, v] : op.named) {
-    std::string_view n = k;
-    if (std::find(done.begin(), done.end(), n) != done.end()) continue;
-    // Defaults the legalization drops.
-    if (n == "result_accuracy" && v->kind == BcAttr::Kind::other && v->i == 1) continue;
-    if (n == "compare_type" && v->kind == BcAttr::Kind::enumeration && v->i == 0) continue;
-    if (n == "precision_config" && v->kind == BcAttr::Kind::array) {
-      bool all_default = true;
-      for (const BcAttr* e : v->elems) all_default &= e->kind == BcAttr::Kind::enumeration && e->i == 0;
-      if (all_default) continue;
-    }
-    if (base == "sort" && ((n == "dimension" && v->kind == BcAttr::Kind::integer && v->i == -1) ||
-                           (n == "is_stable" && v->kind == BcAttr::Kind::boolean && v->i == 0)))
-      continue;
-    if (std::find(rule.i64_arrays.begin(), rule.i64_arrays.end(), n) != rule.i64_arrays.end()) {
-      out.push_back({std::string(n), I64ArrayAttr{i64s(*v, c, n)}});
-      continue;
-    }
-    out.push_back({std::string(n), convert(*v, c, n)});
-  }
-  return out;
-}
-
 // ---------------------------------------------------------------- ops
 
 void IrReader::op(Cursor& c) {
@@ -454,7 +260,7 @@ void IrReader::op(Cursor& c) {
   std::string full = fmt::format("{}.{}", dialect, raw.name->name);
   std::string_view base = dialect == "vhlo" ? base_name(raw.name->name) : std::string_view{};
   if (full == "vhlo.func_v1") fail(c, raw.offset, "a function at module level", "a nested vhlo.func_v1");
-  bool known = !base.empty() && (op_rules().count(base) || base == "return" || base == "call");
+  bool known = !base.empty() && (is_op_read(base) || base == "return" || base == "call");
   if (!known)
     fail(c, raw.offset, "an op read here", fmt::format("bytecode: op {} not read yet", full));
   if (raw.props) fail(c, raw.offset, "a VHLO op without properties", "properties");
@@ -490,7 +296,7 @@ void IrReader::op(Cursor& c) {
     st.attrs.push_back({"callee", SymbolRefAttr{callee->s}});
   } else {
     st.name = fmt::format("stablehlo.{}", base);
-    st.attrs = op_attrs(raw, base, c);
+    st.attrs = legalize_attrs(base, raw.named, c, raw.offset);
   }
   st.regions = regions(c, raw);
   fill_op_defaults(st);
@@ -531,7 +337,7 @@ void IrReader::func_op(Cursor& c, const RawOp& raw) {
     fail(c, raw.offset, "a new function name", fmt::format("@{}", name->s));
   Func& f = m_.add_func(name->s, ins, v);
   auto per_value = [&](const BcAttr* list, size_t n, auto set) {
-    if (!list) return;
+    if (!list || (list->kind == BcAttr::Kind::array && list->elems.empty())) return;
     if (list->kind != BcAttr::Kind::array || list->elems.size() != n)
       fail(c, raw.offset, fmt::format("{} attribute dictionaries", n), "another attribute");
     for (size_t i = 0; i < n; ++i) {
