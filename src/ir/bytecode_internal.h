@@ -66,6 +66,7 @@ struct BcType {
   Kind kind = Kind::other;
   DType dtype = DType::f32;  // element, tensor, complex (complex: c64 / c128)
   Dims dims;                 // tensor
+  bool index_elements = false;  // a tensor of `index` (custom_call layouts); dtype is then i64
   std::vector<const BcType*> inputs, outputs;  // function
   std::string what;  // for `other`: what it is ("vhlo.token_v1"), named by errors when used
   size_t offset = 0; // where its entry starts (errors)
@@ -76,6 +77,7 @@ struct BcType {
 struct BcAttr {
   enum class Kind : uint8_t {
     integer, floating, boolean, string, tensor, array, dict, enumeration, type, unit, location,
+    opaque,  // kept as MLIR text in `s`, as the text parser keeps it (OpaqueAttr)
     other
   };
   Kind kind = Kind::other;

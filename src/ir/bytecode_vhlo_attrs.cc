@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "attribute_text.h"
 #include "bytecode_internal.h"
 
 namespace hhlo::bc {
@@ -57,6 +58,23 @@ double float_of_bits(uint64_t bits, DType t) {
     }
     default: return 0;
   }
+}
+
+// Locations as the text parser keeps them (parser_module.cc, parse_loc_body): `"file":line:col`
+// as a Location, every other kind as its MLIR text with nested locations inline (at most 4 KiB,
+// else unknown).
+constexpr size_t kMaxLocText = 4096;
+
+std::string loc_text(const Location& l) {
+  if (!l.text.empty()) return l.text;
+  if (l.file.empty()) return "unknown";
+  return fmt::format("{}:{}:{}", detail::escape_string(l.file), l.line, l.column);
+}
+
+Location capped(std::string text) {
+  Location l;
+  if (text.size() <= kMaxLocText) l.text = std::move(text);
+  return l;
 }
 
 }  // namespace
@@ -173,15 +191,22 @@ BcAttr Reader::read_vhlo_attr(Cursor& c) {
       else a.i = sign_fit(bits, t.dtype);
       return a;
     }
-    case 10: {
-      BcAttr a = make(BcAttr::Kind::other);
-      a.what = "vhlo.output_operand_alias_v1";
-      for (int part = 0; part < 2; ++part) {
+    case 10: {  // output tuple indices, operand index, operand tuple indices
+      auto list = [&] {
         uint64_t n = c.varint();
         if (n > c.remaining()) c.fail("a shorter list", fmt::format("{} indices", n));
-        for (uint64_t k = 0; k < n; ++k) c.svarint();
-        if (part == 0) c.svarint();
-      }
+        std::string out;
+        for (uint64_t k = 0; k < n; ++k) out += fmt::format("{}{}", k ? ", " : "", c.svarint());
+        return out;
+      };
+      std::string outputs = list();
+      int64_t operand = c.svarint();
+      std::string operands = list();
+      BcAttr a = make(BcAttr::Kind::opaque);
+      a.s = fmt::format(
+          "#stablehlo.output_operand_alias<output_tuple_indices = [{}], operand_index = {}, "
+          "operand_tuple_indices = [{}]>",
+          outputs, operand, operands);
       return a;
     }
     case 11: return enumeration("precision", static_cast<int64_t>(c.varint()));
@@ -283,9 +308,9 @@ BcAttr Reader::read_builtin_attr(Cursor& c) {
       return a;
     }
     case 10: {  // CallSiteLoc: callee, caller
-      attr(c);
-      attr(c);
-      return loc(Location{});
+      const BcAttr& callee = attr(c);
+      const BcAttr& caller = attr(c);
+      return loc(capped("callsite(" + loc_text(callee.loc) + " at " + loc_text(caller.loc) + ")"));
     }
     case 11: {  // FileLineColLoc: filename, line, column
       const BcAttr& file = attr(c);
@@ -301,18 +326,43 @@ BcAttr Reader::read_builtin_attr(Cursor& c) {
     case 12: {  // FusedLoc: locations
       std::vector<const BcAttr*> locs;
       attr_list(locs);
-      return loc(Location{});
+      std::string items;
+      for (const BcAttr* l : locs) {
+        items += (items.empty() ? "" : ", ") + loc_text(l->loc);
+        if (items.size() > kMaxLocText) break;
+      }
+      return loc(capped("fused[" + items + "]"));
     }
-    case 13: {  // FusedLocWithMetadata: locations, metadata
+    case 13: {  // FusedLocWithMetadata: locations, metadata (its text is not rebuilt here)
       std::vector<const BcAttr*> locs;
       attr_list(locs);
       attr(c);
       return loc(Location{});
     }
     case 14: {  // NameLoc: name, child location
-      attr(c);
-      attr(c);
-      return loc(Location{});
+      const BcAttr& name = attr(c);
+      const BcAttr& child = attr(c);
+      std::string q = detail::escape_string(name.s);
+      if (child.kind == BcAttr::Kind::location && child.loc.file.empty() && child.loc.text.empty())
+        return loc(capped(q));
+      return loc(capped(q + "(" + loc_text(child.loc) + ")"));
+    }
+    case 22: {  // FileLineColRange: filename, [line[, col[, end line], end col]]
+      const BcAttr& file = attr(c);
+      uint64_t n = c.varint();
+      if (n > 4) c.fail_at(at, "at most 4 line/column numbers", fmt::format("{}", n));
+      uint64_t v[4] = {0, 0, 0, 0};
+      for (uint64_t k = 0; k < n; ++k) v[k] = c.varint();
+      std::string f = detail::escape_string(file.s);
+      if (n <= 2) {
+        Location l;
+        l.file = IString(file.s);
+        l.line = static_cast<uint32_t>(std::min<uint64_t>(v[0], UINT32_MAX));
+        l.column = static_cast<uint32_t>(std::min<uint64_t>(v[1], UINT32_MAX));
+        return loc(l);
+      }
+      if (n == 3) return loc(capped(fmt::format("{}:{}:{} to :{}", f, v[0], v[1], v[2])));
+      return loc(capped(fmt::format("{}:{}:{} to {}:{}", f, v[0], v[1], v[2], v[3])));
     }
     case 15: return loc(Location{});
     default: {

@@ -68,6 +68,9 @@ const std::unordered_map<std::string_view, OpRule>& op_rules() {
 bool is_op_read(std::string_view base) { return op_rules().count(base) != 0; }
 
 TensorType tensor_type(const BcType& t, const Cursor& c, size_t at, std::string_view what) {
+  if (t.index_elements)
+    c.fail_at(at, fmt::format("a tensor of a dtype for {} (bytecode: index tensors not read yet)", what),
+              "a tensor of index");
   if (t.kind != BcType::Kind::tensor)
     c.fail_at(at, fmt::format("a ranked tensor type for {} (bytecode: {} not read yet)", what,
                             t.what.empty() ? "this type" : t.what),
@@ -103,6 +106,7 @@ Attribute to_attribute(const BcAttr& a, const Cursor& c, std::string_view name) 
     case BcAttr::Kind::boolean: return BoolAttr{a.i != 0};
     case BcAttr::Kind::string: return StringAttr{a.s};
     case BcAttr::Kind::unit: return UnitAttr{};
+    case BcAttr::Kind::opaque: return OpaqueAttr{a.s};
     case BcAttr::Kind::array: {
       ArrayAttr out;
       for (const BcAttr* e : a.elems) out.values.push_back(to_attribute(*e, c, name));
@@ -328,7 +332,9 @@ void custom_call(Attrs& in, std::vector<NamedAttr>& out) {
       out.push_back({name, l});
     }
   }
-  for (std::string_view n : {"output_operand_aliases", "result_tilings"})
+  if (const BcAttr* a = in.find("output_operand_aliases"); a && !is_empty_array(a))
+    out.push_back({"output_operand_aliases", to_attribute(*a, in.c, "output_operand_aliases")});
+  for (std::string_view n : {"result_tilings"})
     if (const BcAttr* a = in.find(n); a && !is_empty_array(a))
       in.c.fail_at(a->offset, fmt::format("an empty '{}'", n), fmt::format("bytecode: custom_call {} not read yet", n));
 }

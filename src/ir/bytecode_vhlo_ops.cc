@@ -81,6 +81,12 @@ class IrReader {
   void func_op(Cursor& c, const RawOp& op);
 
   Reader& r_;
+  /// The location of a stablehlo.reduce whose body is being read when that body may print in the
+  /// compact form (`applies stablehlo.add`): its two ops carry that location in the bytecode, the
+  /// text none (the parser gives them unknown), so they get unknown too.
+  std::optional<Location> compact_loc_;
+  const Block* compact_block_ = nullptr;
+  std::optional<Location> reduce_loc_;
   Module m_;
   Func* f_ = nullptr;
   std::vector<Scope> scopes_;
@@ -88,6 +94,10 @@ class IrReader {
 };
 
 // ---------------------------------------------------------------- values, blocks
+
+bool same(const Location& a, const Location& b) {
+  return a.file == b.file && a.line == b.line && a.column == b.column && a.text == b.text;
+}
 
 /// Use-list orders (bytecode 3 and later) of a range of `n` values: how the writer's use lists
 /// were ordered. Our IR keeps no use lists, so they are checked for shape and skipped.
@@ -217,10 +227,18 @@ std::unique_ptr<Block> IrReader::region(Cursor& c) {
   uint64_t n_ops = block_header(c, &arg_bc);
   std::vector<TensorType> arg_types;
   for (const BcType* t : arg_bc) arg_types.push_back(tensor(*t, c, at, "a block argument"));
+  std::optional<Location> saved = compact_loc_;
+  const Block* saved_block = compact_block_;
+  compact_loc_.reset();
+  if (reduce_loc_ && n_ops == 2 && arg_types.size() == 2) compact_loc_ = reduce_loc_;
+  reduce_loc_.reset();
   std::unique_ptr<Block> b = f_->build_block(arg_types, [&](const std::vector<Value>& args) {
+    compact_block_ = &f_->insertion_block();
     define(c, args);
     ops(c, n_ops);
   });
+  compact_loc_ = saved;
+  compact_block_ = saved_block;
   Scope& s2 = scopes_.back();
   s2.values.resize(s2.values.size() - s2.reserved.back());
   s2.next.pop_back();
@@ -266,6 +284,8 @@ void IrReader::op(Cursor& c) {
   if (raw.props) fail(c, raw.offset, "a VHLO op without properties", "properties");
   OpState st;
   st.loc = location(raw.loc);
+  if (compact_loc_ && compact_block_ == &f_->insertion_block() && same(st.loc, *compact_loc_))
+    st.loc = Location{};
   for (const Value& v : raw.operands) st.operands.push_back(v);
   for (const BcType* t : raw.results) st.result_types.push_back(tensor(*t, c, raw.offset, "a result"));
   bool in_body = f_->insertion_block().parent() == nullptr;
@@ -298,7 +318,9 @@ void IrReader::op(Cursor& c) {
     st.name = fmt::format("stablehlo.{}", base);
     st.attrs = legalize_attrs(base, raw.named, c, raw.offset);
   }
+  if (st.name == "stablehlo.reduce" && raw.num_regions == 1) reduce_loc_ = st.loc;
   st.regions = regions(c, raw);
+  reduce_loc_.reset();
   fill_op_defaults(st);
   std::vector<Value> results;
   try {

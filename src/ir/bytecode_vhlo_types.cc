@@ -120,6 +120,11 @@ BcType Reader::read_vhlo_type(Cursor& c) {
         t.dims.push_back(v);
       }
       const BcType& el = type(c);
+      if (el.kind == BcType::Kind::index) {  // 64-bit elements (IndexType's storage width)
+        t.dtype = DType::i64;
+        t.index_elements = true;
+        return t;
+      }
       if (el.kind != BcType::Kind::element)
         return other(fmt::format("a tensor of {}", el.what.empty() ? "a non-element type" : el.what));
       t.dtype = el.dtype;

@@ -31,16 +31,15 @@ constexpr int kCorpusFloor = 1152;
 
 const fs::path kDir = fs::path(HHLO_GENERATED_DIR) / "bytecode";
 
-// Locations are compared apart: the reader keeps file:line:col locations only (JAX's name and
-// call-site locations read as unknown), so the module texts are compared without them.
-std::string print(const Module& m) { return to_mlir(m, PrintOptions{.locations = false}); }
-
-/// "" when both forms print the same, else what differs (or the error).
-std::string compare(const fs::path& bc, const std::string& text, const std::string& name) {
+/// "" when both forms print the same (with their locations when `locations`), else what differs
+/// (or the error).
+std::string compare(const fs::path& bc, const std::string& text, const std::string& name,
+                    bool locations) {
   std::string b = slurp(bc);
+  PrintOptions po{.locations = locations};
   try {
-    std::string from_bc = print(read_bytecode(b, {.source_name = name + ".mlirbc"}));
-    std::string from_text = print(parse_module(text, {.source_name = name + ".mlir"}));
+    std::string from_bc = to_mlir(read_bytecode(b, {.source_name = name + ".mlirbc"}), po);
+    std::string from_text = to_mlir(parse_module(text, {.source_name = name + ".mlir"}), po);
     if (from_bc == from_text) return "";
     size_t k = 0;
     while (k < from_bc.size() && k < from_text.size() && from_bc[k] == from_text[k]) ++k;
@@ -61,15 +60,27 @@ std::vector<fs::path> files(const fs::path& dir, const std::string& ext) {
   return out;
 }
 
-TEST(Bytecode, JaxExportsPrintAsTheirText) {
+// Programs whose bytecode holds what is not read yet: the error must say so.
+const std::map<std::string, std::string> kNotReadYet = {
+    // jnp.linalg's LAPACK custom calls carry `sdy.sharding_rule = #sdy.op_sharding_rule<..>`,
+    // a Shardy attribute in Shardy's own bytecode encoding.
+    {"linalg", "bytecode: an attribute of dialect 'sdy' not read yet"},
+};
+
+// JAX's text carries locations (name, call-site and file ranges, through #loc aliases), and so
+// does its bytecode: the two forms are compared with them.
+TEST(Bytecode, JaxExportsPrintAsTheirTextWithLocations) {
   std::vector<fs::path> bcs = files(kDir / "jax", ".mlirbc");
   ASSERT_GE(bcs.size(), 40u) << "gen_bytecode_pairs.py wrote no programs into " << kDir;
   int equal = 0;
   for (const fs::path& bc : bcs) {
     std::string stem = bc.stem().string();  // NAME or NAME@VERSION (an older target)
-    fs::path t = bc.parent_path() / (stem.substr(0, stem.find('@')) + ".mlir");
-    std::string why = compare(bc, slurp(t), bc.stem().string());
-    EXPECT_EQ(why, "") << bc.stem();
+    std::string name = stem.substr(0, stem.find('@'));
+    std::string why = compare(bc, slurp(bc.parent_path() / (name + ".mlir")), stem, true);
+    if (auto it = kNotReadYet.find(name); it != kNotReadYet.end())
+      EXPECT_NE(why.find(it->second), std::string::npos) << stem << ": " << why;
+    else
+      EXPECT_EQ(why, "") << stem;
     equal += why.empty();
   }
   std::cout << "[bytecode] " << equal << " of " << bcs.size() << " JAX exports print equal\n";
@@ -84,7 +95,8 @@ TEST(Bytecode, CorpusPrintsAsItsText) {
   std::map<std::string, std::string> example;
   for (const fs::path& bc : bcs) {
     std::string name = bc.stem().string();
-    std::string why = compare(bc, slurp(corpus / (name + ".mlir")), name);
+    // The corpus texts have no locations; jaxlib's parser gave the bytecode `"-":line:col` ones.
+    std::string why = compare(bc, slurp(corpus / (name + ".mlir")), name, false);
     if (why.empty()) {
       ++equal;
       continue;

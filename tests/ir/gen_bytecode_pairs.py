@@ -48,11 +48,24 @@ cases = {
     "lowp": (lambda x, y: ((x * 2).astype(jnp.bfloat16) + y.astype(jnp.bfloat16), x.astype(jnp.float16) ** 2), (f32(4), f32(4))),
     "cumsum": (lambda x: jnp.cumsum(x, axis=0), (f32(6, 2),)),
     "top_k": (lambda x: jax.lax.top_k(x, 3), (f32(2, 5),)),
+    "rng": (lambda key: (jax.random.normal(key, (3, 4)), jax.random.bits(key, (5,))), (jax.ShapeDtypeStruct((2,), jnp.uint32),)),
+    "fft": (lambda x: (jnp.fft.rfft(x), jnp.fft.fft(x.astype(jnp.complex64))), (f32(8),)),
+    "int8": (lambda x, y: (x.astype(jnp.int8) * y, x.astype(jnp.uint8) >> 1, x > 0), (f32(4), jax.ShapeDtypeStruct((4,), jnp.int8))),
+    "linalg": (lambda a: (jnp.linalg.cholesky(a @ a.T + 3 * jnp.eye(3)), jax.scipy.linalg.solve_triangular(a, a, lower=True)), (f32(3, 3),)),
+    "reduce_window": (lambda x: (jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (2, 2), (1, 1), "VALID"), jnp.cumprod(x, axis=1)), (f32(4, 4),)),
+    "grad_mlp": (jax.grad(lambda w, x: jnp.sum(jnp.tanh(x @ w) ** 2)), (f32(8, 4), f32(3, 8))),
+    "large_const": (lambda x: x + jnp.arange(1000.0).reshape(10, 100), (f32(10, 100),)),
+    "complex": (lambda x: (x * (1 + 2j)).conj() + jnp.array([1 + 1j, 2, 3j], jnp.complex64), (jax.ShapeDtypeStruct((3,), jnp.complex64),)),
 }
-for name, (fn, args) in cases.items():
-    exp = export.export(jax.jit(fn))(*args)
+def save(name, exp):
     open(f"{out}/jax/{name}.mlir", "w").write(exp.mlir_module())
     open(f"{out}/jax/{name}.mlirbc", "wb").write(exp.mlir_module_serialized)
+for name, (fn, args) in cases.items():
+    save(name, export.export(jax.jit(fn))(*args))
+b = export.symbolic_shape("b")[0]
+save("poly_mlp", export.export(jax.jit(mlp))(jax.ShapeDtypeStruct((b, 8), jnp.float32), f32(8, 16), f32(16, 2)))
+save("multi_platform", export.export(jax.jit(mlp), platforms=["cpu", "cuda"])(f32(4, 8), f32(8, 16), f32(16, 2)))
+cases["poly_mlp"] = cases["multi_platform"] = None
 
 target = stablehlo.get_current_version()
 bad = []
