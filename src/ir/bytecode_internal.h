@@ -181,6 +181,11 @@ const std::vector<std::string_view>* vhlo_attr_names(std::string_view op);
 /// An op's attributes by name (the dictionary's, then the properties').
 using NamedBcAttrs = std::vector<std::pair<std::string_view, const BcAttr*>>;
 
+/// The name `key` (a string attribute) of an attribute-dictionary entry, which must be an MLIR
+/// bare identifier (letters, digits, `_`, `$`, `.`; not starting with a digit, `$` or `.`), the
+/// form the printer writes: ParseError otherwise.
+std::string_view attr_name(const BcAttr& key, const Cursor& c);
+
 /// Our tensor type of `t`; ParseError at `at` naming `what` for any other type.
 TensorType tensor_type(const BcType& t, const Cursor& c, size_t at, std::string_view what);
 /// The attribute `a` as parse_module gives it where it is not special to its op (ParseError

@@ -3,6 +3,7 @@
 // become `array<i64: ..>`, dimension attributes one dimension-numbers struct, defaults dropped),
 // so that the result equals what parse_module makes of the StableHLO text.
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <unordered_map>
 
@@ -67,6 +68,18 @@ const std::unordered_map<std::string_view, OpRule>& op_rules() {
 
 bool is_op_read(std::string_view base) { return op_rules().count(base) != 0; }
 
+std::string_view attr_name(const BcAttr& key, const Cursor& c) {
+  if (key.kind != BcAttr::Kind::string) c.fail_at(key.offset, "a string naming the attribute", "another attribute");
+  std::string_view n = key.s;
+  bool ok = !n.empty() && (std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_');
+  for (char ch : n)
+    ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '$' || ch == '.');
+  if (!ok)
+    c.fail_at(key.offset, "an attribute name of letters, digits, '_', '$' and '.'",
+              fmt::format("'{}'", n.substr(0, 64)));
+  return n;
+}
+
 TensorType tensor_type(const BcType& t, const Cursor& c, size_t at, std::string_view what) {
   if (t.index_elements)
     c.fail_at(at, fmt::format("a tensor of a dtype for {} (bytecode: index tensors not read yet)", what),
@@ -115,8 +128,8 @@ Attribute to_attribute(const BcAttr& a, const Cursor& c, std::string_view name) 
     case BcAttr::Kind::dict: {
       DictAttr out;
       for (const auto& [k, v] : a.entries) {
-        if (k->kind != BcAttr::Kind::string) c.fail_at(k->offset, "a string key", "another attribute");
-        out.entries.emplace_back(k->s, to_attribute(*v, c, k->s));
+        std::string_view n = attr_name(*k, c);
+        out.entries.emplace_back(std::string(n), to_attribute(*v, c, n));
       }
       return out;
     }
@@ -298,6 +311,24 @@ void convolution(Attrs& in, std::vector<NamedAttr>& out) {
   d.output_batch_dimension = in.integer("output_batch_dimension");
   d.output_feature_dimension = in.integer("output_feature_dimension");
   d.output_spatial_dimensions = in.dims("output_spatial_dimensions");
+  // Each of input, kernel and output names every dimension once (what `#stablehlo.conv<..>`
+  // can print): else a ParseError here, not a module that prints unreadable text.
+  auto permutation = [&](std::string_view what, int64_t a, int64_t b, const std::vector<int64_t>& sp) {
+    std::vector<int64_t> all = sp;
+    all.push_back(a);
+    all.push_back(b);
+    std::vector<bool> seen(all.size());
+    for (int64_t x : all) {
+      if (x < 0 || x >= static_cast<int64_t>(all.size()) || seen[static_cast<size_t>(x)])
+        in.c.fail_at(in.at, fmt::format("convolution {} dimensions that are a permutation of 0..{}", what, all.size() - 1),
+                     fmt::format("dimension {}", x));
+      seen[static_cast<size_t>(x)] = true;
+    }
+  };
+  permutation("input", d.input_batch_dimension, d.input_feature_dimension, d.input_spatial_dimensions);
+  permutation("kernel", d.kernel_input_feature_dimension, d.kernel_output_feature_dimension,
+              d.kernel_spatial_dimensions);
+  permutation("output", d.output_batch_dimension, d.output_feature_dimension, d.output_spatial_dimensions);
   out.push_back({"dimension_numbers", d});
   const BcAttr* rev = in.find("window_reversal");
   if (rev && !is_splat(rev, 0)) {

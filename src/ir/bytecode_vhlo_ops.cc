@@ -176,7 +176,7 @@ RawOp IrReader::op_header(Cursor& c) {
     size_t at = c.offset();
     op.attrs = &r_.attr(c);
     if (op.attrs->kind != BcAttr::Kind::dict) fail(c, at, "an attribute dictionary", "another attribute");
-    for (const auto& [k, v] : op.attrs->entries) op.named.emplace_back(k->s, v);
+    for (const auto& [k, v] : op.attrs->entries) op.named.emplace_back(attr_name(*k, c), v);
   }
   if (op.mask & kHasProperties) {
     if (!op.name->registered) fail(c, c.offset(), "properties of a registered op", "an unregistered op's");
@@ -366,8 +366,8 @@ void IrReader::func_op(Cursor& c, const RawOp& raw) {
       const BcAttr* d = list->elems[i];
       if (d->kind != BcAttr::Kind::dict) fail(c, d->offset, "an attribute dictionary", "another attribute");
       for (const auto& [k, val] : d->entries) {
-        if (k->kind != BcAttr::Kind::string) fail(c, k->offset, "a string key", "another attribute");
-        set(i, NamedAttr{k->s, convert(*val, c, k->s)});
+        std::string_view n = attr_name(*k, c);
+        set(i, NamedAttr{std::string(n), convert(*val, c, n)});
       }
     }
   };
@@ -434,7 +434,7 @@ void IrReader::module_op(Cursor& c) {
         m_.set_name(v->s);
         continue;
       }
-      m_.set_attr({k->s, convert(*v, c, k->s)});
+      m_.set_attr({std::string(attr_name(*k, c)), convert(*v, c, k->s)});
     }
   std::optional<Cursor> own;
   Cursor* rc = &c;
@@ -447,7 +447,9 @@ void IrReader::module_op(Cursor& c) {
   size_t at = rc->offset();
   if (rc->varint() != 1) fail(*rc, at, "a module body of one block", "another block count");
   rc->varint();  // values defined in the module body: none (functions define no values)
+  size_t body_at = rc->offset();
   uint64_t n = block_header(*rc, nullptr);
+  if (n == 0) fail(*rc, body_at, "at least one function (vhlo.func_v1), as parse_module", "none");
   scopes_.emplace_back();
   for (uint64_t k = 0; k < n; ++k) {
     RawOp f = op_header(*rc);

@@ -185,6 +185,21 @@ TEST(Bytecode, UnknownVhloOpIsNamed) {
   }
 }
 
+// Found by the bytecode fuzz target: a name the printer would write bare and the parser could not
+// read back is refused where it is read.
+TEST(Bytecode, AttributeNameThatIsNoIdentifierIsAParseError) {
+  std::string b = sample();
+  size_t at = b.find("mhlo.num_replicas");
+  ASSERT_NE(at, std::string::npos);
+  b[at + 6] = ':';
+  try {
+    read_bytecode(b);
+    FAIL() << "no error";
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("'mhlo.n:m_replicas'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Bytecode, UnknownBytecodeVersionIsNamed) {
   std::string b = sample();
   b[4] = static_cast<char>((9 << 1) | 1);  // version 9
