@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "bytecode_internal.h"
+#include "hhlo/core/gspmd_sharding.h"
 
 namespace hhlo::bc {
 namespace {
@@ -49,6 +50,9 @@ const std::unordered_map<std::string_view, OpRule>& op_rules() {
                                "cholesky", "rng", "dynamic_pad", "real_dynamic_slice",
                                "dynamic_gather", "batch_norm_inference", "batch_norm_training",
                                "batch_norm_grad"})
+      r[n] = {};
+    for (std::string_view n : {"all_reduce", "all_gather", "all_to_all", "collective_permute",
+                               "reduce_scatter", "collective_broadcast"})
       r[n] = {};
     r["gather"] = {{"slice_sizes"}, {}};
     r["scatter"] = {};
@@ -117,7 +121,15 @@ Attribute to_attribute(const BcAttr& a, const Cursor& c, std::string_view name) 
     case BcAttr::Kind::integer: return IntAttr{a.i, a.type->dtype};
     case BcAttr::Kind::floating: return FloatAttr{a.f, a.type->dtype};
     case BcAttr::Kind::boolean: return BoolAttr{a.i != 0};
-    case BcAttr::Kind::string: return StringAttr{a.s};
+    case BcAttr::Kind::string:
+      if (name == "mhlo.sharding") {  // read as the text parser does: a malformed one is an error
+        try {
+          parse_gspmd_sharding(a.s);
+        } catch (const ParseError& e) {
+          c.fail_at(a.offset, "a GSPMD sharding: " + e.expected(), e.found());
+        }
+      }
+      return StringAttr{a.s};
     case BcAttr::Kind::unit: return UnitAttr{};
     case BcAttr::Kind::opaque: return OpaqueAttr{a.s};
     case BcAttr::Kind::array: {
@@ -138,7 +150,9 @@ Attribute to_attribute(const BcAttr& a, const Cursor& c, std::string_view name) 
       if (!t.is_static()) c.fail_at(a.offset, "a static tensor attribute", t.to_string());
       int64_t n = t.num_elements();
       size_t es = byte_size(t.dtype);
-      if (n > (int64_t{1} << 40)) c.fail_at(a.offset, "a smaller tensor attribute", t.to_string());
+      // At most 2 GiB, as the text parser's dense literals (a splat is one element in the file).
+      if (n > (int64_t{2} << 30) / static_cast<int64_t>(std::max<size_t>(byte_size(t.dtype), 1)))
+        c.fail_at(a.offset, "a tensor attribute of at most 2 GiB", t.to_string());
       Array arr(t);
       size_t total = static_cast<size_t>(n) * es;
       if (a.data.size() == total || (n == 0 && a.data.size() == es)) {  // (an empty splat)
@@ -376,6 +390,20 @@ void composite(Attrs& in, std::vector<NamedAttr>& out) {
   out.push_back({"decomposition", SymbolRefAttr{d.s}});
 }
 
+/// The collectives' `channel_id` (0: none) as `channel_handle` (type 0: VHLO keeps no type), and
+/// `use_global_device_ids` as a unit attribute when true.
+void collective(Attrs& in, std::vector<NamedAttr>& out) {
+  if (const BcAttr* id = in.find("channel_id")) {
+    if (id->kind != BcAttr::Kind::integer) in.c.fail_at(id->offset, "an integer channel_id", "another attribute");
+    if (id->i != 0) out.push_back({"channel_handle", ChannelHandle{id->i, 0}});
+  }
+  for (std::string_view n : {"use_global_device_ids", "has_dynamic_root"})
+    if (const BcAttr* u = in.find(n)) {
+      if (u->kind != BcAttr::Kind::boolean) in.c.fail_at(u->offset, fmt::format("a boolean '{}'", n), "another attribute");
+      if (u->i) out.push_back({std::string(n), UnitAttr{}});
+    }
+}
+
 /// Attributes the legalization drops when they hold their default.
 bool dropped(std::string_view op, std::string_view n, const BcAttr* v) {
   if (n == "result_accuracy") return v->kind == BcAttr::Kind::other && v->i == 1;
@@ -420,6 +448,9 @@ std::vector<NamedAttr> legalize_attrs(std::string_view base, const NamedBcAttrs&
   else if (base == "convolution") convolution(in, out);
   else if (base == "custom_call") custom_call(in, out);
   else if (base == "composite") composite(in, out);
+  else if (base == "all_reduce" || base == "all_gather" || base == "all_to_all" ||
+           base == "collective_permute" || base == "reduce_scatter" || base == "collective_broadcast")
+    collective(in, out);
   for (size_t k = 0; k < named.size(); ++k) {
     if (in.used[k]) continue;
     auto [n, v] = named[k];

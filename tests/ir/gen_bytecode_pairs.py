@@ -10,6 +10,7 @@
 #    serialize (chlo ops, types VHLO lacks) are listed in DIR/corpus/unserializable.txt.
 #   .venv/bin/python tests/ir/gen_bytecode_pairs.py DIR [CORPUS]
 import os, sys
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")  # shard_map below
 import jax, jax.numpy as jnp
 from jax import export
 from jaxlib.mlir.dialects import stablehlo
@@ -66,6 +67,20 @@ b = export.symbolic_shape("b")[0]
 save("poly_mlp", export.export(jax.jit(mlp))(jax.ShapeDtypeStruct((b, 8), jnp.float32), f32(8, 16), f32(16, 2)))
 save("multi_platform", export.export(jax.jit(mlp), platforms=["cpu", "cuda"])(f32(4, 8), f32(8, 16), f32(16, 2)))
 cases["poly_mlp"] = cases["multi_platform"] = None
+# Collectives in a shard_map over 4 devices: with GSPMD (mhlo.sharding strings, the collectives'
+# channel handles and replica groups), and with Shardy (sdy.mesh and sdy.manual_computation).
+from jax.sharding import Mesh, PartitionSpec as P
+mesh = Mesh(jax.devices()[:4], ("x",))
+def collectives(x):
+    body = lambda v: (jax.lax.psum(v, "x"), jax.lax.all_gather(v, "x"),
+                      jax.lax.ppermute(v, "x", [(i, (i + 1) % 4) for i in range(4)]),
+                      jax.lax.psum_scatter(v, "x", tiled=True), jax.lax.all_to_all(v, "x", 0, 0, tiled=True))
+    return jax.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=(P(), P(), P("x"), P("x"), P("x")),
+                         check_vma=False)(x)
+for shardy in (False, True):
+    jax.config.update("jax_use_shardy_partitioner", shardy)
+    save("collectives_sdy" if shardy else "collectives", export.export(jax.jit(collectives))(f32(16, 4)))
+    cases["collectives_sdy" if shardy else "collectives"] = None
 
 target = stablehlo.get_current_version()
 bad = []
