@@ -64,32 +64,42 @@ class Cursor {
 struct BcType {
   enum class Kind : uint8_t { element, tensor, function, complex, index, none, other };
   Kind kind = Kind::other;
-  DType dtype = DType::f32;  // element, tensor, complex (complex: c64 / c128)
-  Dims dims;                 // tensor
+  DType dtype = DType::f32;     // element, tensor, complex (complex: c64 / c128)
+  Dims dims;                    // tensor
   bool index_elements = false;  // a tensor of `index` (custom_call layouts); dtype is then i64
   std::vector<const BcType*> inputs, outputs;  // function
-  std::string what;  // for `other`: what it is ("vhlo.token_v1"), named by errors when used
-  size_t offset = 0; // where its entry starts (errors)
+  std::string what;   // for `other`: what it is ("vhlo.token_v1"), named by errors when used
+  size_t offset = 0;  // where its entry starts (errors)
 };
 
 /// An attribute read from the attribute/type table (VHLO or builtin), before it is mapped to the
 /// attribute of the op that holds it.
 struct BcAttr {
   enum class Kind : uint8_t {
-    integer, floating, boolean, string, tensor, array, dict, enumeration, type, unit, location,
+    integer,
+    floating,
+    boolean,
+    string,
+    tensor,
+    array,
+    dict,
+    enumeration,
+    type,
+    unit,
+    location,
     opaque,  // kept as MLIR text in `s`, as the text parser keeps it (OpaqueAttr)
     other
   };
   Kind kind = Kind::other;
-  int64_t i = 0;          // integer, boolean, enumeration (the encoded value)
-  double f = 0;           // floating
-  std::string s;          // string; enumeration: its kind ("comparison_direction", ...)
-  const BcType* type = nullptr;  // integer, floating, tensor, type
-  std::vector<uint8_t> data;     // tensor: raw little-endian elements (one element for a splat)
-  std::vector<const BcAttr*> elems;                                // array
-  std::vector<std::pair<const BcAttr*, const BcAttr*>> entries;    // dict (keys are strings)
-  Location loc;                  // location
-  std::string what;              // other: what it is
+  int64_t i = 0;                     // integer, boolean, enumeration (the encoded value)
+  double f = 0;                      // floating
+  std::string s;                     // string; enumeration: its kind ("comparison_direction", ...)
+  const BcType* type = nullptr;      // integer, floating, tensor, type
+  std::vector<uint8_t> data;         // tensor: raw little-endian elements (one element for a splat)
+  std::vector<const BcAttr*> elems;  // array
+  std::vector<std::pair<const BcAttr*, const BcAttr*>> entries;  // dict (keys are strings)
+  Location loc;                                                  // location
+  std::string what;                                              // other: what it is
   size_t offset = 0;
 };
 
@@ -138,7 +148,7 @@ class Reader {
   void read_sections();
   void read_strings(Cursor c);
   void read_dialects(Cursor c);
-  void read_attr_type_offsets(Cursor c, std::span<const uint8_t> data, size_t data_offset);
+  void read_attr_type_offsets(Cursor c, std::span<const uint8_t> data);
   void read_properties(Cursor c);
   void read_resources(std::optional<Cursor> data, std::optional<Cursor> offsets);
   BcType read_type(const Entry& e, Cursor& c);

@@ -1,10 +1,10 @@
 // MLIR bytecode: the cursor (varints, strings, nested sections), the top-level section structure,
 // and the string, dialect, attribute/type-offset, properties and resource sections (MLIR's
 // "MLIR Bytecode Format" document; mlir/lib/Bytecode/Reader/BytecodeReader.cpp).
+#include <fmt/format.h>
+
 #include <bit>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "bytecode_internal.h"
 #include "hhlo/ir/verifier.h"
@@ -21,8 +21,9 @@ constexpr uint64_t kElideUnknownBlockArgLocation = 4, kNativePropertiesEncoding 
 
 std::string_view section_name(uint8_t id) {
   static constexpr std::string_view names[] = {
-      "string", "dialect", "attribute/type", "attribute/type offset", "IR", "resource",
-      "resource offset", "dialect versions", "properties"};
+      "string",    "dialect",  "attribute/type",  "attribute/type offset",
+      "IR",        "resource", "resource offset", "dialect versions",
+      "properties"};
   return id < 9 ? names[id] : "unknown";
 }
 
@@ -39,8 +40,8 @@ void Cursor::fail(std::string expected, std::string found) const {
 
 void Cursor::fail_at(size_t offset, std::string expected, std::string found) const {
   throw ParseError(fmt::format("{} (bytecode {} section)", r_->options().source_name, section_), 0,
-                   static_cast<uint32_t>(std::min<size_t>(offset, UINT32_MAX)),
-                   std::move(expected), std::move(found));
+                   static_cast<uint32_t>(std::min<size_t>(offset, UINT32_MAX)), std::move(expected),
+                   std::move(found));
 }
 
 uint8_t Cursor::byte() {
@@ -68,7 +69,8 @@ uint64_t Cursor::varint() {
   int extra = std::countr_zero(first);  // 1..7 further bytes
   std::span<const uint8_t> b = bytes(static_cast<size_t>(extra));
   uint64_t v = first;
-  for (int i = 0; i < extra; ++i) v |= static_cast<uint64_t>(b[static_cast<size_t>(i)]) << (8 * (i + 1));
+  for (int i = 0; i < extra; ++i)
+    v |= static_cast<uint64_t>(b[static_cast<size_t>(i)]) << (8 * (i + 1));
   return v >> (extra + 1);
 }
 
@@ -153,8 +155,8 @@ const OpName& Reader::op_name(Cursor& c) const {
 void Reader::read_sections() {
   Cursor c(this, "header", bytes_.data(), bytes_.data() + bytes_.size());
   if (bytes_.size() < 4 || std::memcmp(bytes_.data(), "ML\xefR", 4) != 0)
-    c.fail("MLIR bytecode (the magic number ML\\xefR)", bytes_.size() < 4 ? "fewer than 4 bytes"
-                                                                            : "other bytes");
+    c.fail("MLIR bytecode (the magic number ML\\xefR)",
+           bytes_.size() < 4 ? "fewer than 4 bytes" : "other bytes");
   c.bytes(4);
   size_t at = c.offset();
   version_ = c.varint();
@@ -166,11 +168,13 @@ void Reader::read_sections() {
     size_t sec_at = c.offset();
     uint8_t id = 0;
     Cursor s = c.section_at(id);
-    if (sections_[id]) c.fail_at(sec_at, "each section once", fmt::format("a second {} section", section_name(id)));
+    if (sections_[id])
+      c.fail_at(sec_at, "each section once", fmt::format("a second {} section", section_name(id)));
     sections_[id] = s;
   }
   for (uint8_t id : {kString, kDialect, kAttrType, kAttrTypeOffset, kIR})
-    if (!sections_[id]) c.fail(fmt::format("a {} section", section_name(id)), "the end of the bytecode");
+    if (!sections_[id])
+      c.fail(fmt::format("a {} section", section_name(id)), "the end of the bytecode");
   if (version_ >= kNativePropertiesEncoding && !sections_[kProperties])
     c.fail("a properties section (bytecode version 5 and later)", "the end of the bytecode");
 }
@@ -232,7 +236,7 @@ void Reader::read_dialects(Cursor c) {
   }
 }
 
-void Reader::read_attr_type_offsets(Cursor c, std::span<const uint8_t> data, size_t data_offset) {
+void Reader::read_attr_type_offsets(Cursor c, std::span<const uint8_t> data) {
   uint64_t n_attrs = c.varint(), n_types = c.varint();
   if (n_attrs > c.remaining() || n_types > c.remaining())
     c.fail("attribute and type counts that fit the offset section", "larger counts");
@@ -241,7 +245,8 @@ void Reader::read_attr_type_offsets(Cursor c, std::span<const uint8_t> data, siz
     while (out.size() < count) {
       uint32_t d = static_cast<uint32_t>(c.index(dialects_.size(), "a dialect index"));
       uint64_t k = c.varint();
-      if (k > count - out.size()) c.fail(fmt::format("at most {} entries", count - out.size()), fmt::format("{}", k));
+      if (k > count - out.size())
+        c.fail(fmt::format("at most {} entries", count - out.size()), fmt::format("{}", k));
       for (uint64_t j = 0; j < k; ++j) {
         Entry e;
         e.dialect = d;
@@ -260,7 +265,6 @@ void Reader::read_attr_type_offsets(Cursor c, std::span<const uint8_t> data, siz
   entries(attr_entries_, n_attrs);
   entries(type_entries_, n_types);
   if (!c.empty()) c.fail("the end of the attribute/type offset section", "trailing bytes");
-  (void)data_offset;
   attrs_.resize(attr_entries_.size());
   types_.resize(type_entries_.size());
   busy_attrs_.assign(attr_entries_.size(), 0);
@@ -306,7 +310,7 @@ Module Reader::run() {
   read_resources(sections_[kResource], sections_[kResourceOffset]);
   Cursor at = *sections_[kAttrType];
   std::span<const uint8_t> data = at.bytes(at.remaining());
-  read_attr_type_offsets(*sections_[kAttrTypeOffset], data, offset_of(data.data()));
+  read_attr_type_offsets(*sections_[kAttrTypeOffset], data);
   return read_ir(*sections_[kIR]);
 }
 
@@ -325,9 +329,9 @@ Module read_bytecode(std::span<const std::uint8_t> bytes, const BytecodeOptions&
 }
 
 Module read_bytecode(std::string_view bytes, const BytecodeOptions& options) {
-  return read_bytecode(
-      std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()),
-      options);
+  return read_bytecode(std::span<const std::uint8_t>(
+                           reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()),
+                       options);
 }
 
 }  // namespace hhlo

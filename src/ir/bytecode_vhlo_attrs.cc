@@ -2,10 +2,10 @@
 // VhloBytecode.cpp, enum AttributeCode), the builtin ones an artifact holds (op attribute
 // dictionaries, strings, locations; mlir/lib/IR/BuiltinDialectBytecode.td), and their mapping to
 // our typed attributes.
+#include <fmt/format.h>
+
 #include <bit>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "attribute_text.h"
 #include "bytecode_internal.h"
@@ -44,8 +44,10 @@ int64_t sign_fit(uint64_t bits, DType t) {
 
 double float_of_bits(uint64_t bits, DType t) {
   switch (t) {
-    case DType::f64: return std::bit_cast<double>(bits);
-    case DType::f32: return std::bit_cast<float>(static_cast<uint32_t>(bits));
+    case DType::f64:
+      return std::bit_cast<double>(bits);
+    case DType::f32:
+      return std::bit_cast<float>(static_cast<uint32_t>(bits));
     case DType::f16: {
       f16_t h;
       h.bits = static_cast<uint16_t>(bits);
@@ -56,7 +58,8 @@ double float_of_bits(uint64_t bits, DType t) {
       h.bits = static_cast<uint16_t>(bits);
       return static_cast<float>(h);
     }
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
@@ -83,7 +86,8 @@ const BcAttr& Reader::attr(uint64_t i, const Cursor& c) {
   if (i >= attr_entries_.size())
     c.fail(fmt::format("an attribute index below {}", attr_entries_.size()), fmt::format("{}", i));
   if (attrs_[i]) return *attrs_[i];
-  if (busy_attrs_[i]) c.fail("an attribute that does not contain itself", fmt::format("attribute {}", i));
+  if (busy_attrs_[i])
+    c.fail("an attribute that does not contain itself", fmt::format("attribute {}", i));
   Depth guard(depth_, c);
   busy_attrs_[i] = 1;
   const Entry& e = attr_entries_[i];
@@ -157,9 +161,12 @@ BcAttr Reader::read_vhlo_attr(Cursor& c) {
       a.i = static_cast<int64_t>(v);
       return a;
     }
-    case 3: return enumeration("comparison_direction", static_cast<int64_t>(c.varint()));
-    case 4: return enumeration("comparison_type", static_cast<int64_t>(c.varint()));
-    case 5: return enumeration("custom_call_api_version", static_cast<int64_t>(c.varint()));
+    case 3:
+      return enumeration("comparison_direction", static_cast<int64_t>(c.varint()));
+    case 4:
+      return enumeration("comparison_type", static_cast<int64_t>(c.varint()));
+    case 5:
+      return enumeration("custom_call_api_version", static_cast<int64_t>(c.varint()));
     case 6: {
       BcAttr a = make(BcAttr::Kind::dict);
       uint64_t n = c.varint();
@@ -171,7 +178,8 @@ BcAttr Reader::read_vhlo_attr(Cursor& c) {
       }
       return a;
     }
-    case 7: return enumeration("fft_type", static_cast<int64_t>(c.varint()));
+    case 7:
+      return enumeration("fft_type", static_cast<int64_t>(c.varint()));
     case 8:
     case 9: {
       const BcType& t = type(c);
@@ -187,8 +195,10 @@ BcAttr Reader::read_vhlo_attr(Cursor& c) {
       BcAttr a = make(code == 8 ? BcAttr::Kind::floating : BcAttr::Kind::integer);
       a.type = &t;
       uint64_t bits = read_apint(c, bit_width(t.dtype));
-      if (code == 8) a.f = float_of_bits(bits, t.dtype);
-      else a.i = sign_fit(bits, t.dtype);
+      if (code == 8)
+        a.f = float_of_bits(bits, t.dtype);
+      else
+        a.i = sign_fit(bits, t.dtype);
       return a;
     }
     case 10: {  // output tuple indices, operand index, operand tuple indices
@@ -209,9 +219,12 @@ BcAttr Reader::read_vhlo_attr(Cursor& c) {
           outputs, operand, operands);
       return a;
     }
-    case 11: return enumeration("precision", static_cast<int64_t>(c.varint()));
-    case 12: return enumeration("rng_algorithm", static_cast<int64_t>(c.varint()));
-    case 13: return enumeration("rng_distribution", static_cast<int64_t>(c.varint()));
+    case 11:
+      return enumeration("precision", static_cast<int64_t>(c.varint()));
+    case 12:
+      return enumeration("rng_algorithm", static_cast<int64_t>(c.varint()));
+    case 13:
+      return enumeration("rng_distribution", static_cast<int64_t>(c.varint()));
     case 14: {
       BcAttr a = make(BcAttr::Kind::string);
       a.s = std::string(string(c));
@@ -221,13 +234,15 @@ BcAttr Reader::read_vhlo_attr(Cursor& c) {
       const BcType& t = type(c);
       return read_tensor_data(c, t);
     }
-    case 16: return enumeration("transpose", static_cast<int64_t>(c.varint()));
+    case 16:
+      return enumeration("transpose", static_cast<int64_t>(c.varint()));
     case 17: {
       BcAttr a = make(BcAttr::Kind::type);
       a.type = &type(c);
       return a;
     }
-    case 19: return enumeration("result_accuracy_mode", static_cast<int64_t>(c.varint()));
+    case 19:
+      return enumeration("result_accuracy_mode", static_cast<int64_t>(c.varint()));
     case 20: {
       BcAttr a = make(BcAttr::Kind::other);
       a.what = "vhlo.result_accuracy_v1";
@@ -271,7 +286,8 @@ BcAttr Reader::read_builtin_attr(Cursor& c) {
       if (n > c.remaining()) c.fail(fmt::format("{} entries", n), "a shorter entry");
       for (uint64_t k = 0; k < n; ++k) {
         const BcAttr* key = &attr(c);
-        if (key->kind != BcAttr::Kind::string) c.fail("a string attribute naming the entry", "another attribute");
+        if (key->kind != BcAttr::Kind::string)
+          c.fail("a string attribute naming the entry", "another attribute");
         const BcAttr* value = &attr(c);
         a.entries.emplace_back(key, value);
       }
@@ -282,7 +298,8 @@ BcAttr Reader::read_builtin_attr(Cursor& c) {
       a.s = std::string(string(c));
       return a;
     }
-    case 7: return make(BcAttr::Kind::unit);
+    case 7:
+      return make(BcAttr::Kind::unit);
     case 8:
     case 9: {  // IntegerAttr / FloatAttr: type, value of the type's width
       const BcType& t = type(c);
@@ -303,8 +320,10 @@ BcAttr Reader::read_builtin_attr(Cursor& c) {
       }
       BcAttr a = make(code == 9 ? BcAttr::Kind::floating : BcAttr::Kind::integer);
       a.type = &t;
-      if (code == 9) a.f = float_of_bits(bits, t.dtype);
-      else a.i = sign_fit(bits, t.dtype);
+      if (code == 9)
+        a.f = float_of_bits(bits, t.dtype);
+      else
+        a.i = sign_fit(bits, t.dtype);
       return a;
     }
     case 10: {  // CallSiteLoc: callee, caller
@@ -364,7 +383,8 @@ BcAttr Reader::read_builtin_attr(Cursor& c) {
       if (n == 3) return loc(capped(fmt::format("{}:{}:{} to :{}", f, v[0], v[1], v[2])));
       return loc(capped(fmt::format("{}:{}:{} to {}:{}", f, v[0], v[1], v[2], v[3])));
     }
-    case 15: return loc(Location{});
+    case 15:
+      return loc(Location{});
     default: {
       // Other builtin attributes (newer location kinds, dense arrays, ...) are kept as `other`
       // and are an error only where an op needs them.

@@ -3,10 +3,10 @@
 // the StableHLO op the VHLO-to-StableHLO legalization makes of it
 // (stablehlo/transforms/VhloLegalizeToStablehlo.cpp), with the attributes as parse_module makes
 // them from the StableHLO text.
+#include <fmt/format.h>
+
 #include <cstring>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "bytecode_internal.h"
 #include "op_defaults.h"
@@ -14,9 +14,8 @@
 namespace hhlo::bc {
 namespace {
 
-constexpr uint8_t kHasAttrs = 0x01, kHasResults = 0x02, kHasOperands = 0x04,
-                  kHasSuccessors = 0x08, kHasInlineRegions = 0x10, kHasUseListOrders = 0x20,
-                  kHasProperties = 0x40;
+constexpr uint8_t kHasAttrs = 0x01, kHasResults = 0x02, kHasOperands = 0x04, kHasSuccessors = 0x08,
+                  kHasInlineRegions = 0x10, kHasUseListOrders = 0x20, kHasProperties = 0x40;
 constexpr uint64_t kLazyLoading = 2, kUseListOrdering = 3, kElideUnknownBlockArgLocation = 4;
 
 /// The StableHLO name of a VHLO op name (`add_v1` -> `add`), or "" when it has no version suffix.
@@ -103,7 +102,8 @@ bool same(const Location& a, const Location& b) {
 /// were ordered. Our IR keeps no use lists, so they are checked for shape and skipped.
 void skip_use_lists(Cursor& c, uint64_t n) {
   uint64_t values = n > 1 ? c.varint() : 1;
-  if (values > n) c.fail(fmt::format("use-list orders of at most {} values", n), fmt::format("{}", values));
+  if (values > n)
+    c.fail(fmt::format("use-list orders of at most {} values", n), fmt::format("{}", values));
   for (uint64_t k = 0; k < values; ++k) {
     if (n > 1) c.index(n, "a value index of the use-list order");
     bool pairs = false;
@@ -175,11 +175,13 @@ RawOp IrReader::op_header(Cursor& c) {
   if (op.mask & kHasAttrs) {
     size_t at = c.offset();
     op.attrs = &r_.attr(c);
-    if (op.attrs->kind != BcAttr::Kind::dict) fail(c, at, "an attribute dictionary", "another attribute");
+    if (op.attrs->kind != BcAttr::Kind::dict)
+      fail(c, at, "an attribute dictionary", "another attribute");
     for (const auto& [k, v] : op.attrs->entries) op.named.emplace_back(attr_name(*k, c), v);
   }
   if (op.mask & kHasProperties) {
-    if (!op.name->registered) fail(c, c.offset(), "properties of a registered op", "an unregistered op's");
+    if (!op.name->registered)
+      fail(c, c.offset(), "properties of a registered op", "an unregistered op's");
     op.props = r_.properties(c.varint(), c);
     if (r_.dialect_name(op.name->dialect) == "vhlo") {
       std::string vname(op.name->name);
@@ -207,7 +209,8 @@ RawOp IrReader::op_header(Cursor& c) {
     skip_use_lists(c, op.results.size());
   if (op.mask & kHasInlineRegions) {
     op.num_regions = c.varint_flag(op.isolated);
-    if (op.num_regions > c.remaining() + 1) c.fail("fewer regions", fmt::format("{}", op.num_regions));
+    if (op.num_regions > c.remaining() + 1)
+      c.fail("fewer regions", fmt::format("{}", op.num_regions));
   }
   return op;
 }
@@ -215,8 +218,7 @@ RawOp IrReader::op_header(Cursor& c) {
 std::unique_ptr<Block> IrReader::region(Cursor& c) {
   size_t at = c.offset();
   uint64_t n_blocks = c.varint();
-  if (n_blocks != 1)
-    fail(c, at, "a region of one block", fmt::format("{} blocks", n_blocks));
+  if (n_blocks != 1) fail(c, at, "a region of one block", fmt::format("{} blocks", n_blocks));
   uint64_t n_values = c.varint();
   if (n_values > c.remaining() * 8 + 64) c.fail("fewer values", fmt::format("{}", n_values));
   Scope& s = scopes_.back();
@@ -255,7 +257,8 @@ std::vector<std::unique_ptr<Block>> IrReader::regions(Cursor& c, const RawOp& op
   if (op.isolated && r_.version() >= kLazyLoading) {
     uint8_t id = 0;
     own = c.section_at(id);
-    if (id != 4) c.fail("an IR section holding the region", fmt::format("a {} section", section_name(id)));
+    if (id != 4)
+      c.fail("an IR section holding the region", fmt::format("a {} section", section_name(id)));
     rc = &*own;
   }
   if (op.isolated) scopes_.emplace_back();
@@ -277,7 +280,8 @@ void IrReader::op(Cursor& c) {
   std::string_view dialect = r_.dialect_name(raw.name->dialect);
   std::string full = fmt::format("{}.{}", dialect, raw.name->name);
   std::string_view base = dialect == "vhlo" ? base_name(raw.name->name) : std::string_view{};
-  if (full == "vhlo.func_v1") fail(c, raw.offset, "a function at module level", "a nested vhlo.func_v1");
+  if (full == "vhlo.func_v1")
+    fail(c, raw.offset, "a function at module level", "a nested vhlo.func_v1");
   bool known = !base.empty() && (is_op_read(base) || base == "return" || base == "call");
   if (!known)
     fail(c, raw.offset, "an op read here", fmt::format("bytecode: op {} not read yet", full));
@@ -287,13 +291,12 @@ void IrReader::op(Cursor& c) {
   if (compact_loc_ && compact_block_ == &f_->insertion_block() && same(st.loc, *compact_loc_))
     st.loc = Location{};
   for (const Value& v : raw.operands) st.operands.push_back(v);
-  for (const BcType* t : raw.results) st.result_types.push_back(tensor(*t, c, raw.offset, "a result"));
+  for (const BcType* t : raw.results)
+    st.result_types.push_back(tensor(*t, c, raw.offset, "a result"));
   bool in_body = f_->insertion_block().parent() == nullptr;
   if (base == "return" && in_body) {
     if (raw.num_regions || !raw.results.empty() || !raw.named.empty())
       fail(c, raw.offset, "func.return without results, attributes or regions", "more");
-    std::vector<TensorType> got;
-    for (const Value& v : raw.operands) got.push_back(v.type());
     try {
       f_->ret_at(raw.operands, st.loc);
     } catch (const ParseError&) {
@@ -305,7 +308,8 @@ void IrReader::op(Cursor& c) {
   }
   if (base == "return") {
     st.name = "stablehlo.return";
-    if (!raw.named.empty()) fail(c, raw.offset, "stablehlo.return without attributes", "attributes");
+    if (!raw.named.empty())
+      fail(c, raw.offset, "stablehlo.return without attributes", "attributes");
   } else if (base == "call") {
     st.name = "func.call";
     const BcAttr* callee = nullptr;
@@ -338,19 +342,26 @@ void IrReader::func_op(Cursor& c, const RawOp& raw) {
                *res_attrs = nullptr;
   std::vector<NamedAttr> fattrs;
   for (const auto& [k, v] : raw.named) {
-    if (k == "sym_name") name = v;
-    else if (k == "function_type") type = v;
-    else if (k == "sym_visibility") vis = v;
-    else if (k == "arg_attrs") arg_attrs = v;
-    else if (k == "res_attrs") res_attrs = v;
-    else fattrs.push_back({std::string(k), convert(*v, c, k)});
+    if (k == "sym_name")
+      name = v;
+    else if (k == "function_type")
+      type = v;
+    else if (k == "sym_visibility")
+      vis = v;
+    else if (k == "arg_attrs")
+      arg_attrs = v;
+    else if (k == "res_attrs")
+      res_attrs = v;
+    else
+      fattrs.push_back({std::string(k), convert(*v, c, k)});
   }
   if (!name || name->kind != BcAttr::Kind::string || !type || type->kind != BcAttr::Kind::type ||
       type->type->kind != BcType::Kind::function)
     fail(c, raw.offset, "a vhlo.func_v1 with a string sym_name and a function_type", "another");
   if (raw.num_regions != 1) fail(c, raw.offset, "a function with one region", "another count");
   std::vector<TensorType> ins, outs;
-  for (const BcType* t : type->type->inputs) ins.push_back(tensor(*t, c, raw.offset, "an argument"));
+  for (const BcType* t : type->type->inputs)
+    ins.push_back(tensor(*t, c, raw.offset, "an argument"));
   for (const BcType* t : type->type->outputs) outs.push_back(tensor(*t, c, raw.offset, "a result"));
   Visibility v = Visibility::public_;
   if (vis && vis->kind == BcAttr::Kind::string && (vis->s == "private" || vis->s == "nested"))
@@ -364,7 +375,8 @@ void IrReader::func_op(Cursor& c, const RawOp& raw) {
       fail(c, raw.offset, fmt::format("{} attribute dictionaries", n), "another attribute");
     for (size_t i = 0; i < n; ++i) {
       const BcAttr* d = list->elems[i];
-      if (d->kind != BcAttr::Kind::dict) fail(c, d->offset, "an attribute dictionary", "another attribute");
+      if (d->kind != BcAttr::Kind::dict)
+        fail(c, d->offset, "an attribute dictionary", "another attribute");
       for (const auto& [k, val] : d->entries) {
         std::string_view n = attr_name(*k, c);
         set(i, NamedAttr{std::string(n), convert(*val, c, n)});
@@ -380,7 +392,9 @@ void IrReader::func_op(Cursor& c, const RawOp& raw) {
   if (r_.version() >= kLazyLoading) {
     uint8_t id = 0;
     own = c.section_at(id);
-    if (id != 4) c.fail("an IR section holding the function body", fmt::format("a {} section", section_name(id)));
+    if (id != 4)
+      c.fail("an IR section holding the function body",
+             fmt::format("a {} section", section_name(id)));
     rc = &*own;
   }
   scopes_.emplace_back();
@@ -395,16 +409,19 @@ void IrReader::func_op(Cursor& c, const RawOp& raw) {
   std::vector<const BcType*> arg_bc;
   at = rc->offset();
   uint64_t n_ops = block_header(*rc, &arg_bc);
-  if (arg_bc.size() != ins.size()) fail(*rc, at, "the block arguments of the function type", "others");
+  if (arg_bc.size() != ins.size())
+    fail(*rc, at, "the block arguments of the function type", "others");
   for (size_t i = 0; i < arg_bc.size(); ++i)
     if (tensor(*arg_bc[i], *rc, at, "an argument") != ins[i])
       fail(*rc, at, "block arguments of the function's types", "other types");
   define(*rc, f.args());
   ops(*rc, n_ops);
-  if (!f.returned()) fail(*rc, rc->offset(), fmt::format("func.return ending @{}", f.name()), "none");
+  if (!f.returned())
+    fail(*rc, rc->offset(), fmt::format("func.return ending @{}", f.name()), "none");
   if (f.result_types() != outs)
     fail(*rc, raw.offset, "returned types as declared by the function type", "others");
-  per_value(res_attrs, outs.size(), [&](size_t i, NamedAttr a) { f.set_result_attr(i, std::move(a)); });
+  per_value(res_attrs, outs.size(),
+            [&](size_t i, NamedAttr a) { f.set_result_attr(i, std::move(a)); });
   scopes_.pop_back();
   if (own && !own->empty()) own->fail("the end of the function's section", "trailing bytes");
   f_ = nullptr;
@@ -441,7 +458,9 @@ void IrReader::module_op(Cursor& c) {
   if (raw.isolated && r_.version() >= kLazyLoading) {
     uint8_t id = 0;
     own = c.section_at(id);
-    if (id != 4) c.fail("an IR section holding the module body", fmt::format("a {} section", section_name(id)));
+    if (id != 4)
+      c.fail("an IR section holding the module body",
+             fmt::format("a {} section", section_name(id)));
     rc = &*own;
   }
   size_t at = rc->offset();
@@ -455,7 +474,8 @@ void IrReader::module_op(Cursor& c) {
     RawOp f = op_header(*rc);
     std::string full = fmt::format("{}.{}", r_.dialect_name(f.name->dialect), f.name->name);
     if (full != "vhlo.func_v1")
-      fail(*rc, f.offset, "a vhlo.func_v1 at module level", fmt::format("bytecode: op {} not read yet", full));
+      fail(*rc, f.offset, "a vhlo.func_v1 at module level",
+           fmt::format("bytecode: op {} not read yet", full));
     func_op(*rc, f);
   }
   scopes_.pop_back();

@@ -74,18 +74,24 @@ BcType Reader::read_vhlo_type(Cursor& c) {
     for (uint64_t k = 0; k < n; ++k) out.push_back(&type(c));
   };
   switch (code) {
-    case 0: return element(DType::pred);
+    case 0:
+      return element(DType::pred);
     case 1: {
       const BcType& part = type(c);
-      if (part.kind != BcType::Kind::element || (part.dtype != DType::f32 && part.dtype != DType::f64))
+      if (part.kind != BcType::Kind::element ||
+          (part.dtype != DType::f32 && part.dtype != DType::f64))
         c.fail_at(at, "complex<f32> or complex<f64>", "another complex type");
       BcType t = element(part.dtype == DType::f32 ? DType::c64 : DType::c128);
       return t;
     }
-    case 2: return element(DType::bf16);
-    case 3: return element(DType::f16);
-    case 4: return element(DType::f32);
-    case 5: return element(DType::f64);
+    case 2:
+      return element(DType::bf16);
+    case 3:
+      return element(DType::f16);
+    case 4:
+      return element(DType::f32);
+    case 5:
+      return element(DType::f64);
     case 8: {
       BcType t;
       t.kind = BcType::Kind::function;
@@ -99,14 +105,22 @@ BcType Reader::read_vhlo_type(Cursor& c) {
       t.what = "vhlo.index_v1";
       return t;
     }
-    case 11: return element(DType::i8);
-    case 12: return element(DType::i16);
-    case 13: return element(DType::i32);
-    case 14: return element(DType::i64);
-    case 16: return element(DType::ui8);
-    case 17: return element(DType::ui16);
-    case 18: return element(DType::ui32);
-    case 19: return element(DType::ui64);
+    case 11:
+      return element(DType::i8);
+    case 12:
+      return element(DType::i16);
+    case 13:
+      return element(DType::i32);
+    case 14:
+      return element(DType::i64);
+    case 16:
+      return element(DType::ui8);
+    case 17:
+      return element(DType::ui16);
+    case 18:
+      return element(DType::ui32);
+    case 19:
+      return element(DType::ui64);
     case 20: {
       BcType t;
       t.kind = BcType::Kind::tensor;
@@ -115,8 +129,10 @@ BcType Reader::read_vhlo_type(Cursor& c) {
       for (uint64_t k = 0; k < n; ++k) {
         size_t dim_at = c.offset();
         int64_t v = c.svarint();
-        if (v == INT64_MIN) v = kDynamic;
-        else if (v < 0) c.fail_at(dim_at, "a dimension size >= 0 or dynamic", fmt::format("{}", v));
+        if (v == INT64_MIN)
+          v = kDynamic;
+        else if (v < 0)
+          c.fail_at(dim_at, "a dimension size >= 0 or dynamic", fmt::format("{}", v));
         t.dims.push_back(v);
       }
       const BcType& el = type(c);
@@ -126,7 +142,8 @@ BcType Reader::read_vhlo_type(Cursor& c) {
         return t;
       }
       if (el.kind != BcType::Kind::element)
-        return other(fmt::format("a tensor of {}", el.what.empty() ? "a non-element type" : el.what));
+        return other(
+            fmt::format("a tensor of {}", el.what.empty() ? "a non-element type" : el.what));
       t.dtype = el.dtype;
       return t;
     }
@@ -138,7 +155,8 @@ BcType Reader::read_vhlo_type(Cursor& c) {
       type(c);
       return other("a bounded tensor type (vhlo.tensor_v1 with an encoding)");
     }
-    case 22: return other("vhlo.token_v1");
+    case 22:
+      return other("vhlo.token_v1");
     case 23: {
       std::vector<const BcType*> elems;
       list(elems);
@@ -169,12 +187,18 @@ BcType Reader::read_builtin_type(Cursor& c) {
       uint64_t width = w >> 2, signedness = w & 3;  // 0 signless, 1 signed, 2 unsigned
       bool u = signedness == 2;
       switch (width) {
-        case 1: return element(DType::pred);
-        case 8: return element(u ? DType::ui8 : DType::i8);
-        case 16: return element(u ? DType::ui16 : DType::i16);
-        case 32: return element(u ? DType::ui32 : DType::i32);
-        case 64: return element(u ? DType::ui64 : DType::i64);
-        default: return other(fmt::format("i{}", width));
+        case 1:
+          return element(DType::pred);
+        case 8:
+          return element(u ? DType::ui8 : DType::i8);
+        case 16:
+          return element(u ? DType::ui16 : DType::i16);
+        case 32:
+          return element(u ? DType::ui32 : DType::i32);
+        case 64:
+          return element(u ? DType::ui64 : DType::i64);
+        default:
+          return other(fmt::format("i{}", width));
       }
     }
     case 1: {
@@ -183,10 +207,14 @@ BcType Reader::read_builtin_type(Cursor& c) {
       t.what = "index";
       return t;
     }
-    case 3: return element(DType::bf16);
-    case 4: return element(DType::f16);
-    case 5: return element(DType::f32);
-    case 6: return element(DType::f64);
+    case 3:
+      return element(DType::bf16);
+    case 4:
+      return element(DType::f16);
+    case 5:
+      return element(DType::f32);
+    case 6:
+      return element(DType::f64);
     case 12: {
       BcType t;
       t.kind = BcType::Kind::none;

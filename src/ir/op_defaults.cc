@@ -1,4 +1,5 @@
-// Defaults our IR keeps explicit (op_defaults.h), shared by the text parser and the bytecode reader.
+// Defaults our IR keeps explicit (op_defaults.h), shared by the text parser and the bytecode
+// reader.
 #include "op_defaults.h"
 
 #include <string>

@@ -1,6 +1,8 @@
 // The MLIR bytecode reader (hhlo/ir/bytecode.h): print(read_bytecode(b)) == print(parse_module(t))
 // for the two forms of JAX's exports and of the shared corpus (both made at build time by
 // tests/ir/gen_bytecode_pairs.py), and malformed bytecode as ParseError naming section and offset.
+#include "hhlo/ir/bytecode.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "hhlo/ir/bytecode.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
 
@@ -103,11 +104,13 @@ TEST(Bytecode, CorpusPrintsAsItsText) {
       ++equal;
       continue;
     }
-    std::string key = why.substr(why.find(": expected") == std::string::npos ? 0 : why.find(": expected"), 120);
+    std::string key =
+        why.substr(why.find(": expected") == std::string::npos ? 0 : why.find(": expected"), 120);
     if (!why_count[key]++) example[key] = name;
   }
   std::cout << "[bytecode] " << equal << " of " << bcs.size() << " corpus files print equal\n";
-  for (const auto& [k, n] : why_count) std::cout << "  " << n << "x " << k << " (e.g. " << example[k] << ")\n";
+  for (const auto& [k, n] : why_count)
+    std::cout << "  " << n << "x " << k << " (e.g. " << example[k] << ")\n";
   EXPECT_GE(equal, kCorpusFloor) << "fewer corpus files read than before";
 }
 
@@ -180,7 +183,8 @@ TEST(Bytecode, UnknownVhloOpIsNamed) {
     read_bytecode(b, {.source_name = "x.mlirbc"});
     FAIL() << "no error";
   } catch (const ParseError& e) {
-    EXPECT_NE(std::string(e.what()).find("bytecode: op vhlo.tanh_v9 not read yet"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("bytecode: op vhlo.tanh_v9 not read yet"),
+              std::string::npos)
         << e.what();
     EXPECT_NE(e.source().find("IR section"), std::string::npos) << e.source();
     EXPECT_GT(e.column(), 0u);

@@ -1,10 +1,10 @@
 // The MLIR bytecode reader: StableHLO portable artifacts (what `jax.export` serializes as
-// `Exported.mlir_module_serialized`, and jaxlib's `stablehlo.serialize_portable_artifact`) read into
-// the same Module the text parser gives (DESIGN.md "The bytecode reader is the text parser's twin";
-// docs/ir.md "Reading MLIR bytecode"). Implements MLIR's "MLIR Bytecode Format" (sections, varints,
-// string/dialect/attribute-type/IR/properties/resource sections, bytecode versions 0 to 6) and the
-// VHLO dialect's bytecode encodings (stablehlo/dialect/VhloBytecode.cpp), with the VHLO ops and
-// attributes mapped to current StableHLO as the VHLO-to-StableHLO legalization does.
+// `Exported.mlir_module_serialized`, and jaxlib's `stablehlo.serialize_portable_artifact`) read
+// into the same Module the text parser gives (DESIGN.md "The bytecode reader is the text parser's
+// twin"; docs/ir.md "Reading MLIR bytecode"). Implements MLIR's "MLIR Bytecode Format" (sections,
+// varints, string/dialect/attribute-type/IR/properties/resource sections, bytecode versions 0 to 6)
+// and the VHLO dialect's bytecode encodings (stablehlo/dialect/VhloBytecode.cpp), with the VHLO ops
+// and attributes mapped to current StableHLO as the VHLO-to-StableHLO legalization does.
 #pragma once
 
 #include <cstdint>
