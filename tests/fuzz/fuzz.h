@@ -25,6 +25,9 @@ int npz(const uint8_t* data, size_t size);
 /// The StableHLO text parser (hhlo/ir/parser.h), with and without the verifier; a module that
 /// parses is printed and must parse back.
 int parser(const uint8_t* data, size_t size);
+/// The MLIR bytecode reader (hhlo/ir/bytecode.h), with and without the verifier; a module that
+/// is read is printed and must parse as text.
+int bytecode(const uint8_t* data, size_t size);
 /// The builders' shape rules (hhlo/ir/ops.h): the bytes choose an op, operand types and
 /// attribute values; the builder returns values or throws ShapeError, and a module it built is
 /// accepted by the verifier (hhlo/ir/verifier.h) and by the parser after printing.
@@ -42,7 +45,8 @@ struct Target {
 };
 /// All entry points, in a fixed order.
 inline constexpr Target kTargets[] = {
-    {"npy", npy}, {"npz", npz}, {"parser", parser}, {"shape_rules", shape_rules}, {"cli", cli}};
+    {"npy", npy}, {"npz", npz}, {"parser", parser}, {"shape_rules", shape_rules}, {"cli", cli},
+    {"bytecode", bytecode}};
 
 /// Reports a violated property (`what`) and aborts. When an input was set with
 /// set_failure_input, it is first written to `fuzz-failure-<target>` in the working folder (the

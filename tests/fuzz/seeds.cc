@@ -160,6 +160,10 @@ std::vector<Seed> seeds(std::string_view target, size_t limit) {
     add_files(out, generated / "jax_texts", {}, false);
     add_files(out, HHLO_EXPORTS_DIR, {".mlir"}, false);
     add_files(out, HHLO_CONFORMANCE_DIR, {".mlir"}, false, limit);
+  } else if (target == "bytecode") {
+    add_files(out, generated / "bytecode/jax", {".mlirbc"}, false);
+    add_files(out, generated, {".mlirbc"}, false);
+    add_files(out, generated / "bytecode/corpus", {".mlirbc"}, false, limit);
   } else if (target == "shape_rules") {
     out = shape_rule_seeds();
   } else if (target == "cli") {

@@ -1,0 +1,48 @@
+// The MLIR bytecode reader: StableHLO portable artifacts (what `jax.export` serializes as
+// `Exported.mlir_module_serialized`, and jaxlib's `stablehlo.serialize_portable_artifact`) read
+// into the same Module the text parser gives (DESIGN.md "The bytecode reader is the text parser's
+// twin"; docs/ir.md "Reading MLIR bytecode"). Implements MLIR's "MLIR Bytecode Format" (sections,
+// varints, string/dialect/attribute-type/IR/properties/resource sections, bytecode versions 0 to 6)
+// and the VHLO dialect's bytecode encodings (stablehlo/dialect/VhloBytecode.cpp), with the VHLO ops
+// and attributes mapped to current StableHLO as the VHLO-to-StableHLO legalization does.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "hhlo/core/error.h"
+#include "hhlo/ir/module.h"
+
+namespace hhlo {
+
+/// Options of read_bytecode.
+struct BytecodeOptions {
+  /// Name of the bytecode in error messages and in ParseError::source() (e.g. the file path).
+  std::string source_name = "<bytecode>";
+  /// Run the verifier over the module read, as parse_module does (ParseOptions::verify).
+  bool verify = true;
+};
+
+/// True when `bytes` starts with MLIR bytecode's magic number "ML\xefR".
+bool is_bytecode(std::span<const std::uint8_t> bytes);
+
+/// Reads MLIR bytecode holding a VHLO module (a StableHLO portable artifact) into a Module equal to
+/// what parse_module gives for the module's StableHLO text: `vhlo.add_v1` becomes
+/// `stablehlo.add`, `vhlo.func_v1` `func.func`, VHLO attributes our typed attributes (i64
+/// tensors of `dimensions`-like attributes `array<i64: ..>`, `dot_general`'s dimension attributes
+/// one DotDimensionNumbers, defaults the legalization drops dropped), locations
+/// `loc("file":line:col)` kept (other location kinds read as unknown).
+/// Throws hhlo::ParseError for malformed bytecode and for anything not read yet (a VHLO op, type
+/// or attribute outside the set read here, tuples, tokens, resources): source() is
+/// "NAME (bytecode SECTION section)", line() is 0 and column() the byte offset in `bytes`; the
+/// message names what was expected and found ("bytecode: VHLO op vhlo.foo_v1 not read yet").
+/// Never crashes on any input: every index and length is checked, nesting is limited to 200.
+/// Throws hhlo::ShapeError / hhlo::Error when `options.verify` and the verifier rejects the module.
+Module read_bytecode(std::span<const std::uint8_t> bytes, const BytecodeOptions& options = {});
+
+/// read_bytecode of the bytes of a string (e.g. a file read into memory).
+Module read_bytecode(std::string_view bytes, const BytecodeOptions& options = {});
+
+}  // namespace hhlo

@@ -1,0 +1,213 @@
+// The MLIR bytecode reader's state (internal; hhlo/ir/bytecode.h is the interface). The reader is
+// split by topic: bytecode_reader.cc (cursor, varints, sections, strings, dialects, the
+// attribute/type tables, properties), bytecode_vhlo_types.cc (VHLO and builtin types),
+// bytecode_vhlo_attrs.cc (VHLO and builtin attributes, locations), bytecode_vhlo_ops.cc (the IR
+// section into a Module, VHLO ops and attributes mapped to StableHLO).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hhlo/ir/bytecode.h"
+#include "hhlo/ir/module.h"
+
+namespace hhlo::bc {
+
+/// Deepest nesting of attributes, types and regions accepted.
+inline constexpr int kMaxDepth = 200;
+
+class Reader;
+
+/// Reads one section (or a sub-range of it) of the bytecode; every read is bounds-checked and a
+/// failure throws ParseError naming the section and the absolute byte offset.
+class Cursor {
+ public:
+  Cursor(const Reader* r, std::string_view section, const uint8_t* begin, const uint8_t* end);
+  bool empty() const { return p_ == end_; }
+  size_t remaining() const { return static_cast<size_t>(end_ - p_); }
+  /// Absolute offset of the next byte in the whole bytecode.
+  size_t offset() const;
+  std::string_view section() const { return section_; }
+  uint8_t byte();
+  /// MLIR's PrefixVarInt (1 to 9 bytes).
+  uint64_t varint();
+  /// A zigzag-encoded signed varint.
+  int64_t svarint();
+  /// `(value << 1) | flag`.
+  uint64_t varint_flag(bool& flag);
+  /// A varint that must be below `limit` (an index or a count), else ParseError naming `what`.
+  uint64_t index(uint64_t limit, std::string_view what);
+  std::span<const uint8_t> bytes(size_t n);
+  std::string_view cstring();
+  /// The next `n` bytes as a cursor of their own.
+  Cursor sub(size_t n, std::string_view section);
+  /// A nested section (header, alignment, data) as a cursor; its id is returned in `id`.
+  Cursor section_at(uint8_t& id);
+  [[noreturn]] void fail(std::string expected, std::string found) const;
+  [[noreturn]] void fail_at(size_t offset, std::string expected, std::string found) const;
+
+ private:
+  const Reader* r_;
+  std::string_view section_;
+  const uint8_t* p_;
+  const uint8_t* end_;
+};
+
+/// A type read from the attribute/type table.
+struct BcType {
+  enum class Kind : uint8_t { element, tensor, function, complex, index, none, other };
+  Kind kind = Kind::other;
+  DType dtype = DType::f32;     // element, tensor, complex (complex: c64 / c128)
+  Dims dims;                    // tensor
+  bool index_elements = false;  // a tensor of `index` (custom_call layouts); dtype is then i64
+  std::vector<const BcType*> inputs, outputs;  // function
+  std::string what;   // for `other`: what it is ("vhlo.token_v1"), named by errors when used
+  size_t offset = 0;  // where its entry starts (errors)
+};
+
+/// An attribute read from the attribute/type table (VHLO or builtin), before it is mapped to the
+/// attribute of the op that holds it.
+struct BcAttr {
+  enum class Kind : uint8_t {
+    integer,
+    floating,
+    boolean,
+    string,
+    tensor,
+    array,
+    dict,
+    enumeration,
+    type,
+    unit,
+    location,
+    opaque,  // kept as MLIR text in `s`, as the text parser keeps it (OpaqueAttr)
+    other
+  };
+  Kind kind = Kind::other;
+  int64_t i = 0;                     // integer, boolean, enumeration (the encoded value)
+  double f = 0;                      // floating
+  std::string s;                     // string; enumeration: its kind ("comparison_direction", ...)
+  const BcType* type = nullptr;      // integer, floating, tensor, type
+  std::vector<uint8_t> data;         // tensor: raw little-endian elements (one element for a splat)
+  std::vector<const BcAttr*> elems;  // array
+  std::vector<std::pair<const BcAttr*, const BcAttr*>> entries;  // dict (keys are strings)
+  Location loc;                                                  // location
+  std::string what;                                              // other: what it is
+  size_t offset = 0;
+};
+
+/// One attribute or type entry of the table: its dialect, encoding and bytes.
+struct Entry {
+  uint32_t dialect = 0;
+  bool custom = false;
+  const uint8_t* begin = nullptr;
+  const uint8_t* end = nullptr;
+};
+
+/// An op name of the dialect section.
+struct OpName {
+  uint32_t dialect = 0;
+  std::string_view name;
+  bool registered = true;
+};
+
+/// The whole reader: sections and tables, filled by bytecode_reader.cc, used by the rest.
+class Reader {
+ public:
+  Reader(std::span<const uint8_t> bytes, const BytecodeOptions& options);
+  Module run();
+
+  // ---- bytecode_reader.cc
+  const BytecodeOptions& options() const { return opts_; }
+  size_t offset_of(const uint8_t* p) const { return static_cast<size_t>(p - bytes_.data()); }
+  std::string_view string_at(uint64_t i, const Cursor& c) const;
+  std::string_view string(Cursor& c) const { return string_at(c.varint(), c); }
+  const std::string& dialect_name(uint32_t i) const { return dialects_[i]; }
+  const OpName& op_name(Cursor& c) const;
+  uint64_t version() const { return version_; }
+  /// The properties blob at index `i` of the properties section.
+  Cursor properties(uint64_t i, const Cursor& c) const;
+
+  // ---- bytecode_vhlo_types.cc / bytecode_vhlo_attrs.cc (memoised, read on first use)
+  const BcType& type(uint64_t i, const Cursor& c);
+  const BcAttr& attr(uint64_t i, const Cursor& c);
+  const BcType& type(Cursor& c) { return type(c.varint(), c); }
+  const BcAttr& attr(Cursor& c) { return attr(c.varint(), c); }
+
+  // ---- bytecode_vhlo_ops.cc
+  Module read_ir(Cursor c);
+
+ private:
+  void read_sections();
+  void read_strings(Cursor c);
+  void read_dialects(Cursor c);
+  void read_attr_type_offsets(Cursor c, std::span<const uint8_t> data);
+  void read_properties(Cursor c);
+  void read_resources(std::optional<Cursor> data, std::optional<Cursor> offsets);
+  BcType read_type(const Entry& e, Cursor& c);
+  BcAttr read_attr(const Entry& e, Cursor& c);
+  BcType read_vhlo_type(Cursor& c);
+  BcType read_builtin_type(Cursor& c);
+  BcAttr read_vhlo_attr(Cursor& c);
+  BcAttr read_builtin_attr(Cursor& c);
+  BcAttr read_tensor_data(Cursor& c, const BcType& t);
+
+  std::span<const uint8_t> bytes_;
+  BytecodeOptions opts_;
+  uint64_t version_ = 0;
+  std::string producer_;
+  std::optional<Cursor> sections_[9];
+  std::vector<std::string_view> strings_;
+  std::vector<std::string> dialects_;
+  std::vector<OpName> op_names_;
+  std::vector<Entry> attr_entries_, type_entries_;
+  std::vector<std::unique_ptr<BcAttr>> attrs_;
+  std::vector<std::unique_ptr<BcType>> types_;
+  std::vector<uint8_t> busy_attrs_, busy_types_;
+  std::vector<std::pair<const uint8_t*, const uint8_t*>> props_;
+  int depth_ = 0;
+  friend class Cursor;
+  friend struct Depth;
+};
+
+/// RAII nesting guard: ParseError past kMaxDepth.
+struct Depth {
+  int& d;
+  Depth(int& depth, const Cursor& c);
+  ~Depth() { --d; }
+};
+
+/// The attribute names of VHLO op `op` (`add_v1`), sorted: the order of its properties; nullptr
+/// for an op VHLO does not have.
+const std::vector<std::string_view>* vhlo_attr_names(std::string_view op);
+
+/// An op's attributes by name (the dictionary's, then the properties').
+using NamedBcAttrs = std::vector<std::pair<std::string_view, const BcAttr*>>;
+
+/// The name `key` (a string attribute) of an attribute-dictionary entry, which must be an MLIR
+/// bare identifier (letters, digits, `_`, `$`, `.`; not starting with a digit, `$` or `.`), the
+/// form the printer writes: ParseError otherwise.
+std::string_view attr_name(const BcAttr& key, const Cursor& c);
+
+/// Our tensor type of `t`; ParseError at `at` naming `what` for any other type.
+TensorType tensor_type(const BcType& t, const Cursor& c, size_t at, std::string_view what);
+/// The attribute `a` as parse_module gives it where it is not special to its op (ParseError
+/// naming `name` for an attribute not read yet).
+Attribute to_attribute(const BcAttr& a, const Cursor& c, std::string_view name);
+/// True for the StableHLO ops (`add`, by name without dialect) whose VHLO form is read here.
+bool is_op_read(std::string_view base);
+/// The StableHLO attributes of op `base` from its VHLO attributes (bytecode_vhlo_legalize.cc).
+std::vector<NamedAttr> legalize_attrs(std::string_view base, const NamedBcAttrs& named,
+                                      const Cursor& c, size_t at);
+
+/// Name of section `id` ("string", "dialect", "IR", ...).
+std::string_view section_name(uint8_t id);
+
+}  // namespace hhlo::bc
