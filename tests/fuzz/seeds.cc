@@ -160,6 +160,19 @@ std::vector<Seed> seeds(std::string_view target, size_t limit) {
     add_files(out, generated / "jax_texts", {}, false);
     add_files(out, HHLO_EXPORTS_DIR, {".mlir"}, false);
     add_files(out, HHLO_CONFORMANCE_DIR, {".mlir"}, false, limit);
+    // The texts that crashed the plugin (issue 22): a call cycle, nesting past our limit.
+    out.push_back({"parser:call-cycle",
+                   "func.func @main(%x: tensor<f32>) -> tensor<f32> {\n"
+                   "  %0 = func.call @f(%x) : (tensor<f32>) -> tensor<f32>\n"
+                   "  return %0 : tensor<f32>\n}\n"
+                   "func.func private @f(%x: tensor<f32>) -> tensor<f32> {\n"
+                   "  %0 = func.call @main(%x) : (tensor<f32>) -> tensor<f32>\n"
+                   "  return %0 : tensor<f32>\n}\n"});
+    out.push_back({"parser:deep-nesting",
+                   "func.func @main(%x: tensor<f32>) -> tensor<f32> {\n"
+                   "  %0 = stablehlo.custom_call @t(%x) {x = " + std::string(300, '[') +
+                       std::string(300, ']') + "} : (tensor<f32>) -> tensor<f32>\n"
+                   "  return %0 : tensor<f32>\n}\n"});
   } else if (target == "bytecode") {
     add_files(out, generated / "bytecode/jax", {".mlirbc"}, false);
     add_files(out, generated, {".mlirbc"}, false);

@@ -46,14 +46,14 @@ const char* kCycle = R"(module @m {
 TEST(CallCycle, AFunctionCallingItselfIsRefusedVerifiedOrNot) {
   for (bool verify : {true, false})
     EXPECT_EQ(parse_error(kSelfCall, verify),
-              "p.mlir:3:10: func.call: function @main calls itself: StableHLO has no recursion "
+              "p.mlir:3:5: func.call: function @main calls itself: StableHLO has no recursion "
               "(a function may not call itself, directly or through others)");
 }
 
 TEST(CallCycle, ACycleThroughOtherFunctionsIsNamedInOrder) {
   for (bool verify : {true, false})
     EXPECT_EQ(parse_error(kCycle, verify),
-              "p.mlir:12:10: func.call: call cycle @f -> @g -> @f: StableHLO has no recursion "
+              "p.mlir:12:5: func.call: call cycle @f -> @g -> @f: StableHLO has no recursion "
               "(a function may not call itself, directly or through others)");
 }
 
