@@ -60,10 +60,11 @@ class Session {
   std::size_t cache_size() const;
 
  private:
-  /// `mlir` refined to the types of `args` when its @main is dynamic (memoised per text and
-  /// argument types), else `mlir` itself.
+  /// `mlir` refined to the types of `args` when its entry (options.entry) is dynamic, a
+  /// multi-platform export's index bound first (options.export_platforms), memoised per text,
+  /// entry, platforms and argument types; else `mlir` itself.
   std::string refined_text(std::string_view mlir, const std::vector<Array>& args,
-                           const std::string& entry);
+                           const CompileOptions& options);
   /// Copies `args` to device 0, executes `exe`, waits and copies every output back.
   std::vector<Array> execute_on_host(const LoadedExecutable& exe, const std::vector<Array>& args);
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "attribute_text.h"
+#include "hhlo/ir/bytecode.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/verifier.h"
 #include "parser_internal.h"
@@ -431,12 +432,11 @@ Module Parser::run() {
 bool is_mlir_bytecode(std::string_view program) { return program.starts_with("ML\xefR"); }
 
 Module parse_module(std::string_view text, const ParseOptions& options) {
-  if (is_mlir_bytecode(text))
-    throw ParseError(options.source_name, 1, 1,
-                     "StableHLO text (parsing, shape refinement and gradients need the text form: "
-                     "jax.export's Exported.mlir_module(), jax.jit(f).lower(...).as_text(); "
-                     "bytecode runs only as it is, through the plugin)",
-                     "MLIR bytecode");
+  if (is_mlir_bytecode(text)) {  // the one way in: bytecode reads into the same Module
+    Module m = read_bytecode(text, {.source_name = options.source_name, .verify = options.verify});
+    if (!options.verify) detail::check_no_call_cycle(m, nullptr);
+    return m;
+  }
   return parse::Parser(text, options).run();
 }
 

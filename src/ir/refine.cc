@@ -582,6 +582,8 @@ class Refiner {
       const Attribute* t = find_attr(attrs, "call_target_name");
       const auto* target = t ? t->get_if<StringAttr>() : nullptr;
       if (!target) return false;
+      if (find_attr(attrs, "indices_of_shape_operands"))
+        return static_shape_operands(op, operands, attrs, declared);
       if (target->value == "stablehlo.dynamic_rng_bit_generator") {
         // (initial_state, output_shape) -> (output_state, output), rng_algorithm kept.
         if (operands.size() != 2 || declared.size() != 2) return false;
@@ -731,6 +733,40 @@ class Refiner {
     throw Error(fmt::format("refine_shapes: op '{}'{}: {}", op.name(), where(op), e.what()));
   }
 
+  /// A custom call with dynamic results as JAX lowers one (jax's mlir.custom_call with
+  /// result_shapes): attribute `indices_of_shape_operands` names, for each result in order, the
+  /// operand holding its shape. Once those shapes are constants, the results get them and the
+  /// shape operands go (with their operand_layouts entries and the attribute): the call JAX emits
+  /// for static shapes, which is what the kernel binds (lapack_sgetrf_ffi takes the matrix only).
+  /// False when a shape is not known yet.
+  bool static_shape_operands(const Op& op, std::vector<Value>& operands,
+                             std::vector<NamedAttr>& attrs,
+                             std::vector<TensorType>& declared) const {
+    const auto* dense = find_attr(attrs, "indices_of_shape_operands")->get_if<DenseAttr>();
+    std::optional<Const> idx = dense && dense->array ? const_of(*dense->array) : std::nullopt;
+    if (!idx || idx->v.size() != declared.size()) return false;
+    for (std::size_t r = 0; r < declared.size(); ++r) {
+      int64_t i = idx->v[r];
+      if (i < 0 || i >= static_cast<int64_t>(operands.size())) return false;
+      std::optional<Dims> dims = result_dims(op, operands[static_cast<std::size_t>(i)]);
+      if (!dims || dims->size() != declared[r].dims.size()) return false;
+      declared[r].dims = *dims;
+    }
+    std::vector<int64_t> gone = idx->v;
+    std::sort(gone.begin(), gone.end());
+    gone.erase(std::unique(gone.begin(), gone.end()), gone.end());
+    for (auto it = gone.rbegin(); it != gone.rend(); ++it) {
+      operands.erase(operands.begin() + *it);
+      for (NamedAttr& a : attrs)
+        if (auto* l = a.name == "operand_layouts" ? std::get_if<LayoutsAttr>(&a.value.variant())
+                                                  : nullptr;
+            l && *it < static_cast<int64_t>(l->layouts.size()))
+          l->layouts.erase(l->layouts.begin() + *it);
+    }
+    std::erase_if(attrs, [](const NamedAttr& a) { return a.name == "indices_of_shape_operands"; });
+    return true;
+  }
+
   std::vector<Value> emit_op(const Op& op, std::unordered_map<Value, Value>& map) {
     if (++emitted_ > max_ops_)
       throw Error(
@@ -751,6 +787,19 @@ class Refiner {
           (target->value == "shape_assertion" || target->value == "stablehlo.shape_assertion")) {
         check_assertion(op, operands);
         return {};
+      }
+    }
+    if (n0 == "stablehlo.case" && operands.size() == 1) {
+      // A case on a known index (a multi-platform export's bound platform index): the chosen
+      // branch in place, as JAX's refinement folds it, so the other platforms' code (cuSOLVER
+      // calls of a CUDA branch) is never refined. The spec: an index outside [0, N) runs the
+      // last branch.
+      const Const* c = known(operands[0]);
+      const auto n = static_cast<int64_t>(op.regions().size());
+      if (c && c->v.size() == 1 && n > 0) {
+        int64_t i = c->v[0] < 0 || c->v[0] >= n ? n - 1 : c->v[0];
+        std::string term;
+        return emit_block(*op.regions()[static_cast<size_t>(i)], map, &term);
       }
     }
     if (n0 == "stablehlo.get_dimension_size" && operands.size() == 1) {

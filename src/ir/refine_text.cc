@@ -1,6 +1,9 @@
 // refine_program_text (hhlo/ir/refine.h): parse, pick the entry, refine, print; the one path the
 // CLI and the Session take for shape-polymorphic programs.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "hhlo/ir/entry.h"
 #include "hhlo/ir/infer.h"
@@ -10,11 +13,25 @@
 
 namespace hhlo {
 
+std::optional<int64_t> platform_index_for(std::span<const std::string> platforms,
+                                          std::string_view platform) {
+  if (platforms.empty()) return std::nullopt;
+  auto it = std::find(platforms.begin(), platforms.end(), platform);
+  if (it == platforms.end())
+    throw Error(fmt::format(
+        "the program is a multi-platform jax.export for [{}], which does not include this "
+        "client's platform '{}'",
+        fmt::join(platforms, ", "), platform));
+  return it - platforms.begin();
+}
+
 std::optional<std::string> refine_program_text(std::string_view text,
                                                std::span<const TensorType> arg_types,
                                                std::string_view entry,
-                                               std::string_view source_name) {
-  if (is_mlir_bytecode(text) || text.find('?') == std::string_view::npos) return std::nullopt;
+                                               std::string_view source_name,
+                                               std::optional<int64_t> platform_index) {
+  // A text without '?' has nothing dynamic; bytecode is read to know.
+  if (!is_mlir_bytecode(text) && text.find('?') == std::string_view::npos) return std::nullopt;
   std::optional<Module> parsed;
   try {
     parsed.emplace(parse_module(text, {.source_name = std::string(source_name), .verify = false}));
@@ -29,6 +46,20 @@ std::optional<std::string> refine_program_text(std::string_view text,
   }
   const Func* f = parsed->find(name);
   if (!f || !has_dynamic_shapes(*f)) return std::nullopt;
+  if (has_platform_index(*f) && arg_types.size() + 1 == f->arg_types().size()) {
+    // JAX binds the platform index before it refines: only the chosen platform's branch is
+    // refined (the CUDA branch of a CPU run holds cuSOLVER calls no CPU run needs).
+    if (!platform_index && uses_argument(*f, 0))
+      throw Error(fmt::format(
+          "'{}' is a multi-platform jax.export whose code depends on its _platform_index "
+          "argument: give the export's platforms in order (CompileOptions::export_platforms, "
+          "`hhlo run --export-platforms cpu,cuda`; JAX's Exported.platforms)",
+          source_name));
+    select_entry(*parsed, name);
+    bind_platform_index(*parsed, platform_index.value_or(0));
+    name = "main";
+    f = parsed->find(name);
+  }
   if (arg_types.size() != f->arg_types().size())
     throw Error(fmt::format("@{} of '{}' takes {} argument(s) {}, {} given", f->name(), source_name,
                             f->arg_types().size(), types_to_string(f->arg_types()),

@@ -39,8 +39,10 @@ const LoadedExecutable& Session::compile(std::string_view mlir, const CompileOpt
 }
 
 std::string Session::refined_text(std::string_view mlir, const std::vector<Array>& args,
-                                  const std::string& entry) {
+                                  const CompileOptions& options) {
+  const std::string& entry = options.entry;
   std::string dkey = std::string(mlir) + '\0' + entry;  // dynamic or not, per entry
+  for (const std::string& p : options.export_platforms) dkey += '\0' + p;
   std::string key = dkey;
   std::vector<TensorType> types;
   for (const Array& a : args) {
@@ -54,7 +56,9 @@ std::string Session::refined_text(std::string_view mlir, const std::vector<Array
     if (auto r = refined_.find(key); r != refined_.end()) return r->second;
   }
   // nullopt (bytecode, static, unparsable: left to the plugin) does not depend on the types.
-  std::optional<std::string> refined = refine_program_text(mlir, types, entry);
+  std::optional<std::string> refined = refine_program_text(
+      mlir, types, entry, "program",
+      platform_index_for(options.export_platforms, client_.platform_name()));
   std::lock_guard lock(mu_);
   dynamic_.emplace(std::move(dkey), refined.has_value());
   if (!refined) return std::string(mlir);
@@ -64,7 +68,7 @@ std::string Session::refined_text(std::string_view mlir, const std::vector<Array
 
 std::vector<Array> Session::run(std::string_view mlir, const std::vector<Array>& args,
                                 const CompileOptions& options) {
-  std::string text = refined_text(mlir, args, options.entry);
+  std::string text = refined_text(mlir, args, options);
   if (text == mlir) {
     const LoadedExecutable& exe = compile(mlir, options);
     return execute_on_host(exe, args);

@@ -26,11 +26,17 @@ jax.config.update("jax_default_matmul_precision", "highest")
 CASES = []
 
 
-def case(name, spec, sizes, bad=None):
+PLATFORMS = {}  # name -> the platforms of a multi-platform export (default: the CPU only)
+
+
+def case(name, spec, sizes, bad=None, platforms=None):
     """spec: (polymorphic shape string, dtype) per argument; sizes: per size K, a dict of
-    dimension variable values; bad: dimension values that violate the constraints."""
+    dimension variable values; bad: dimension values that violate the constraints; platforms:
+    export for these platforms (a `_platform_index` argument first)."""
     def wrap(fn):
         CASES.append((name, fn, spec, sizes, bad))
+        if platforms:
+            PLATFORMS[name] = platforms
         return fn
     return wrap
 
@@ -114,6 +120,15 @@ def poly_top_k(x):
     return lax.top_k(x, x.shape[1] // 2)
 
 
+# Symbolic and multi-platform together (issue 21): the CPU branch calls LAPACK, the CUDA branch
+# cuSOLVER, both on a symbolic batch; the platform index must be bound before refinement.
+@case("poly_multiplatform_solve", [("b, 4, 4", "float32"), ("b, 4", "float32")],
+      [{"b": 1}, {"b": 2}, {"b": 5}], platforms=("cpu", "cuda"))
+def poly_multiplatform_solve(a, y):
+    a = a + 4.0 * jnp.eye(4, dtype=a.dtype)  # well conditioned
+    return jnp.linalg.solve(a, y[..., None])[..., 0]
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -121,7 +136,7 @@ def main():
         scope = export.SymbolicScope()
         specs = [jax.ShapeDtypeStruct(export.symbolic_shape(s, scope=scope), jnp.dtype(d))
                  for s, d in spec]
-        exp = export.export(jax.jit(fn))(*specs)
+        exp = export.export(jax.jit(fn), platforms=PLATFORMS.get(name))(*specs)
         with open(os.path.join(out, name + ".mlir"), "w") as f:
             f.write(exp.mlir_module())
         with open(os.path.join(out, name + ".mlirbc"), "wb") as f:

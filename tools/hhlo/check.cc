@@ -1,4 +1,4 @@
-// `hhlo check PROGRAM.mlir [--entry NAME]`: parses and verifies a StableHLO text program with our
+// `hhlo check PROGRAM.mlir [--entry NAME]`: parses and verifies a StableHLO program (text or MLIR bytecode) with our
 // parser and shape rules (no plugin), and reports the entry's types, the functions and an op
 // histogram; errors carry the file's line and column. Exit status 0 when the program is well
 // formed, 1 otherwise.
@@ -44,13 +44,6 @@ std::string types_with_names(const std::vector<TensorType>& types,
 
 int check_program(const CheckOptions& o) {
   std::string text = read_regular_file(o.program, "program");
-  if (is_mlir_bytecode(text)) {
-    fmt::print(stderr,
-               "{}: error: MLIR bytecode; `hhlo check` reads the text form (`jax.export`'s "
-               "mlir_module(), `jax.jit(f).lower(...).as_text()`)\n",
-               o.program);
-    return 1;
-  }
   Module m;
   try {
     m = parse_module(text, {.source_name = o.program, .verify = true});

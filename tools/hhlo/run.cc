@@ -100,12 +100,11 @@ std::vector<std::string> unregistered_targets(const Client& client, const std::s
 /// "result['loss']"), without JAX's leading "result", reduced to letters, digits, '-' and '.',
 /// other runs of characters becoming one '_' ("loss", "[0]['w']" -> "0_w"), when every result
 /// has one that is not only digits and they are distinct; else out0, out1, ... (also for texts
-/// that do not parse, and bytecode).
+/// that do not parse).
 std::vector<std::string> output_names(const std::string& text, const std::string& entry,
                                       std::size_t count) {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < count; ++i) names.push_back(fmt::format("out{}", i));
-  if (is_mlir_bytecode(text)) return names;
   std::vector<std::string> info;
   try {
     Module m = parse_module(text, {.verify = false});
@@ -134,16 +133,20 @@ std::vector<std::string> output_names(const std::string& text, const std::string
 }
 
 /// Shape refinement for a shape-polymorphic program (`jax.export` with symbolic dimensions),
-/// refine_program_text (hhlo/ir/refine.h) to the shapes of `inputs`: the refined text, whose
-/// entry is `@main` (so `entry` is cleared), or `text` as it is. A failed shape_assertion is
-/// reported with JAX's message and the input shapes.
+/// refine_program_text (hhlo/ir/refine.h) to the shapes of `inputs`, with a multi-platform
+/// export's index bound first to `platform`'s place in options.export_platforms: the refined
+/// text, whose entry is `@main` (so options.entry is cleared), or `text` as it is. A failed
+/// shape_assertion is reported with JAX's message and the input shapes.
 std::string refine_for_inputs(const std::string& text, const std::vector<Array>& inputs,
-                              const std::string& path, std::string& entry) {
+                              const std::string& path, const std::string& platform,
+                              CompileOptions& options) {
   std::vector<TensorType> types;
   for (const Array& a : inputs) types.push_back(a.type());
   std::optional<std::string> refined;
+  std::string& entry = options.entry;
   try {
-    refined = refine_program_text(text, types, entry, path);
+    refined = refine_program_text(text, types, entry, path,
+                                  platform_index_for(options.export_platforms, platform));
   } catch (const ShapeAssertionError& e) {
     throw Error(fmt::format("'{}' does not accept inputs of shapes {}: {}", path,
                             types_to_string(types), e.what()));
@@ -233,7 +236,7 @@ int run_program(const RunOptions& o) {
     throw Error("--output-dir is empty: give a folder, or a path ending in .npz");
   bool npz_out = o.output_dir.size() > 4 && o.output_dir.ends_with(".npz");
   if (!o.output_dir.empty() && !npz_out) prepare_output_dir(o.output_dir);
-  text = refine_for_inputs(text, inputs, o.program, options.entry);
+  text = refine_for_inputs(text, inputs, o.program, o.platform, options);
 
   std::vector<ClientOption> client_options;
   if (o.platform == "cpu" && partitions > 4)  // the CPU plugin makes 4 devices unless told

@@ -113,7 +113,7 @@ RunInputs load_run_inputs(const RunOptions& o) {
   // Shardy (sdy.mesh, #sdy.sharding: what JAX emits today) or GSPMD (mhlo.sharding strings):
   // the module's meshes say which, read from the parse; a body we cannot read is searched.
   bool shardy = false;
-  if (!is_mlir_bytecode(in.text)) {
+  {
     try {
       Module m = parse_module(in.text, {.source_name = o.program, .verify = false});
       partitions = num_partitions_of(m);

@@ -75,7 +75,7 @@ struct RunInputs {
 /// files, or one .npz by argument name) of `o`. The text is parsed once (unverified) for both
 /// the argument names and `mhlo.num_partitions`; when our parser cannot read the module body
 /// (today: a Shardy module's `sdy.mesh` ops), only its header is parsed, for the partition count.
-/// Bytecode is not parsed (one partition). Throws hhlo::Error / hhlo::IoError as those do; loads
+/// MLIR bytecode is read the same way (parse_module). Throws hhlo::Error / hhlo::IoError as those do; loads
 /// no plugin.
 RunInputs load_run_inputs(const RunOptions& o);
 

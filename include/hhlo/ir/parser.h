@@ -28,8 +28,8 @@ struct ParseOptions {
 };
 
 /// True when `program` is MLIR bytecode (`.mlirbc`, what `jax.export`'s `serialize()` carries),
-/// recognised by its magic number "ML\xefR"; such programs go to the plugin untouched and are
-/// never parsed here.
+/// recognised by its magic number "ML\xefR"; parse_module reads it with our bytecode reader
+/// (hhlo/ir/bytecode.h read_bytecode), as it reads text: one way in for both forms.
 bool is_mlir_bytecode(std::string_view program);
 
 /// Parses one MLIR module: `module [@name] [attributes {...}] { func.func ... }` (or bare
@@ -38,8 +38,8 @@ bool is_mlir_bytecode(std::string_view program);
 /// before or after the module, `loc(...)` locations (file:line:col kept as Location, other forms
 /// kept as Location::text). Ops our builder lacks are kept with the file's operands, result types,
 /// attributes and regions; attributes with no typed form here become OpaqueAttr.
-/// Throws hhlo::ParseError (line, column, what was expected) on malformed text (at 1:1 for MLIR
-/// bytecode, saying that the text form is needed) — never crashes or
+/// Throws hhlo::ParseError (line, column, what was expected) on malformed text (for MLIR
+/// bytecode: line 0, the byte offset and the section, read_bytecode) — never crashes or
 /// hangs: nesting is limited to 200 levels, alias expansion is bounded. Throws hhlo::ShapeError /
 /// hhlo::Error (with the op's line) when `options.verify` and the verifier rejects the module.
 Module parse_module(std::string_view text, const ParseOptions& options = {});

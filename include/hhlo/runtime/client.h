@@ -78,15 +78,15 @@ class Client {
                           const std::optional<Device>& device = {}) const;
 
   /// Compiles StableHLO MLIR text or bytecode (PJRT_Client_Compile, format "mlir").
-  /// Text is parsed first (hhlo/ir/parser.h, unverified) to choose the entry
-  /// (options.entry; with none, `@main` or the only public function) and to bind a
-  /// multi-platform jax.export's `_platform_index` (options.export_platforms); a text our parser
-  /// refuses never reaches the plugin: hhlo::ParseError (or the call cycle's hhlo::Error). Bytecode
-  /// goes to the plugin as it is. Throws hhlo::Error when the entry cannot be chosen (the public
-  /// functions are listed), when an entry other than @main is asked of bytecode, or when the index
+  /// Either form is read first (parse_module, unverified; bytecode by read_bytecode) to choose
+  /// the entry (options.entry; with none, `@main` or the only public function) and to bind a
+  /// multi-platform jax.export's `_platform_index` (options.export_platforms); a program our
+  /// reader refuses never reaches the plugin: hhlo::ParseError (or a call cycle's hhlo::Error),
+  /// and bytecode is compiled as the text of what was read. Throws hhlo::Error when the entry
+  /// cannot be chosen (the public functions are listed), or when the platform index
   /// is read by the program and options.export_platforms does not name the client's platform;
   /// hhlo::PjrtError for a program the plugin rejects (the message holds the MLIR
-  /// diagnostics with line:column; the stock CPU plugin reports parse errors with code UNKNOWN),
+  /// diagnostics with line:column; the stock CPU plugin reports its errors with code UNKNOWN),
   /// also when the plugin throws a C++ exception through the C API instead (as both CPU plugins do
   /// for a type whose element count overflows int64), or hhlo::Error for inconsistent options.
   LoadedExecutable compile(std::string_view mlir, const CompileOptions& options = {}) const;

@@ -54,7 +54,7 @@ struct CompileOptions {
   /// The public function to run (plugins always run `@main`): "" runs `@main`, or the module's
   /// only public function when it has no `@main`; a name runs that public function (the text is
   /// parsed, the function renamed `@main` and re-printed; see hhlo/ir/entry.h select_entry).
-  /// Text programs only: a name other than "main" with MLIR bytecode is an hhlo::Error.
+  /// Text and MLIR bytecode alike (both are read by parse_module).
   std::string entry;
   /// For a multi-platform `jax.export` (its `@main` starts with the `_platform_index` argument):
   /// the export's platforms in order (JAX's `Exported.platforms`, e.g. {"cpu", "cuda"}). The
