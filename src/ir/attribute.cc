@@ -85,6 +85,37 @@ std::string symbol_ref(std::string_view name) {
   return "@" + (bare ? std::string(name) : escape_string(name));
 }
 
+double float_from_bits(DType t, uint64_t bits) {
+  switch (t) {
+    case DType::f16: {
+      f16_t h;
+      h.bits = static_cast<uint16_t>(bits);
+      return static_cast<float>(h);
+    }
+    case DType::bf16: {
+      bf16_t h;
+      h.bits = static_cast<uint16_t>(bits);
+      return static_cast<float>(h);
+    }
+    case DType::f32:
+      return std::bit_cast<float>(static_cast<uint32_t>(bits));
+    default:
+      return std::bit_cast<double>(bits);
+  }
+}
+
+std::string location_text(const Location& l) {
+  if (!l.text.empty()) return l.text;
+  if (l.file.empty()) return "unknown";
+  return fmt::format("{}:{}:{}", escape_string(l.file), l.line, l.column);
+}
+
+Location capped_location(std::string text) {
+  Location l;
+  if (text.size() <= kMaxLocationText) l.text = std::move(text);
+  return l;
+}
+
 std::string escape_string(std::string_view s) {
   std::string out = "\"";
   for (unsigned char c : s) {

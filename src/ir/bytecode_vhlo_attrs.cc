@@ -42,45 +42,11 @@ int64_t sign_fit(uint64_t bits, DType t) {
   return static_cast<int64_t>(bits);
 }
 
-double float_of_bits(uint64_t bits, DType t) {
-  switch (t) {
-    case DType::f64:
-      return std::bit_cast<double>(bits);
-    case DType::f32:
-      return std::bit_cast<float>(static_cast<uint32_t>(bits));
-    case DType::f16: {
-      f16_t h;
-      h.bits = static_cast<uint16_t>(bits);
-      return static_cast<float>(h);
-    }
-    case DType::bf16: {
-      bf16_t h;
-      h.bits = static_cast<uint16_t>(bits);
-      return static_cast<float>(h);
-    }
-    default:
-      return 0;
-  }
-}
+}  // namespace
 
 // Locations as the text parser keeps them (parser_module.cc, parse_loc_body): `"file":line:col`
-// as a Location, every other kind as its MLIR text with nested locations inline (at most 4 KiB,
-// else unknown).
-constexpr size_t kMaxLocText = 4096;
-
-std::string loc_text(const Location& l) {
-  if (!l.text.empty()) return l.text;
-  if (l.file.empty()) return "unknown";
-  return fmt::format("{}:{}:{}", detail::escape_string(l.file), l.line, l.column);
-}
-
-Location capped(std::string text) {
-  Location l;
-  if (text.size() <= kMaxLocText) l.text = std::move(text);
-  return l;
-}
-
-}  // namespace
+// as a Location, every other kind as its MLIR text with nested locations inline
+// (detail::capped_location: at most 4 KiB, else unknown).
 
 const BcAttr& Reader::attr(uint64_t i, const Cursor& c) {
   if (i >= attr_entries_.size())
@@ -196,7 +162,7 @@ BcAttr Reader::read_vhlo_attr(Cursor& c) {
       a.type = &t;
       uint64_t bits = read_apint(c, bit_width(t.dtype));
       if (code == 8)
-        a.f = float_of_bits(bits, t.dtype);
+        a.f = detail::float_from_bits(t.dtype, bits);
       else
         a.i = sign_fit(bits, t.dtype);
       return a;
@@ -321,7 +287,7 @@ BcAttr Reader::read_builtin_attr(Cursor& c) {
       BcAttr a = make(code == 9 ? BcAttr::Kind::floating : BcAttr::Kind::integer);
       a.type = &t;
       if (code == 9)
-        a.f = float_of_bits(bits, t.dtype);
+        a.f = detail::float_from_bits(t.dtype, bits);
       else
         a.i = sign_fit(bits, t.dtype);
       return a;
@@ -329,7 +295,7 @@ BcAttr Reader::read_builtin_attr(Cursor& c) {
     case 10: {  // CallSiteLoc: callee, caller
       const BcAttr& callee = attr(c);
       const BcAttr& caller = attr(c);
-      return loc(capped("callsite(" + loc_text(callee.loc) + " at " + loc_text(caller.loc) + ")"));
+      return loc(detail::capped_location("callsite(" + detail::location_text(callee.loc) + " at " + detail::location_text(caller.loc) + ")"));
     }
     case 11: {  // FileLineColLoc: filename, line, column
       const BcAttr& file = attr(c);
@@ -347,10 +313,10 @@ BcAttr Reader::read_builtin_attr(Cursor& c) {
       attr_list(locs);
       std::string items;
       for (const BcAttr* l : locs) {
-        items += (items.empty() ? "" : ", ") + loc_text(l->loc);
-        if (items.size() > kMaxLocText) break;
+        items += (items.empty() ? "" : ", ") + detail::location_text(l->loc);
+        if (items.size() > detail::kMaxLocationText) break;
       }
-      return loc(capped("fused[" + items + "]"));
+      return loc(detail::capped_location("fused[" + items + "]"));
     }
     case 13: {  // FusedLocWithMetadata: locations, metadata (its text is not rebuilt here)
       std::vector<const BcAttr*> locs;
@@ -363,8 +329,8 @@ BcAttr Reader::read_builtin_attr(Cursor& c) {
       const BcAttr& child = attr(c);
       std::string q = detail::escape_string(name.s);
       if (child.kind == BcAttr::Kind::location && child.loc.file.empty() && child.loc.text.empty())
-        return loc(capped(q));
-      return loc(capped(q + "(" + loc_text(child.loc) + ")"));
+        return loc(detail::capped_location(q));
+      return loc(detail::capped_location(q + "(" + detail::location_text(child.loc) + ")"));
     }
     case 22: {  // FileLineColRange: filename, [line[, col[, end line], end col]]
       const BcAttr& file = attr(c);
@@ -380,8 +346,8 @@ BcAttr Reader::read_builtin_attr(Cursor& c) {
         l.column = static_cast<uint32_t>(std::min<uint64_t>(v[1], UINT32_MAX));
         return loc(l);
       }
-      if (n == 3) return loc(capped(fmt::format("{}:{}:{} to :{}", f, v[0], v[1], v[2])));
-      return loc(capped(fmt::format("{}:{}:{} to {}:{}", f, v[0], v[1], v[2], v[3])));
+      if (n == 3) return loc(detail::capped_location(fmt::format("{}:{}:{} to :{}", f, v[0], v[1], v[2])));
+      return loc(detail::capped_location(fmt::format("{}:{}:{} to {}:{}", f, v[0], v[1], v[2], v[3])));
     }
     case 15:
       return loc(Location{});

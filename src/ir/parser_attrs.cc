@@ -12,30 +12,11 @@
 #include <limits>
 
 #include "hhlo/core/gspmd_sharding.h"
+#include "attribute_text.h"
 #include "parser_internal.h"
 
 namespace hhlo::parse {
 namespace {
-
-/// The value of a float literal written as its bit pattern (`0x7FC00000`) in dtype `t`.
-double float_from_bits(DType t, uint64_t bits) {
-  switch (t) {
-    case DType::f16: {
-      f16_t h;
-      h.bits = static_cast<uint16_t>(bits);
-      return static_cast<float>(h);
-    }
-    case DType::bf16: {
-      bf16_t h;
-      h.bits = static_cast<uint16_t>(bits);
-      return static_cast<float>(h);
-    }
-    case DType::f32:
-      return std::bit_cast<float>(static_cast<uint32_t>(bits));
-    default:
-      return std::bit_cast<double>(bits);
-  }
-}
 
 struct IntLit {
   bool neg = false;
@@ -309,7 +290,7 @@ Attribute Parser::parse_attribute(std::string_view name) {
         if (hex) {
           uint64_t bits;
           if (!parse_uint(num.text, bits)) fail_at(num.pos, "a hex bit pattern", "a bad one");
-          double v = float_from_bits(*type, bits);
+          double v = detail::float_from_bits(*type, bits);
           if (bits >> (bit_width(*type) - 1) >> 1)
             fail_at(num.pos, "a bit pattern of the type's width", "a wider one");
           return FloatAttr{neg ? -v : v, *type};
@@ -724,7 +705,7 @@ Attribute Parser::parse_dense() {
     bool is_bits;
     double v = real_value(t, neg, part, bits, is_bits);
     if (is_bits) {
-      v = float_from_bits(part, bits);
+      v = detail::float_from_bits(part, bits);
       if (neg) v = -v;
       return {v, 1};
     }

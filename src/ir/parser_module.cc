@@ -124,19 +124,6 @@ std::string Parser::text_from(size_t start) const { return std::string(view_from
 
 // ---------------------------------------------------------------- locations
 
-namespace {
-constexpr size_t kMaxLocText = 4096;
-std::string loc_text(const Location& l) {
-  if (!l.text.empty()) return l.text;
-  if (l.file.empty()) return "unknown";
-  return fmt::format("{}:{}:{}", detail::escape_string(l.file), l.line, l.column);
-}
-Location capped(std::string text) {
-  Location l;
-  if (text.size() <= kMaxLocText) l.text = std::move(text);
-  return l;  // too long (deep alias chains): unknown
-}
-}  // namespace
 
 std::optional<Location> Parser::parse_opt_loc() {
   if (!is_id("loc")) return std::nullopt;
@@ -190,7 +177,7 @@ Location Parser::parse_loc_body() {
         if (is(Tok::integer)) parse_int();
         expect(Tok::colon, "':'");
         parse_int();
-        return capped(text_from(start));
+        return detail::capped_location(text_from(start));
       }
       Location l;
       if (!cached) {
@@ -205,9 +192,9 @@ Location Parser::parse_loc_body() {
     if (consume(Tok::lparen)) {
       Location child = parse_loc_body();
       expect(Tok::rparen, "')' closing a name location");
-      return capped(std::string(qv) + "(" + loc_text(child) + ")");
+      return detail::capped_location(std::string(qv) + "(" + detail::location_text(child) + ")");
     }
-    return capped(std::string(qv));
+    return detail::capped_location(std::string(qv));
   }
   if (consume_id("callsite")) {
     expect(Tok::lparen, "'(' after callsite");
@@ -215,7 +202,7 @@ Location Parser::parse_loc_body() {
     expect_id("at");
     Location b = parse_loc_body();
     expect(Tok::rparen, "')' closing callsite(...)");
-    return capped("callsite(" + loc_text(a) + " at " + loc_text(b) + ")");
+    return detail::capped_location("callsite(" + detail::location_text(a) + " at " + detail::location_text(b) + ")");
   }
   if (consume_id("fused")) {
     std::string meta;
@@ -229,12 +216,12 @@ Location Parser::parse_loc_body() {
     if (!is(Tok::rbracket)) {
       do {
         Location l = parse_loc_body();
-        items += (items.empty() ? "" : ", ") + loc_text(l);
-        if (items.size() > kMaxLocText) items.resize(kMaxLocText + 1);
+        items += (items.empty() ? "" : ", ") + detail::location_text(l);
+        if (items.size() > detail::kMaxLocationText) items.resize(detail::kMaxLocationText + 1);
       } while (consume(Tok::comma));
     }
     expect(Tok::rbracket, "']' closing fused[...]");
-    return capped("fused" + meta + "[" + items + "]");
+    return detail::capped_location("fused" + meta + "[" + items + "]");
   }
   fail("a location (unknown, \"file\":line:col, \"name\"(...), callsite(...), fused[...], #alias)");
 }
