@@ -157,6 +157,7 @@ class Reader {
   BcType read_builtin_type(Cursor& c);
   BcAttr read_vhlo_attr(Cursor& c);
   BcAttr read_builtin_attr(Cursor& c);
+  BcAttr read_sdy_attr(Cursor& c);
   BcAttr read_tensor_data(Cursor& c, const BcType& t);
 
   std::span<const uint8_t> bytes_;
