@@ -80,13 +80,6 @@ Location capped(std::string text) {
   return l;
 }
 
-/// Shardy's name of factor `i` in an op sharding rule: i, j, ..., z, then z_1, z_2, ...
-std::string factor_name(int64_t i) {
-  constexpr int64_t kZ = 'z' - 'i';
-  if (i <= kZ) return std::string(1, static_cast<char>('i' + i));
-  return fmt::format("z_{}", i - kZ);
-}
-
 }  // namespace
 
 const BcAttr& Reader::attr(uint64_t i, const Cursor& c) {
@@ -269,79 +262,6 @@ BcAttr Reader::read_vhlo_attr(Cursor& c) {
   }
 }
 
-// Shardy's attributes (shardy/dialect/sdy/ir/bytecode.td): of them, the op sharding rules that
-// jnp.linalg's LAPACK custom calls carry (`sdy.sharding_rule`), rebuilt as the text Shardy prints,
-// which the text parser keeps as an OpaqueAttr; the others are `other`, an error where used.
-BcAttr Reader::read_sdy_attr(Cursor& c) {
-  size_t at = c.offset();
-  uint64_t code = c.varint();
-  auto ints = [&] {
-    uint64_t n = c.varint();
-    if (n > c.remaining()) c.fail(fmt::format("{} integers", n), "a shorter entry");
-    std::vector<int64_t> v;
-    for (uint64_t k = 0; k < n; ++k) v.push_back(c.svarint());
-    return v;
-  };
-  auto attrs = [&](std::string_view what) {
-    uint64_t n = c.varint();
-    if (n > c.remaining()) c.fail(fmt::format("{} attributes", n), "a shorter entry");
-    std::vector<const BcAttr*> v;
-    for (uint64_t k = 0; k < n; ++k) {
-      const BcAttr& e = attr(c);
-      if (e.kind != BcAttr::Kind::other || e.what != what)
-        c.fail_at(at, fmt::format("a Shardy {}", what), "another attribute");
-      v.push_back(&e);
-    }
-    return v;
-  };
-  BcAttr a = make(BcAttr::Kind::other);
-  switch (code) {
-    case 8: {  // DimMappingAttr: factor indices
-      std::vector<int64_t> f = ints();
-      if (f.empty()) c.fail_at(at, "a dimension mapping with factors", "none (not read yet)");
-      for (int64_t i : f) {
-        if (i < 0 || i > 4096) c.fail_at(at, "a factor index from 0 to 4096", fmt::format("{}", i));
-        a.s += factor_name(i);
-      }
-      a.what = "dim mapping";
-      return a;
-    }
-    case 9: {  // TensorMappingAttr: dimension mappings
-      std::string dims;
-      for (const BcAttr* d : attrs("dim mapping")) dims += (dims.empty() ? "" : ", ") + d->s;
-      a.s = "[" + dims + "]";
-      a.what = "tensor mapping";
-      return a;
-    }
-    case 10: {  // OpShardingRuleAttr
-      std::vector<int64_t> sizes = ints();
-      auto mappings = [&] {
-        std::string out;
-        for (const BcAttr* t : attrs("tensor mapping")) out += (out.empty() ? "" : ", ") + t->s;
-        return "(" + out + ")";
-      };
-      std::string operands = mappings(), results = mappings();
-      for (std::string_view kind :
-           {"reduction", "need_replication", "permutation", "blocked_propagation"})
-        if (!ints().empty())
-          c.fail_at(at, "an op sharding rule without special factors",
-                    fmt::format("bytecode: sdy.op_sharding_rule {} factors not read yet", kind));
-      uint8_t custom = c.byte();
-      std::string sz;
-      for (size_t k = 0; k < sizes.size(); ++k)
-        sz += fmt::format("{}{}={}", k ? ", " : "", factor_name(static_cast<int64_t>(k)), sizes[k]);
-      a.kind = BcAttr::Kind::opaque;
-      a.s = fmt::format("#sdy.op_sharding_rule<{}->{} {{{}}}{}>", operands, results, sz,
-                        custom ? ", custom" : "");
-      return a;
-    }
-    default:
-      a.what = fmt::format("bytecode: Shardy attribute code {}", code);
-      c.bytes(c.remaining());
-      return a;
-  }
-}
-
 BcAttr Reader::read_builtin_attr(Cursor& c) {
   size_t at = c.offset();
   uint64_t code = c.varint();
@@ -377,6 +297,13 @@ BcAttr Reader::read_builtin_attr(Cursor& c) {
     case 2: {
       BcAttr a = make(BcAttr::Kind::string);
       a.s = std::string(string(c));
+      return a;
+    }
+    case 4: {  // FlatSymbolRefAttr: the root reference (a string attribute)
+      const BcAttr& root = attr(c);
+      if (root.kind != BcAttr::Kind::string) c.fail_at(at, "a string symbol", "another attribute");
+      BcAttr a = make(BcAttr::Kind::symbol);
+      a.s = root.s;
       return a;
     }
     case 7:
