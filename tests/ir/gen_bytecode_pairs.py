@@ -12,6 +12,7 @@
 import os, sys
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")  # shard_map below
 import jax, jax.numpy as jnp
+import numpy as np
 from jax import export
 from jaxlib.mlir.dialects import stablehlo
 
@@ -96,6 +97,15 @@ for shardy in ((False, True) if len(jax.devices()) >= 4 else ()):  # XLA_FLAGS s
     jax.config.update("jax_use_shardy_partitioner", shardy)
     save("collectives_sdy" if shardy else "collectives", export.export(jax.jit(collectives))(f32(16, 4)))
     cases["collectives_sdy" if shardy else "collectives"] = None
+    # jax.jit with shardings: argument/result shardings and a sharding constraint.
+    from jax.sharding import NamedSharding
+    mesh2 = Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("a", "b"))
+    sh = lambda *spec: NamedSharding(mesh2, P(*spec))
+    sharded = jax.jit(lambda x, y: jax.lax.with_sharding_constraint(jnp.tanh(x @ y), sh("a", None)) * 2,
+                      in_shardings=(sh("a", "b"), sh("b", None)), out_shardings=sh(None, "a"))
+    name = "sharded_sdy" if shardy else "sharded"
+    save(name, export.export(sharded)(f32(8, 4), f32(4, 6)))
+    cases[name] = None
 
 target = stablehlo.get_current_version()
 bad = []
