@@ -41,7 +41,8 @@ bool is_bytecode(std::span<const std::uint8_t> bytes);
 /// `bytes`; the message names what was expected and found ("found bytecode: op vhlo.foo_v1 not
 /// read yet"). Never crashes on any input: every index and length is checked, nesting is limited
 /// to 200, a tensor attribute to 2 GiB, and what is read prints as text that parses.
-/// Throws hhlo::ShapeError / hhlo::Error when `options.verify` and the verifier rejects the module.
+/// Throws hhlo::ShapeError / hhlo::Error when `options.verify` and the verifier rejects the module,
+/// and hhlo::Error for a call cycle also unverified (as parse_module).
 Module read_bytecode(std::span<const std::uint8_t> bytes, const BytecodeOptions& options = {});
 
 /// read_bytecode of the bytes of a string (e.g. a file read into memory).
