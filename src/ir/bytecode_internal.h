@@ -88,6 +88,8 @@ struct BcAttr {
     unit,
     location,
     opaque,  // kept as MLIR text in `s`, as the text parser keeps it (OpaqueAttr)
+    symbol,  // a builtin `@name` (FlatSymbolRefAttr), name in `s`
+    sdy,     // a Shardy attribute: `what` its kind ("sharding", ...), `s` its text after the kind
     other
   };
   Kind kind = Kind::other;
@@ -155,8 +157,11 @@ class Reader {
   BcAttr read_attr(const Entry& e, Cursor& c);
   BcType read_vhlo_type(Cursor& c);
   BcType read_builtin_type(Cursor& c);
+  /// A ranked tensor type's shape and element type (VHLO's and builtin's encodings agree).
+  BcType ranked_tensor(Cursor& c);
   BcAttr read_vhlo_attr(Cursor& c);
   BcAttr read_builtin_attr(Cursor& c);
+  BcAttr read_sdy_attr(Cursor& c);
   BcAttr read_tensor_data(Cursor& c, const BcType& t);
 
   std::span<const uint8_t> bytes_;
@@ -195,6 +200,12 @@ using NamedBcAttrs = std::vector<std::pair<std::string_view, const BcAttr*>>;
 /// bare identifier (letters, digits, `_`, `$`, `.`; not starting with a digit, `$` or `.`), the
 /// form the printer writes: ParseError otherwise.
 std::string_view attr_name(const BcAttr& key, const Cursor& c);
+
+/// A Shardy attribute (Kind::sdy) as the text parser makes it: the typed form where the parser
+/// has one (ShardingAttr, ShardingPerValueAttr, ManualAxesAttr), else OpaqueAttr of its text.
+Attribute sdy_attribute(const BcAttr& a, const Cursor& c);
+/// The mesh of a Shardy mesh attribute, as the text parser reads `sdy.mesh @m = <...>`.
+Mesh sdy_mesh(const BcAttr& a, const Cursor& c);
 
 /// Our tensor type of `t`; ParseError at `at` naming `what` for any other type.
 TensorType tensor_type(const BcType& t, const Cursor& c, size_t at, std::string_view what);

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "bytecode_internal.h"
+#include "stablehlo_names.h"
 #include "hhlo/ir/verifier.h"
 
 namespace hhlo::bc {
@@ -324,7 +325,10 @@ bool is_bytecode(std::span<const std::uint8_t> bytes) {
 
 Module read_bytecode(std::span<const std::uint8_t> bytes, const BytecodeOptions& options) {
   Module m = bc::Reader(bytes, options).run();
-  if (options.verify) verify(m, VerifyOptions{.allow_unknown_ops = true, .skip_dynamic = true});
+  if (options.verify)
+    verify(m, VerifyOptions{.allow_unknown_ops = true, .skip_dynamic = true});
+  else  // as parse_module: a call cycle is refused even unverified (the plugin recursed on one)
+    detail::check_no_call_cycle(m, nullptr);
   return m;
 }
 

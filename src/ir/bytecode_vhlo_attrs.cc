@@ -75,6 +75,7 @@ BcAttr Reader::read_attr(const Entry& e, Cursor& c) {
   }
   if (d == "vhlo") return read_vhlo_attr(c);
   if (d == "builtin") return read_builtin_attr(c);
+  if (d == "sdy") return read_sdy_attr(c);
   BcAttr a = make(BcAttr::Kind::other);
   a.what = fmt::format("an attribute of dialect '{}'", d);
   c.bytes(c.remaining());
@@ -262,6 +263,13 @@ BcAttr Reader::read_builtin_attr(Cursor& c) {
     case 2: {
       BcAttr a = make(BcAttr::Kind::string);
       a.s = std::string(string(c));
+      return a;
+    }
+    case 4: {  // FlatSymbolRefAttr: the root reference (a string attribute)
+      const BcAttr& root = attr(c);
+      if (root.kind != BcAttr::Kind::string) c.fail_at(at, "a string symbol", "another attribute");
+      BcAttr a = make(BcAttr::Kind::symbol);
+      a.s = root.s;
       return a;
     }
     case 7:

@@ -194,6 +194,10 @@ Attribute to_attribute(const BcAttr& a, const Cursor& c, std::string_view name) 
       return UnitAttr{};
     case BcAttr::Kind::opaque:
       return OpaqueAttr{a.s};
+    case BcAttr::Kind::symbol:
+      return SymbolRefAttr{a.s};
+    case BcAttr::Kind::sdy:
+      return sdy_attribute(a, c);
     case BcAttr::Kind::array: {
       ArrayAttr out;
       for (const BcAttr* e : a.elems) out.values.push_back(to_attribute(*e, c, name));

@@ -77,6 +77,8 @@ class IrReader {
   void ops(Cursor& c, uint64_t n);
   void op(Cursor& c);
   void module_op(Cursor& c);
+  void mesh_op(Cursor& c, const RawOp& op);
+  void cast_op(Cursor& c, const RawOp& op);
   void func_op(Cursor& c, const RawOp& op);
 
   Reader& r_;
@@ -93,6 +95,19 @@ class IrReader {
 };
 
 // ---------------------------------------------------------------- values, blocks
+
+/// The attributes of the Shardy ops read here, sorted: their properties' order.
+const std::vector<std::string_view>* sdy_attr_names(std::string_view op) {
+  static const std::vector<std::string_view> mesh = {"mesh", "sym_name"},
+                                             manual = {"in_shardings", "manual_axes",
+                                                       "out_shardings"},
+                                             constraint = {"sharding"}, none = {};
+  if (op == "mesh") return &mesh;
+  if (op == "manual_computation") return &manual;
+  if (op == "sharding_constraint") return &constraint;
+  if (op == "return") return &none;
+  return nullptr;
+}
 
 bool same(const Location& a, const Location& b) {
   return a.file == b.file && a.line == b.line && a.column == b.column && a.text == b.text;
@@ -183,7 +198,16 @@ RawOp IrReader::op_header(Cursor& c) {
     if (!op.name->registered)
       fail(c, c.offset(), "properties of a registered op", "an unregistered op's");
     op.props = r_.properties(c.varint(), c);
-    if (r_.dialect_name(op.name->dialect) == "vhlo") {
+    if (r_.dialect_name(op.name->dialect) == "sdy") {
+      const std::vector<std::string_view>* names = sdy_attr_names(op.name->name);
+      if (!names)
+        fail(c, op.offset, "an op read here",
+             fmt::format("bytecode: op sdy.{} not read yet", op.name->name));
+      Cursor& p = *op.props;
+      for (std::string_view n : *names) op.named.emplace_back(n, &r_.attr(p));
+      if (!p.empty()) p.fail(fmt::format("the end of sdy.{}'s properties", op.name->name), "more");
+      op.props.reset();
+    } else if (r_.dialect_name(op.name->dialect) == "vhlo") {
       std::string vname(op.name->name);
       const std::vector<std::string_view>* names = vhlo_attr_names(vname);
       if (!names)
@@ -282,7 +306,12 @@ void IrReader::op(Cursor& c) {
   std::string_view base = dialect == "vhlo" ? base_name(raw.name->name) : std::string_view{};
   if (full == "vhlo.func_v1")
     fail(c, raw.offset, "a function at module level", "a nested vhlo.func_v1");
-  bool known = !base.empty() && (is_op_read(base) || base == "return" || base == "call");
+  if (full == "builtin.unrealized_conversion_cast") {
+    cast_op(c, raw);
+    return;
+  }
+  bool sdy = dialect == "sdy" && raw.name->name != "mesh" && sdy_attr_names(raw.name->name);
+  bool known = sdy || (!base.empty() && (is_op_read(base) || base == "return" || base == "call"));
   if (!known)
     fail(c, raw.offset, "an op read here", fmt::format("bytecode: op {} not read yet", full));
   if (raw.props) fail(c, raw.offset, "a VHLO op without properties", "properties");
@@ -294,7 +323,7 @@ void IrReader::op(Cursor& c) {
   for (const BcType* t : raw.results)
     st.result_types.push_back(tensor(*t, c, raw.offset, "a result"));
   bool in_body = f_->insertion_block().parent() == nullptr;
-  if (base == "return" && in_body) {
+  if (!sdy && base == "return" && in_body) {
     if (raw.num_regions || !raw.results.empty() || !raw.named.empty())
       fail(c, raw.offset, "func.return without results, attributes or regions", "more");
     try {
@@ -306,7 +335,10 @@ void IrReader::op(Cursor& c) {
     }
     return;
   }
-  if (base == "return") {
+  if (sdy) {
+    st.name = full;
+    for (const auto& [k, v] : raw.named) st.attrs.push_back({std::string(k), convert(*v, c, k)});
+  } else if (base == "return") {
     st.name = "stablehlo.return";
     if (!raw.named.empty())
       fail(c, raw.offset, "stablehlo.return without attributes", "attributes");
@@ -427,6 +459,37 @@ void IrReader::func_op(Cursor& c, const RawOp& raw) {
   f_ = nullptr;
 }
 
+// The serializer casts between the builtin types Shardy's ops keep and the VHLO types of the
+// ops around them (`builtin.unrealized_conversion_cast`, absent from the text): each result is
+// its operand.
+void IrReader::cast_op(Cursor& c, const RawOp& raw) {
+  if (raw.operands.size() != raw.results.size() || raw.num_regions || !raw.named.empty())
+    fail(c, raw.offset, "a conversion cast of values to the same types", "another cast");
+  for (size_t k = 0; k < raw.results.size(); ++k)
+    if (tensor(*raw.results[k], c, raw.offset, "a cast result") != raw.operands[k].type())
+      fail(c, raw.offset, "a conversion cast to the same type",
+           tensor(*raw.results[k], c, raw.offset, "a cast result").to_string());
+  define(c, raw.operands);
+}
+
+void IrReader::mesh_op(Cursor& c, const RawOp& raw) {
+  const BcAttr *name = nullptr, *mesh = nullptr;
+  for (const auto& [k, v] : raw.named) {  // the dictionary JAX adds (stablehlo.mesh) is dropped
+    if (k == "sym_name") name = v;
+    if (k == "mesh") mesh = v;
+  }
+  if (!name || name->kind != BcAttr::Kind::string || !mesh || raw.num_regions ||
+      !raw.results.empty())
+    fail(c, raw.offset, "an sdy.mesh with a name and a mesh", "another op");
+  try {
+    m_.add_mesh(name->s, sdy_mesh(*mesh, c));
+  } catch (const ParseError&) {
+    throw;
+  } catch (const Error& e) {
+    fail(c, raw.offset, "a valid mesh", e.what());
+  }
+}
+
 void IrReader::module_op(Cursor& c) {
   RawOp raw = op_header(c);
   std::string_view dialect = r_.dialect_name(raw.name->dialect);
@@ -473,6 +536,10 @@ void IrReader::module_op(Cursor& c) {
   for (uint64_t k = 0; k < n; ++k) {
     RawOp f = op_header(*rc);
     std::string full = fmt::format("{}.{}", r_.dialect_name(f.name->dialect), f.name->name);
+    if (full == "sdy.mesh") {
+      mesh_op(*rc, f);
+      continue;
+    }
     if (full != "vhlo.func_v1")
       fail(*rc, f.offset, "a vhlo.func_v1 at module level",
            fmt::format("bytecode: op {} not read yet", full));

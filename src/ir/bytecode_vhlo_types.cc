@@ -26,6 +26,32 @@ BcType other(std::string what) {
 
 }  // namespace
 
+BcType Reader::ranked_tensor(Cursor& c) {
+  BcType t;
+  t.kind = BcType::Kind::tensor;
+  uint64_t n = c.varint();
+  if (n > c.remaining() || n > 64) c.fail("a tensor rank of at most 64", fmt::format("{}", n));
+  for (uint64_t k = 0; k < n; ++k) {
+    size_t dim_at = c.offset();
+    int64_t v = c.svarint();
+    if (v == INT64_MIN)
+      v = kDynamic;
+    else if (v < 0)
+      c.fail_at(dim_at, "a dimension size >= 0 or dynamic", fmt::format("{}", v));
+    t.dims.push_back(v);
+  }
+  const BcType& el = type(c);
+  if (el.kind == BcType::Kind::index) {  // 64-bit elements (IndexType's storage width)
+    t.dtype = DType::i64;
+    t.index_elements = true;
+    return t;
+  }
+  if (el.kind != BcType::Kind::element)
+    return other(fmt::format("a tensor of {}", el.what.empty() ? "a non-element type" : el.what));
+  t.dtype = el.dtype;
+  return t;
+}
+
 const BcType& Reader::type(uint64_t i, const Cursor& c) {
   if (i >= type_entries_.size())
     c.fail(fmt::format("a type index below {}", type_entries_.size()), fmt::format("{}", i));
@@ -121,32 +147,8 @@ BcType Reader::read_vhlo_type(Cursor& c) {
       return element(DType::ui32);
     case 19:
       return element(DType::ui64);
-    case 20: {
-      BcType t;
-      t.kind = BcType::Kind::tensor;
-      uint64_t n = c.varint();
-      if (n > c.remaining() || n > 64) c.fail("a tensor rank of at most 64", fmt::format("{}", n));
-      for (uint64_t k = 0; k < n; ++k) {
-        size_t dim_at = c.offset();
-        int64_t v = c.svarint();
-        if (v == INT64_MIN)
-          v = kDynamic;
-        else if (v < 0)
-          c.fail_at(dim_at, "a dimension size >= 0 or dynamic", fmt::format("{}", v));
-        t.dims.push_back(v);
-      }
-      const BcType& el = type(c);
-      if (el.kind == BcType::Kind::index) {  // 64-bit elements (IndexType's storage width)
-        t.dtype = DType::i64;
-        t.index_elements = true;
-        return t;
-      }
-      if (el.kind != BcType::Kind::element)
-        return other(
-            fmt::format("a tensor of {}", el.what.empty() ? "a non-element type" : el.what));
-      t.dtype = el.dtype;
-      return t;
-    }
+    case 20:
+      return ranked_tensor(c);
     case 21: {
       attr(c);  // the encoding (bounds)
       uint64_t n = c.varint();
@@ -221,6 +223,17 @@ BcType Reader::read_builtin_type(Cursor& c) {
       t.what = "none";
       return t;
     }
+    case 9: {  // ComplexType: element type
+      const BcType& part = type(c);
+      if (part.kind != BcType::Kind::element ||
+          (part.dtype != DType::f32 && part.dtype != DType::f64))
+        c.fail_at(at, "complex<f32> or complex<f64>", "another complex type");
+      return element(part.dtype == DType::f32 ? DType::c64 : DType::c128);
+    }
+    case 13:  // RankedTensorType: shape, element type (Shardy's ops keep builtin types)
+      return ranked_tensor(c);
+    case 14:
+      return other("a tensor type with an encoding");
     default:
       c.fail_at(at, "a builtin type read here (bytecode: builtin type code not read yet)",
                 fmt::format("type code {}", code));

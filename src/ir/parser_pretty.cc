@@ -113,6 +113,7 @@ bool Parser::parse_pretty_op(std::string_view name, size_t pos) {
         advance();
         expect(Tok::colon, "':' and the body argument's type");
         types.push_back(parse_tensor_type());
+        parse_opt_loc();  // JAX writes `(%arg1: tensor<..> loc("shard_map:"(..)))`; not kept
       } while (consume(Tok::comma));
     }
     expect(Tok::rparen, "')' closing the body's arguments");

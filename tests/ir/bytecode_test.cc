@@ -62,13 +62,7 @@ std::vector<fs::path> files(const fs::path& dir, const std::string& ext) {
 }
 
 // Programs whose bytecode holds what is not read yet: the error must say so.
-const std::map<std::string, std::string> kNotReadYet = {
-    // jnp.linalg's LAPACK custom calls carry `sdy.sharding_rule = #sdy.op_sharding_rule<..>`,
-    // a Shardy attribute in Shardy's own bytecode encoding.
-    {"linalg", "bytecode: an attribute of dialect 'sdy' not read yet"},
-    // Shardy's ops (sdy.mesh, sdy.manual_computation) and attributes in Shardy's encoding.
-    {"collectives_sdy", "not read yet"},
-};
+const std::map<std::string, std::string> kNotReadYet = {};
 
 // JAX's text carries locations (name, call-site and file ranges, through #loc aliases), and so
 // does its bytecode: the two forms are compared with them.

@@ -12,6 +12,7 @@
 import os, sys
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")  # shard_map below
 import jax, jax.numpy as jnp
+import numpy as np
 from jax import export
 from jaxlib.mlir.dialects import stablehlo
 
@@ -26,6 +27,13 @@ def mlp(x, w1, w2): return jnp.tanh(x @ w1) @ w2
 def cnn(x, w): return jax.lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
 def attn(x, wq):
     q = x @ wq; s = jax.nn.softmax(q @ x.T / 3.0, axis=-1); return jax.nn.gelu(s @ x)
+def rope(x):
+    t = jnp.arange(x.shape[0])[:, None] * jnp.exp(-jnp.arange(0, x.shape[1], 2) / x.shape[1])
+    c, s = jnp.cos(t), jnp.sin(t); a, b = x[:, ::2], x[:, 1::2]
+    return jnp.concatenate([a * c - b * s, a * s + b * c], -1)
+def gru(xs, h):
+    def cell(h, x): z = jax.nn.sigmoid(x + h); return (1 - z) * h + z * jnp.tanh(x), h
+    return jax.lax.scan(cell, h, xs)
 cases = {
     "add_tanh": (lambda x, y: jnp.tanh(x + y) * 2.0, (f32(2, 3), f32(2, 3))),
     "elementwise": (lambda x: (jnp.exp(x) - jnp.log1p(jnp.abs(x)) / jnp.sqrt(x * x + 1), jnp.sign(x), -x), (f32(4),)),
@@ -56,6 +64,14 @@ cases = {
     "reduce_window": (lambda x: (jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (2, 2), (1, 1), "VALID"), jnp.cumprod(x, axis=1)), (f32(4, 4),)),
     "grad_mlp": (jax.grad(lambda w, x: jnp.sum(jnp.tanh(x @ w) ** 2)), (f32(8, 4), f32(3, 8))),
     "large_const": (lambda x: x + jnp.arange(1000.0).reshape(10, 100), (f32(10, 100),)),
+    "rope": (rope, (f32(8, 16),)),
+    "gru": (gru, (f32(5, 4), f32(4))),
+    "special": (lambda x: (jax.scipy.special.erf(x), jax.scipy.special.gammaln(x + 2), jax.lax.erf_inv(x * 0.5)), (f32(6),)),
+    "hessian": (jax.hessian(lambda x: jnp.sum(jnp.sin(x) ** 3)), (f32(3),)),
+    "vmap_jvp": (jax.vmap(lambda x: jax.jvp(jnp.tanh, (x,), (jnp.ones_like(x),))), (f32(4, 3),)),
+    "batchnorm": (lambda x: (x - x.mean((0, 1, 2))) / jnp.sqrt(x.var((0, 1, 2)) + 1e-5), (f32(2, 4, 4, 3),)),
+    "det_expm": (lambda a: (jnp.linalg.det(a), jnp.linalg.slogdet(a)[1], jax.scipy.linalg.expm(a)), (f32(3, 3),)),
+    "fori_clip": (lambda x: (jax.lax.fori_loop(0, 5, lambda i, c: c * (i + 1.0), x), jnp.clip(jnp.round(x), -1, 1)), (f32(3),)),
     "complex": (lambda x: (x * (1 + 2j)).conj() + jnp.array([1 + 1j, 2, 3j], jnp.complex64), (jax.ShapeDtypeStruct((3,), jnp.complex64),)),
 }
 def save(name, exp):
@@ -81,6 +97,15 @@ for shardy in ((False, True) if len(jax.devices()) >= 4 else ()):  # XLA_FLAGS s
     jax.config.update("jax_use_shardy_partitioner", shardy)
     save("collectives_sdy" if shardy else "collectives", export.export(jax.jit(collectives))(f32(16, 4)))
     cases["collectives_sdy" if shardy else "collectives"] = None
+    # jax.jit with shardings: argument/result shardings and a sharding constraint.
+    from jax.sharding import NamedSharding
+    mesh2 = Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("a", "b"))
+    sh = lambda *spec: NamedSharding(mesh2, P(*spec))
+    sharded = jax.jit(lambda x, y: jax.lax.with_sharding_constraint(jnp.tanh(x @ y), sh("a", None)) * 2,
+                      in_shardings=(sh("a", "b"), sh("b", None)), out_shardings=sh(None, "a"))
+    name = "sharded_sdy" if shardy else "sharded"
+    save(name, export.export(sharded)(f32(8, 4), f32(4, 6)))
+    cases[name] = None
 
 target = stablehlo.get_current_version()
 bad = []

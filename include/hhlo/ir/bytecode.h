@@ -32,14 +32,17 @@ bool is_bytecode(std::span<const std::uint8_t> bytes);
 /// what parse_module gives for the module's StableHLO text: `vhlo.add_v1` becomes
 /// `stablehlo.add`, `vhlo.func_v1` `func.func`, VHLO attributes our typed attributes (i64
 /// tensors of `dimensions`-like attributes `array<i64: ..>`, `dot_general`'s dimension attributes
-/// one DotDimensionNumbers, defaults the legalization drops dropped), locations
-/// `loc("file":line:col)` kept (other location kinds read as unknown).
-/// Throws hhlo::ParseError for malformed bytecode and for anything not read yet (a VHLO op, type
-/// or attribute outside the set read here, tuples, tokens, resources): source() is
-/// "NAME (bytecode SECTION section)", line() is 0 and column() the byte offset in `bytes`; the
-/// message names what was expected and found ("bytecode: VHLO op vhlo.foo_v1 not read yet").
-/// Never crashes on any input: every index and length is checked, nesting is limited to 200.
-/// Throws hhlo::ShapeError / hhlo::Error when `options.verify` and the verifier rejects the module.
+/// one DotDimensionNumbers, defaults the legalization drops dropped), Shardy's meshes, shardings
+/// and ops as the parser reads their text, and locations as the parser keeps them
+/// (`loc("file":line:col)` as a Location, name/call-site/fused/range locations as their text).
+/// Throws hhlo::ParseError for malformed bytecode and for anything not read yet (an op, type or
+/// attribute outside the set read here: tuples, tokens, quantized types, resources, ...):
+/// source() is "NAME (bytecode SECTION section)", line() is 0 and column() the byte offset in
+/// `bytes`; the message names what was expected and found ("found bytecode: op vhlo.foo_v1 not
+/// read yet"). Never crashes on any input: every index and length is checked, nesting is limited
+/// to 200, a tensor attribute to 2 GiB, and what is read prints as text that parses.
+/// Throws hhlo::ShapeError / hhlo::Error when `options.verify` and the verifier rejects the module,
+/// and hhlo::Error for a call cycle also unverified (as parse_module).
 Module read_bytecode(std::span<const std::uint8_t> bytes, const BytecodeOptions& options = {});
 
 /// read_bytecode of the bytes of a string (e.g. a file read into memory).
