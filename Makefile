@@ -4,7 +4,7 @@ BUILD ?= build
 JOBS ?= 2
 HHLO := $(BUILD)/tools/hhlo/hhlo
 
-.PHONY: setup setup-cuda build test demo bench asan tsan fuzz clean
+.PHONY: setup setup-cuda build test demo bench asan tsan fuzz format format-check clean
 setup:
 	@bash scripts/setup.sh
 
@@ -72,6 +72,14 @@ tsan: setup
 FUZZ_RUNS ?= 1000000
 fuzz: setup
 	@FUZZ_RUNS=$(FUZZ_RUNS) JOBS=$(JOBS) bash scripts/fuzz.sh
+
+# clang-format 14 (Debian's clang-format-14, the version .clang-format is checked with; another
+# version formats some constructs differently) over every tracked C++ file.
+CLANG_FORMAT ?= clang-format-14
+format: setup
+	@git ls-files '*.cc' '*.h' | xargs $(CLANG_FORMAT) -i
+format-check: setup
+	@git ls-files '*.cc' '*.h' | xargs $(CLANG_FORMAT) --dry-run --Werror
 
 clean:
 	rm -rf $(BUILD)

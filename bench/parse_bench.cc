@@ -11,6 +11,11 @@
 // Counters: text_bytes, module_bytes (heap bytes held by the parsed module: glibc mallinfo2()
 // in-use bytes after parsing minus before, the text excluded) and module_per_text_byte (the
 // issue's goal: at most 3).
+// Bytecode (issue 21): for each DIR/NAME.mlirbc (the text serialized by jaxlib's
+// stablehlo.serialize_portable_artifact_str at JAX's target; bench/run.sh writes them),
+// bm_read_bytecode/NAME reads it with read_bytecode (hhlo/ir/bytecode.h, verified as parse_module
+// verifies), with text_bytes the size of the equivalent text, so module_per_text_byte compares
+// with the text; parse_mlir.py times jaxlib's deserialize_portable_artifact on the same bytes.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
@@ -24,7 +29,9 @@
 #include <string>
 #include <vector>
 
+#include "hhlo/ir/bytecode.h"
 #include "hhlo/ir/parser.h"
+#include "hhlo/ir/printer.h"
 
 namespace {
 
@@ -33,6 +40,7 @@ using namespace hhlo;
 
 struct Text {
   std::string name, text;
+  std::string bytecode;  // the same program as MLIR bytecode, or empty
 };
 
 std::vector<Text>& texts() {
@@ -46,6 +54,7 @@ size_t heap_in_use() {
 }
 
 // Heap bytes the parsed module holds (median of 3 parses; the module stays alive while measured).
+// parse_module reads text and bytecode alike.
 size_t module_bytes(const std::string& text) {
   std::vector<size_t> v;
   for (int i = 0; i < 3; ++i) {
@@ -79,6 +88,31 @@ void bm_parse(benchmark::State& state, const Text* t, bool verify) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * t->text.size()));
 }
 
+void bm_read_bytecode(benchmark::State& state, const Text* t) {
+  for (auto _ : state) {
+    std::optional<Module> m = read_bytecode(t->bytecode);
+    benchmark::DoNotOptimize(m->funcs().data());
+    state.PauseTiming();  // freed outside the timing, as for the text
+    m.reset();
+    state.ResumeTiming();
+  }
+  size_t bytes = module_bytes(t->bytecode);
+  state.counters["bytecode_bytes"] = static_cast<double>(t->bytecode.size());
+  state.counters["text_bytes"] = static_cast<double>(t->text.size());
+  state.counters["module_bytes"] = static_cast<double>(bytes);
+  state.counters["module_per_text_byte"] =
+      static_cast<double>(bytes) / static_cast<double>(t->text.size());
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * t->bytecode.size()));
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return "";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -90,12 +124,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   for (const char* name : {"mlp", "transformer", "mlp_jax", "transformer_jax"}) {
-    fs::path p = fs::path(dir) / (std::string(name) + ".mlir");
-    std::ifstream in(p);
-    if (!in) continue;
-    std::stringstream ss;
-    ss << in.rdbuf();
-    texts().push_back({name, ss.str()});
+    std::string text = read_file(fs::path(dir) / (std::string(name) + ".mlir"));
+    if (text.empty()) continue;
+    texts().push_back({name, text, read_file(fs::path(dir) / (std::string(name) + ".mlirbc"))});
   }
   if (texts().empty()) {
     std::fprintf(stderr, "hhlo_bench_parse: no {mlp,transformer}[_jax].mlir in %s\n", dir);
@@ -115,6 +146,20 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
     benchmark::RegisterBenchmark(("bm_parse_noverify/" + t.name).c_str(), bm_parse, &t, false)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+    if (t.bytecode.empty()) continue;
+    try {  // the bytecode must read into the module the text gives
+      if (to_mlir(read_bytecode(t.bytecode)) != to_mlir(parse_module(t.text)))
+        std::fprintf(stderr,
+                     "hhlo_bench_parse: %s.mlirbc reads into another module than its text\n",
+                     t.name.c_str());
+    } catch (const Error& e) {
+      std::fprintf(stderr, "hhlo_bench_parse: %s.mlirbc does not read: %s\n", t.name.c_str(),
+                   e.what());
+      return 1;
+    }
+    benchmark::RegisterBenchmark(("bm_read_bytecode/" + t.name).c_str(), bm_read_bytecode, &t)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }

@@ -6,6 +6,9 @@ outside the timing; each repetition parses the text into a fresh module and drop
 Prints one JSON object: {"jax_version", "reps", NAME: {"median_ms", "min_ms", "cpu_median_ms",
 "bytes"}} for each DIR/{mlp,transformer,mlp_jax,transformer_jax}.mlir that exists (wall time
 from time.perf_counter, CPU time of the process from time.process_time, all threads).
+For each DIR/NAME.mlirbc (bytecode of the same text), NAME + "_bytecode" times MLIR's bytecode
+reader with the VHLO-to-StableHLO legalization, jaxlib's `stablehlo.deserialize_portable_artifact`
+(what our read_bytecode does: bytecode to a StableHLO module).
 Usage: parse_mlir.py DIR [--reps N]
 """
 import argparse
@@ -19,6 +22,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import jax  # noqa: E402
 from jax._src.interpreters import mlir  # noqa: E402
 from jaxlib.mlir import ir  # noqa: E402
+from jaxlib.mlir.dialects import stablehlo  # noqa: E402
 
 
 def main():
@@ -43,6 +47,20 @@ def main():
             del m
         out[name] = {"median_ms": statistics.median(times), "min_ms": min(times),
                      "cpu_median_ms": statistics.median(cpu), "bytes": len(text)}
+        bc_path = os.path.join(a.dir, name + ".mlirbc")
+        if os.path.exists(bc_path):
+            data = open(bc_path, "rb").read()
+            stablehlo.deserialize_portable_artifact(ctx, data)  # warm-up; raises if unreadable
+            times, cpu = [], []
+            for _ in range(a.reps):
+                c0, t0 = time.process_time(), time.perf_counter()
+                m = stablehlo.deserialize_portable_artifact(ctx, data)
+                times.append((time.perf_counter() - t0) * 1e3)
+                cpu.append((time.process_time() - c0) * 1e3)
+                del m
+            out[name + "_bytecode"] = {"median_ms": statistics.median(times), "min_ms": min(times),
+                                       "cpu_median_ms": statistics.median(cpu),
+                                       "bytes": len(data)}
     print(json.dumps(out))
 
 

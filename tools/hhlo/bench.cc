@@ -29,7 +29,7 @@ namespace hhlo::cli {
 namespace {
 
 struct BenchOptions {
-  std::string program, platform = "cpu";
+  std::string program, platform = "cpu", execution = "async";
   std::vector<std::string> inputs, xla_options;
   int iterations = 100, warmup = 5;
   bool json = false;
@@ -51,14 +51,15 @@ double percentile(const std::vector<double>& v, double p) {
 int run_bench(const BenchOptions& o) {
   std::string text = read_program(o.program);
   CompileOptions options = compile_options(o.xla_options);
-  Client client = Client::create(o.platform);
+  Client client = Client::create(o.platform, execution_options(o.execution, o.platform));
 
   auto t0 = Clock::now();
   LoadedExecutable exe;
   try {
     exe = client.compile(text, options);
   } catch (const Error& e) {  // PjrtError from the plugin, or entry selection
-    throw Error(fmt::format("cannot compile '{}': {}", o.program, name_program_in(e.what(), o.program)));
+    throw Error(
+        fmt::format("cannot compile '{}': {}", o.program, name_program_in(e.what(), o.program)));
   }
   double cold_ms = ms_since(t0);
 
@@ -165,6 +166,7 @@ const bool registered = register_command({
       sub.add_flag("--json", o->json, "Print one JSON object instead of the table");
       sub.add_option("--platform", o->platform, "Platform whose plugin to load")
           ->check(CLI::IsMember({"cpu", "cuda"}));
+      add_execution_option(sub, o->execution);
       sub.add_option("--xla-option", o->xla_options, "XLA compile option NAME=VALUE, repeatable")
           ->allow_extra_args(false);
       return [o] { return run_bench(*o); };

@@ -238,7 +238,7 @@ int run_program(const RunOptions& o) {
   if (!o.output_dir.empty() && !npz_out) prepare_output_dir(o.output_dir);
   text = refine_for_inputs(text, inputs, o.program, o.platform, options);
 
-  std::vector<ClientOption> client_options;
+  std::vector<ClientOption> client_options = execution_options(o.execution, o.platform);
   if (o.platform == "cpu" && partitions > 4)  // the CPU plugin makes 4 devices unless told
     client_options.push_back({"cpu_device_count", int64_t{partitions}});
   Client client = Client::create(o.platform, client_options);
@@ -266,7 +266,8 @@ int run_program(const RunOptions& o) {
     }
     throw Error(fmt::format("cannot compile '{}': {}", o.program, message));
   } catch (const Error& e) {  // our parser, entry selection, the platform index (Client::compile)
-    throw Error(fmt::format("cannot compile '{}': {}", o.program, name_program_in(e.what(), o.program)));
+    throw Error(
+        fmt::format("cannot compile '{}': {}", o.program, name_program_in(e.what(), o.program)));
   }
   check_inputs(exe, inputs, o.inputs, o.entry);
   if (exe.input_layouts()) return run_sharded(o, client, exe, inputs, deadline);

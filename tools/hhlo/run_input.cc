@@ -15,6 +15,24 @@
 
 namespace hhlo::cli {
 
+std::vector<ClientOption> execution_options(const std::string& mode, const std::string& platform) {
+  if (mode == "async") return {};
+  if (mode != "sync") throw Error(fmt::format("--execution '{}': expected async or sync", mode));
+  if (platform != "cpu")
+    throw Error(
+        fmt::format("--execution sync is an option of the CPU client; the {} plugin has "
+                    "none",
+                    platform));
+  return {{"asynchronous", false}};
+}
+
+void add_execution_option(CLI::App& sub, std::string& mode) {
+  sub.add_option("--execution", mode,
+                 "async (default: XLA's thread pool runs each execution) or sync (the calling "
+                 "thread runs it: less latency for small programs; CPU only)")
+      ->check(CLI::IsMember({"async", "sync"}));
+}
+
 void add_run_options(CLI::App& sub, RunOptions& o) {
   sub.add_option("program", o.program, "StableHLO program (.mlir text or bytecode)")->required();
   sub.add_option("--input,-i", o.inputs,
@@ -37,6 +55,7 @@ void add_run_options(CLI::App& sub, RunOptions& o) {
       ->allow_extra_args(false);
   sub.add_option("--platform", o.platform, "Platform whose plugin to load")
       ->check(CLI::IsMember({"cpu", "cuda"}));
+  add_execution_option(sub, o.execution);
   sub.add_option("--timeout", o.timeout,
                  "Seconds allowed for compiling and executing; past them the run stops with a "
                  "message and exit status 124 (PJRT cannot cancel an execution)")

@@ -10,6 +10,7 @@
 
 #include "hhlo/core/array.h"
 #include "hhlo/ir/module.h"
+#include "hhlo/runtime/client.h"
 #include "hhlo/runtime/compile_options.h"
 #include "run_npz.h"
 
@@ -26,12 +27,25 @@ struct RunOptions {
   int repeat = 0;
   /// --timeout: seconds allowed for compiling and executing (0 = no bound), deadline.h.
   double timeout = 0;
+  /// --execution: "async" (the plugin's default) or "sync" (execution_options).
+  std::string execution = "async";
   std::vector<std::string> xla_options;
   std::string entry;
   std::string export_platforms;
   std::vector<std::string> custom_call_libraries;
   bool json = false;
 };
+
+/// `--execution async|sync` (`hhlo run`, `hhlo bench`): the client create options of that
+/// execution mode. `sync` is the CPU plugin's `asynchronous = false` (PJRT 0.115; the 0.81 plugin
+/// ignores it): each execution runs on the calling thread, no hand-off to XLA's pool (measured:
+/// a batch-1 MLP call 8.7 us against 30-71 us; large programs unchanged, docs/benchmarks.md).
+/// `async` is the plugin's default (no option). Throws hhlo::Error for `sync` on another platform
+/// than "cpu" (the CUDA plugin rejects unknown option names) and for an unknown mode.
+std::vector<ClientOption> execution_options(const std::string& mode, const std::string& platform);
+
+/// Adds the `--execution` option to `sub`, storing into `mode`.
+void add_execution_option(CLI::App& sub, std::string& mode);
 
 /// Adds the options of `hhlo run` to `sub`, storing into `o` (which must outlive the parse).
 void add_run_options(CLI::App& sub, RunOptions& o);
@@ -75,8 +89,8 @@ struct RunInputs {
 /// files, or one .npz by argument name) of `o`. The text is parsed once (unverified) for both
 /// the argument names and `mhlo.num_partitions`; when our parser cannot read the module body
 /// (today: a Shardy module's `sdy.mesh` ops), only its header is parsed, for the partition count.
-/// MLIR bytecode is read the same way (parse_module). Throws hhlo::Error / hhlo::IoError as those do; loads
-/// no plugin.
+/// MLIR bytecode is read the same way (parse_module). Throws hhlo::Error / hhlo::IoError as those
+/// do; loads no plugin.
 RunInputs load_run_inputs(const RunOptions& o);
 
 }  // namespace hhlo::cli
