@@ -28,7 +28,7 @@ pkgs=(cmake ninja-build g++ make unzip ccache python3 python3-venv zlib1g-dev
       libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev nlohmann-json3-dev libcli11-dev
       libopenblas-dev  # LAPACK + BLAS for kernels/lapack (docs/facts.md, "JAX's CPU linear algebra")
       libssl-dev pkg-config binutils  # sha256 of the compile cache; the install test
-      clang-format-14)  # make format / format-check (.ci/run)
+      clang-format-14)  # make format / format-check
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
 if ((${#missing[@]})); then
