@@ -540,6 +540,11 @@ void IrReader::module_op(Cursor& c) {
       mesh_op(*rc, f);
       continue;
     }
+    if (full == "func.func")  // MLIR bytecode of StableHLO itself, not a portable artifact
+      fail(*rc, f.offset, "a vhlo.func_v1 at module level (a StableHLO portable artifact)",
+           "func.func: bytecode of the stablehlo and func dialects is not read yet; give the "
+           "text, or a portable artifact (jax.export's mlir_module_serialized, "
+           "stablehlo.serialize_portable_artifact)");
     if (full != "vhlo.func_v1")
       fail(*rc, f.offset, "a vhlo.func_v1 at module level",
            fmt::format("bytecode: op {} not read yet", full));

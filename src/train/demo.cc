@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <ostream>
 
 #include "hhlo/core/error.h"
@@ -87,6 +88,13 @@ Result run(const Options& o, std::ostream& out) {
         "over the devices; choose a device count that divides the batch, or a batch that is a "
         "multiple of {}",
         o.devices, o.batch, o.devices));
+  if (!o.save.empty()) {  // refused before training, not after it
+    std::filesystem::path folder = std::filesystem::path(o.save).parent_path();
+    std::error_code ec;
+    if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
+      throw IoError(fmt::format("--save '{}': the folder '{}' does not exist", o.save,
+                                folder.string()));
+  }
   const nn::Model model = nn::digits_model(o.model, o.seed);
   int epochs = o.epochs > 0 ? o.epochs : model.default_epochs;
   double lr = o.lr > 0 ? o.lr : model.default_lr;

@@ -119,6 +119,31 @@ TEST(HostileProgram, ALongRunIsBoundedByTimeout) {
   EXPECT_FALSE(std::filesystem::exists(f.dir + "/out/out0.npy"));
   // A bound that is not a positive number is a usage error.
   EXPECT_EQ(run_hhlo({"run", f.program, "-i", f.input, "--timeout", "-1"}).exit_code, 1);
+  test::ProcessResult zero = run_hhlo({"run", f.program, "-i", f.input, "--timeout", "0"});
+  EXPECT_EQ(zero.exit_code, 1);
+  EXPECT_NE(zero.output.find("--timeout takes a positive number of seconds"), std::string::npos)
+      << zero.output;
+  EXPECT_LT(zero.output.size(), 400u) << zero.output;  // not CLI11's 300-digit range
+}
+
+TEST(HostileProgram, MalformedBytecodeUnderRunNamesTheFile) {
+  // MLIR bytecode magic, then bytes that are no bytecode: our reader's error, with the file named
+  // (it read "- (bytecode ...)" before), and nothing reaches the plugin.
+  Files f = prepare("bad_bytecode", std::string("ML\xefR", 4) + std::string(40, '\x07'));
+  test::ProcessResult r = run_hhlo({"run", f.program, "-i", f.input});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.signal, 0) << r.output;
+  EXPECT_NE(r.output.find(f.program + " (bytecode "), std::string::npos) << r.output;
+}
+
+TEST(HostileProgram, DemoSaveIntoAMissingFolderIsRefusedBeforeTraining) {
+  test::ProcessResult r = run_hhlo({"demo", "--save", "/nonexistent/folder/m.npz"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("--save '/nonexistent/folder/m.npz': the folder '/nonexistent/folder' "
+                          "does not exist"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("epoch"), std::string::npos) << "trained first\n" << r.output;
 }
 
 TEST(HostileProgram, CheckRefusesAnOpNameOutsideTheStablehloDialect) {

@@ -90,11 +90,11 @@ int check_program(const CheckOptions& o) {
 
 const bool registered = register_command({
     .name = "check",
-    .description = "Parse and verify a StableHLO text program (no plugin): entry types, op "
+    .description = "Parse and verify a StableHLO program, text or MLIR bytecode (no plugin): entry types, op "
                    "histogram, errors with line numbers; exit status 0 or 1",
     .setup = [](CLI::App& sub) -> Action {
       auto o = std::make_shared<CheckOptions>();
-      sub.add_option("program", o->program, "StableHLO program (.mlir text)")->required();
+      sub.add_option("program", o->program, "StableHLO program (.mlir text or .mlirbc bytecode)")->required();
       sub.add_option("--entry", o->entry,
                      "Public function to report (default: @main, or the only public function)");
       return [o] { return check_program(*o); };

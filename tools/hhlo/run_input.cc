@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -59,7 +60,14 @@ void add_run_options(CLI::App& sub, RunOptions& o) {
   sub.add_option("--timeout", o.timeout,
                  "Seconds allowed for compiling and executing; past them the run stops with a "
                  "message and exit status 124 (PJRT cannot cancel an execution)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            char* end = nullptr;
+            double s = std::strtod(v.c_str(), &end);
+            return end && *end == '\0' && s > 0 ? std::string()
+                                                 : "--timeout takes a positive number of seconds";
+          },
+          "SECONDS"));
   sub.add_option("--repeat", o.repeat, "Run N more times and print per-call latency min/median")
       ->check(CLI::Range(1, 1000000));
   sub.add_option("--xla-option", o.xla_options,
@@ -84,6 +92,12 @@ CompileOptions compile_options(const std::vector<std::string>& xla_options) {
 }
 
 std::string name_program_in(std::string message, const std::string& program) {
+  // Bytecode positions: "- (bytecode IR section):0:378: ..." (read_bytecode's source name).
+  for (std::size_t at = 0; (at = message.find("- (bytecode ", at)) != std::string::npos;) {
+    bool starts = at == 0 || message[at - 1] == '\n' || message[at - 1] == ' ';
+    if (starts) message.replace(at, 1, program);
+    at += starts ? program.size() : 1;
+  }
   for (std::size_t at = 0; (at = message.find("-:", at)) != std::string::npos;) {
     bool starts_line = at == 0 || message[at - 1] == '\n' || message[at - 1] == ' ';
     bool has_position =

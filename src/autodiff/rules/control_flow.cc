@@ -3,7 +3,8 @@
 // (unrolled and differentiated), optimization_barrier, and custom_call through custom_vjp. JVP:
 // if / case / while of any trip count carry the tangents through new control flow; custom_call
 // through custom_jvp. A composite takes the rule registered under "composite:<name>", else the
-// derivative of its decomposition (inlined at the op and differentiated there).
+// derivative of its decomposition (inlined at the op and differentiated there); np::stop_gradient
+// is the composite "hhlo.stop_gradient" with a zero rule in both modes.
 #include <algorithm>
 
 #include "hhlo/ir/inline.h"
@@ -164,6 +165,10 @@ void register_control_flow_rules(Registry& r) {
     return out;
   };
   r["stablehlo.reduce_precision"] = linear_vjp([](const Op&, Value g) { return g; });
+  // np::stop_gradient (jax.lax.stop_gradient): no cotangent reaches the operand.
+  r["composite:hhlo.stop_gradient"] = [](const Op& op, const Cts&) {
+    return Cts(op.operands().size());
+  };
   r["stablehlo.composite"] = [](const Op& op, const Cts& cts) {
     if (const VjpRule* rule = find_vjp("composite:" + composite_name(op))) return (*rule)(op, cts);
     // The decomposition inlined here and differentiated w.r.t. the inputs.
@@ -311,6 +316,10 @@ void register_control_flow_jvps(JvpRegistry& r) {
   r["stablehlo.while"] = while_jvp;
   r["stablehlo.optimization_barrier"] = linear_jvp();
   r["stablehlo.reduce_precision"] = linear_jvp();
+  // np::stop_gradient: a zero tangent (jax.lax.stop_gradient's JVP).
+  r["composite:hhlo.stop_gradient"] = [](const Op& op, const Ts&) {
+    return Ts(op.results().size());
+  };
   r["stablehlo.custom_call"] = [](const Op& op, const Ts& ts) {
     std::string target = op.attr("call_target_name")->get_if<StringAttr>()->value;
     const JvpRule* rule = find_jvp("custom_call:" + target);
