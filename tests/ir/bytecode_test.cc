@@ -185,6 +185,20 @@ TEST(Bytecode, UnknownVhloOpIsNamed) {
   }
 }
 
+TEST(Bytecode, PlainStablehloBytecodeSaysToGiveAPortableArtifactOrTheText) {
+  std::string b = slurp(kDir / "plain_stablehlo.mlirbc");
+  ASSERT_TRUE(is_mlir_bytecode(b));
+  try {
+    read_bytecode(b, {.source_name = "p.mlirbc"});
+    FAIL() << "no error";
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("bytecode of the stablehlo and func dialects is not read "
+                                         "yet; give the text, or a portable artifact"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // Found by the bytecode fuzz target: a name the printer would write bare and the parser could not
 // read back is refused where it is read.
 TEST(Bytecode, AttributeNameThatIsNoIdentifierIsAParseError) {

@@ -79,6 +79,10 @@ def save(name, exp):
     open(f"{out}/jax/{name}.mlirbc", "wb").write(exp.mlir_module_serialized)
 for name, (fn, args) in cases.items():
     save(name, export.export(jax.jit(fn))(*args))
+# MLIR bytecode of StableHLO itself (not a VHLO portable artifact), as `write_bytecode` of a
+# lowering gives it: refused with a message saying what to give instead.
+with open(f"{out}/plain_stablehlo.mlirbc", "wb") as f:
+    jax.jit(jnp.tanh).lower(f32(3)).compiler_ir("stablehlo").operation.write_bytecode(f)
 b = export.symbolic_shape("b")[0]
 save("poly_mlp", export.export(jax.jit(mlp))(jax.ShapeDtypeStruct((b, 8), jnp.float32), f32(8, 16), f32(16, 2)))
 save("multi_platform", export.export(jax.jit(mlp), platforms=["cpu", "cuda"])(f32(4, 8), f32(8, 16), f32(16, 2)))
