@@ -333,6 +333,86 @@ std::vector<Value> jacfwd(const TraceFn& f, const std::vector<Value>& primals, s
   return jac;
 }
 
+namespace {
+
+/// Checks a set of argnums: not empty, each in range, none repeated; `what` names the transform.
+void check_argnums(const char* what, const std::vector<size_t>& argnums, size_t primals) {
+  if (argnums.empty()) throw Error(fmt::format("{}: argnums is empty", what));
+  for (size_t i = 0; i < argnums.size(); ++i) {
+    if (argnums[i] >= primals)
+      throw Error(
+          fmt::format("{}: argnum {} out of range ({} primals)", what, argnums[i], primals));
+    for (size_t j = 0; j < i; ++j)
+      if (argnums[j] == argnums[i])
+        throw Error(fmt::format("{}: argnum {} given twice", what, argnums[i]));
+  }
+}
+
+/// The Jacobian of `y` (a result) w.r.t. `x`, from its rows (one cotangent of x per element of y)
+/// or, for an empty y, zeros of dims y.dims ++ x.dims.
+Value jacobian_from_rows(const std::vector<Value>& rows, Value y, Value x) {
+  if (!rows.empty()) return stack_rows(rows, y.dims(), x.dims());
+  Dims full = y.dims();
+  full.insert(full.end(), x.dims().begin(), x.dims().end());
+  return constant(x.func(), 0.0, x.dtype(), full);
+}
+
+}  // namespace
+
+std::vector<std::vector<Value>> jacfwd(const TraceFn& f, const std::vector<Value>& primals,
+                                       const std::vector<size_t>& argnums) {
+  check_argnums("jacfwd", argnums, primals.size());
+  std::vector<std::vector<Value>> jac;
+  for (size_t i = 0; i < argnums.size(); ++i) {
+    // One trace per argnum: a single-argnum jacfwd of f with the other primals held.
+    std::vector<Value> cols = jacfwd(f, primals, argnums[i]);
+    if (jac.empty()) jac.resize(cols.size());
+    for (size_t j = 0; j < cols.size(); ++j) jac[j].push_back(cols[j]);
+  }
+  return jac;
+}
+
+std::vector<std::vector<Value>> jacrev(const TraceFn& f, const std::vector<Value>& primals,
+                                       const std::vector<size_t>& argnums) {
+  check_argnums("jacrev", argnums, primals.size());
+  std::vector<Value> xs;
+  for (size_t a : argnums) {
+    if (!detail::is_float(primals[a].dtype()))
+      throw Error(
+          fmt::format("jacrev: primal {} has type {}; jacrev needs a real floating-point primal",
+                      a, primals[a].type().to_string()));
+    xs.push_back(primals[a]);
+  }
+  std::vector<Value> outs = f(primals);
+  std::vector<std::vector<Value>> jac;
+  for (Value y : outs) {
+    if (!detail::is_float(y.dtype()))
+      throw Error(fmt::format("jacrev: result of type {}; jacrev needs real floating-point results",
+                              y.type().to_string()));
+    std::vector<std::vector<Value>> rows(xs.size());
+    for (int64_t k = 0; k < y.type().num_elements(); ++k) {
+      std::vector<Value> cts = vjp({y}, {Cotangent{one_hot(y, k)}}, xs);
+      for (size_t i = 0; i < xs.size(); ++i) rows[i].push_back(cts[i]);
+    }
+    std::vector<Value> per_arg;
+    for (size_t i = 0; i < xs.size(); ++i) per_arg.push_back(jacobian_from_rows(rows[i], y, xs[i]));
+    jac.push_back(std::move(per_arg));
+  }
+  return jac;
+}
+
+std::vector<std::vector<Value>> hessian(const ScalarFn& f, const std::vector<Value>& primals,
+                                        const std::vector<size_t>& argnums) {
+  check_argnums("hessian", argnums, primals.size());
+  return jacfwd(
+      [&](const std::vector<Value>& xs) {
+        std::vector<Value> wrt;
+        for (size_t a : argnums) wrt.push_back(xs[a]);
+        return grad(f(xs), wrt);
+      },
+      primals, argnums);
+}
+
 std::vector<Value> jacrev(const TraceFn& f, const std::vector<Value>& primals, size_t argnum) {
   if (argnum >= primals.size())
     throw Error(fmt::format("jacrev: argnum {} out of range ({} primals)", argnum, primals.size()));

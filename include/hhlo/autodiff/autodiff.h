@@ -122,6 +122,20 @@ std::vector<Value> jacfwd(const TraceFn& f, const std::vector<Value>& primals, s
 /// result (results must be float). Throws what `jacfwd` and `vjp` throw.
 std::vector<Value> jacrev(const TraceFn& f, const std::vector<Value>& primals, size_t argnum = 0);
 
+/// JAX's `jax.jacfwd(f, argnums=(a, b, ...))(*primals)`: for each result y of `f` (outer index),
+/// one Jacobian per entry of `argnums` (inner index, in the order given), each as the
+/// single-argnum form gives it (dims y.dims ++ primals[a].dims); `f` is traced once per argnum.
+/// Throws hhlo::Error for an empty `argnums` or an index out of range or repeated, and what the
+/// single-argnum form throws.
+std::vector<std::vector<Value>> jacfwd(const TraceFn& f, const std::vector<Value>& primals,
+                                       const std::vector<size_t>& argnums);
+
+/// JAX's `jax.jacrev(f, argnums=(a, b, ...))(*primals)`: as the jacfwd above (result outer,
+/// argnum inner), one VJP per result element giving every argnum's row at once. Throws as jacfwd
+/// and the single-argnum jacrev.
+std::vector<std::vector<Value>> jacrev(const TraceFn& f, const std::vector<Value>& primals,
+                                       const std::vector<size_t>& argnums);
+
 /// A scalar function of its arguments (for `hvp` and `hessian`).
 using ScalarFn = std::function<Value(const std::vector<Value>&)>;
 
@@ -136,5 +150,11 @@ std::vector<Value> hvp(const ScalarFn& f, const std::vector<Value>& primals,
 /// float `f` with respect to primals[argnum], of dims x.dims ++ x.dims. Throws what `jacfwd` and
 /// `grad` throw.
 Value hessian(const ScalarFn& f, const std::vector<Value>& primals, size_t argnum = 0);
+
+/// JAX's `jax.hessian(f, argnums=(a, b, ...))(*primals)`: the blocks H[i][k] = d2 f / dx_i dx_k
+/// for x_i = primals[argnums[i]], x_k = primals[argnums[k]], of dims x_i.dims ++ x_k.dims (the
+/// cross blocks included; H[i][k] is H[k][i] transposed). Throws as jacfwd with argnums and grad.
+std::vector<std::vector<Value>> hessian(const ScalarFn& f, const std::vector<Value>& primals,
+                                        const std::vector<size_t>& argnums);
 
 }  // namespace hhlo::ad
