@@ -146,6 +146,25 @@ TEST(HostileProgram, DemoSaveIntoAMissingFolderIsRefusedBeforeTraining) {
   EXPECT_EQ(r.output.find("epoch"), std::string::npos) << "trained first\n" << r.output;
 }
 
+TEST(HostileProgram, RunRefusesWhatCheckRefuses) {
+  // A recorded result type the shape rule contradicts: `check` named it, `run` sent it to the
+  // plugin, whose message blamed StableHLO versions (the walk-through). Now both name the op.
+  Files f = prepare("wrong_type", R"(module @m {
+  func.func public @main(%x: tensor<f32>) -> tensor<2xf32> {
+    %0 = stablehlo.negate %x : (tensor<f32>) -> tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+})");
+  for (const char* command : {"run", "check"}) {
+    test::ProcessResult r = run_hhlo({command, f.program, "-i", f.input});
+    if (std::string(command) == "check") r = run_hhlo({command, f.program});
+    EXPECT_EQ(r.exit_code, 1) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find(f.program + ":3:"), std::string::npos) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find("stablehlo.negate"), std::string::npos) << command << "\n" << r.output;
+    EXPECT_EQ(r.output.find("Failed to parse using StableHLO"), std::string::npos) << r.output;
+  }
+}
+
 TEST(HostileProgram, CheckRefusesAnOpNameOutsideTheStablehloDialect) {
   Files f = prepare("frobnicate", R"(module @m {
   func.func public @main(%x: tensor<f32>) -> tensor<f32> {

@@ -78,7 +78,7 @@ class Client {
                           const std::optional<Device>& device = {}) const;
 
   /// Compiles StableHLO MLIR text or bytecode (PJRT_Client_Compile, format "mlir").
-  /// Either form is read first (parse_module, unverified; bytecode by read_bytecode) to choose
+  /// Either form is read first (parse_module, verified as `hhlo check` does) to choose
   /// the entry (options.entry; with none, `@main` or the only public function) and to bind a
   /// multi-platform jax.export's `_platform_index` (options.export_platforms); a program our
   /// reader refuses never reaches the plugin: hhlo::ParseError (or a call cycle's hhlo::Error),
