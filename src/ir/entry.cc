@@ -107,4 +107,15 @@ void bind_platform_index(Module& module, int64_t index) {
     for (const NamedAttr& a : callee.result_attrs(r)) main.set_result_attr(r, a);
 }
 
+void bind_platform_index(Module& module, std::optional<int64_t> index, std::string_view source) {
+  const Func* main = module.find("main");
+  if (!index && main && has_platform_index(*main) && uses_argument(*main, 0))
+    throw Error(fmt::format(
+        "{} is a multi-platform jax.export whose code depends on its _platform_index "
+        "argument: give the export's platforms in order (CompileOptions::export_platforms, "
+        "`hhlo run --export-platforms cpu,cuda`; JAX's Exported.platforms)",
+        source.empty() ? std::string("the program") : fmt::format("'{}'", source)));
+  bind_platform_index(module, index.value_or(0));
+}
+
 }  // namespace hhlo

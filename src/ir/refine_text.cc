@@ -27,8 +27,7 @@ std::optional<int64_t> platform_index_for(std::span<const std::string> platforms
 
 std::optional<std::string> refine_program_text(std::string_view text,
                                                std::span<const TensorType> arg_types,
-                                               std::string_view entry,
-                                               std::string_view source_name,
+                                               std::string_view entry, std::string_view source_name,
                                                std::optional<int64_t> platform_index) {
   // A text without '?' has nothing dynamic; bytecode is read to know.
   if (!is_mlir_bytecode(text) && text.find('?') == std::string_view::npos) return std::nullopt;
@@ -49,14 +48,8 @@ std::optional<std::string> refine_program_text(std::string_view text,
   if (has_platform_index(*f) && arg_types.size() + 1 == f->arg_types().size()) {
     // JAX binds the platform index before it refines: only the chosen platform's branch is
     // refined (the CUDA branch of a CPU run holds cuSOLVER calls no CPU run needs).
-    if (!platform_index && uses_argument(*f, 0))
-      throw Error(fmt::format(
-          "'{}' is a multi-platform jax.export whose code depends on its _platform_index "
-          "argument: give the export's platforms in order (CompileOptions::export_platforms, "
-          "`hhlo run --export-platforms cpu,cuda`; JAX's Exported.platforms)",
-          source_name));
     select_entry(*parsed, name);
-    bind_platform_index(*parsed, platform_index.value_or(0));
+    bind_platform_index(*parsed, platform_index, source_name);
     name = "main";
     f = parsed->find(name);
   }

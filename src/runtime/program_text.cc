@@ -23,16 +23,7 @@ bool prepare(Module& m, const CompileOptions& options, const Client& client) {
   bool changed = select_entry(m, options.entry) != "main";
   const Func& main = *m.find("main");
   if (!has_platform_index(main)) return changed;
-  std::optional<int64_t> given = platform_index_for(options.export_platforms, client.platform_name());
-  int64_t index = given.value_or(0);
-  if (!given && uses_argument(main, 0)) {
-    throw Error(
-        "the program is a multi-platform jax.export whose code depends on its "
-        "_platform_index argument: give the export's platforms in order "
-        "(CompileOptions::export_platforms, `hhlo run --export-platforms cpu,cuda`; JAX's "
-        "Exported.platforms)");
-  }
-  bind_platform_index(m, index);
+  bind_platform_index(m, platform_index_for(options.export_platforms, client.platform_name()), "");
   return true;
 }
 

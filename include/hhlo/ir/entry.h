@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -41,5 +42,14 @@ bool has_platform_index(const Func& f);
 /// Throws hhlo::Error when the module has no `@main`, when `@main` has no platform index
 /// argument, or when `index` is negative.
 void bind_platform_index(Module& module, int64_t index);
+
+/// bind_platform_index with `index` when given (the running platform's position, e.g. from
+/// platform_index_for in hhlo/ir/refine.h), else with 0 when @main's code never reads its
+/// platform index (JAX's exports that differ only in platform-independent ways). The one place
+/// both the runtime's compile and shape refinement bind it. Throws hhlo::Error, naming `source`
+/// ("the program" when empty),
+/// when no index is given and the code reads it (saying to give the export's platforms), and what
+/// bind_platform_index throws.
+void bind_platform_index(Module& module, std::optional<int64_t> index, std::string_view source);
 
 }  // namespace hhlo
