@@ -17,7 +17,8 @@ constexpr int64_t kN = 1 << 20;
 std::string program(bool custom) {
   const std::string t = "tensor<" + std::to_string(kN) + "xf32>";
   std::string op = custom ? "stablehlo.custom_call @hhlo_example_vector_add(%a, %b) "
-                            "{api_version = 4 : i32} : (" + t + ", " + t + ") -> " + t
+                            "{api_version = 4 : i32} : (" +
+                                t + ", " + t + ") -> " + t
                           : "stablehlo.add %a, %b : " + t;
   return "func.func @main(%a: " + t + ", %b: " + t + ") -> " + t + " {\n  %r = " + op +
          "\n  return %r : " + t + "\n}\n";

@@ -7,15 +7,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <iterator>
 
 #include "hhlo/nn/layers.h"
 #include "hhlo/nn/models.h"
 #include "hhlo/nn/optim.h"
-#include "hhlo/train/trainer.h"
 #include "hhlo/session.h"
+#include "hhlo/train/trainer.h"
 
 namespace {
 
@@ -29,7 +29,8 @@ void train_step(benchmark::State& state, const char* model_name) {
   };
   nn::Trainer trainer(loss, model.init, nn::adam(2e-3), {{DType::f32, {B, 64}}, {DType::i32, {B}}});
   Array x(DType::f32, {B, 64}), y(DType::i32, {B});
-  for (int64_t i = 0; i < B * 64; ++i) static_cast<float*>(x.data())[i] = static_cast<float>(i % 17) / 16.0f;
+  for (int64_t i = 0; i < B * 64; ++i)
+    static_cast<float*>(x.data())[i] = static_cast<float>(i % 17) / 16.0f;
   for (int64_t i = 0; i < B; ++i) static_cast<int32_t*>(y.data())[i] = static_cast<int32_t>(i % 10);
   Buffer xb = trainer.client().buffer_from_host(x), yb = trainer.client().buffer_from_host(y);
   for (int i = 0; i < 50; ++i) trainer.step_on_device({&xb, &yb}).to_host();
@@ -86,7 +87,8 @@ void print_median(const char* name, const std::function<void()>& step, int n) {
   for (int i = 0; i < n; ++i) {
     auto s = std::chrono::steady_clock::now();
     step();
-    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count());
+    t.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count());
   }
   std::sort(t.begin(), t.end());
   std::printf("%s step_ms=%.4f step_ms_p25=%.4f\n", name, t[t.size() / 2], t[t.size() / 4]);
@@ -98,10 +100,16 @@ int median_mode(int n) {
     nn::BatchLossFn loss = [&model](const ad::Params& p, const std::vector<Value>& b) {
       return Value(nn::softmax_cross_entropy(model.forward(p, b[0]), b[1]));
     };
-    nn::Trainer trainer(loss, model.init, nn::adam(2e-3), {{DType::f32, {32, 64}}, {DType::i32, {32}}});
+    nn::Trainer trainer(loss, model.init, nn::adam(2e-3),
+                        {{DType::f32, {32, 64}}, {DType::i32, {32}}});
     Buffer xb = trainer.client().buffer_from_host(Array(DType::f32, {32, 64}));
     Buffer yb = trainer.client().buffer_from_host(Array(DType::i32, {32}));
-    print_median(model_name, [&] { trainer.step_on_device({&xb, &yb}).to_host(); }, n);
+    print_median(
+        model_name,
+        [&] {
+          trainer.step_on_device({&xb, &yb}).to_host();
+        },
+        n);
     // The JAX-lowered step of the same model through our runtime, when given.
     std::string env = std::string("HHLO_TRAIN_MLIR_") + (model_name[0] == 'm' ? "MLP" : "CNN");
     if (const char* path = std::getenv(env.c_str())) {
@@ -113,13 +121,15 @@ int median_mode(int n) {
       std::vector<Buffer> args;
       for (const auto& t : types) args.push_back(s.client().buffer_from_host(Array(t)));
       size_t n_state = types.size() - 2;
-      print_median((std::string("jax_lowered_") + model_name).c_str(), [&] {
-        std::vector<const Buffer*> ptrs;
-        for (const auto& b : args) ptrs.push_back(&b);
-        std::vector<Buffer> out = exe.execute(ptrs);
-        for (size_t i = 0; i < n_state; ++i) args[i] = std::move(out[i]);
-        out.back().to_host();
-      }, n);
+      print_median((std::string("jax_lowered_") + model_name).c_str(),
+                   [&] {
+                     std::vector<const Buffer*> ptrs;
+                     for (const auto& b : args) ptrs.push_back(&b);
+                     std::vector<Buffer> out = exe.execute(ptrs);
+                     for (size_t i = 0; i < n_state; ++i) args[i] = std::move(out[i]);
+                     out.back().to_host();
+                   },
+                   n);
     }
   }
   return 0;

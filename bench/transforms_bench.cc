@@ -23,12 +23,12 @@
 #include "hhlo/autodiff/autodiff.h"
 #include "hhlo/autodiff/vjp_registry.h"
 #include "hhlo/autodiff/vmap.h"
+#include "hhlo/ir/conv_dimension_numbers.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
 #include "hhlo/jit.h"
 #include "hhlo/session.h"
-#include "hhlo/ir/conv_dimension_numbers.h"
 
 namespace {
 

@@ -8,13 +8,14 @@
 // as hhlo::PjrtError. hhlo_example_negate_newer_ffi answers XLA's registration probe with an
 // XLA FFI minor version one newer than the plugin's, as a handler built with newer headers would:
 // the test that pins the version mismatch uses it.
+#include "kernels.h"
+
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
 #include "hhlo/runtime/custom_call_kernel.h"
-#include "kernels.h"
 #include "xla/ffi/api/ffi.h"
 
 namespace ffi = xla::ffi;
@@ -138,9 +139,8 @@ ffi::Error FailImpl(ffi::AnyBuffer, std::string_view reason, ffi::Result<ffi::An
 
 // Throws a C++ exception inside its body; `guarded` turns it into an error.
 ffi::Error ThrowImpl(ffi::AnyBuffer, ffi::Result<ffi::AnyBuffer>) {
-  return guarded("hhlo_example_throw", []() -> ffi::Error {
-    throw std::runtime_error("thrown inside the kernel");
-  });
+  return guarded("hhlo_example_throw",
+                 []() -> ffi::Error { throw std::runtime_error("thrown inside the kernel"); });
 }
 
 // out = -in; registered in a test under a target that already has another handler.
@@ -180,19 +180,16 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_scale, ScaleImpl,
                                   .Arg<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::F32>>());
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_fail, FailImpl,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Attr<std::string_view>("reason")
-                                  .Ret<ffi::AnyBuffer>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(
+    hhlo_example_fail, FailImpl,
+    ffi::Ffi::Bind().Arg<ffi::AnyBuffer>().Attr<std::string_view>("reason").Ret<ffi::AnyBuffer>());
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_throw, ThrowImpl,
                               ffi::Ffi::Bind().Arg<ffi::AnyBuffer>().Ret<ffi::AnyBuffer>());
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_example_negate, NegateImpl,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::Buffer<ffi::F32>>()
-                                  .Ret<ffi::Buffer<ffi::F32>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(
+    hhlo_example_negate, NegateImpl,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
 
 // hhlo_example_negate as if built with XLA FFI headers one minor version newer than the framework
 // that probes it (the plugin's XLA FFI, whatever its version: 0.2 on the 0.81 CPU plugin, 0.4 on

@@ -55,7 +55,8 @@ inline Value unet_loss(const ad::Params& p, const Inputs& in) {
   Tensor e = nn::relu(nn::conv2d(in.at("x"), p.at("enc/w"), Tensor(p.at("enc/b")), same));
   Tensor d = nn::max_pool(e);
   d = nn::relu(nn::conv2d(d, p.at("mid/w"), Tensor(p.at("mid/b")), same));
-  Tensor u = nn::conv2d_transpose(d, p.at("up/w"), Tensor(p.at("up/b")), {.stride = {2, 2}, .padding = nn::Padding::same()});
+  Tensor u = nn::conv2d_transpose(d, p.at("up/w"), Tensor(p.at("up/b")),
+                                  {.stride = {2, 2}, .padding = nn::Padding::same()});
   Tensor cat = np::concatenate({u, e}, 3);
   Tensor out = nn::conv2d(cat, p.at("out/w"), Tensor(p.at("out/b")), same);
   Tensor diff = out - Tensor(in.at("target"));

@@ -73,7 +73,8 @@ class Session {
   CacheOutcome last_ = CacheOutcome::disabled;
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<LoadedExecutable>> cache_;
-  /// (Program text, entry) -> whether the entry needs refinement; (text, argument types) -> refined text.
+  /// (Program text, entry) -> whether the entry needs refinement; (text, argument types) -> refined
+  /// text.
   std::map<std::string, bool, std::less<>> dynamic_;
   std::map<std::string, std::string, std::less<>> refined_;
 };

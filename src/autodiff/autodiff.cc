@@ -29,7 +29,8 @@ void collect_uses(const Block& b, std::vector<Value>& out) {
 std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Cotangent>& cotangents,
                        const std::vector<Value>& wrt) {
   if (outputs.size() != cotangents.size())
-    throw Error(fmt::format("vjp: {} outputs but {} cotangents", outputs.size(), cotangents.size()));
+    throw Error(
+        fmt::format("vjp: {} outputs but {} cotangents", outputs.size(), cotangents.size()));
   if (outputs.empty()) throw Error("vjp: no outputs to differentiate");
   Func& f = outputs[0].func();
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -39,7 +40,8 @@ std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Cota
                               cotangents[i]->type().to_string(), outputs[i].type().to_string()));
   }
   for (size_t i = 0; i < wrt.size(); ++i) {
-    if (&wrt[i].func() != &f) throw Error("vjp: a wrt value belongs to another function than the outputs");
+    if (&wrt[i].func() != &f)
+      throw Error("vjp: a wrt value belongs to another function than the outputs");
     if (!detail::is_inexact(wrt[i].dtype()))
       throw Error(fmt::format(
           "vjp: cannot differentiate with respect to an integer tensor (wrt {} has type {}); "
@@ -69,8 +71,10 @@ std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Cota
   std::unordered_map<uint32_t, Value> ct;
   auto accumulate = [&](Value target, Value c) {
     auto it = ct.find(target.id());
-    if (it == ct.end()) ct.emplace(target.id(), c);
-    else it->second = add(it->second, c);
+    if (it == ct.end())
+      ct.emplace(target.id(), c);
+    else
+      it->second = add(it->second, c);
   };
   for (size_t i = 0; i < outputs.size(); ++i)
     if (cotangents[i] && active.count(outputs[i].id())) accumulate(outputs[i], *cotangents[i]);
@@ -91,10 +95,11 @@ std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Cota
     if (!any) continue;
     const VjpRule* rule = find_vjp(op.name());
     if (!rule)
-      throw Error(fmt::format("vjp: no VJP rule for op '{}' (at {}); it lies between the "
-                              "differentiated inputs and outputs. Register one with "
-                              "hhlo::ad::register_vjp(\"{}\", rule) or stop the gradient before it",
-                              op.name(), where(op), op.name()));
+      throw Error(
+          fmt::format("vjp: no VJP rule for op '{}' (at {}); it lies between the "
+                      "differentiated inputs and outputs. Register one with "
+                      "hhlo::ad::register_vjp(\"{}\", rule) or stop the gradient before it",
+                      op.name(), where(op), op.name()));
     std::vector<bool> needed;
     for (Value v : op.operands()) needed.push_back(active.count(v.id()) > 0);
     std::vector<Cotangent> in;
@@ -106,17 +111,18 @@ std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Cota
     if (in.size() != targets.size()) {
       std::vector<Value> caps = op.regions().empty() ? std::vector<Value>{} : captured_values(op);
       if (caps.empty() || in.size() != targets.size() + caps.size())
-        throw Error(fmt::format("vjp: the VJP rule of '{}' (at {}) returned {} cotangents for {} operands",
-                                op.name(), where(op), in.size(), op.operands().size()));
+        throw Error(
+            fmt::format("vjp: the VJP rule of '{}' (at {}) returned {} cotangents for {} operands",
+                        op.name(), where(op), in.size(), op.operands().size()));
       targets.insert(targets.end(), caps.begin(), caps.end());
     }
     for (size_t k = 0; k < in.size(); ++k) {
       Value operand = targets[k];
       if (!in[k] || !active.count(operand.id())) continue;
       if (in[k]->type() != operand.type())
-        throw Error(fmt::format("vjp: the VJP rule of '{}' (at {}) returned {} for operand {} of type {}",
-                                op.name(), where(op), in[k]->type().to_string(), k,
-                                operand.type().to_string()));
+        throw Error(fmt::format(
+            "vjp: the VJP rule of '{}' (at {}) returned {} for operand {} of type {}", op.name(),
+            where(op), in[k]->type().to_string(), k, operand.type().to_string()));
       accumulate(operand, *in[k]);
     }
   }
@@ -131,9 +137,10 @@ std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Cota
 
 std::vector<Value> grad(Value loss, const std::vector<Value>& wrt) {
   if (loss.rank() != 0 || !detail::is_float(loss.dtype()))
-    throw Error(fmt::format("grad requires a scalar loss of a float type, got {}; reduce it first "
-                            "(e.g. with ad::reduce_sum) or use vjp with an explicit cotangent",
-                            loss.type().to_string()));
+    throw Error(
+        fmt::format("grad requires a scalar loss of a float type, got {}; reduce it first "
+                    "(e.g. with ad::reduce_sum) or use vjp with an explicit cotangent",
+                    loss.type().to_string()));
   return vjp({loss}, {full_like(loss, 1.0)}, wrt);
 }
 
@@ -190,13 +197,15 @@ Func& vjp_func(Module& module, std::string name, const std::vector<TensorType>& 
   }
   for (size_t i : wrt)
     if (i >= arg_types.size())
-      throw Error(fmt::format("vjp_func: wrt index {} out of range ({} arguments)", i, arg_types.size()));
+      throw Error(
+          fmt::format("vjp_func: wrt index {} out of range ({} arguments)", i, arg_types.size()));
   std::vector<TensorType> all = arg_types;
   all.insert(all.end(), result_types.begin(), result_types.end());
   Func& f = module.add_func(std::move(name), all);
   std::vector<Value> args(f.args().begin(), f.args().begin() + static_cast<long>(arg_types.size()));
   std::vector<Value> results = body(args);
-  if (results.size() != result_types.size()) throw Error("vjp_func: body returned a different number of results when re-traced");
+  if (results.size() != result_types.size())
+    throw Error("vjp_func: body returned a different number of results when re-traced");
   std::vector<Cotangent> cts;
   for (size_t i = 0; i < results.size(); ++i) cts.emplace_back(f.arg(arg_types.size() + i));
   std::vector<Value> w;
@@ -207,7 +216,8 @@ Func& vjp_func(Module& module, std::string name, const std::vector<TensorType>& 
   return f;
 }
 
-Func& value_and_grad_func(Module& module, std::string name, const std::vector<TensorType>& arg_types,
+Func& value_and_grad_func(Module& module, std::string name,
+                          const std::vector<TensorType>& arg_types,
                           const std::function<Value(const std::vector<Value>&)>& body,
                           std::vector<size_t> wrt) {
   if (wrt.empty()) {
@@ -216,7 +226,8 @@ Func& value_and_grad_func(Module& module, std::string name, const std::vector<Te
   }
   for (size_t i : wrt)
     if (i >= arg_types.size())
-      throw Error(fmt::format("value_and_grad_func: wrt index {} out of range ({} arguments)", i, arg_types.size()));
+      throw Error(fmt::format("value_and_grad_func: wrt index {} out of range ({} arguments)", i,
+                              arg_types.size()));
   Func& f = module.add_func(std::move(name), arg_types);
   Value loss = body(f.args());
   std::vector<Value> w;

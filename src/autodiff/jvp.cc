@@ -379,8 +379,8 @@ std::vector<std::vector<Value>> jacrev(const TraceFn& f, const std::vector<Value
   for (size_t a : argnums) {
     if (!detail::is_float(primals[a].dtype()))
       throw Error(
-          fmt::format("jacrev: primal {} has type {}; jacrev needs a real floating-point primal",
-                      a, primals[a].type().to_string()));
+          fmt::format("jacrev: primal {} has type {}; jacrev needs a real floating-point primal", a,
+                      primals[a].type().to_string()));
     xs.push_back(primals[a]);
   }
   std::vector<Value> outs = f(primals);

@@ -88,8 +88,7 @@ std::string read_regular_file(const std::string& path, std::string_view what) {
   return bytes;
 }
 
-void write_file_atomically(const std::string& path, std::string_view bytes,
-                           std::string_view what) {
+void write_file_atomically(const std::string& path, std::string_view bytes, std::string_view what) {
   namespace fs = std::filesystem;
   if (path.empty()) throw IoError(fmt::format("{}: the output path is empty", what));
   std::error_code ec;
@@ -108,8 +107,9 @@ void write_file_atomically(const std::string& path, std::string_view bytes,
   if (err == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
   if (err != 0) {
     ::unlink(tmp.c_str());
-    fail(what, path, fmt::format("cannot be written: {} (the previous file, if any, is kept)",
-                                 errno_text(err)));
+    fail(
+        what, path,
+        fmt::format("cannot be written: {} (the previous file, if any, is kept)", errno_text(err)));
   }
 }
 

@@ -7,8 +7,8 @@
 #include <cstring>
 
 #include "bytecode_internal.h"
-#include "stablehlo_names.h"
 #include "hhlo/ir/verifier.h"
+#include "stablehlo_names.h"
 
 namespace hhlo::bc {
 namespace {

@@ -303,7 +303,8 @@ BcAttr Reader::read_builtin_attr(Cursor& c) {
     case 10: {  // CallSiteLoc: callee, caller
       const BcAttr& callee = attr(c);
       const BcAttr& caller = attr(c);
-      return loc(detail::capped_location("callsite(" + detail::location_text(callee.loc) + " at " + detail::location_text(caller.loc) + ")"));
+      return loc(detail::capped_location("callsite(" + detail::location_text(callee.loc) + " at " +
+                                         detail::location_text(caller.loc) + ")"));
     }
     case 11: {  // FileLineColLoc: filename, line, column
       const BcAttr& file = attr(c);
@@ -354,8 +355,10 @@ BcAttr Reader::read_builtin_attr(Cursor& c) {
         l.column = static_cast<uint32_t>(std::min<uint64_t>(v[1], UINT32_MAX));
         return loc(l);
       }
-      if (n == 3) return loc(detail::capped_location(fmt::format("{}:{}:{} to :{}", f, v[0], v[1], v[2])));
-      return loc(detail::capped_location(fmt::format("{}:{}:{} to {}:{}", f, v[0], v[1], v[2], v[3])));
+      if (n == 3)
+        return loc(detail::capped_location(fmt::format("{}:{}:{} to :{}", f, v[0], v[1], v[2])));
+      return loc(
+          detail::capped_location(fmt::format("{}:{}:{} to {}:{}", f, v[0], v[1], v[2], v[3])));
     }
     case 15:
       return loc(Location{});

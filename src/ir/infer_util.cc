@@ -54,9 +54,9 @@ void check_in_range(std::string_view op, std::string_view constraint, std::strin
 }  // namespace hhlo
 
 namespace hhlo::detail {
-int64_t num_windows(std::string_view op, std::string_view constraint, int64_t size,
-                    int64_t window, int64_t stride, int64_t base_dilation,
-                    int64_t window_dilation, int64_t lo, int64_t hi) {
+int64_t num_windows(std::string_view op, std::string_view constraint, int64_t size, int64_t window,
+                    int64_t stride, int64_t base_dilation, int64_t window_dilation, int64_t lo,
+                    int64_t hi) {
   if (size == kDynamic) return kDynamic;
   int64_t dilated = 0, padded = 0, dwin = 0;
   bool overflow = false;

@@ -46,7 +46,7 @@ namespace hhlo::detail {
 /// dilated = (size - 1) * base_dilation + 1 (0 if size is 0), padded = lo + dilated + hi,
 /// dilated window = (window - 1) * window_dilation + 1; 0 when the window does not fit.
 /// Throws ShapeError(op, constraint) when one of those sizes overflows 64 bits.
-int64_t num_windows(std::string_view op, std::string_view constraint, int64_t size,
-                    int64_t window, int64_t stride, int64_t base_dilation,
-                    int64_t window_dilation, int64_t lo, int64_t hi);
+int64_t num_windows(std::string_view op, std::string_view constraint, int64_t size, int64_t window,
+                    int64_t stride, int64_t base_dilation, int64_t window_dilation, int64_t lo,
+                    int64_t hi);
 }  // namespace hhlo::detail

@@ -63,8 +63,7 @@ std::vector<TensorType> Block::returned_types() const {
 }
 
 Value ValueRange::at(size_t i) const {
-  if (i >= n_)
-    throw std::out_of_range(fmt::format("ValueRange::at: index {} of {} values", i, n_));
+  if (i >= n_) throw std::out_of_range(fmt::format("ValueRange::at: index {} of {} values", i, n_));
   return (*this)[i];
 }
 

@@ -11,8 +11,8 @@
 #include <functional>
 #include <limits>
 
-#include "hhlo/core/gspmd_sharding.h"
 #include "attribute_text.h"
+#include "hhlo/core/gspmd_sharding.h"
 #include "parser_internal.h"
 
 namespace hhlo::parse {

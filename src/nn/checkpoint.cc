@@ -34,31 +34,53 @@ void save_npz(const std::string& path, const ad::ParamArrays& params) {
   uint32_t count = 0;
   for (const auto& [name, array] : params) {
     std::string data = serialize_npy(array), fname = name + ".npy";
-    uint32_t crc = static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data.data()),
-                                               static_cast<uInt>(data.size())));
+    uint32_t crc = static_cast<uint32_t>(
+        crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
     auto offset = static_cast<uint32_t>(out.size());
     auto size = static_cast<uint32_t>(data.size());
     put32(out, 0x04034b50);  // local file header
-    put16(out, 20); put16(out, 0); put16(out, 0);  // version, flags, method = stored
-    put16(out, 0); put16(out, 0x21);  // time, date (1980-01-01)
-    put32(out, crc); put32(out, size); put32(out, size);
-    put16(out, static_cast<uint32_t>(fname.size())); put16(out, 0);
+    put16(out, 20);
+    put16(out, 0);
+    put16(out, 0);  // version, flags, method = stored
+    put16(out, 0);
+    put16(out, 0x21);  // time, date (1980-01-01)
+    put32(out, crc);
+    put32(out, size);
+    put32(out, size);
+    put16(out, static_cast<uint32_t>(fname.size()));
+    put16(out, 0);
     out += fname;
     out += data;
     put32(central, 0x02014b50);  // central directory header
-    put16(central, 20); put16(central, 20); put16(central, 0); put16(central, 0);
-    put16(central, 0); put16(central, 0x21);
-    put32(central, crc); put32(central, size); put32(central, size);
-    put16(central, static_cast<uint32_t>(fname.size())); put16(central, 0); put16(central, 0);
-    put16(central, 0); put16(central, 0); put32(central, 0); put32(central, offset);
+    put16(central, 20);
+    put16(central, 20);
+    put16(central, 0);
+    put16(central, 0);
+    put16(central, 0);
+    put16(central, 0x21);
+    put32(central, crc);
+    put32(central, size);
+    put32(central, size);
+    put16(central, static_cast<uint32_t>(fname.size()));
+    put16(central, 0);
+    put16(central, 0);
+    put16(central, 0);
+    put16(central, 0);
+    put32(central, 0);
+    put32(central, offset);
     central += fname;
     ++count;
   }
   auto cd_offset = static_cast<uint32_t>(out.size());
   out += central;
   put32(out, 0x06054b50);
-  put16(out, 0); put16(out, 0); put16(out, count); put16(out, count);
-  put32(out, static_cast<uint32_t>(central.size())); put32(out, cd_offset); put16(out, 0);
+  put16(out, 0);
+  put16(out, 0);
+  put16(out, count);
+  put16(out, count);
+  put32(out, static_cast<uint32_t>(central.size()));
+  put32(out, cd_offset);
+  put16(out, 0);
   write_file_atomically(path, out, ".npz file");
 }
 
@@ -99,10 +121,12 @@ ad::ParamArrays parse_npz(std::span<const std::byte> bytes, const std::string& p
       if (!found || csize == 0xffffffffu || usize == 0xffffffffu)
         throw IoError("load_npz: '" + path + "': a ZIP64 member without its ZIP64 sizes");
     }
-    if (flags & 0x8) throw IoError("load_npz: '" + path + "': members with data descriptors are not supported");
+    if (flags & 0x8)
+      throw IoError("load_npz: '" + path + "': members with data descriptors are not supported");
     std::string name = s.substr(at + 30, nlen);
     size_t data_at = at + 30 + nlen + xlen;
-    if (csize > s.size() || data_at + csize > s.size()) throw IoError("load_npz: '" + path + "' is truncated");
+    if (csize > s.size() || data_at + csize > s.size())
+      throw IoError("load_npz: '" + path + "' is truncated");
     std::string data;
     if (method == 0) {
       data = s.substr(data_at, csize);
@@ -124,10 +148,12 @@ ad::ParamArrays parse_npz(std::span<const std::byte> bytes, const std::string& p
       inflateEnd(&z);
       if (rc != Z_STREAM_END) throw IoError("load_npz: corrupt deflated member '" + name + "'");
     } else {
-      throw IoError("load_npz: member '" + name + "' uses unsupported compression method " + std::to_string(method));
+      throw IoError("load_npz: member '" + name + "' uses unsupported compression method " +
+                    std::to_string(method));
     }
     if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0) {
-      std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data.data()), data.size());
+      std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data.data()),
+                                       data.size());
       out.set(name.substr(0, name.size() - 4), parse_npy(bytes, path + ":" + name));
     }
     at = data_at + csize;

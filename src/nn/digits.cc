@@ -21,7 +21,9 @@ std::vector<int64_t> permutation(int64_t n, uint64_t rng_seed) {
 
 Digits load_digits(const std::string& path, int64_t test_size, uint64_t seed) {
   gzFile gz = gzopen(path.c_str(), "rb");
-  if (!gz) throw IoError("load_digits: cannot open '" + path + "' (run scripts/setup.sh to fetch the data)");
+  if (!gz)
+    throw IoError("load_digits: cannot open '" + path +
+                  "' (run scripts/setup.sh to fetch the data)");
   std::string text;
   char buf[1 << 16];
   int n;
@@ -40,13 +42,15 @@ Digits load_digits(const std::string& path, int64_t test_size, uint64_t seed) {
     std::vector<double> v;
     while (std::getline(ls, cell, ',')) v.push_back(std::stod(cell));
     if (v.size() != 65)
-      throw IoError("load_digits: '" + path + "' row " + std::to_string(row) + " has " + std::to_string(v.size()) +
-                    " columns, expected 65");
-    for (int i = 0; i < 64; ++i) pixels.push_back(static_cast<float>(v[static_cast<size_t>(i)] / 16.0));
+      throw IoError("load_digits: '" + path + "' row " + std::to_string(row) + " has " +
+                    std::to_string(v.size()) + " columns, expected 65");
+    for (int i = 0; i < 64; ++i)
+      pixels.push_back(static_cast<float>(v[static_cast<size_t>(i)] / 16.0));
     labels.push_back(static_cast<int32_t>(v[64]));
   }
   auto total = static_cast<int64_t>(labels.size());
-  if (total <= test_size) throw IoError("load_digits: '" + path + "' has only " + std::to_string(total) + " rows");
+  if (total <= test_size)
+    throw IoError("load_digits: '" + path + "' has only " + std::to_string(total) + " rows");
   std::vector<int64_t> p = permutation(total, seed);
   Digits d{Array(DType::f32, {total - test_size, 64}), Array(DType::i32, {total - test_size}),
            Array(DType::f32, {test_size, 64}), Array(DType::i32, {test_size})};

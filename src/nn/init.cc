@@ -6,7 +6,9 @@
 namespace hhlo::nn {
 namespace {
 
-double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) / 9007199254740992.0; }
+double uniform01(std::mt19937_64& rng) {
+  return static_cast<double>(rng() >> 11) / 9007199254740992.0;
+}
 
 Array fill(const Dims& shape, DType dtype, uint64_t seed, bool normal, double scale) {
   if (dtype != DType::f32 && dtype != DType::f64) throw Error("initializers support f32 and f64");
@@ -20,8 +22,10 @@ Array fill(const Dims& shape, DType dtype, uint64_t seed, bool normal, double sc
     } else {
       v = scale * (2.0 * uniform01(rng) - 1.0);
     }
-    if (dtype == DType::f32) static_cast<float*>(a.data())[i] = static_cast<float>(v);
-    else static_cast<double*>(a.data())[i] = v;
+    if (dtype == DType::f32)
+      static_cast<float*>(a.data())[i] = static_cast<float>(v);
+    else
+      static_cast<double*>(a.data())[i] = v;
   }
   return a;
 }
@@ -53,8 +57,10 @@ Array he_normal(const Dims& shape, uint64_t seed, DType dtype) {
 Array filled(const Dims& shape, double value, DType dtype) {
   Array a = fill(shape, dtype, 0, false, 0.0);
   for (int64_t i = 0; i < a.num_elements(); ++i) {
-    if (dtype == DType::f32) static_cast<float*>(a.data())[i] = static_cast<float>(value);
-    else static_cast<double*>(a.data())[i] = value;
+    if (dtype == DType::f32)
+      static_cast<float*>(a.data())[i] = static_cast<float>(value);
+    else
+      static_cast<double*>(a.data())[i] = value;
   }
   return a;
 }

@@ -14,7 +14,8 @@ Optimizer sgd(double lr, double momentum) {
       for (const auto& [n, a] : params) s.set("v/" + n, filled(a.dims(), 0.0, a.dtype()));
     return s;
   };
-  o.update = [lr, momentum](const ad::Params& params, const ad::Params& grads, const ad::Params& state) {
+  o.update = [lr, momentum](const ad::Params& params, const ad::Params& grads,
+                            const ad::Params& state) {
     ad::Params np_, ns;
     for (const auto& [n, p] : params) {
       Tensor g = grads.at(n);

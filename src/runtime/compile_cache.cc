@@ -1,9 +1,9 @@
 #include "hhlo/runtime/compile_cache.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <fmt/format.h>
 #include <openssl/evp.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

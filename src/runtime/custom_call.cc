@@ -4,11 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <tuple>
-#include <cctype>
 
 #include "custom_call_registry.h"
 #include "elf_file.h"
@@ -59,9 +59,10 @@ void register_handler(const Plugin& plugin, const std::string& target_name, void
   const FfiExtension& ffi =
       ffi_extension(plugin, offsetof(FfiExtension, register_handler), "register_handler");
   if (!ffi.register_handler)
-    throw PluginError(fmt::format("PJRT plugin '{}' (PJRT C API {}): the FFI extension's "
-                                  "register_handler is null",
-                                  plugin.path(), api_version(plugin)));
+    throw PluginError(
+        fmt::format("PJRT plugin '{}' (PJRT C API {}): the FFI extension's "
+                    "register_handler is null",
+                    plugin.path(), api_version(plugin)));
   auto fail = [&](int code, const std::string& message) {
     return PjrtError("PJRT_FFI_Extension::register_handler", code,
                      fmt::format("registering custom call target '{}' for platform '{}': {}",
@@ -94,11 +95,11 @@ void register_handler(const Plugin& plugin, const std::string& target_name, void
 }
 
 // XLA probes a handler at registration (a call frame carrying only a metadata extension) and,
-// in xla-cpu-pjrt 0.0.1 (seen there), silently drops the registration when the handler reports an XLA FFI
-// version newer than its own; the program then fails to compile with "No FFI handler registered".
-// We catch that at registration instead: the plugin's XLA_FFI_Api (with its version) is learnt
-// once per plugin by registering a probe handler of our own, then each user handler is asked
-// for its version with the same metadata call XLA makes.
+// in xla-cpu-pjrt 0.0.1 (seen there), silently drops the registration when the handler reports an
+// XLA FFI version newer than its own; the program then fails to compile with "No FFI handler
+// registered". We catch that at registration instead: the plugin's XLA_FFI_Api (with its version)
+// is learnt once per plugin by registering a probe handler of our own, then each user handler is
+// asked for its version with the same metadata call XLA makes.
 std::mutex probe_mu;
 const XLA_FFI_Api* probed_api = nullptr;  // written by version_probe under probe_mu
 
@@ -152,9 +153,10 @@ XLA_FFI_Api_Version handler_ffi_version(const XLA_FFI_Api* api, XLA_FFI_Handler*
     d.struct_size = XLA_FFI_Error_Destroy_Args_STRUCT_SIZE;
     d.error = error;
     api->XLA_FFI_Error_Destroy(&d);
-    throw PluginError(fmt::format("the handler for custom call target '{}' failed XLA's "
-                                  "registration probe (is it an XLA FFI handler?): {}",
-                                  target_name, message));
+    throw PluginError(
+        fmt::format("the handler for custom call target '{}' failed XLA's "
+                    "registration probe (is it an XLA FFI handler?): {}",
+                    target_name, message));
   }
   return md.api_version;
 }
@@ -200,8 +202,8 @@ void register_from(const Plugin& plugin, const std::string& target_name, void* h
                    const std::string& library) {
   if (target_name.empty()) throw Error("register_custom_call: the target name is empty");
   if (!handler)
-    throw Error(fmt::format("register_custom_call: the handler for target '{}' is null",
-                            target_name));
+    throw Error(
+        fmt::format("register_custom_call: the handler for target '{}' is null", target_name));
   // The plugin keeps the first handler of a (target, platform) and ignores a second one without
   // an error; refuse that here (for registrations made through this function).
   static std::mutex mu;
@@ -343,8 +345,7 @@ std::vector<std::string> register_kernel_library(const Plugin& plugin, const std
   }
   for (size_t i = 0; i < count; ++i)
     register_from(plugin, targets[i].target, targets[i].handler,
-                  targets[i].platform ? targets[i].platform : "Host", CustomCallTraits::none,
-                  path);
+                  targets[i].platform ? targets[i].platform : "Host", CustomCallTraits::none, path);
   return names;
 }
 
@@ -368,9 +369,10 @@ void register_gpu_custom_call(const Plugin& plugin, const std::string& lib_path,
   const auto& gpu = *reinterpret_cast<const detail::GpuCustomCallExtension*>(base);
   if (base->struct_size < offsetof(detail::GpuCustomCallExtension, custom_call) + sizeof(void*) ||
       !gpu.custom_call)
-    throw PluginError(fmt::format("PJRT plugin '{}' (PJRT C API {}): its GPU custom-call "
-                                  "extension has no custom_call function",
-                                  plugin.path(), api_version(plugin)));
+    throw PluginError(
+        fmt::format("PJRT plugin '{}' (PJRT C API {}): its GPU custom-call "
+                    "extension has no custom_call function",
+                    plugin.path(), api_version(plugin)));
   CustomCallLibrary lib = load_custom_call_library(lib_path);
   void* fn = lib.symbol(symbol.empty() ? target_name : symbol);
   // A typed handler is probed like register_custom_call does, when the plugin lets us learn its

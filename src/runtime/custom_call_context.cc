@@ -11,8 +11,8 @@
 
 #include "custom_call_registry.h"
 #include "pjrt.h"
-#include "program_shape.h"
 #include "pjrt_extensions.h"
+#include "program_shape.h"
 
 namespace hhlo::detail {
 

@@ -54,14 +54,22 @@ constexpr std::uint16_t kHostMachine =
 
 std::string machine_name(std::uint16_t m) {
   switch (m) {
-    case EM_X86_64: return "x86-64";
-    case EM_AARCH64: return "AArch64";
-    case EM_386: return "32-bit x86";
-    case EM_ARM: return "32-bit ARM";
-    case EM_PPC64: return "PowerPC 64";
-    case EM_RISCV: return "RISC-V";
-    case EM_S390: return "IBM S/390";
-    default: return fmt::format("ELF machine {}", m);
+    case EM_X86_64:
+      return "x86-64";
+    case EM_AARCH64:
+      return "AArch64";
+    case EM_386:
+      return "32-bit x86";
+    case EM_ARM:
+      return "32-bit ARM";
+    case EM_PPC64:
+      return "PowerPC 64";
+    case EM_RISCV:
+      return "RISC-V";
+    case EM_S390:
+      return "IBM S/390";
+    default:
+      return fmt::format("ELF machine {}", m);
   }
 }
 
@@ -72,11 +80,10 @@ void check_elf_machine(const std::string& path, const std::string& what) {
   unsigned char ident[EI_NIDENT + 4] = {};  // e_ident, e_type, e_machine: the same in both classes
   if (!in.read(reinterpret_cast<char*>(ident), sizeof ident)) return;
   if (std::memcmp(ident, ELFMAG, SELFMAG) != 0 || kHostMachine == EM_NONE) return;
-  std::uint16_t machine = ident[EI_DATA] == ELFDATA2MSB
-                              ? static_cast<std::uint16_t>(ident[EI_NIDENT + 2] << 8 |
-                                                           ident[EI_NIDENT + 3])
-                              : static_cast<std::uint16_t>(ident[EI_NIDENT + 3] << 8 |
-                                                           ident[EI_NIDENT + 2]);
+  std::uint16_t machine =
+      ident[EI_DATA] == ELFDATA2MSB
+          ? static_cast<std::uint16_t>(ident[EI_NIDENT + 2] << 8 | ident[EI_NIDENT + 3])
+          : static_cast<std::uint16_t>(ident[EI_NIDENT + 3] << 8 | ident[EI_NIDENT + 2]);
   bool host_class = ident[EI_CLASS] == (sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32);
   if (machine == kHostMachine && host_class) return;
   throw PluginError(fmt::format(

@@ -34,17 +34,17 @@ void check(const PJRT_Api* api, PJRT_Error* error, const char* function) {
 
 void require(const PJRT_Api* api, std::size_t offset, const char* function) {
   if (offset + sizeof(void*) > api->struct_size)
-    throw PluginError(fmt::format("{} is not provided by this plugin (its PJRT C API is {}.{}, "
-                                  "too old for this call)",
-                                  function, api->pjrt_api_version.major_version,
-                                  api->pjrt_api_version.minor_version));
+    throw PluginError(fmt::format(
+        "{} is not provided by this plugin (its PJRT C API is {}.{}, "
+        "too old for this call)",
+        function, api->pjrt_api_version.major_version, api->pjrt_api_version.minor_version));
   void* fn = nullptr;  // a slot of the table: a function pointer, read as bytes
   std::memcpy(&fn, reinterpret_cast<const char*>(api) + offset, sizeof fn);
   if (!fn)
-    throw PluginError(fmt::format("{} is null in this plugin's API table (PJRT C API {}.{}): the "
-                                  "plugin does not implement it",
-                                  function, api->pjrt_api_version.major_version,
-                                  api->pjrt_api_version.minor_version));
+    throw PluginError(fmt::format(
+        "{} is null in this plugin's API table (PJRT C API {}.{}): the "
+        "plugin does not implement it",
+        function, api->pjrt_api_version.major_version, api->pjrt_api_version.minor_version));
 }
 
 ClientState::~ClientState() {

@@ -98,7 +98,8 @@ struct FfiRegisterHandlerArgsV {
 };
 inline constexpr std::size_t kFfiRegisterHandlerArgsVSize =
     offsetof(FfiRegisterHandlerArgsV, traits) + sizeof(uint32_t);
-static_assert(offsetof(FfiRegisterHandlerArgsV, handler) == 32 && kFfiRegisterHandlerArgsVSize == 60);
+static_assert(offsetof(FfiRegisterHandlerArgsV, handler) == 32 &&
+              kFfiRegisterHandlerArgsVSize == 60);
 
 using FfiTypeRegisterFn = PJRT_Error* (*)(FfiTypeRegisterArgs*);
 using FfiUserDataAddFn = PJRT_Error* (*)(FfiUserDataAddArgs*);
@@ -155,7 +156,8 @@ static_assert(offsetof(GpuCustomCallExtension, custom_call) == 24 &&
 /// into one execution.
 class ExecuteContext {
  public:
-  ExecuteContext(const PJRT_Api* api, PJRT_ExecuteContext* context) : api_(api), context_(context) {}
+  ExecuteContext(const PJRT_Api* api, PJRT_ExecuteContext* context)
+      : api_(api), context_(context) {}
   ExecuteContext(const ExecuteContext&) = delete;
   ExecuteContext& operator=(const ExecuteContext&) = delete;
   ~ExecuteContext();
@@ -169,8 +171,8 @@ class ExecuteContext {
 /// A new execute context of `plugin` holding every entry of `user_data` (PJRT_FFI_Extension::
 /// user_data_add, no deleter: the caller owns the data). Throws PluginError when the plugin lacks
 /// execute contexts or the FFI extension, PjrtError when it refuses an entry.
-std::shared_ptr<ExecuteContext> make_execute_context(const Plugin& plugin,
-                                                     const std::vector<CustomCallUserData>& user_data);
+std::shared_ptr<ExecuteContext> make_execute_context(
+    const Plugin& plugin, const std::vector<CustomCallUserData>& user_data);
 
 /// The first extension of `type` in the plugin's chain, or null.
 inline const PJRT_Extension_Base* find_extension(const PJRT_Api* api, PJRT_Extension_Type type) {

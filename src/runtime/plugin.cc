@@ -30,13 +30,21 @@ std::map<std::string, PluginAttribute> read_attributes(const PJRT_Api* api) {
     const PJRT_NamedValue& v = a.attributes[i];
     std::string name(v.name, v.name_size);
     switch (v.type) {
-      case PJRT_NamedValue_kString: out[name] = std::string(v.string_value, v.value_size); break;
-      case PJRT_NamedValue_kInt64: out[name] = v.int64_value; break;
+      case PJRT_NamedValue_kString:
+        out[name] = std::string(v.string_value, v.value_size);
+        break;
+      case PJRT_NamedValue_kInt64:
+        out[name] = v.int64_value;
+        break;
       case PJRT_NamedValue_kInt64List:
         out[name] = std::vector<int64_t>(v.int64_array_value, v.int64_array_value + v.value_size);
         break;
-      case PJRT_NamedValue_kFloat: out[name] = v.float_value; break;
-      case PJRT_NamedValue_kBool: out[name] = v.bool_value; break;
+      case PJRT_NamedValue_kFloat:
+        out[name] = v.float_value;
+        break;
+      case PJRT_NamedValue_kBool:
+        out[name] = v.bool_value;
+        break;
     }
   }
   return out;
@@ -76,14 +84,20 @@ void check_core_functions(const std::string& path, const PJRT_Api* api) {
     std::size_t offset;
     const char* name;
   };
-#define HHLO_SLOT(name) Slot{offsetof(PJRT_Api, name), #name}
-  static const Slot kCore[] = {
-      HHLO_SLOT(PJRT_Error_Destroy),    HHLO_SLOT(PJRT_Error_Message),
-      HHLO_SLOT(PJRT_Error_GetCode),    HHLO_SLOT(PJRT_Plugin_Initialize),
-      HHLO_SLOT(PJRT_Plugin_Attributes), HHLO_SLOT(PJRT_Client_Destroy),
-      HHLO_SLOT(PJRT_Buffer_Destroy),   HHLO_SLOT(PJRT_Event_Destroy),
-      HHLO_SLOT(PJRT_Event_Await),      HHLO_SLOT(PJRT_LoadedExecutable_Destroy),
-      HHLO_SLOT(PJRT_LoadedExecutable_GetExecutable), HHLO_SLOT(PJRT_Executable_Destroy)};
+#define HHLO_SLOT(name) \
+  Slot { offsetof(PJRT_Api, name), #name }
+  static const Slot kCore[] = {HHLO_SLOT(PJRT_Error_Destroy),
+                               HHLO_SLOT(PJRT_Error_Message),
+                               HHLO_SLOT(PJRT_Error_GetCode),
+                               HHLO_SLOT(PJRT_Plugin_Initialize),
+                               HHLO_SLOT(PJRT_Plugin_Attributes),
+                               HHLO_SLOT(PJRT_Client_Destroy),
+                               HHLO_SLOT(PJRT_Buffer_Destroy),
+                               HHLO_SLOT(PJRT_Event_Destroy),
+                               HHLO_SLOT(PJRT_Event_Await),
+                               HHLO_SLOT(PJRT_LoadedExecutable_Destroy),
+                               HHLO_SLOT(PJRT_LoadedExecutable_GetExecutable),
+                               HHLO_SLOT(PJRT_Executable_Destroy)};
 #undef HHLO_SLOT
   std::vector<std::string> missing;
   for (const Slot& s : kCore) {
@@ -123,7 +137,8 @@ const PluginState* load_state(const std::string& path) {
   using GetApi = const PJRT_Api* (*)();
   auto get = reinterpret_cast<GetApi>(dlsym(lib, "GetPjrtApi"));
   if (!get)
-    throw PluginError(fmt::format("'{}' is not a PJRT plugin: it does not export GetPjrtApi", path));
+    throw PluginError(
+        fmt::format("'{}' is not a PJRT plugin: it does not export GetPjrtApi", path));
   const PJRT_Api* api = get();
   if (!api) throw PluginError(fmt::format("PJRT plugin '{}': GetPjrtApi returned null", path));
   // Our declarations (pjrt_abi.h) are 0.115. A newer plugin reads the prefix of each args
@@ -156,11 +171,15 @@ Plugin Plugin::for_platform(const std::string& platform) {
   // An explicit choice wins (the compat tests point it at the runner-up plugin).
   if (const char* p = std::getenv(env.c_str()); p && *p) return load(p);
   std::string file;
-  if (platform == "cpu") file = "cpu/pjrt_c_api_cpu_plugin.so";
-  else if (platform == "cuda") file = "cuda/xla_cuda_plugin.so";
+  if (platform == "cpu")
+    file = "cpu/pjrt_c_api_cpu_plugin.so";
+  else if (platform == "cuda")
+    file = "cuda/xla_cuda_plugin.so";
   else
-    throw PluginError(fmt::format("unknown platform '{}' (expected cpu or cuda, or set {} to a "
-                                  "plugin path)", platform, env));
+    throw PluginError(
+        fmt::format("unknown platform '{}' (expected cpu or cuda, or set {} to a "
+                    "plugin path)",
+                    platform, env));
   // share/hhlo/plugins next to the installed library or program (the build tree's links).
   std::vector<std::string> looked;
   std::string path = find_share_file("plugins/" + file, &looked);
@@ -174,9 +193,10 @@ Plugin Plugin::for_platform(const std::string& platform) {
                           : "run scripts/setup.sh --cuda (make setup-cuda), or set " + env +
                                 " to the path of xla_cuda_plugin.so (from the jax-cuda12-pjrt "
                                 "wheel, with the NVIDIA runtime wheels beside it)";
-    throw PluginError(fmt::format("no PJRT plugin for platform '{}': {} is not set and none of {} "
-                                  "exists ({})",
-                                  platform, env, fmt::join(looked, ", "), fix));
+    throw PluginError(
+        fmt::format("no PJRT plugin for platform '{}': {} is not set and none of {} "
+                    "exists ({})",
+                    platform, env, fmt::join(looked, ", "), fix));
   }
   return load(path);
 }

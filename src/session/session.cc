@@ -56,9 +56,9 @@ std::string Session::refined_text(std::string_view mlir, const std::vector<Array
     if (auto r = refined_.find(key); r != refined_.end()) return r->second;
   }
   // nullopt (bytecode, static, unparsable: left to the plugin) does not depend on the types.
-  std::optional<std::string> refined = refine_program_text(
-      mlir, types, entry, "program",
-      platform_index_for(options.export_platforms, client_.platform_name()));
+  std::optional<std::string> refined =
+      refine_program_text(mlir, types, entry, "program",
+                          platform_index_for(options.export_platforms, client_.platform_name()));
   std::lock_guard lock(mu_);
   dynamic_.emplace(std::move(dkey), refined.has_value());
   if (!refined) return std::string(mlir);

@@ -24,7 +24,9 @@ namespace hhlo::demo {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // Rows `idx` of a [n, ...] array.
 Array gather_rows(const Array& a, const std::vector<int64_t>& idx, size_t from, size_t count) {
@@ -34,7 +36,8 @@ Array gather_rows(const Array& a, const std::vector<int64_t>& idx, size_t from, 
   Array out(a.dtype(), d);
   for (size_t i = 0; i < count; ++i)
     std::memcpy(static_cast<char*>(out.data()) + i * static_cast<size_t>(row),
-                static_cast<const char*>(a.data()) + static_cast<size_t>(idx[from + i] * row), static_cast<size_t>(row));
+                static_cast<const char*>(a.data()) + static_cast<size_t>(idx[from + i] * row),
+                static_cast<size_t>(row));
   return out;
 }
 
@@ -51,7 +54,8 @@ double accuracy(const Array& logits, const Array& labels) {
 
 std::string bar(int64_t done, int64_t total, int width = 30) {
   auto filled = static_cast<int>(width * done / std::max<int64_t>(total, 1));
-  return "[" + std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(width - filled), '.') + "]";
+  return "[" + std::string(static_cast<size_t>(filled), '#') +
+         std::string(static_cast<size_t>(width - filled), '.') + "]";
 }
 
 }  // namespace
@@ -67,33 +71,38 @@ ad::ParamArrays load_checkpoint(const std::string& path, const ad::ParamArrays& 
                                 path, name, fmt::join(loaded.names(), ", ")));
     const TensorType got = loaded.at(name).type(), want = model.at(name).type();
     if (got != want)
-      throw IoError(fmt::format("--load '{}': parameter '{}' is {}, the model's is {}", path,
-                                name, got.to_string(), want.to_string()));
+      throw IoError(fmt::format("--load '{}': parameter '{}' is {}, the model's is {}", path, name,
+                                got.to_string(), want.to_string()));
   }
   for (const std::string& name : loaded.names())
     if (!model.contains(name))
-      throw IoError(fmt::format("--load '{}' has parameter '{}', which this model does not have "
-                                "(a checkpoint of another --model?)",
-                                path, name));
+      throw IoError(
+          fmt::format("--load '{}' has parameter '{}', which this model does not have "
+                      "(a checkpoint of another --model?)",
+                      path, name));
   return loaded;
 }
 
 Result run(const Options& o, std::ostream& out) {
   auto t0 = Clock::now();
-  if (o.batch < 1) throw Error(fmt::format("--batch {}: the batch needs at least one image", o.batch));
+  if (o.batch < 1)
+    throw Error(fmt::format("--batch {}: the batch needs at least one image", o.batch));
   if (o.devices < 1) throw Error(fmt::format("--devices {}: at least one device", o.devices));
   if (o.batch % o.devices != 0)  // the batch's dimension 0 is split over the mesh axis "batch"
-    throw ShardingError(0, "batch", fmt::format(
-        "--devices {} does not divide --batch {}: data-parallel training splits each batch evenly "
-        "over the devices; choose a device count that divides the batch, or a batch that is a "
-        "multiple of {}",
-        o.devices, o.batch, o.devices));
+    throw ShardingError(
+        0, "batch",
+        fmt::format(
+            "--devices {} does not divide --batch {}: data-parallel training splits each batch "
+            "evenly "
+            "over the devices; choose a device count that divides the batch, or a batch that is a "
+            "multiple of {}",
+            o.devices, o.batch, o.devices));
   if (!o.save.empty()) {  // refused before training, not after it
     std::filesystem::path folder = std::filesystem::path(o.save).parent_path();
     std::error_code ec;
     if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
-      throw IoError(fmt::format("--save '{}': the folder '{}' does not exist", o.save,
-                                folder.string()));
+      throw IoError(
+          fmt::format("--save '{}': the folder '{}' does not exist", o.save, folder.string()));
   }
   const nn::Model model = nn::digits_model(o.model, o.seed);
   int epochs = o.epochs > 0 ? o.epochs : model.default_epochs;
@@ -105,8 +114,9 @@ Result run(const Options& o, std::ostream& out) {
   nn::Digits d = nn::load_digits(data, 360, 0);
   ad::ParamArrays init = o.load.empty() ? model.init : load_checkpoint(o.load, model.init);
   int64_t ntrain = d.x_train.dims()[0], B = o.batch, nb = ntrain / B;
-  out << fmt::format("hhlo demo: {} on UCI digits ({} train / {} test images), batch {}, Adam lr {}, {} epochs\n",
-                     model.description, ntrain, d.x_test.dims()[0], B, lr, o.evaluate_only ? 0 : epochs);
+  out << fmt::format(
+      "hhlo demo: {} on UCI digits ({} train / {} test images), batch {}, Adam lr {}, {} epochs\n",
+      model.description, ntrain, d.x_test.dims()[0], B, lr, o.evaluate_only ? 0 : epochs);
 
   std::vector<TensorType> batch_types = {{DType::f32, {B, 64}}, {DType::i32, {B}}};
   nn::BatchLossFn loss = [&model](const ad::Params& p, const std::vector<Value>& b) {
@@ -114,24 +124,27 @@ Result run(const Options& o, std::ostream& out) {
   };
   nn::Trainer trainer(loss, init, nn::adam(lr), batch_types, o.devices);
   if (o.devices > 1)
-    out << fmt::format("data-parallel over {} devices: batch split {} per device, parameters and Adam state "
-                       "replicated, gradients summed by XLA's SPMD partitioner\n",
-                       o.devices, B / o.devices);
+    out << fmt::format(
+        "data-parallel over {} devices: batch split {} per device, parameters and Adam state "
+        "replicated, gradients summed by XLA's SPMD partitioner\n",
+        o.devices, B / o.devices);
   nn::BatchFn logits = [&model](const ad::Params& p, const std::vector<Value>& b) {
     return std::vector<Value>{model.forward(p, b[0])};
   };
   nn::Evaluator eval_test(logits, init, {{DType::f32, d.x_test.dims()}});
   nn::Evaluator eval_train(logits, init, {{DType::f32, d.x_train.dims()}});
   if (!o.evaluate_only)
-    out << fmt::format("compiled the training step (forward + backward + Adam, one executable) in {:.2f} s\n",
-                       since(t0));
+    out << fmt::format(
+        "compiled the training step (forward + backward + Adam, one executable) in {:.2f} s\n",
+        since(t0));
 
   Result r;
   bool tty = o.progress && isatty(STDOUT_FILENO);
   std::vector<double> step_times;
   for (int e = 0; e < (o.evaluate_only ? 0 : epochs); ++e) {
     auto te = Clock::now();
-    std::vector<int64_t> order = nn::permutation(ntrain, o.seed * 1000003 + static_cast<uint64_t>(e) + 1);
+    std::vector<int64_t> order =
+        nn::permutation(ntrain, o.seed * 1000003 + static_cast<uint64_t>(e) + 1);
     double sum = 0;
     for (int64_t i = 0; i < nb; ++i) {
       Array xb = gather_rows(d.x_train, order, static_cast<size_t>(i * B), static_cast<size_t>(B));
@@ -140,8 +153,8 @@ Result run(const Options& o, std::ostream& out) {
       sum += trainer.step({xb, yb});
       step_times.push_back(since(ts));
       if (tty && (i % 4 == 0 || i + 1 == nb)) {
-        out << fmt::format("\repoch {:>3}/{} {} {:>3}/{} loss {:.4f}", e + 1, epochs, bar(i + 1, nb), i + 1, nb,
-                           sum / static_cast<double>(i + 1))
+        out << fmt::format("\repoch {:>3}/{} {} {:>3}/{} loss {:.4f}", e + 1, epochs,
+                           bar(i + 1, nb), i + 1, nb, sum / static_cast<double>(i + 1))
             << std::flush;
       }
     }
@@ -151,9 +164,10 @@ Result run(const Options& o, std::ostream& out) {
     s.test_accuracy = accuracy(eval_test.run(trainer.param_buffers(), {d.x_test})[0], d.y_test);
     s.seconds = since(te);
     r.epochs.push_back(s);
-    out << fmt::format("{}epoch {:>3}/{} {}loss {:.4f}  train acc {:.2f}%  test acc {:.2f}%  ({:.2f} s)\n",
-                       tty ? "\r" : "", e + 1, epochs, o.progress ? bar(nb, nb) + " " : "", s.loss,
-                       100 * s.train_accuracy, 100 * s.test_accuracy, s.seconds);
+    out << fmt::format(
+        "{}epoch {:>3}/{} {}loss {:.4f}  train acc {:.2f}%  test acc {:.2f}%  ({:.2f} s)\n",
+        tty ? "\r" : "", e + 1, epochs, o.progress ? bar(nb, nb) + " " : "", s.loss,
+        100 * s.train_accuracy, 100 * s.test_accuracy, s.seconds);
   }
   r.test_accuracy = accuracy(eval_test.run(trainer.param_buffers(), {d.x_test})[0], d.y_test);
   if (!step_times.empty()) {
@@ -165,9 +179,10 @@ Result run(const Options& o, std::ostream& out) {
     out << "saved the trained parameters to " << o.save << "\n";
   }
   r.wall_seconds = since(t0);
-  std::string step = step_times.empty() ? "" : fmt::format("; median step {:.3f} ms", 1e3 * r.step_seconds);
-  out << fmt::format("final test accuracy: {:.2f}% ({} images){}; wall time {:.2f} s\n", 100 * r.test_accuracy,
-                     d.x_test.dims()[0], step, r.wall_seconds);
+  std::string step =
+      step_times.empty() ? "" : fmt::format("; median step {:.3f} ms", 1e3 * r.step_seconds);
+  out << fmt::format("final test accuracy: {:.2f}% ({} images){}; wall time {:.2f} s\n",
+                     100 * r.test_accuracy, d.x_test.dims()[0], step, r.wall_seconds);
   return r;
 }
 

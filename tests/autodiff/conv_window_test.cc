@@ -4,8 +4,8 @@
 #include <limits>
 
 #include "gradcheck_util.h"
-#include "hhlo/ir/ops.h"
 #include "hhlo/ir/conv_dimension_numbers.h"
+#include "hhlo/ir/ops.h"
 
 namespace hhlo {
 namespace {
@@ -14,12 +14,8 @@ using test::check_grad;
 using test::rand_f64;
 using Vs = std::vector<Value>;
 
-ConvDimensionNumbers nhwc() {
-  return conv_dimension_numbers("NHWC", "HWIO", "NHWC");
-}
-ConvDimensionNumbers nchw_oihw() {
-  return conv_dimension_numbers("NCHW", "OIHW", "NCHW");
-}
+ConvDimensionNumbers nhwc() { return conv_dimension_numbers("NHWC", "HWIO", "NHWC"); }
+ConvDimensionNumbers nchw_oihw() { return conv_dimension_numbers("NCHW", "OIHW", "NCHW"); }
 
 TEST(AutodiffConv, NhwcStridedPadded) {
   ConvOptions o{.window_strides = {2, 1}, .padding = {{1, 1}, {0, 2}}};
@@ -58,21 +54,28 @@ Value window_reduce(Value x, const char* op, std::vector<int64_t> win, WindowOpt
 }
 
 TEST(AutodiffReduceWindow, SumWithStridesPaddingAndDilations) {
-  WindowOptions o{.window_strides = {1, 2, 1}, .base_dilations = {1, 1, 2}, .window_dilations = {1, 2, 1},
+  WindowOptions o{.window_strides = {1, 2, 1},
+                  .base_dilations = {1, 1, 2},
+                  .window_dilations = {1, 2, 1},
                   .padding = {{0, 0}, {1, 2}, {1, 0}}};
-  check_grad({rand_f64({2, 5, 3}, 11)}, [&](const Vs& a) { return window_reduce(a[0], "add", {1, 2, 2}, o); });
+  check_grad({rand_f64({2, 5, 3}, 11)}, [&](const Vs& a) {
+    return window_reduce(a[0], "add", {1, 2, 2}, o);
+  });
 }
 
 TEST(AutodiffReduceWindow, MaxAndMinPoolingWithPadding) {
   WindowOptions o{.window_strides = {1, 2, 2, 1}, .padding = {{0, 0}, {1, 0}, {0, 1}, {0, 0}}};
   for (const char* op : {"maximum", "minimum"}) {
     SCOPED_TRACE(op);
-    check_grad({rand_f64({2, 5, 4, 2}, 12)}, [&](const Vs& a) { return window_reduce(a[0], op, {1, 3, 2, 1}, o); });
+    check_grad({rand_f64({2, 5, 4, 2}, 12)}, [&](const Vs& a) {
+      return window_reduce(a[0], op, {1, 3, 2, 1}, o);
+    });
   }
 }
 
 TEST(AutodiffReduceWindow, OverlappingMaxWindowsAccumulate) {
-  // 1-D [1, 5, 2] with window 2, stride 1: windows (1,5) (5,2) both pick 5, which gets both cotangents.
+  // 1-D [1, 5, 2] with window 2, stride 1: windows (1,5) (5,2) both pick 5, which gets both
+  // cotangents.
   auto g = check_grad({Array::from<double>({3}, {1, 5, 2})},
                       [](const Vs& a) { return window_reduce(a[0], "maximum", {2}, {}); });
   auto w = test::rand_f64({2}, 12345, 0.5, 1.5).to_vector<double>();

@@ -24,24 +24,26 @@ TEST_P(UnaryRule, MatchesFiniteDifferences) {
   check_grad({rand_f64({2, 3}, 1, c.lo, c.hi)}, [&](const Vs& a) { return unary(c.op, a[0]); });
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Autodiff, UnaryRule,
-    ::testing::Values(UnaryCase{"negate", -2, 2}, UnaryCase{"abs", 0.2, 2}, UnaryCase{"exponential", -1, 1},
-                      UnaryCase{"exponential_minus_one", -1, 1}, UnaryCase{"log", 0.5, 2},
-                      UnaryCase{"log_plus_one", -0.5, 2}, UnaryCase{"logistic", -3, 3},
-                      UnaryCase{"tanh", -2, 2}, UnaryCase{"sqrt", 0.5, 2}, UnaryCase{"rsqrt", 0.5, 2},
-                      UnaryCase{"cbrt", 0.5, 2}, UnaryCase{"sine", -2, 2}, UnaryCase{"cosine", -2, 2},
-                      UnaryCase{"tan", -1, 1}),
-    [](const auto& info) { return std::string(info.param.op); });
+INSTANTIATE_TEST_SUITE_P(Autodiff, UnaryRule,
+                         ::testing::Values(UnaryCase{"negate", -2, 2}, UnaryCase{"abs", 0.2, 2},
+                                           UnaryCase{"exponential", -1, 1},
+                                           UnaryCase{"exponential_minus_one", -1, 1},
+                                           UnaryCase{"log", 0.5, 2},
+                                           UnaryCase{"log_plus_one", -0.5, 2},
+                                           UnaryCase{"logistic", -3, 3}, UnaryCase{"tanh", -2, 2},
+                                           UnaryCase{"sqrt", 0.5, 2}, UnaryCase{"rsqrt", 0.5, 2},
+                                           UnaryCase{"cbrt", 0.5, 2}, UnaryCase{"sine", -2, 2},
+                                           UnaryCase{"cosine", -2, 2}, UnaryCase{"tan", -1, 1}),
+                         [](const auto& info) { return std::string(info.param.op); });
 
 TEST(AutodiffZeroRules, PiecewiseConstantOpsHaveZeroGradient) {
   for (const char* op : {"floor", "ceil", "sign", "round_nearest_afz", "round_nearest_even"}) {
     // Away from the jumps the finite difference is 0 too.
-    auto g = check_grad({Array::from<double>({3}, {0.3, 1.7, -2.2})}, [&](const Vs& a) {
-      return add(unary(op, a[0]), a[0]);
-    });
+    auto g = check_grad({Array::from<double>({3}, {0.3, 1.7, -2.2})},
+                        [&](const Vs& a) { return add(unary(op, a[0]), a[0]); });
     // d(sum((op(x) + x) * w))/dx = w: only the identity path contributes.
-    EXPECT_EQ(g[0].to_vector<double>(), test::rand_f64({3}, 12345, 0.5, 1.5).to_vector<double>()) << op;
+    EXPECT_EQ(g[0].to_vector<double>(), test::rand_f64({3}, 12345, 0.5, 1.5).to_vector<double>())
+        << op;
   }
 }
 
@@ -57,18 +59,21 @@ TEST_P(BinaryRule, MatchesFiniteDifferences) {
              [&](const Vs& a) { return binary(c.op, a[0], a[1]); });
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Autodiff, BinaryRule,
-    ::testing::Values(BinaryCase{"add", -2, 2}, BinaryCase{"subtract", -2, 2}, BinaryCase{"multiply", -2, 2},
-                      BinaryCase{"divide", 0.5, 2}, BinaryCase{"maximum", -2, 2}, BinaryCase{"minimum", -2, 2},
-                      BinaryCase{"power", 0.5, 2}, BinaryCase{"atan2", 0.2, 2},
-                      BinaryCase{"remainder", 0.3, 2}),
-    [](const auto& info) { return std::string(info.param.op); });
+INSTANTIATE_TEST_SUITE_P(Autodiff, BinaryRule,
+                         ::testing::Values(BinaryCase{"add", -2, 2}, BinaryCase{"subtract", -2, 2},
+                                           BinaryCase{"multiply", -2, 2},
+                                           BinaryCase{"divide", 0.5, 2},
+                                           BinaryCase{"maximum", -2, 2},
+                                           BinaryCase{"minimum", -2, 2},
+                                           BinaryCase{"power", 0.5, 2}, BinaryCase{"atan2", 0.2, 2},
+                                           BinaryCase{"remainder", 0.3, 2}),
+                         [](const auto& info) { return std::string(info.param.op); });
 
 TEST(AutodiffRules, MaximumSplitsTiesEvenly) {
   // JAX convention: d max(x, x) / dx through both operands = 0.5 + 0.5.
   Array x = Array::from<double>({2}, {1.0, -1.0});
-  auto g = check_grad({x, x}, [](const Vs& a) { return maximum(a[0], a[1]); }, {0}, 1e-6, 1e9);
+  auto g = check_grad(
+      {x, x}, [](const Vs& a) { return maximum(a[0], a[1]); }, {0}, 1e-6, 1e9);
   auto gw = g[0].to_vector<double>();
   Array w = test::rand_f64({2}, 12345, 0.5, 1.5);
   EXPECT_NEAR(gw[0], 0.5 * w.to_vector<double>()[0], 1e-12);
@@ -92,10 +97,13 @@ TEST(AutodiffRules, Clamp) {
 }
 
 TEST(AutodiffRules, ConvertRoundTripsThroughF32) {
-  check_grad({rand_f64({3}, 7)}, [](const Vs& a) {
-    Value y = convert(a[0], DType::f32);
-    return convert(multiply(y, y), DType::f64);
-  }, {}, 1e-3, 1e-4);
+  check_grad(
+      {rand_f64({3}, 7)},
+      [](const Vs& a) {
+        Value y = convert(a[0], DType::f32);
+        return convert(multiply(y, y), DType::f64);
+      },
+      {}, 1e-3, 1e-4);
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ TEST(AutodiffErrors, GradWithRespectToAnIntegerTensor) {
   Module m;
   Func& f = m.add_func("main", {{DType::i32, {3}}, {DType::f32, {3}}});
   Value loss = ad::reduce_sum(multiply(convert(f.arg(0), DType::f32), f.arg(1)), {0});
-  EXPECT_NE(error_of([&] { ad::grad(loss, {f.arg(0)}); }).find("integer tensor"), std::string::npos);
+  EXPECT_NE(error_of([&] { ad::grad(loss, {f.arg(0)}); }).find("integer tensor"),
+            std::string::npos);
   ad::Params p{{"ids", f.arg(0)}, {"w", f.arg(1)}};
   std::string msg = error_of([&] { ad::grad(loss, p, {"ids"}); });
   EXPECT_NE(msg.find("'ids'"), std::string::npos) << msg;
@@ -56,8 +57,12 @@ TEST(AutodiffErrors, NonScalarLoss) {
 TEST(AutodiffErrors, OpWithoutRuleIsNamed) {
   Module m;
   Func& f = m.add_func("main", {{DType::f32, {2}}});
-  Value y = f.append(OpState{"stablehlo.custom_call", {f.arg(0)}, {{DType::f32, {2}}},
-                             {{"call_target_name", StringAttr{"my_kernel"}}}, {}, {}})[0];
+  Value y = f.append(OpState{"stablehlo.custom_call",
+                             {f.arg(0)},
+                             {{DType::f32, {2}}},
+                             {{"call_target_name", StringAttr{"my_kernel"}}},
+                             {},
+                             {}})[0];
   Value loss = ad::reduce_sum(y, {0});
   std::string msg = error_of([&] { ad::grad(loss, {f.arg(0)}); });
   EXPECT_NE(msg.find("no VJP rule for op 'stablehlo.custom_call'"), std::string::npos) << msg;
@@ -89,7 +94,8 @@ TEST(Autodiff, ValueAndGradOverNamedParams) {
   Module m;
   Func& f = m.add_func("main", {{DType::f32, {}}, {DType::f32, {}}});
   ad::Params p{{"a", f.arg(0)}, {"b", f.arg(1)}};
-  auto [loss, g] = ad::value_and_grad([](const ad::Params& q) { return multiply(q.at("a"), exponential(q.at("b"))); }, p);
+  auto [loss, g] = ad::value_and_grad(
+      [](const ad::Params& q) { return multiply(q.at("a"), exponential(q.at("b"))); }, p);
   f.ret({loss, g.at("a"), g.at("b")});
   auto out = run(m, {Array::from<float>({}, {3.0f}), Array::from<float>({}, {0.0f})});
   EXPECT_FLOAT_EQ(out[0].to_vector<float>()[0], 3.0f);
@@ -104,15 +110,18 @@ TEST(Autodiff, ValueAndGradFuncSelectsArguments) {
                           [](const std::vector<Value>& a) {
                             Value s = ad::reduce_sum(multiply(a[0], a[2]), {0});
                             return multiply(s, convert(a[1], DType::f32));
-                          }, {2});
-  auto out = run(m, {Array::from<float>({2}, {3, 4}), Array::from<int32_t>({}, {2}), Array::from<float>({2}, {1, 1})});
+                          },
+                          {2});
+  auto out = run(m, {Array::from<float>({2}, {3, 4}), Array::from<int32_t>({}, {2}),
+                     Array::from<float>({2}, {1, 1})});
   EXPECT_EQ(out.size(), 2u);
   EXPECT_FLOAT_EQ(out[0].to_vector<float>()[0], 14.0f);
   EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{6, 8}));
   Module m2;
-  EXPECT_THROW(ad::value_and_grad_func(m2, "main", {{DType::i32, {}}}, [](const std::vector<Value>& a) {
-    return convert(a[0], DType::f32);
-  }, {1}), Error);
+  EXPECT_THROW(ad::value_and_grad_func(
+                   m2, "main", {{DType::i32, {}}},
+                   [](const std::vector<Value>& a) { return convert(a[0], DType::f32); }, {1}),
+               Error);
 }
 
 TEST(Autodiff, VjpFuncBuildsABackwardFunction) {
@@ -136,7 +145,8 @@ TEST(Autodiff, RulesSkipCotangentsOfInactiveOperands) {
   // not a second one for the data x.
   Module m;
   Func& f = m.add_func("main", {{DType::f32, {4, 3}}, {DType::f32, {3, 2}}});
-  Value y = dot_general(f.arg(0), f.arg(1), {.lhs_contracting_dimensions = {1}, .rhs_contracting_dimensions = {0}});
+  Value y = dot_general(f.arg(0), f.arg(1),
+                        {.lhs_contracting_dimensions = {1}, .rhs_contracting_dimensions = {0}});
   Value gw = ad::grad(ad::reduce_sum(y, {0, 1}), {f.arg(1)})[0];
   f.ret({gw});
   int dots = 0;
@@ -144,7 +154,8 @@ TEST(Autodiff, RulesSkipCotangentsOfInactiveOperands) {
   EXPECT_EQ(dots, 2);
   EXPECT_TRUE(ad::needs_cotangent(0));  // outside a rule
   // d sum(x @ w) / dw[k, j] = sum_i x[i, k].
-  auto out = run(m, {Array::from<float>({4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}), Array(DType::f32, {3, 2})});
+  auto out = run(m, {Array::from<float>({4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}),
+                     Array(DType::f32, {3, 2})});
   EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{22, 22, 26, 26, 30, 30}));
 }
 

@@ -38,15 +38,19 @@ TEST(AutodiffIndexing, DynamicSliceAndUpdateSliceIncludingClampedStarts) {
 TEST(AutodiffIndexing, GatherRowsWithRepeatsAndClamping) {
   // Rows 2, 0, 2 and an out-of-range 7 (clamped to 3) of a [4, 3] table.
   check_grad({rand_f64({4, 3}, 5), Array::from<int32_t>({4, 1}, {2, 0, 2, 7})}, [](const Vs& a) {
-    GatherDimensionNumbers dn{.offset_dims = {1}, .collapsed_slice_dims = {0}, .start_index_map = {0},
+    GatherDimensionNumbers dn{.offset_dims = {1},
+                              .collapsed_slice_dims = {0},
+                              .start_index_map = {0},
                               .index_vector_dim = 1};
     return gather(a[0], a[1], dn, {1, 3});
   });
 }
 
 TEST(AutodiffIndexing, ScatterAddAndReplace) {
-  ScatterDimensionNumbers dn{.update_window_dims = {1}, .inserted_window_dims = {0},
-                             .scatter_dims_to_operand_dims = {0}, .index_vector_dim = 1};
+  ScatterDimensionNumbers dn{.update_window_dims = {1},
+                             .inserted_window_dims = {0},
+                             .scatter_dims_to_operand_dims = {0},
+                             .index_vector_dim = 1};
   Array idx = Array::from<int32_t>({2, 1}, {3, 1});
   check_grad({rand_f64({4, 2}, 6), idx, rand_f64({2, 2}, 7)}, [&](const Vs& a) {
     return scatter({a[0]}, a[1], {a[2]}, dn, [](const Vs& s) { return Vs{add(s[0], s[1])}; })[0];
@@ -59,7 +63,8 @@ TEST(AutodiffIndexing, ScatterAddAndReplace) {
 TEST(AutodiffIndexing, SortThroughThePermutation) {
   // Two operands sorted by the first (descending); gradients flow to both through the permutation.
   check_grad({rand_f64({2, 5}, 10), rand_f64({2, 5}, 11)}, [](const Vs& a) {
-    auto r = sort({a[0], a[1]}, 1, [](const Vs& c) { return Vs{compare(c[0], c[1], ComparisonDirection::GT)}; });
+    auto r = sort({a[0], a[1]}, 1,
+                  [](const Vs& c) { return Vs{compare(c[0], c[1], ComparisonDirection::GT)}; });
     return add(r[0], multiply(r[1], r[1]));
   });
 }

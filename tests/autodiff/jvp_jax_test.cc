@@ -11,9 +11,9 @@
 
 #include "hhlo/autodiff/autodiff.h"
 #include "hhlo/autodiff/vjp_registry.h"
+#include "hhlo/ir/conv_dimension_numbers.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/session.h"
-#include "hhlo/ir/conv_dimension_numbers.h"
 #include "vectors_util.h"
 
 namespace hhlo {
@@ -42,9 +42,7 @@ Value mean1(Value x) {
 }
 Value row_b(Value v, const Dims& d) { return broadcast_in_dim(v, d, {0}); }
 const double kInf = std::numeric_limits<double>::infinity();
-ConvDimensionNumbers nhwc() {
-  return conv_dimension_numbers("NHWC", "HWIO", "NHWC");
-}
+ConvDimensionNumbers nhwc() { return conv_dimension_numbers("NHWC", "HWIO", "NHWC"); }
 
 using Fn = std::function<Value(Value, Value)>;
 const std::map<std::string, Fn>& cases() {

@@ -34,9 +34,8 @@ TEST(StopGradient, ValueIsTheInputAndTheGradientStops) {
 TEST(StopGradient, ForwardModeGivesAZeroTangentThroughIt) {
   Module m;
   Func& f = m.add_func("main", {{DType::f64, {3}}, {DType::f64, {3}}});
-  auto [ys, ts] = ad::jvp(
-      [](const Vs& a) { return Vs{multiply(a[0], np::stop_gradient(a[0]))}; }, {f.arg(0)},
-      {f.arg(1)});
+  auto [ys, ts] = ad::jvp([](const Vs& a) { return Vs{multiply(a[0], np::stop_gradient(a[0]))}; },
+                          {f.arg(0)}, {f.arg(1)});
   f.ret({ys[0], ts[0]});
   auto out = run(m, {Array::from<double>({3}, {1, 2, 3}), Array::from<double>({3}, {1, 1, 2})});
   EXPECT_EQ(out[0].to_vector<double>(), (std::vector<double>{1, 4, 9}));

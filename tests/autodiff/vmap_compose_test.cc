@@ -6,8 +6,8 @@
 #include "gradcheck_util.h"
 #include "hhlo/autodiff/vjp_registry.h"
 #include "hhlo/autodiff/vmap.h"
-#include "hhlo/ir/ops.h"
 #include "hhlo/ir/conv_dimension_numbers.h"
+#include "hhlo/ir/ops.h"
 #include "vmap_util.h"
 
 namespace hhlo {

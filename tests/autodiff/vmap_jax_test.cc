@@ -9,10 +9,10 @@
 #include "hhlo/autodiff/autodiff.h"
 #include "hhlo/autodiff/vjp_registry.h"
 #include "hhlo/autodiff/vmap.h"
+#include "hhlo/ir/conv_dimension_numbers.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/verifier.h"
 #include "hhlo/session.h"
-#include "hhlo/ir/conv_dimension_numbers.h"
 #include "vectors_util.h"
 #include "vmap_util.h"
 

@@ -7,10 +7,10 @@
 
 #include "gradcheck_util.h"
 #include "hhlo/autodiff/vjp_registry.h"
+#include "hhlo/ir/conv_dimension_numbers.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/ops/tensor.h"
 #include "hhlo/session.h"
-#include "hhlo/ir/conv_dimension_numbers.h"
 #include "vmap_util.h"
 
 namespace hhlo {
@@ -171,12 +171,8 @@ TEST(Vmap, DynamicSliceAndUpdate) {
              {none, 0, none, none});
 }
 
-ConvDimensionNumbers nchw() {
-  return conv_dimension_numbers("NCHW", "OIHW", "NCHW");
-}
-ConvDimensionNumbers nhwc() {
-  return conv_dimension_numbers("NHWC", "HWIO", "NHWC");
-}
+ConvDimensionNumbers nchw() { return conv_dimension_numbers("NCHW", "OIHW", "NCHW"); }
+ConvDimensionNumbers nhwc() { return conv_dimension_numbers("NHWC", "HWIO", "NHWC"); }
 
 TEST(Vmap, Convolution) {
   auto f = [](const Vs& a) {

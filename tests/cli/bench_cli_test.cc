@@ -83,17 +83,20 @@ TEST(CliBench, WrongInputCountIsRunsMessageWithTheTypes) {
   std::string dir = temp_dir("bench_count");
   write_text(dir + "/p.mlir", kProgram);
   write_npy(dir + "/x.npy", Array(DType::f32, {64, 64}));
-  ProcessResult r = run_hhlo({"bench", dir + "/p.mlir", "-i", dir + "/x.npy", "-i", dir + "/x.npy"});
+  ProcessResult r =
+      run_hhlo({"bench", dir + "/p.mlir", "-i", dir + "/x.npy", "-i", dir + "/x.npy"});
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("hhlo: error: @main takes 1 input(s) (tensor<64x64xf32>), 2 given "
-                                  "with --input"));
+  EXPECT_THAT(r.output,
+              HasSubstr("hhlo: error: @main takes 1 input(s) (tensor<64x64xf32>), 2 given "
+                        "with --input"));
 }
 
 TEST(CliBench, MissingAndEmptyProgramsAreErrorsNamingThem) {
   std::string dir = temp_dir("bench_missing");
   ProcessResult missing = run_hhlo({"bench", dir + "/nope.mlir"});
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
-  EXPECT_THAT(missing.output, HasSubstr("hhlo: error: program '" + dir + "/nope.mlir' does not exist"));
+  EXPECT_THAT(missing.output,
+              HasSubstr("hhlo: error: program '" + dir + "/nope.mlir' does not exist"));
   write_text(dir + "/empty.mlir", "\n");
   ProcessResult empty = run_hhlo({"bench", dir + "/empty.mlir"});
   EXPECT_EQ(empty.exit_code, 1) << empty.output;

@@ -116,8 +116,10 @@ TEST(Cli, TheReadmeExampleProgramRunsChecksAndBenches) {
   EXPECT_EQ(read_npy(dir + "/out/out0.npy"), Array::from<float>({2, 2}, {20, 24, 46, 54}));
   ProcessResult c = run_hhlo({"check", program});
   EXPECT_EQ(c.exit_code, 0) << c.output;
-  EXPECT_THAT(c.output, HasSubstr("entry @main(tensor<2x2xf32>, tensor<2x2xf32>) -> (tensor<2x2xf32>)"));
-  ProcessResult b = run_hhlo({"bench", program, "-i", dir + "/x.npy", "-i", dir + "/y.npy", "-n", "3"});
+  EXPECT_THAT(c.output,
+              HasSubstr("entry @main(tensor<2x2xf32>, tensor<2x2xf32>) -> (tensor<2x2xf32>)"));
+  ProcessResult b =
+      run_hhlo({"bench", program, "-i", dir + "/x.npy", "-i", dir + "/y.npy", "-n", "3"});
   EXPECT_EQ(b.exit_code, 0) << b.output;
 }
 

@@ -51,7 +51,8 @@ bool can_mount_tmpfs() {
 /// D/r.npz = "previous"), then prints "rc=N", each file's contents and the folder's listing.
 test::ProcessResult on_full_disk(const std::string& mount, const std::string& command) {
   std::string script =
-      "export D='" + mount + "'; unshare -m sh -c '"
+      "export D='" + mount +
+      "'; unshare -m sh -c '"
       "mount -t tmpfs -o size=64k tmpfs \"$D\" || exit 99; "
       "printf previous > \"$D/out0.npy\"; printf previous > \"$D/r.npz\"; "
       "head -c 1000000 /dev/zero > \"$D/fill\" 2>/dev/null; " +
@@ -65,10 +66,11 @@ TEST(HostileOutput, FullDiskIsAnErrorNamingTheFileAndKeepsThePreviousOutput) {
   if (!can_mount_tmpfs()) GTEST_SKIP() << "needs root for a private tmpfs (CI runs as root)";
   Files f = prepare("full_disk");
   fs::create_directories(f.dir + "/mnt");
-  test::ProcessResult r = on_full_disk(
-      f.dir + "/mnt", "\"$HHLO\" run " + f.program + " -i " + f.input + " -o \"$D\"");
+  test::ProcessResult r =
+      on_full_disk(f.dir + "/mnt", "\"$HHLO\" run " + f.program + " -i " + f.input + " -o \"$D\"");
   EXPECT_NE(r.output.find("rc=1"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find(".npy file '" + f.dir + "/mnt/out0.npy' cannot be written: No space "
+  EXPECT_NE(r.output.find(".npy file '" + f.dir +
+                          "/mnt/out0.npy' cannot be written: No space "
                           "left on device (the previous file, if any, is kept)"),
             std::string::npos)
       << r.output;

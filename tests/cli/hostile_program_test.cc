@@ -49,8 +49,7 @@ TEST(HostileProgram, ACallCycleIsRefusedByRunAndByCheck) {
   test::ProcessResult r = run_hhlo({"run", f.program, "-i", f.input});
   EXPECT_EQ(r.signal, 0) << r.output;
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find(f.program + ":11:5: func.call: " + cycle), std::string::npos)
-      << r.output;
+  EXPECT_NE(r.output.find(f.program + ":11:5: func.call: " + cycle), std::string::npos) << r.output;
   r = run_hhlo({"check", f.program});
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find(cycle), std::string::npos) << r.output;
@@ -59,11 +58,12 @@ TEST(HostileProgram, ACallCycleIsRefusedByRunAndByCheck) {
 TEST(HostileProgram, NestingDeeperThanOurParserTakesNeverReachesThePlugin) {
   // 20,000 nested arrays in an attribute: the plugin's parser recursed until SIGSEGV on it.
   std::string deep = std::string(20000, '[') + std::string(20000, ']');
-  Files f = prepare("deep", "module @m {\n  func.func public @main(%x: tensor<f32>) -> tensor<f32> "
-                            "{\n    %0 = stablehlo.custom_call @t(%x) {x = " +
-                                deep +
-                                "} : (tensor<f32>) -> tensor<f32>\n    return %0 : "
-                                "tensor<f32>\n  }\n}\n");
+  Files f = prepare("deep",
+                    "module @m {\n  func.func public @main(%x: tensor<f32>) -> tensor<f32> "
+                    "{\n    %0 = stablehlo.custom_call @t(%x) {x = " +
+                        deep +
+                        "} : (tensor<f32>) -> tensor<f32>\n    return %0 : "
+                        "tensor<f32>\n  }\n}\n");
   test::ProcessResult r = run_hhlo({"run", f.program, "-i", f.input});
   EXPECT_EQ(r.signal, 0) << r.output.substr(0, 2000);
   EXPECT_EQ(r.exit_code, 1) << r.output.substr(0, 2000);
@@ -176,8 +176,7 @@ TEST(HostileProgram, CheckRefusesAnOpNameOutsideTheStablehloDialect) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find(f.program + ":3:5: stablehlo.frobnicate: "), std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("is not an op of the StableHLO dialect"), std::string::npos)
-      << r.output;
+  EXPECT_NE(r.output.find("is not an op of the StableHLO dialect"), std::string::npos) << r.output;
   r = run_hhlo({"run", f.program, "-i", f.input});
   EXPECT_EQ(r.exit_code, 1) << r.output;
 }

@@ -43,9 +43,8 @@ TEST(CliNpy, BigEndianInputIsReadAsItsValues) {
   %r = stablehlo.add %x, %x : tensor<2x3xf32>
   return %r : tensor<2x3xf32>
 })");
-  ProcessResult r =
-      run_hhlo({"run", dir + "/p.mlir", "-i",
-                std::string(HHLO_GENERATED_DIR) + "/be_f4.npy", "-o", dir + "/out"});
+  ProcessResult r = run_hhlo({"run", dir + "/p.mlir", "-i",
+                              std::string(HHLO_GENERATED_DIR) + "/be_f4.npy", "-o", dir + "/out"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(read_npy(dir + "/out/out0.npy").to_vector<float>(),
             (std::vector<float>{0, 3, 6, 9, 12, 15}));

@@ -46,9 +46,9 @@ TEST(RunSymbolic, MultiPlatformExportWithExportPlatformsMatchesJax) {
   // Symbolic and multi-platform together (issue 21): the index is bound before refinement.
   const std::string name = "poly_multiplatform_solve";
   std::string out = temp_dir("run_symbolic_multiplatform");
-  ProcessResult r = run_hhlo({"run", (kDir / (name + ".mlir")).string(), "-i", input(name, "s2", 0),
-                              "-i", input(name, "s2", 1), "--export-platforms", "cpu,cuda", "-o",
-                              out});
+  ProcessResult r =
+      run_hhlo({"run", (kDir / (name + ".mlir")).string(), "-i", input(name, "s2", 0), "-i",
+                input(name, "s2", 1), "--export-platforms", "cpu,cuda", "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   Array got = read_npy(out + "/out0.npy");
   Array want = read_npy((kDir / (name + ".s2.out0.npy")).string());
@@ -72,10 +72,10 @@ TEST(RunSymbolic, ConstraintViolationPrintsJaxMessage) {
 
 TEST(RunSymbolic, BytecodeIsRefinedAsTheTextAndMatchesJax) {
   std::string out = temp_dir("run_symbolic_bytecode");
-  ProcessResult r = run_hhlo({"run", (kDir / "poly_mlp.mlirbc").string(), "-i",
-                              input("poly_mlp", "s1", 0), "-i", input("poly_mlp", "s1", 1), "-i",
-                              input("poly_mlp", "s1", 2), "-i", input("poly_mlp", "s1", 3), "-o",
-                              out});
+  ProcessResult r =
+      run_hhlo({"run", (kDir / "poly_mlp.mlirbc").string(), "-i", input("poly_mlp", "s1", 0), "-i",
+                input("poly_mlp", "s1", 1), "-i", input("poly_mlp", "s1", 2), "-i",
+                input("poly_mlp", "s1", 3), "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   Array got = read_npy(out + "/out0.npy");
   Array want = read_npy((kDir / "poly_mlp.s1.out0.npy").string());

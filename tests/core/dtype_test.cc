@@ -20,10 +20,10 @@ TEST(DType, HalfConversionsMatchIeee) {
   EXPECT_EQ(f16_t(1.0f).bits, 0x3c00);
   EXPECT_EQ(f16_t(-2.0f).bits, 0xc000);
   EXPECT_EQ(f16_t(65504.0f).bits, 0x7bff);
-  EXPECT_EQ(f16_t(1e6f).bits, 0x7c00);                  // overflow -> inf
-  EXPECT_EQ(f16_t(5.9604645e-8f).bits, 0x0001);         // smallest subnormal
-  EXPECT_EQ(f16_t(1.0009765625f).bits, 0x3c01);         // 1 + 2^-10 exact
-  EXPECT_EQ(f16_t(1.00048828125f).bits, 0x3c00);        // halfway, ties to even
+  EXPECT_EQ(f16_t(1e6f).bits, 0x7c00);            // overflow -> inf
+  EXPECT_EQ(f16_t(5.9604645e-8f).bits, 0x0001);   // smallest subnormal
+  EXPECT_EQ(f16_t(1.0009765625f).bits, 0x3c01);   // 1 + 2^-10 exact
+  EXPECT_EQ(f16_t(1.00048828125f).bits, 0x3c00);  // halfway, ties to even
   EXPECT_TRUE(std::isnan(static_cast<float>(f16_t(std::nanf("")))));
   EXPECT_EQ(static_cast<float>(f16_t{}), 0.0f);
   EXPECT_EQ(static_cast<float>(f16_t(0.333251953125f)), 0.333251953125f);

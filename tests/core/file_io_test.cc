@@ -20,8 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string fresh_dir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() /
-                 ("hhlo_file_io_" + std::to_string(::getpid()) + "_" + name);
+  fs::path dir =
+      fs::temp_directory_path() / ("hhlo_file_io_" + std::to_string(::getpid()) + "_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir.string();

@@ -39,9 +39,13 @@ const Plugin& plugin() { return cpu().plugin(); }
 void register_examples() {
   static const bool done = [] {
     register_custom_call_library(plugin(), kLib,
-                                 {"hhlo_example_rms_norm", "hhlo_example_vector_add",
-                                  "hhlo_example_copy", "hhlo_example_scale", "hhlo_example_fail",
-                                  "hhlo_example_throw", {"my_add", "hhlo_example_vector_add"}});
+                                 {"hhlo_example_rms_norm",
+                                  "hhlo_example_vector_add",
+                                  "hhlo_example_copy",
+                                  "hhlo_example_scale",
+                                  "hhlo_example_fail",
+                                  "hhlo_example_throw",
+                                  {"my_add", "hhlo_example_vector_add"}});
     return true;
   }();
   (void)done;
@@ -104,8 +108,8 @@ TEST(CustomCallCpu, RmsNormWithEpsilonAttributeRunsBetweenOrdinaryOps) {
   // Rows chosen so that 2x has mean square 30: 1/sqrt(30 + 6) = 1/6 exactly.
   Array x = Array::from<float>({2, 4}, {1, 2, 3, 4, -4, 3, -2, 1});
   std::vector<float> got = run1(kRmsNormCustom, {x});
-  std::vector<float> want = {2 / 6.f + 1, 4 / 6.f + 1, 2, 8 / 6.f + 1,
-                             -8 / 6.f + 1, 2, -4 / 6.f + 1, 2 / 6.f + 1};
+  std::vector<float> want = {2 / 6.f + 1, 4 / 6.f + 1,  2,          8 / 6.f + 1, -8 / 6.f + 1,
+                             2,           -4 / 6.f + 1, 2 / 6.f + 1};
   std::vector<float> native = run1(kRmsNormNative, {x});
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t i = 0; i < want.size(); ++i) {
@@ -125,23 +129,20 @@ TEST(CustomCallCpu, RmsNormEpsilonReallyComesFromBackendConfig) {
 
 /// (a + b) * a on `type`, the add as custom call `target`, or as stablehlo.add when it is empty.
 std::string add_program(const std::string& target, const std::string& type) {
-  std::string add = target.empty()
-                        ? "stablehlo.add %a, %b : " + type
-                        : "stablehlo.custom_call @" + target + "(%a, %b) {api_version = 4 : i32} : (" +
-                              type + ", " + type + ") -> " + type;
+  std::string add = target.empty() ? "stablehlo.add %a, %b : " + type
+                                   : "stablehlo.custom_call @" + target +
+                                         "(%a, %b) {api_version = 4 : i32} : (" + type + ", " +
+                                         type + ") -> " + type;
   return "func.func @main(%a: " + type + ", %b: " + type + ") -> " + type + " {\n" +
-         "  %s = " + add + "\n" +
-         "  %r = stablehlo.multiply %s, %a : " + type + "\n" +
+         "  %s = " + add + "\n" + "  %r = stablehlo.multiply %s, %a : " + type + "\n" +
          "  return %r : " + type + "\n}\n";
 }
 
 TEST(CustomCallCpu, VectorAddTakesItsLengthFromTheBuffers) {
   register_examples();
   // (a + b) * a, for two lengths and a rank-2 shape, against the native add and by hand.
-  for (const auto& [type, dims] :
-       std::vector<std::pair<std::string, Dims>>{{"tensor<5xf32>", {5}},
-                                                 {"tensor<1000xf32>", {1000}},
-                                                 {"tensor<2x3xf32>", {2, 3}}}) {
+  for (const auto& [type, dims] : std::vector<std::pair<std::string, Dims>>{
+           {"tensor<5xf32>", {5}}, {"tensor<1000xf32>", {1000}}, {"tensor<2x3xf32>", {2, 3}}}) {
     Array a(DType::f32, dims), b(DType::f32, dims);
     auto av = a.values<float>(), bv = b.values<float>();
     for (std::size_t i = 0; i < av.size(); ++i) {
@@ -160,9 +161,9 @@ TEST(CustomCallCpu, VectorAddTakesItsLengthFromTheBuffers) {
 
 TEST(CustomCallCpu, TargetNameCanDifferFromTheSymbol) {
   register_examples();  // registers "my_add" -> hhlo_example_vector_add
-  std::vector<float> got = run1(add_program("my_add", "tensor<3xf32>"),
-                                {Array::from<float>({3}, {1, 2, 3}),
-                                 Array::from<float>({3}, {10, 20, 30})});
+  std::vector<float> got =
+      run1(add_program("my_add", "tensor<3xf32>"),
+           {Array::from<float>({3}, {1, 2, 3}), Array::from<float>({3}, {10, 20, 30})});
   EXPECT_EQ(got, (std::vector<float>{11, 44, 99}));
 }
 
@@ -299,8 +300,8 @@ TEST(CustomCallErrors, LibraryPathMissingNamesThePathAndTheDlerror) {
 
 TEST(CustomCallErrors, MissingSymbolNamesSymbolAndLibraryAndRegistersNothing) {
   try {
-    register_custom_call_library(plugin(), kLib, {{"hhlo_t_partial", "hhlo_example_negate"},
-                                                  "hhlo_example_no_such_kernel"});
+    register_custom_call_library(
+        plugin(), kLib, {{"hhlo_t_partial", "hhlo_example_negate"}, "hhlo_example_no_such_kernel"});
     FAIL();
   } catch (const PluginError& e) {
     EXPECT_THAT(e.what(), HasSubstr("hhlo_example_no_such_kernel"));
@@ -362,7 +363,8 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
       run(exe, {Array::from<float>({2}, {1, 2})});
       FAIL();
     } catch (const PjrtError& e) {
-      EXPECT_THAT(e.what(), HasSubstr("hhlo_example_throw: C++ exception: thrown inside the kernel"));
+      EXPECT_THAT(e.what(),
+                  HasSubstr("hhlo_example_throw: C++ exception: thrown inside the kernel"));
     }
   }
   // Still alive and executing.
@@ -386,8 +388,8 @@ TEST(CustomCallErrors, WrongOperandDtypeForATypedHandler) {
 
 TEST(CustomCallErrors, NullHandlerOrEmptyTargetIsRefusedBeforeThePlugin) {
   EXPECT_THROW(register_custom_call(plugin(), "hhlo_null", nullptr), Error);
-  EXPECT_THROW(register_custom_call(plugin(), "", load_custom_call_library(kLib).symbol(
-                                                      "hhlo_example_negate")),
+  EXPECT_THROW(register_custom_call(plugin(), "",
+                                    load_custom_call_library(kLib).symbol("hhlo_example_negate")),
                Error);
 }
 
@@ -512,11 +514,11 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
       EXPECT_THAT(e.what(), HasSubstr("hhlo_example_fail"));
     }
     // (a + b) * a with the custom-call add, right after the failure.
-    EXPECT_EQ(run(add, {Array::from<float>({2}, {1, 2 + float(round)}),
-                        Array::from<float>({2}, {3, 4})})
-                  .at(0)
-                  .to_vector<float>(),
-              (std::vector<float>{4, (6 + float(round)) * (2 + float(round))}));
+    EXPECT_EQ(
+        run(add, {Array::from<float>({2}, {1, 2 + float(round)}), Array::from<float>({2}, {3, 4})})
+            .at(0)
+            .to_vector<float>(),
+        (std::vector<float>{4, (6 + float(round)) * (2 + float(round))}));
     try {
       cpu().compile(add_program("hhlo_registered_nowhere", "tensor<2xf32>"));
       FAIL() << "compiled a call to an unregistered target";
@@ -605,8 +607,8 @@ TEST(CustomCallConcurrency, UserDataOfEightConcurrentExecutionsReachesEachItsOwn
       ExecuteOptions options{.user_data = {{id, &scales[t]}}};
       for (int i = 0; i < kRuns; ++i) {
         auto out = run(exe, {Array::from<float>({4}, {1, float(i), -2, 0})}, options);
-        Array want = Array::from<float>(
-            {4}, {float(t + 1), float(i * (t + 1)), float(-2 * (t + 1)), 0});
+        Array want =
+            Array::from<float>({4}, {float(t + 1), float(i * (t + 1)), float(-2 * (t + 1)), 0});
         if (!(out.at(0) == want)) wrong.fetch_add(1);
       }
       // Asynchronously too, awaited in reverse order of launch.

@@ -44,9 +44,9 @@ struct Target {
   int (*run)(const uint8_t*, size_t);
 };
 /// All entry points, in a fixed order.
-inline constexpr Target kTargets[] = {
-    {"npy", npy}, {"npz", npz}, {"parser", parser}, {"shape_rules", shape_rules}, {"cli", cli},
-    {"bytecode", bytecode}};
+inline constexpr Target kTargets[] = {{"npy", npy},       {"npz", npz},
+                                      {"parser", parser}, {"shape_rules", shape_rules},
+                                      {"cli", cli},       {"bytecode", bytecode}};
 
 /// Reports a violated property (`what`) and aborts. When an input was set with
 /// set_failure_input, it is first written to `fuzz-failure-<target>` in the working folder (the

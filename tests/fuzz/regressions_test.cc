@@ -95,9 +95,10 @@ TEST(FuzzRegressions, AllGatherWhoseSizeOverflowsIsAShapeErrorC6) {
             (std::vector<TensorType>{TensorType{DType::f32, {3, 4}}}));
 }
 
-// shape_rules (libFuzzer, UBSan, sixth session), regressions/shape_rules/pad-interior-size-overflow:
-// pad computed low + size + high + (size - 1) * interior in int64 (2^31 - 1 times 2^40: signed
-// overflow). With low = high = 2^41 the wrapped sum is positive: a wrong size was accepted.
+// shape_rules (libFuzzer, UBSan, sixth session),
+// regressions/shape_rules/pad-interior-size-overflow: pad computed low + size + high + (size - 1) *
+// interior in int64 (2^31 - 1 times 2^40: signed overflow). With low = high = 2^41 the wrapped sum
+// is positive: a wrong size was accepted.
 TEST(FuzzRegressions, PadWhoseSizeOverflowsIsAShapeErrorC4) {
   TensorType x{DType::f32, {int64_t{1} << 31}}, pad_value{DType::f32, {}};
   std::vector<int64_t> edge{int64_t{1} << 41}, interior{int64_t{1} << 40};
@@ -113,9 +114,10 @@ TEST(FuzzRegressions, PadWhoseSizeOverflowsIsAShapeErrorC4) {
             (TensorType{DType::f32, {8}}));
 }
 
-// shape_rules (libFuzzer, UBSan, sixth session), regressions/shape_rules/reduce-window-padding-overflow:
-// the number of windows added padding and dilated size in int64 ((2^63 - 1) + (2^63 - 1): signed
-// overflow); the rule shared by reduce_window (C15), select_and_scatter (C2) and convolution (C25).
+// shape_rules (libFuzzer, UBSan, sixth session),
+// regressions/shape_rules/reduce-window-padding-overflow: the number of windows added padding and
+// dilated size in int64 ((2^63 - 1) + (2^63 - 1): signed overflow); the rule shared by
+// reduce_window (C15), select_and_scatter (C2) and convolution (C25).
 TEST(FuzzRegressions, WindowSizesThatOverflowAreShapeErrorsNotSignedOverflow) {
   const int64_t max = std::numeric_limits<int64_t>::max();
   std::vector<TensorType> in{TensorType{DType::f32, {4}}}, init{TensorType{DType::f32, {}}};
@@ -155,10 +157,11 @@ TEST(FuzzRegressions, FftLengthWithANegativeSizeIsAShapeErrorC3) {
             (TensorType{DType::f64, {3, 8}}));
 }
 
-// shape_rules (libFuzzer, sixth session), regressions/shape_rules/dot-general-preferred-equal-to-lhs-verifies:
-// dot_general of i32 and i1 operands with preferred_element_type = i32 (the lhs type) was built,
-// then refused by the verifier (C13, "element types differ"): it read a preferred type from the
-// result only when that differed from the lhs, so the builder's and the verifier's rules disagreed.
+// shape_rules (libFuzzer, sixth session),
+// regressions/shape_rules/dot-general-preferred-equal-to-lhs-verifies: dot_general of i32 and i1
+// operands with preferred_element_type = i32 (the lhs type) was built, then refused by the verifier
+// (C13, "element types differ"): it read a preferred type from the result only when that differed
+// from the lhs, so the builder's and the verifier's rules disagreed.
 TEST(FuzzRegressions, DotGeneralOfMixedOperandsWithPreferredTypeOfTheLhsVerifies) {
   Module m;
   Func& f = m.add_func("main", {{DType::i32, {2, 3}}, {DType::pred, {3}}});
@@ -186,9 +189,10 @@ TEST(FuzzRegressions, DotGeneralOfMixedOperandsWithPreferredTypeOfTheLhsVerifies
   EXPECT_NO_THROW(verify(m3));
 }
 
-// shape_rules (libFuzzer, UBSan, sixth session), regressions/shape_rules/all-to-all-concat-size-overflow:
-// all_to_all multiplied the concat dimension by split_count in int64 (2^62 x 3: signed overflow),
-// where the result type must hold dim(operand, concat_dimension) * split_count (C9).
+// shape_rules (libFuzzer, UBSan, sixth session),
+// regressions/shape_rules/all-to-all-concat-size-overflow: all_to_all multiplied the concat
+// dimension by split_count in int64 (2^62 x 3: signed overflow), where the result type must hold
+// dim(operand, concat_dimension) * split_count (C9).
 TEST(FuzzRegressions, AllToAllWhoseConcatSizeOverflowsIsAShapeErrorC9) {
   ReplicaGroups three{{{0, 1, 2}}};
   TensorType big{DType::f32, {3, int64_t{1} << 62}};

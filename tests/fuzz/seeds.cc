@@ -170,9 +170,10 @@ std::vector<Seed> seeds(std::string_view target, size_t limit) {
                    "  return %0 : tensor<f32>\n}\n"});
     out.push_back({"parser:deep-nesting",
                    "func.func @main(%x: tensor<f32>) -> tensor<f32> {\n"
-                   "  %0 = stablehlo.custom_call @t(%x) {x = " + std::string(300, '[') +
-                       std::string(300, ']') + "} : (tensor<f32>) -> tensor<f32>\n"
-                   "  return %0 : tensor<f32>\n}\n"});
+                   "  %0 = stablehlo.custom_call @t(%x) {x = " +
+                       std::string(300, '[') + std::string(300, ']') +
+                       "} : (tensor<f32>) -> tensor<f32>\n"
+                       "  return %0 : tensor<f32>\n}\n"});
   } else if (target == "bytecode") {
     add_files(out, generated / "bytecode/jax", {".mlirbc"}, false);
     add_files(out, generated, {".mlirbc"}, false);

@@ -43,8 +43,9 @@ std::string program(const std::string& add_op) {
 
 std::string custom_add(const std::string& target, int api_version, const std::string& config) {
   const std::string t = "tensor<" + std::to_string(kN) + "xf32>";
-  return "stablehlo.custom_call @" + target + "(%a, %b) {api_version = " +
-         std::to_string(api_version) + " : i32" + config + "} : (" + t + ", " + t + ") -> " + t;
+  return "stablehlo.custom_call @" + target +
+         "(%a, %b) {api_version = " + std::to_string(api_version) + " : i32" + config + "} : (" +
+         t + ", " + t + ") -> " + t;
 }
 
 /// Runs `mlir` on inputs a[i] = i % 100 - 50, b[i] = 1 + i % 3 and checks (a + b) * a exactly.
@@ -97,8 +98,8 @@ TEST(GpuCustomCall, LegacyKernelThroughTheGpuExtension) {
   register_gpu_custom_call(gpu().plugin(), kLib, "hhlo_gpu_add_legacy", GpuCustomCallApi::legacy,
                            "hhlo_gpu_vector_add_legacy");
   // Legacy ABI: no shapes reach the kernel; the element count travels as the opaque string.
-  run_and_check(program(custom_add("hhlo_gpu_add_legacy", 2,
-                                   ", backend_config = \"" + std::to_string(kN) + "\"")));
+  run_and_check(program(
+      custom_add("hhlo_gpu_add_legacy", 2, ", backend_config = \"" + std::to_string(kN) + "\"")));
 }
 
 TEST(GpuCustomCall, TypedFfiKernelThroughTheFfiExtension) {

@@ -36,8 +36,7 @@ std::string program_text(const std::string& name) {
 std::vector<Array> vectors(const std::string& name, const char* kind) {
   std::vector<Array> out;
   for (int k = 0;; ++k) {
-    fs::path p = fs::path(HHLO_EXPORTS_DIR) / "vectors" /
-                 fmt::format("{}.{}{}.npy", name, kind, k);
+    fs::path p = fs::path(HHLO_EXPORTS_DIR) / "vectors" / fmt::format("{}.{}{}.npy", name, kind, k);
     if (!fs::exists(p)) return out;
     out.push_back(read_npy(p.string()));
   }

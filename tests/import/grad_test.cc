@@ -1,7 +1,8 @@
 // Gradients of imported programs (issue 9, use 3): JAX-exported losses
 // (tests/import/gen_grad_exports.py, generated into the build folder at build time) are parsed,
 // differentiated by ad::value_and_grad_module / vjp_module / jvp_module and run on the CPU
-// plugin against JAX's jax.value_and_grad / jax.vjp / jax.jvp values (made with the losses at build time).
+// plugin against JAX's jax.value_and_grad / jax.vjp / jax.jvp values (made with the losses at build
+// time).
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -35,8 +36,8 @@ Module exported(const std::string& name) {
 std::vector<Array> vectors(const std::string& name, const char* kind) {
   std::vector<Array> out;
   for (int k = 0;; ++k) {
-    fs::path p = fs::path(HHLO_GENERATED_DIR) / "vectors" /
-                 fmt::format("grad_{}.{}{}.npy", name, kind, k);
+    fs::path p =
+        fs::path(HHLO_GENERATED_DIR) / "vectors" / fmt::format("grad_{}.{}{}.npy", name, kind, k);
     if (!fs::exists(p)) return out;
     out.push_back(read_npy(p.string()));
   }

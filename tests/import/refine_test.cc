@@ -107,8 +107,7 @@ TEST_P(Symbolic, RefinedAtThreeSizesMatchesJax) {
 
 INSTANTIATE_TEST_SUITE_P(Jax, Symbolic,
                          ::testing::Values("poly_mlp", "poly_cnn", "poly_transformer", "poly_even",
-                                           "poly_scan", "poly_indexing", "poly_rbg",
-                                           "poly_top_k"),
+                                           "poly_scan", "poly_indexing", "poly_rbg", "poly_top_k"),
                          [](const auto& info) { return info.param; });
 
 TEST(SymbolicConstraint, OddSizeFailsWithJaxMessage) {
@@ -161,8 +160,7 @@ TEST(SymbolicMultiPlatform, ThePlatformIndexIsBoundBeforeRefinementAndMatchesJax
     session.run(text, vectors("poly_multiplatform_solve", "s0.in"));
     FAIL() << "ran without the export's platforms";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("give the export's platforms in order"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("give the export's platforms in order"), std::string::npos)
         << e.what();
   }
 }
@@ -189,7 +187,8 @@ TEST(RefineProgramText, BytecodeIsRefinedAsItsTextNothingForUnparsableText) {
   std::vector<TensorType> types = types_of(vectors("poly_mlp", "s1.in"));
   std::optional<std::string> from_bytecode =
       refine_program_text(read_text(kDir / "poly_mlp.mlirbc"), types);
-  std::optional<std::string> from_text = refine_program_text(read_text(kDir / "poly_mlp.mlir"), types);
+  std::optional<std::string> from_text =
+      refine_program_text(read_text(kDir / "poly_mlp.mlir"), types);
   ASSERT_TRUE(from_bytecode.has_value());
   ASSERT_TRUE(from_text.has_value());
   EXPECT_EQ(*from_bytecode, *from_text);

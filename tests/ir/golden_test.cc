@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "golden_util.h"
-#include "hhlo/ir/ops.h"
 #include "hhlo/ir/conv_dimension_numbers.h"
+#include "hhlo/ir/ops.h"
 
 namespace hhlo {
 namespace {

@@ -1,11 +1,11 @@
 // Golden-text helpers: the printed body of @main without the module/func wrapper.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "hhlo/ir/module.h"
 #include "hhlo/ir/parser.h"

@@ -122,7 +122,7 @@ TEST(OpStorage, UpToFourValuesInsideTheOpMoreOnTheHeapAllReadBackInOrder) {
   Module m;
   TensorType t{DType::f32, {2}};
   Func& f = m.add_func("main", {t, t, t, t, t});
-  Value sum = add(f.arg(0), f.arg(1));                                    // 2 + 1 ids: inline
+  Value sum = add(f.arg(0), f.arg(1));  // 2 + 1 ids: inline
   Value cat = concatenate({f.arg(0), f.arg(1), f.arg(2), f.arg(3), f.arg(4)}, 0);  // 5 + 1: heap
   f.ret({sum, cat});
   const auto& ops = f.body().ops();
@@ -194,7 +194,7 @@ TEST(OpStorage, OpsWithManyValuesAndRegionsParsePrintAndParseBack) {
   EXPECT_EQ(ret.operands()[1], body.ops()[2]->result());  // %2
   EXPECT_EQ(ret.operands()[2], body.arg(3));              // %iterArg_2
   EXPECT_EQ(ret.operands()[3], body.arg(4));
-  EXPECT_EQ(ret.operands()[4], body.arg(2));              // %iterArg_1
+  EXPECT_EQ(ret.operands()[4], body.arg(2));  // %iterArg_1
   const Op& fret = *f.body().ops().back();
   EXPECT_EQ(fret.operands()[0], w.results()[0]);
   EXPECT_EQ(fret.operands()[1], w.results()[4]);

@@ -3,8 +3,8 @@
 // custom_call, call.
 #include <gtest/gtest.h>
 
-#include "hhlo/ir/ops.h"
 #include "hhlo/ir/conv_dimension_numbers.h"
+#include "hhlo/ir/ops.h"
 #include "shape_error_util.h"
 
 namespace hhlo {
@@ -14,9 +14,7 @@ TensorType T(DType d, Dims s) { return {d, std::move(s)}; }
 const DType F = DType::f32, I = DType::i32;
 using V = std::vector<int64_t>;
 
-ConvDimensionNumbers nchw() {
-  return conv_dimension_numbers("NCHW", "OIHW", "NCHW");
-}
+ConvDimensionNumbers nchw() { return conv_dimension_numbers("NCHW", "OIHW", "NCHW"); }
 
 TEST(ShapeErrors, Convolution) {
   TensorType x = T(F, {2, 4, 5, 5}), k = T(F, {6, 4, 3, 3});

@@ -60,16 +60,17 @@ TEST(Verifier, NamesTheConstraintOfAWrongElementwiseResultType) {
   {
     Module m;  // complex (C3): complex<E> of the operands' element type
     Func& f = m.add_func("main", {f32({3}), f32({3})});
-    f.ret({f.append({"stablehlo.complex", {f.arg(0), f.arg(1)}, {{DType::c128, {3}}}, {}, {}, {}})[0]});
-      EXPECT_SHAPE_ERROR("complex", "C3", verify(m));
+    f.ret({f.append(
+        {"stablehlo.complex", {f.arg(0), f.arg(1)}, {{DType::c128, {3}}}, {}, {}, {}})[0]});
+    EXPECT_SHAPE_ERROR("complex", "C3", verify(m));
   }
   {
-      Module m;  // real (C2)
-      Func& f = m.add_func("main", {c64});
-      f.ret({f.append({"stablehlo.real", {f.arg(0)}, {c64}, {}, {}, {}})[0]});
-      EXPECT_SHAPE_ERROR("real", "C2", verify(m));
+    Module m;  // real (C2)
+    Func& f = m.add_func("main", {c64});
+    f.ret({f.append({"stablehlo.real", {f.arg(0)}, {c64}, {}, {}, {}})[0]});
+    EXPECT_SHAPE_ERROR("real", "C2", verify(m));
   }
-  }
+}
 
 TEST(Verifier, RunsShapeRulesOnRecordedAttributes) {
   Module m;

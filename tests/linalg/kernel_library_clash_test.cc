@@ -51,9 +51,9 @@ Prepared prepare(const std::string& name, const char* program) {
 
 TEST(KernelLibraryClash, SameHandlerSymbolInTwoLibrariesEachRunsItsOwnKernel) {
   Prepared p = prepare("clash_symbols", kBothTargets);
-  test::ProcessResult r = test::run_hhlo(
-      {"run", p.dir + "/p.mlir", "-i", p.dir + "/x.npy", "-o", p.dir, "--custom-call-library",
-       HHLO_FIXTURE_ADD_ONE_LIB, "--custom-call-library", HHLO_FIXTURE_ADD_TWO_LIB});
+  test::ProcessResult r = test::run_hhlo({"run", p.dir + "/p.mlir", "-i", p.dir + "/x.npy", "-o",
+                                          p.dir, "--custom-call-library", HHLO_FIXTURE_ADD_ONE_LIB,
+                                          "--custom-call-library", HHLO_FIXTURE_ADD_TWO_LIB});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // Under RTLD_GLOBAL the second library's table bound to the first's symbol: [2,3,4,5] twice.
   EXPECT_EQ(output(p.dir, 0), (std::vector<float>{2, 3, 4, 5}));
@@ -62,9 +62,9 @@ TEST(KernelLibraryClash, SameHandlerSymbolInTwoLibrariesEachRunsItsOwnKernel) {
 
 TEST(KernelLibraryClash, OneTargetInTwoLibrariesIsAnErrorNamingBoth) {
   Prepared p = prepare("clash_targets", kAddOne);
-  test::ProcessResult r = test::run_hhlo(
-      {"run", p.dir + "/p.mlir", "-i", p.dir + "/x.npy", "--custom-call-library",
-       HHLO_FIXTURE_ADD_ONE_LIB, "--custom-call-library", HHLO_FIXTURE_ADD_THREE_LIB});
+  test::ProcessResult r = test::run_hhlo({"run", p.dir + "/p.mlir", "-i", p.dir + "/x.npy",
+                                          "--custom-call-library", HHLO_FIXTURE_ADD_ONE_LIB,
+                                          "--custom-call-library", HHLO_FIXTURE_ADD_THREE_LIB});
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("target 'fixture_add_one' is already registered for platform 'Host' "
                           "by kernel library '" +
@@ -99,17 +99,19 @@ TEST(KernelLibraryClash, ALibraryForAnotherArchitectureNamesIt) {
   // An ELF header of an AArch64 shared object (e_machine 183), the rest of the file zeros.
   std::string dir = test::temp_dir("aarch64_lib");
   std::string elf(64, '\0');
-  elf.replace(0, 4, "\x7f" "ELF");
-  elf[4] = 2;   // ELFCLASS64
-  elf[5] = 1;   // little-endian
-  elf[6] = 1;   // EV_CURRENT
-  elf[16] = 3;  // ET_DYN
+  elf.replace(0, 4,
+              "\x7f"
+              "ELF");
+  elf[4] = 2;                        // ELFCLASS64
+  elf[5] = 1;                        // little-endian
+  elf[6] = 1;                        // EV_CURRENT
+  elf[16] = 3;                       // ET_DYN
   elf[18] = static_cast<char>(183);  // EM_AARCH64
   test::write_text(dir + "/libk.so", elf);
   test::write_text(dir + "/p.mlir", kAddOne);
   write_npy(dir + "/x.npy", Array::from<float>({4}, {1, 2, 3, 4}));
-  test::ProcessResult r = test::run_hhlo({"run", dir + "/p.mlir", "-i", dir + "/x.npy",
-                                          "--custom-call-library", dir + "/libk.so"});
+  test::ProcessResult r = test::run_hhlo(
+      {"run", dir + "/p.mlir", "-i", dir + "/x.npy", "--custom-call-library", dir + "/libk.so"});
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("it is built for AArch64, and this process runs on x86-64"),
             std::string::npos)

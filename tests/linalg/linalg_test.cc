@@ -4,7 +4,8 @@
 // (which registers the LAPACK kernels) and through `hhlo run`, against JAX's outputs.
 //
 // Batched cases also run vmap of the unbatched export (the batching rules of jaxlib's targets)
-// against JAX's batched outputs. Tolerance, stated per case from its dtype: |ours - jax|_max <= 64 * eps(dtype) * max(1, cond)
+// against JAX's batched outputs. Tolerance, stated per case from its dtype: |ours - jax|_max <= 64
+// * eps(dtype) * max(1, cond)
 // * max(1, |jax|_max), eps = 2^-23 (f32, c64) or 2^-52 (f64, c128), cond the input's 2-norm
 // condition number (gen_linalg.py): both sides call LAPACK (ours Debian's OpenBLAS, jaxlib its
 // own), whose rounding may differ by that much. Non-finite elements must be at the same places
@@ -16,8 +17,8 @@
 #include <complex>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -245,8 +246,8 @@ TEST(JaxLinalgVmap, CoversEveryLapackTarget) {
   // The programs vmapped above call every batching rule of jaxlib's targets.
   std::set<std::string> targets;
   for (const Case& c : batched_with_unbatched()) {
-    Module per = parse_module(read_text(
-        fs::path(HHLO_LINALG_DIR) / (c.name.substr(0, c.name.size() - 1) + "u.mlir")));
+    Module per = parse_module(
+        read_text(fs::path(HHLO_LINALG_DIR) / (c.name.substr(0, c.name.size() - 1) + "u.mlir")));
     std::function<void(const Block&)> walk = [&](const Block& b) {
       for (const auto& op : b.ops()) {
         if (op->name() == "stablehlo.custom_call")
@@ -256,10 +257,10 @@ TEST(JaxLinalgVmap, CoversEveryLapackTarget) {
     };
     for (const auto& fn : per.funcs()) walk(fn->body());
   }
-  for (const char* t : {"lapack_sgetrf_ffi", "lapack_zgetrf_ffi", "lapack_dpotrf_ffi",
-                        "lapack_ctrsm_ffi", "lapack_ssyevd_ffi", "lapack_zheevd_ffi",
-                        "lapack_dgesdd_ffi", "lapack_sgeqrf_ffi", "lapack_dorgqr_ffi",
-                        "lapack_cungqr_ffi", "lapack_zgeev_ffi"})
+  for (const char* t :
+       {"lapack_sgetrf_ffi", "lapack_zgetrf_ffi", "lapack_dpotrf_ffi", "lapack_ctrsm_ffi",
+        "lapack_ssyevd_ffi", "lapack_zheevd_ffi", "lapack_dgesdd_ffi", "lapack_sgeqrf_ffi",
+        "lapack_dorgqr_ffi", "lapack_cungqr_ffi", "lapack_zgeev_ffi"})
     EXPECT_TRUE(targets.count(t)) << t;
 }
 

@@ -37,12 +37,15 @@ void check_model(const std::string& c, LossFn fn, double tol = 2e-4) {
   float l = t.step(batch);
   test::expect_close(Array::from<float>({}, {l}), v.at(c + "/loss"), tol, c + " loss");
   ad::ParamArrays after = t.params();
-  for (const auto& [n, a] : after) test::expect_close(a, v.at(c + "/after/" + n), tol, c + " " + n + " after one step");
+  for (const auto& [n, a] : after)
+    test::expect_close(a, v.at(c + "/after/" + n), tol, c + " " + n + " after one step");
 }
 
 TEST(ExampleModels, Mlp) { check_model("mlp", examples::mlp_loss); }
 TEST(ExampleModels, ResNetBlocks) { check_model("resnet", examples::resnet_loss); }
-TEST(ExampleModels, TransformerEncoderLayer) { check_model("transformer", examples::transformer_loss); }
+TEST(ExampleModels, TransformerEncoderLayer) {
+  check_model("transformer", examples::transformer_loss);
+}
 TEST(ExampleModels, UNetWithTransposedConvolution) { check_model("unet", examples::unet_loss); }
 
 }  // namespace

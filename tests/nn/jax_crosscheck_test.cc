@@ -54,7 +54,8 @@ void check_case(const std::string& c, const CaseFn& fn, double tol = 2e-4) {
     test::expect_close(a, want, tol, what);
   };
   compare(got[0], vectors().at(c + "/loss"), c + " loss");
-  for (size_t k = 0; k < pnames.size(); ++k) compare(got[k + 1], vectors().at(c + "/grad/" + pnames[k]), c + " grad " + pnames[k]);
+  for (size_t k = 0; k < pnames.size(); ++k)
+    compare(got[k + 1], vectors().at(c + "/grad/" + pnames[k]), c + " grad " + pnames[k]);
 }
 
 Tensor sum_all(Tensor x) { return np::sum(x); }
@@ -68,7 +69,8 @@ TEST(JaxCrossCheck, Mlp) {
 
 TEST(JaxCrossCheck, Cnn) {
   check_case("cnn", [](const ad::Params& p, const std::map<std::string, Value>& in) {
-    Tensor h = nn::conv2d(in.at("x"), p.at("conv/w"), Tensor(p.at("conv/b")), {.padding = nn::Padding::same()});
+    Tensor h = nn::conv2d(in.at("x"), p.at("conv/w"), Tensor(p.at("conv/b")),
+                          {.padding = nn::Padding::same()});
     h = nn::max_pool(nn::relu(h));
     h = reshape(h, {h.dim(0), h.dim(1) * h.dim(2) * h.dim(3)});
     return Value(nn::softmax_cross_entropy(nn::dense(h, p, "dense"), in.at("y")));
@@ -77,8 +79,11 @@ TEST(JaxCrossCheck, Cnn) {
 
 TEST(JaxCrossCheck, GroupedStridedDilatedNchwConvAndSameAvgPool) {
   check_case("conv_groups", [](const ad::Params& p, const std::map<std::string, Value>& in) {
-    nn::Conv2dOptions o{.layout = nn::Layout::NCHW, .stride = {2, 1},
-                        .padding = nn::Padding::explicit_pads({{1, 2}, {0, 1}}), .dilation = {1, 2}, .groups = 2};
+    nn::Conv2dOptions o{.layout = nn::Layout::NCHW,
+                        .stride = {2, 1},
+                        .padding = nn::Padding::explicit_pads({{1, 2}, {0, 1}}),
+                        .dilation = {1, 2},
+                        .groups = 2};
     Tensor h = nn::conv2d(in.at("x"), p.at("w"), std::nullopt, o);
     h = nn::avg_pool(h, {.layout = nn::Layout::NCHW, .padding = nn::Padding::same()});
     return Value(sum_all(np::multiply(Tensor(sine(h)), in.at("w_out"))));
@@ -99,7 +104,8 @@ TEST(JaxCrossCheck, BatchNormSiluEmbedding) {
     Tensor x = in.at("x");
     Func& f = x.func();
     Tensor zeros = np::full(f, {3}, 0.0, DType::f32), ones = np::full(f, {3}, 1.0, DType::f32);
-    nn::BatchNormResult bn = nn::batch_norm_train(x, p.at("bn/gamma"), p.at("bn/beta"), zeros, ones, 3);
+    nn::BatchNormResult bn =
+        nn::batch_norm_train(x, p.at("bn/gamma"), p.at("bn/beta"), zeros, ones, 3);
     Tensor e = nn::embedding(p.at("emb"), in.at("ids"));
     return Value(sum_all(nn::silu(bn.y) * Tensor(in.at("w_out"))) + sum_all(np::tanh(e)));
   });

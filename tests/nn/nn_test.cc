@@ -12,8 +12,8 @@
 #include "hhlo/nn/init.h"
 #include "hhlo/nn/layers.h"
 #include "hhlo/nn/optim.h"
-#include "hhlo/train/trainer.h"
 #include "hhlo/session.h"
+#include "hhlo/train/trainer.h"
 
 namespace hhlo {
 namespace {
@@ -44,8 +44,10 @@ TEST(NnInit, FansAndScales) {
 }
 
 // Runs one optimizer update of scalar-free params p with gradient g; returns (new p, new state).
-std::pair<ad::ParamArrays, ad::ParamArrays> one_update(const nn::Optimizer& opt, const ad::ParamArrays& p,
-                                                       const ad::ParamArrays& g, const ad::ParamArrays& s) {
+std::pair<ad::ParamArrays, ad::ParamArrays> one_update(const nn::Optimizer& opt,
+                                                       const ad::ParamArrays& p,
+                                                       const ad::ParamArrays& g,
+                                                       const ad::ParamArrays& s) {
   std::vector<TensorType> types;
   std::vector<Array> args;
   for (const auto* m : {&p, &g, &s})
@@ -106,7 +108,8 @@ TEST(NnOptim, AdamFirstStepMovesByLrTimesSign) {
 TEST(NnLayers, Conv2dSameShapesAndHandValue) {
   Module m;
   Func& f = m.add_func("main", {{DType::f32, {1, 3, 3, 1}}, {DType::f32, {2, 2, 1, 1}}});
-  Tensor y = nn::conv2d(f.arg(0), f.arg(1), std::nullopt, {.stride = {2, 2}, .padding = nn::Padding::same()});
+  Tensor y = nn::conv2d(f.arg(0), f.arg(1), std::nullopt,
+                        {.stride = {2, 2}, .padding = nn::Padding::same()});
   EXPECT_EQ(y.shape(), (Dims{1, 2, 2, 1}));
   f.ret({y});
   // SAME with stride 2 on 3x3, kernel 2: total pad 1 -> (0, 1). Windows at (0,0),(0,2),(2,0),(2,2).
@@ -119,7 +122,8 @@ TEST(NnLayers, PoolingHandValues) {
   Module m;
   Func& f = m.add_func("main", {{DType::f32, {1, 1, 4, 4}}});
   Tensor mx = nn::max_pool(f.arg(0), {.layout = nn::Layout::NCHW});
-  Tensor av = nn::avg_pool(f.arg(0), {.layout = nn::Layout::NCHW, .window = {2, 2}, .stride = {1, 2}});
+  Tensor av =
+      nn::avg_pool(f.arg(0), {.layout = nn::Layout::NCHW, .window = {2, 2}, .stride = {1, 2}});
   f.ret({mx, av});
   std::vector<float> x(16);
   std::iota(x.begin(), x.end(), 0.0f);
@@ -136,7 +140,8 @@ TEST(NnLayers, BatchNormInferenceMatchesTrainingStatistics) {
   Tensor gamma = np::full(g, {2}, 2.0, DType::f32), beta = np::full(g, {2}, 1.0, DType::f32);
   Tensor rm = np::full(g, {2}, 0.0, DType::f32), rv = np::full(g, {2}, 1.0, DType::f32);
   nn::BatchNormResult tr = nn::batch_norm_train(f.arg(0), gamma, beta, rm, rv, 1, 0.5);
-  Tensor inf = nn::batch_norm_infer(f.arg(0), gamma, beta, tr.running_mean * 2.0, (tr.running_var - 0.5) * 2.0, 1);
+  Tensor inf = nn::batch_norm_infer(f.arg(0), gamma, beta, tr.running_mean * 2.0,
+                                    (tr.running_var - 0.5) * 2.0, 1);
   f.ret({tr.y, tr.running_mean, tr.running_var, inf});
   auto out = run(m, {Array::from<float>({4, 2}, {1, 10, 2, 20, 3, 30, 4, 40})});
   // Column 0: mean 2.5, var 1.25; running = 0.5 * old + 0.5 * batch.
@@ -163,7 +168,7 @@ TEST(NnLayers, DropoutKeepsAboutOneMinusRateAndScales) {
   }
   EXPECT_NEAR(static_cast<double>(kept) / 10000, 0.75, 0.02);
   EXPECT_NE(out[1].to_vector<uint64_t>(), (std::vector<uint64_t>{42, 7}));  // key advanced
-  EXPECT_NE(y_v, vals(out[2]));                                              // fresh mask
+  EXPECT_NE(y_v, vals(out[2]));                                             // fresh mask
   EXPECT_EQ(vals(out[3]), y_v);  // d sum(dropout(x)) / dx = mask / (1 - rate) = y for x = 1
   auto again = run(m, {ones, Array::from<uint64_t>({2}, {42, 7})});
   EXPECT_EQ(vals(again[0]), y_v);  // deterministic per key
@@ -210,7 +215,8 @@ TEST(NnTrainer, UsingADonatedBufferAgainIsAnError) {
   Module m = nn::build_train_step(quadratic(), init, opt.init(init), opt, {{DType::f32, {2}}});
   const LoadedExecutable& exe = default_session().compile(to_mlir(m));
   const Client& c = default_session().client();
-  Buffer w = c.buffer_from_host(init.at("w")), x = c.buffer_from_host(Array::from<float>({2}, {0.0f, 0.0f}));
+  Buffer w = c.buffer_from_host(init.at("w")),
+         x = c.buffer_from_host(Array::from<float>({2}, {0.0f, 0.0f}));
   auto out = exe.execute({&w, &x});
   EXPECT_TRUE(w.is_deleted());   // donated into the new parameters
   EXPECT_FALSE(x.is_deleted());  // the batch is not aliased

@@ -32,8 +32,10 @@ const Vectors& jax_vectors(const std::string& file) {
     bool is_int = name.find("/y") != std::string::npos || name.find("/ids") != std::string::npos;
     Array a(is_int ? DType::i32 : DType::f32, dims);
     for (size_t i = 0; i < vals.size(); ++i) {
-      if (is_int) static_cast<int32_t*>(a.data())[i] = static_cast<int32_t>(vals[i]);
-      else static_cast<float*>(a.data())[i] = static_cast<float>(vals[i]);
+      if (is_int)
+        static_cast<int32_t*>(a.data())[i] = static_cast<int32_t>(vals[i]);
+      else
+        static_cast<float*>(a.data())[i] = static_cast<float>(vals[i]);
     }
     out.emplace(name, std::move(a));
   }
@@ -45,7 +47,8 @@ void expect_close(const Array& got, const Array& want, double tol, const std::st
   ASSERT_EQ(x.size(), y.size()) << what;
   double scale = 0;
   for (float v : y) scale = std::max(scale, static_cast<double>(std::abs(v)));
-  for (size_t k = 0; k < x.size(); ++k) EXPECT_NEAR(x[k], y[k], tol * (1 + scale)) << what << "[" << k << "]";
+  for (size_t k = 0; k < x.size(); ++k)
+    EXPECT_NEAR(x[k], y[k], tol * (1 + scale)) << what << "[" << k << "]";
 }
 
 }  // namespace hhlo::test

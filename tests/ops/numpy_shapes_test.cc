@@ -110,7 +110,10 @@ TEST(Numpy, OperatorsRecordTheUsersLine) {
   f.ret({n});
   std::string t = to_mlir(m);
   EXPECT_NE(t.find("numpy_shapes_test.cc\":" + std::to_string(line) + ":"), std::string::npos) << t;
-  EXPECT_NE(t.find("\"stablehlo.negate\"(%0) : (tensor<2xf32>) -> tensor<2xf32> loc(\"" + std::string(__FILE__) + "\":" + std::to_string(line2)), std::string::npos) << t;
+  EXPECT_NE(t.find("\"stablehlo.negate\"(%0) : (tensor<2xf32>) -> tensor<2xf32> loc(\"" +
+                   std::string(__FILE__) + "\":" + std::to_string(line2)),
+            std::string::npos)
+      << t;
 }
 
 TEST(Numpy, SupportedOpsListsEveryFamily) {

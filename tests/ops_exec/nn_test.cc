@@ -6,8 +6,8 @@
 
 #include "exec_util.h"
 #include "exec_util_near.h"
-#include "hhlo/ir/ops.h"
 #include "hhlo/ir/conv_dimension_numbers.h"
+#include "hhlo/ir/ops.h"
 
 namespace hhlo {
 namespace {
@@ -17,9 +17,7 @@ using test::run;
 using test::values;
 TensorType f32(Dims d) { return {DType::f32, std::move(d)}; }
 
-ConvDimensionNumbers nchw() {
-  return conv_dimension_numbers("NCHW", "OIHW", "NCHW");
-}
+ConvDimensionNumbers nchw() { return conv_dimension_numbers("NCHW", "OIHW", "NCHW"); }
 
 Array iota_array(Dims d, float start, float scale = 1) {
   Array a(DType::f32, d);

@@ -11,7 +11,8 @@ TEST(Buffer, RoundTripsEveryDtype) {
   for (DType t : kAllDTypes) {
     Array a(t, {3, 2});
     auto* bytes = static_cast<unsigned char*>(a.data());
-    for (std::size_t i = 0; i < a.byte_size(); ++i) bytes[i] = static_cast<unsigned char>(3 * i + 1);
+    for (std::size_t i = 0; i < a.byte_size(); ++i)
+      bytes[i] = static_cast<unsigned char>(3 * i + 1);
     if (t == DType::pred)
       for (std::size_t i = 0; i < a.byte_size(); ++i) bytes[i] = i % 3 == 0;
     Buffer b = test::cpu().buffer_from_host(a);

@@ -17,8 +17,7 @@ namespace {
 using ::testing::HasSubstr;
 
 std::string top_k_bytecode() {
-  std::ifstream in(std::string(HHLO_GENERATED_DIR) + "/top_k_2x5_k3.mlirbc",
-                   std::ios::binary);
+  std::ifstream in(std::string(HHLO_GENERATED_DIR) + "/top_k_2x5_k3.mlirbc", std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
@@ -48,8 +47,7 @@ TEST(PluginChoice, JaxTopKBytecodeRunsOn0_81ThroughOurReader) {
   // our reader): bytecode is now read by us and compiled as text (issue 21), which it runs.
   Client cpu = client_of("cpu-0.81/xla_cpu_pjrt.so");
   LoadedExecutable exe = cpu.compile(top_k_bytecode());
-  Buffer in = cpu.buffer_from_host(
-      Array::from<float>({2, 5}, {3, 1, 4, 1, 5, 9, 2, 6, 5, 3}));
+  Buffer in = cpu.buffer_from_host(Array::from<float>({2, 5}, {3, 1, 4, 1, 5, 9, 2, 6, 5, 3}));
   std::vector<Buffer> out = exe.execute({&in});
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].to_host().to_vector<float>(), (std::vector<float>{5, 4, 3, 9, 6, 5}));

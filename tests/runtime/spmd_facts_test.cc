@@ -242,8 +242,7 @@ TEST(SpmdFacts, ShardMapNeedsTheShardyPartitioner) {
     FAIL();
   } catch (const PjrtError& e) {
     EXPECT_EQ(e.code(), 13);
-    EXPECT_NE(std::string(e.what()).find("custom call named 'xla.sdy.*'"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("custom call named 'xla.sdy.*'"), std::string::npos)
         << e.what();
   }
   EXPECT_NO_THROW(test::compile(

@@ -1,10 +1,10 @@
+#include "hhlo/session.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
-
-#include "hhlo/session.h"
 
 namespace hhlo {
 namespace {
@@ -30,8 +30,8 @@ TEST(Session, RunsAndCachesTheExecutable) {
 // The disk cache: a second session (a later process would do the same) loads the executable
 // the first one compiled, and computes the same values; it is on by default.
 TEST(Session, SecondSessionLoadsTheExecutableFromTheDiskCache) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              ("hhlo-session-cache-" + std::to_string(getpid()));
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("hhlo-session-cache-" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   Client c = Client::create("cpu");
   Session first(c, {.dir = dir.string()});

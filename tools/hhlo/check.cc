@@ -1,7 +1,7 @@
-// `hhlo check PROGRAM.mlir [--entry NAME]`: parses and verifies a StableHLO program (text or MLIR bytecode) with our
-// parser and shape rules (no plugin), and reports the entry's types, the functions and an op
-// histogram; errors carry the file's line and column. Exit status 0 when the program is well
-// formed, 1 otherwise.
+// `hhlo check PROGRAM.mlir [--entry NAME]`: parses and verifies a StableHLO program (text or MLIR
+// bytecode) with our parser and shape rules (no plugin), and reports the entry's types, the
+// functions and an op histogram; errors carry the file's line and column. Exit status 0 when the
+// program is well formed, 1 otherwise.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -90,11 +90,13 @@ int check_program(const CheckOptions& o) {
 
 const bool registered = register_command({
     .name = "check",
-    .description = "Parse and verify a StableHLO program, text or MLIR bytecode (no plugin): entry types, op "
-                   "histogram, errors with line numbers; exit status 0 or 1",
+    .description =
+        "Parse and verify a StableHLO program, text or MLIR bytecode (no plugin): entry types, op "
+        "histogram, errors with line numbers; exit status 0 or 1",
     .setup = [](CLI::App& sub) -> Action {
       auto o = std::make_shared<CheckOptions>();
-      sub.add_option("program", o->program, "StableHLO program (.mlir text or .mlirbc bytecode)")->required();
+      sub.add_option("program", o->program, "StableHLO program (.mlir text or .mlirbc bytecode)")
+          ->required();
       sub.add_option("--entry", o->entry,
                      "Public function to report (default: @main, or the only public function)");
       return [o] { return check_program(*o); };

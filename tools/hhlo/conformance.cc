@@ -1,6 +1,7 @@
 // `hhlo conformance DIR [--timeout-s N] [--jobs N] [--filter REGEX] [--check-mode ffi|outputs]
-// [--markdown FILE] [--verbose] [--reprint]`: runs every StableHLO file of a conformance corpus in worker
-// processes and reports pass/fail/unsupported. `hhlo conformance-worker` (hidden) is the worker.
+// [--markdown FILE] [--verbose] [--reprint]`: runs every StableHLO file of a conformance corpus in
+// worker processes and reports pass/fail/unsupported. `hhlo conformance-worker` (hidden) is the
+// worker.
 #include <fmt/format.h>
 #include <unistd.h>
 

@@ -65,7 +65,7 @@ void add_run_options(CLI::App& sub, RunOptions& o) {
             char* end = nullptr;
             double s = std::strtod(v.c_str(), &end);
             return end && *end == '\0' && s > 0 ? std::string()
-                                                 : "--timeout takes a positive number of seconds";
+                                                : "--timeout takes a positive number of seconds";
           },
           "SECONDS"));
   sub.add_option("--repeat", o.repeat, "Run N more times and print per-call latency min/median")

@@ -15,8 +15,8 @@
 
 namespace hhlo {
 
-/// Dense row-major (C order) host array. Storage is 64-byte aligned (the alignment XLA:CPU needs for
-/// zero-copy) and zero-initialised. Copying copies the data; moving is cheap.
+/// Dense row-major (C order) host array. Storage is 64-byte aligned (the alignment XLA:CPU needs
+/// for zero-copy) and zero-initialised. Copying copies the data; moving is cheap.
 class Array {
  public:
   /// Empty f32 scalar-less array (0 elements, rank 1).
@@ -102,7 +102,8 @@ class Array {
       return {v.begin(), v.end()};
     }
   }
-  /// Element `i` (row-major index) converted to double (complex: real part). For tests and printing.
+  /// Element `i` (row-major index) converted to double (complex: real part). For tests and
+  /// printing.
   double element_as_double(int64_t i) const;
   /// Same element type, same number of elements, new dims. Throws hhlo::Error on a count mismatch.
   Array reshaped(Dims dims) const;

@@ -13,14 +13,28 @@ namespace hhlo {
 /// The element types HHLO-C++ supports. MLIR spellings: i1, i8..i64, ui8..ui64, f16, bf16, f32,
 /// f64, complex<f32>, complex<f64>.
 enum class DType : uint8_t {
-  pred, i8, i16, i32, i64, ui8, ui16, ui32, ui64, f16, bf16, f32, f64, c64, c128,
+  pred,
+  i8,
+  i16,
+  i32,
+  i64,
+  ui8,
+  ui16,
+  ui32,
+  ui64,
+  f16,
+  bf16,
+  f32,
+  f64,
+  c64,
+  c128,
 };
 
 /// All dtypes, in enum order.
-inline constexpr DType kAllDTypes[] = {DType::pred, DType::i8,   DType::i16,  DType::i32,
-                                       DType::i64,  DType::ui8,  DType::ui16, DType::ui32,
-                                       DType::ui64, DType::f16,  DType::bf16, DType::f32,
-                                       DType::f64,  DType::c64,  DType::c128};
+inline constexpr DType kAllDTypes[] = {DType::pred, DType::i8,  DType::i16,  DType::i32,
+                                       DType::i64,  DType::ui8, DType::ui16, DType::ui32,
+                                       DType::ui64, DType::f16, DType::bf16, DType::f32,
+                                       DType::f64,  DType::c64, DType::c128};
 
 /// Size of one element in bytes (pred is stored as one byte, as XLA does).
 std::size_t byte_size(DType t);
@@ -66,9 +80,9 @@ struct bf16_t {
 /// Maps a C++ element type to its DType: dtype_of<float> == DType::f32, dtype_of<bool> == pred.
 template <typename T>
 struct DTypeOf;
-#define HHLO_DTYPE_OF(T, D) \
-  template <>               \
-  struct DTypeOf<T> {       \
+#define HHLO_DTYPE_OF(T, D)                  \
+  template <>                                \
+  struct DTypeOf<T> {                        \
     static constexpr DType value = DType::D; \
   }
 HHLO_DTYPE_OF(bool, pred);
@@ -94,21 +108,36 @@ inline constexpr DType dtype_of = DTypeOf<T>::value;
 template <typename F>
 decltype(auto) visit_dtype(DType t, F&& f) {
   switch (t) {
-    case DType::pred: return f(bool{});
-    case DType::i8: return f(int8_t{});
-    case DType::i16: return f(int16_t{});
-    case DType::i32: return f(int32_t{});
-    case DType::i64: return f(int64_t{});
-    case DType::ui8: return f(uint8_t{});
-    case DType::ui16: return f(uint16_t{});
-    case DType::ui32: return f(uint32_t{});
-    case DType::ui64: return f(uint64_t{});
-    case DType::f16: return f(f16_t{});
-    case DType::bf16: return f(bf16_t{});
-    case DType::f32: return f(float{});
-    case DType::f64: return f(double{});
-    case DType::c64: return f(std::complex<float>{});
-    case DType::c128: break;
+    case DType::pred:
+      return f(bool{});
+    case DType::i8:
+      return f(int8_t{});
+    case DType::i16:
+      return f(int16_t{});
+    case DType::i32:
+      return f(int32_t{});
+    case DType::i64:
+      return f(int64_t{});
+    case DType::ui8:
+      return f(uint8_t{});
+    case DType::ui16:
+      return f(uint16_t{});
+    case DType::ui32:
+      return f(uint32_t{});
+    case DType::ui64:
+      return f(uint64_t{});
+    case DType::f16:
+      return f(f16_t{});
+    case DType::bf16:
+      return f(bf16_t{});
+    case DType::f32:
+      return f(float{});
+    case DType::f64:
+      return f(double{});
+    case DType::c64:
+      return f(std::complex<float>{});
+    case DType::c128:
+      break;
   }
   return f(std::complex<double>{});
 }

@@ -3,9 +3,9 @@
 // of the function their operands belong to.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
-#include <algorithm>
 #include <functional>
 #include <iterator>
 #include <memory>
@@ -119,12 +119,32 @@ class ValueRange {
     iterator(Func* f, const uint32_t* p) : f_(f), p_(p) {}
     Value operator*() const { return Value(f_, *p_); }
     Value operator[](difference_type i) const { return Value(f_, p_[i]); }
-    iterator& operator++() { ++p_; return *this; }
-    iterator operator++(int) { iterator t = *this; ++p_; return t; }
-    iterator& operator--() { --p_; return *this; }
-    iterator operator--(int) { iterator t = *this; --p_; return t; }
-    iterator& operator+=(difference_type n) { p_ += n; return *this; }
-    iterator& operator-=(difference_type n) { p_ -= n; return *this; }
+    iterator& operator++() {
+      ++p_;
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator t = *this;
+      ++p_;
+      return t;
+    }
+    iterator& operator--() {
+      --p_;
+      return *this;
+    }
+    iterator operator--(int) {
+      iterator t = *this;
+      --p_;
+      return t;
+    }
+    iterator& operator+=(difference_type n) {
+      p_ += n;
+      return *this;
+    }
+    iterator& operator-=(difference_type n) {
+      p_ -= n;
+      return *this;
+    }
     friend iterator operator+(iterator it, difference_type n) { return it += n; }
     friend iterator operator+(difference_type n, iterator it) { return it += n; }
     friend iterator operator-(iterator it, difference_type n) { return it -= n; }

@@ -18,7 +18,8 @@ namespace hhlo::nn {
 /// jax.nn.relu: np::relu (max(x, 0), same shape and dtype; derivative select(x > 0, 1, 0), 0 at
 /// 0 as JAX's custom_jvp, not maximum's tie split 0.5).
 Tensor relu(Tensor x, Loc loc = Loc::current());
-/// GELU, tanh approximation (JAX `approximate=True`): 0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3))).
+/// GELU, tanh approximation (JAX `approximate=True`): 0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715
+/// x^3))).
 Tensor gelu(Tensor x, Loc loc = Loc::current());
 /// SiLU / swish: x * logistic(x).
 Tensor silu(Tensor x, Loc loc = Loc::current());
@@ -51,7 +52,9 @@ struct Padding {
   /// VALID: no padding.
   static Padding valid() { return {Kind::valid, {}}; }
   /// Explicit (low, high) pairs per spatial dimension (may be negative: cropping).
-  static Padding explicit_pads(std::vector<std::pair<int64_t, int64_t>> p) { return {Kind::explicit_, std::move(p)}; }
+  static Padding explicit_pads(std::vector<std::pair<int64_t, int64_t>> p) {
+    return {Kind::explicit_, std::move(p)};
+  }
 };
 /// Options of conv2d.
 struct Conv2dOptions {
@@ -64,8 +67,8 @@ struct Conv2dOptions {
 };
 /// 2-D convolution (stablehlo.convolution). x: [N, H, W, C] (NHWC) or [N, C, H, W] (NCHW);
 /// w: [KH, KW, C / groups, O] (HWIO) always; b: [O] optional. Result in x's layout.
-Tensor conv2d(Tensor x, Tensor w, std::optional<Tensor> b = std::nullopt, const Conv2dOptions& options = {},
-              Loc loc = Loc::current());
+Tensor conv2d(Tensor x, Tensor w, std::optional<Tensor> b = std::nullopt,
+              const Conv2dOptions& options = {}, Loc loc = Loc::current());
 /// Transposed 2-D convolution as jax.lax.conv_transpose (transpose_kernel=False): a convolution
 /// with lhs_dilation = stride and padding from `padding` (SAME: output = input * stride; VALID:
 /// (input - 1) * stride + kernel; explicit pairs used as given). x in `layout`, w HWIO
@@ -85,7 +88,6 @@ Tensor max_pool(Tensor x, const PoolOptions& options = {}, Loc loc = Loc::curren
 /// Average pooling (reduce_window sum / window size; padded cells count, as in flax avg_pool).
 Tensor avg_pool(Tensor x, const PoolOptions& options = {}, Loc loc = Loc::current());
 
-
 // ---------------------------------------------------------------- normalization / regularization
 
 /// Layer norm over the last axis: (x - mean) / sqrt(var + eps) * gamma + beta; gamma/beta [last].
@@ -99,11 +101,13 @@ struct BatchNormResult {
 /// Batch norm over every axis but `feature_axis` (training mode: batch statistics, biased
 /// variance). gamma, beta, running_mean, running_var: [features].
 BatchNormResult batch_norm_train(Tensor x, Tensor gamma, Tensor beta, Tensor running_mean,
-                                 Tensor running_var, int64_t feature_axis = -1, double momentum = 0.9,
-                                 double eps = 1e-5, Loc loc = Loc::current());
+                                 Tensor running_var, int64_t feature_axis = -1,
+                                 double momentum = 0.9, double eps = 1e-5,
+                                 Loc loc = Loc::current());
 /// Batch norm in inference mode with the running statistics.
-Tensor batch_norm_infer(Tensor x, Tensor gamma, Tensor beta, Tensor running_mean, Tensor running_var,
-                        int64_t feature_axis = -1, double eps = 1e-5, Loc loc = Loc::current());
+Tensor batch_norm_infer(Tensor x, Tensor gamma, Tensor beta, Tensor running_mean,
+                        Tensor running_var, int64_t feature_axis = -1, double eps = 1e-5,
+                        Loc loc = Loc::current());
 /// Inverted dropout: keeps each element with probability 1 - rate and scales it by 1/(1 - rate).
 /// `key` is a ui64 [2] state for stablehlo.rng_bit_generator (THREE_FRY); returns (y, new key) so
 /// the caller threads keys explicitly. rate == 0 returns x and the key unchanged. Throws
@@ -118,8 +122,8 @@ Tensor embedding(Tensor table, Tensor ids, Loc loc = Loc::current());
 /// Multi-head self/cross attention: q_in [B, Tq, D], kv_in [B, Tk, D]; parameters under `prefix`:
 /// q/w, k/w, v/w, o/w ([D, D]) and q/b, k/b, v/b, o/b ([D]). `mask` optional, broadcastable to
 /// [B, heads, Tq, Tk], i1 true = attend. Result [B, Tq, D]. Throws hhlo::Error when D % heads != 0.
-Tensor multi_head_attention(Tensor q_in, Tensor kv_in, const ad::Params& p, const std::string& prefix,
-                            int64_t heads, std::optional<Tensor> mask = std::nullopt,
-                            Loc loc = Loc::current());
+Tensor multi_head_attention(Tensor q_in, Tensor kv_in, const ad::Params& p,
+                            const std::string& prefix, int64_t heads,
+                            std::optional<Tensor> mask = std::nullopt, Loc loc = Loc::current());
 
 }  // namespace hhlo::nn

@@ -40,7 +40,8 @@ class Buffer {
   Buffer copy_to_device(const Device& device) const;
   /// Frees the device memory now; the handle stays and reports is_deleted() (PJRT_Buffer_Delete).
   void delete_data();
-  /// True after delete_data() or after the buffer was donated to an execution (PJRT_Buffer_IsDeleted).
+  /// True after delete_data() or after the buffer was donated to an execution
+  /// (PJRT_Buffer_IsDeleted).
   bool is_deleted() const;
 
   /// Internal: takes ownership of a PJRT_Buffer*.

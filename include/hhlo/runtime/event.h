@@ -10,7 +10,7 @@ namespace hhlo {
 namespace detail {
 struct ClientState;
 struct EventHandle;
-}
+}  // namespace detail
 
 /// A move-only owner of a PJRT_Event. Destroying it (PJRT_Event_Destroy) does not cancel the work.
 class Event {

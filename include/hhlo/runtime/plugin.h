@@ -32,8 +32,8 @@ enum class PluginExtension : int {
 /// Loading calls `GetPjrtApi` and `PJRT_Plugin_Initialize` exactly once per path.
 class Plugin {
  public:
-  /// Loads the plugin at `path` (dlopen RTLD_NOW|RTLD_LOCAL). Throws hhlo::PluginError when the file
-  /// does not exist, cannot be loaded (the dlerror() text is included), has no `GetPjrtApi`
+  /// Loads the plugin at `path` (dlopen RTLD_NOW|RTLD_LOCAL). Throws hhlo::PluginError when the
+  /// file does not exist, cannot be loaded (the dlerror() text is included), has no `GetPjrtApi`
   /// symbol (not a PJRT plugin), or speaks a PJRT C API major version other than ours (0) or a
   /// minor version older than 0.81, the oldest plugin we drive (our declarations are 0.115; a
   /// function a plugin's table lacks is a PluginError when called).
@@ -56,7 +56,8 @@ class Plugin {
   static int header_api_minor();
   /// All attributes from PJRT_Plugin_Attributes (e.g. "xla_version", "stablehlo_current_version").
   const std::map<std::string, PluginAttribute>& attributes() const;
-  /// StableHLO version range the plugin parses, from the attributes, e.g. {1,13,3}; empty if absent.
+  /// StableHLO version range the plugin parses, from the attributes, e.g. {1,13,3}; empty if
+  /// absent.
   std::vector<int64_t> stablehlo_current_version() const;
   std::vector<int64_t> stablehlo_minimum_version() const;
   /// True when the plugin's extension chain contains `ext`.

@@ -10,7 +10,8 @@
 
 namespace hhlo::demo {
 
-/// Options of the demo (CLI: --model, --epochs, --seed, --batch, --lr, --save, --load, --data, --devices).
+/// Options of the demo (CLI: --model, --epochs, --seed, --batch, --lr, --save, --load, --data,
+/// --devices).
 struct Options {
   /// "mlp" (64-256-10, ReLU) or "cnn" (two 3x3 conv + max-pool blocks, then dense).
   std::string model = "mlp";

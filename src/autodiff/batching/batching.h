@@ -47,8 +47,7 @@ std::vector<Value> emit(const Op& op, const std::vector<Value>& operands,
 /// The operands of a reduce-like op (N inputs, then N init values): the inputs batched in front
 /// (materialized to size `n`), the init values as they are; a per-example init value is an
 /// unsupported_batching error, as in JAX.
-std::vector<Value> inputs_and_shared_inits(const Op& op, const std::vector<Batched>& xs,
-                                           int64_t n);
+std::vector<Value> inputs_and_shared_inits(const Op& op, const std::vector<Batched>& xs, int64_t n);
 /// emit() with every result batched in front (size `n`, the axis size): the common tail of rules
 /// whose results are all per-example.
 std::vector<Batched> emit_batched(const Op& op, const std::vector<Value>& operands, int64_t n,

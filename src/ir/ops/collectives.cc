@@ -26,8 +26,8 @@ void check_groups(std::string_view op, std::string_view unique, std::string_view
 /// Group size for the ops whose result shape depends on it: at least one group, all one size.
 // Dimension `dim` of `t` (not dynamic) times `factor`: a ShapeError (op, c) when the product
 // overflows 64 bits (found by fuzzing all_to_all; all_gather has the same product).
-void scale_dim(std::string_view op, std::string_view c, TensorType& t, int64_t dim,
-               int64_t factor, std::string_view what) {
+void scale_dim(std::string_view op, std::string_view c, TensorType& t, int64_t dim, int64_t factor,
+               std::string_view what) {
   int64_t& d = t.dims[static_cast<size_t>(dim)];
   if (d == kDynamic) return;
   if (__builtin_mul_overflow(d, factor, &d))

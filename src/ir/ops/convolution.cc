@@ -117,8 +117,8 @@ TensorType infer_convolution(const TensorType& lhs, const TensorType& rhs,
   out[static_cast<size_t>(d.output_feature_dimension)] = k_out;
   for (size_t i = 0; i < ns; ++i)
     out[static_cast<size_t>(d.output_spatial_dimensions[i])] = detail::num_windows(
-        op, "C25", L(d.input_spatial_dimensions[i]), R(d.kernel_spatial_dimensions[i]), strides[i], lhs_dil[i],
-        rhs_dil[i], padding[i].first, padding[i].second);
+        op, "C25", L(d.input_spatial_dimensions[i]), R(d.kernel_spatial_dimensions[i]), strides[i],
+        lhs_dil[i], rhs_dil[i], padding[i].first, padding[i].second);
   return TensorType{o.preferred_element_type.value_or(lhs.dtype), out};
 }
 

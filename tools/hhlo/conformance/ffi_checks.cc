@@ -12,7 +12,6 @@
 #include "conformance/compare.h"
 #include "conformance/worker.h"
 #include "hhlo/core/error.h"
-
 #include "hhlo/runtime/custom_call.h"
 #include "xla/ffi/api/ffi.h"
 

@@ -43,7 +43,8 @@ std::string rewrite_checks_to_outputs(std::string_view program);
 /// bytes), newer MLIR (the 0.115 plugin) stores one byte per element (n bytes) and refuses the
 /// packed form ("elements hex data size is invalid for provided type"). A single byte 0x00 or
 /// 0xFF is a splat, written as all false / all true (newer MLIR would keep the byte 0xFF, which
-/// converts to 255). Both non-splat sizes are recognised; other literals are left as they are. Throws hhlo::Error naming the line when an i1 hex literal has neither size.
+/// converts to 255). Both non-splat sizes are recognised; other literals are left as they are.
+/// Throws hhlo::Error naming the line when an i1 hex literal has neither size.
 std::string rewrite_i1_hex_literals(std::string_view program);
 
 }  // namespace hhlo::conformance

@@ -73,9 +73,7 @@ CheckMode parse_check_mode(const std::string& name) {
   throw Error(fmt::format("unknown check mode '{}' (expected ffi or outputs)", name));
 }
 
-CheckMode default_check_mode() {
-  return CheckMode::ffi;
-}
+CheckMode default_check_mode() { return CheckMode::ffi; }
 
 FileResult run_file(const Client& client, const std::string& path, CheckMode mode, bool reprint) {
   FileResult r;

@@ -50,8 +50,9 @@ void register_check_handlers(const Plugin& plugin);
 
 /// Runs the corpus file at `path` on `client` (whose plugin has the handlers registered when
 /// `mode` is ffi). Never throws: every failure becomes a failed or unsupported result.
-/// With `reprint`, the program (after the check rewrite) is parsed by hhlo/ir/parser.h and re-printed
-/// by our printer before it is compiled (a parse failure is a failed result "reprint: ...").
+/// With `reprint`, the program (after the check rewrite) is parsed by hhlo/ir/parser.h and
+/// re-printed by our printer before it is compiled (a parse failure is a failed result "reprint:
+/// ...").
 FileResult run_file(const Client& client, const std::string& path, CheckMode mode,
                     bool reprint = false);
 
