@@ -23,6 +23,7 @@
 #include "hhlo/runtime/compile_cache.h"
 #include "hhlo/session.h"
 #include "hhlo/train/trainer.h"
+#include "hhlo/program/compile.h"
 
 namespace {
 
@@ -99,7 +100,7 @@ CompileOptions options() {
 void bm_cold(benchmark::State& state, int which) {
   std::string text = program(which);
   for (auto _ : state) {
-    LoadedExecutable exe = client().compile(text, options());
+    LoadedExecutable exe = compile(client(), text, options());
     benchmark::DoNotOptimize(&exe);
   }
 }
@@ -113,9 +114,9 @@ void bm_warm(benchmark::State& state, int which) {
                                          ("hhlo-cache-bench-" + std::to_string(getpid()));
   CompileCache cache({.dir = dir.string()});
   CacheOutcome o;
-  cache.compile(client(), text, options(), &o);  // fill the entry
+  cache.compile(client(), read_program(text).module, options(), &o);  // fill the entry
   for (auto _ : state) {
-    LoadedExecutable exe = cache.compile(client(), text, options(), &o);
+    LoadedExecutable exe = cache.compile(client(), read_program(text).module, options(), &o);
     if (o != CacheOutcome::hit) {
       state.SkipWithError("the cache entry did not load");
       break;
@@ -124,7 +125,7 @@ void bm_warm(benchmark::State& state, int which) {
   }
   std::error_code ec;
   state.counters["entry_bytes"] = static_cast<double>(
-      std::filesystem::file_size(cache.entry_path(cache.key(client(), text, options())), ec));
+      std::filesystem::file_size(cache.entry_path(cache.key(client(), to_mlir(read_program(text).module), options())), ec));
   if (!keep) std::filesystem::remove_all(dir, ec);
 }
 
@@ -135,8 +136,8 @@ void bm_execute(benchmark::State& state, int which) {
   std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("hhlo-cache-bench-x" + std::to_string(getpid()));
   CompileCache cache({.dir = dir.string()});
-  cache.compile(client(), text, options());
-  LoadedExecutable exe = cache.compile(client(), text, options());
+  cache.compile(client(), read_program(text).module, options());
+  LoadedExecutable exe = cache.compile(client(), read_program(text).module, options());
   std::vector<Array> inputs;
   for (const TensorType& t : exe.input_types().value()) inputs.emplace_back(t);
   for (auto _ : state) {

@@ -9,6 +9,7 @@
 
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/custom_call.h"
+#include "hhlo/program/compile.h"
 
 namespace {
 
@@ -48,7 +49,7 @@ Fixture& fixture() {
 
 void run(benchmark::State& state, bool custom) {
   Fixture& f = fixture();
-  hhlo::LoadedExecutable exe = f.client.compile(program(custom));
+  hhlo::LoadedExecutable exe = compile(f.client, program(custom));
   for (auto _ : state) {
     std::vector<hhlo::Buffer> out = exe.execute({&f.a, &f.b});
     benchmark::DoNotOptimize(out);

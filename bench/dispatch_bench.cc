@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hhlo/runtime/client.h"
+#include "hhlo/program/compile.h"
 #include "runtime/pjrt_abi.h"  // the runtime's own PJRT C API declarations
 
 namespace {
@@ -30,7 +31,7 @@ const std::vector<float> kA{1, 2, 3, 4}, kB{10, 20, 30, 40};
 
 void BM_Dispatch_Ours(benchmark::State& state) {
   hhlo::Client client = hhlo::Client::create("cpu", {{"cpu_device_count", int64_t{1}}});
-  hhlo::LoadedExecutable exe = client.compile(kAdd);
+  hhlo::LoadedExecutable exe = compile(client, kAdd);
   hhlo::Buffer a = client.buffer_from_host(hhlo::Array::from<float>({2, 2}, kA));
   hhlo::Buffer b = client.buffer_from_host(hhlo::Array::from<float>({2, 2}, kB));
   std::vector<const hhlo::Buffer*> args{&a, &b};

@@ -4,12 +4,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "hhlo/core/array.h"
 #include "hhlo/runtime/client.h"
+#include "hhlo/program/program.h"
 #include "hhlo/runtime/compile_cache.h"
 
 namespace hhlo {
@@ -36,9 +38,12 @@ class Session {
   /// What the disk cache did for the last executable this session compiled or loaded.
   CacheOutcome last_outcome() const;
 
-  /// The executable for `mlir`, compiled on first use (PJRT_Client_Compile, or loaded from the
-  /// disk cache: PJRT_Executable_DeserializeAndLoad) and cached.
-  /// Throws hhlo::PjrtError when the plugin rejects the program.
+  /// The executable for `mlir` (StableHLO text or MLIR bytecode), compiled on first use through
+  /// the program stage (hhlo::compile, hhlo/program/compile.h: read once, options.entry chosen,
+  /// a multi-platform export's index bound; or loaded from the disk cache:
+  /// PJRT_Executable_DeserializeAndLoad) and cached. Throws hhlo::ParseError for a program our
+  /// readers refuse, hhlo::Error when the entry cannot be chosen, hhlo::PjrtError when the plugin
+  /// rejects the program.
   const LoadedExecutable& compile(std::string_view mlir, const CompileOptions& options = {});
   /// Same for a built module (printed with to_mlir).
   const LoadedExecutable& compile(const Module& module, const CompileOptions& options = {});
@@ -46,9 +51,10 @@ class Session {
   /// Compiles (cached, with `options`: options.entry chooses the function to run) and copies
   /// `args` to device 0, runs the entry, waits and copies every output back. When `mlir` is
   /// text whose entry has dynamic (`?`) dimensions (a shape-polymorphic `jax.export`), it is
-  /// first refined to the shapes of `args` (hhlo/ir/refine.h) and one executable is cached per
-  /// concrete argument shapes.
-  /// Throws hhlo::Error when the entry cannot be chosen (Client::compile) or the arguments do not
+  /// first refined to the shapes of `args` (prepare_program, hhlo/program/program.h) and one
+  /// executable is cached per concrete argument shapes. The program is read once per text.
+  /// Throws hhlo::ParseError for a program our readers refuse, hhlo::Error when the entry cannot
+  /// be chosen or the arguments do not
   /// match it (count, dtype, dims), hhlo::ShapeAssertionError when they violate the export's
   /// shape constraints (JAX's message), hhlo::PjrtError on compile or execution failure.
   std::vector<Array> run(std::string_view mlir, const std::vector<Array>& args,
@@ -60,11 +66,11 @@ class Session {
   std::size_t cache_size() const;
 
  private:
-  /// `mlir` refined to the types of `args` when its entry (options.entry) is dynamic, a
-  /// multi-platform export's index bound first (options.export_platforms), memoised per text,
-  /// entry, platforms and argument types; else `mlir` itself.
-  std::string refined_text(std::string_view mlir, const std::vector<Array>& args,
-                           const CompileOptions& options);
+  /// The executable cached under `key`, else `mlir` (read into `read` when not read yet) prepared
+  /// with `options` and `arg_types` and compiled through the disk cache.
+  const LoadedExecutable& compile_keyed(std::string key, std::string_view mlir,
+                                        std::optional<Program> read, const CompileOptions& options,
+                                        std::optional<std::vector<TensorType>> arg_types);
   /// Copies `args` to device 0, executes `exe`, waits and copies every output back.
   std::vector<Array> execute_on_host(const LoadedExecutable& exe, const std::vector<Array>& args);
 
@@ -73,10 +79,8 @@ class Session {
   CacheOutcome last_ = CacheOutcome::disabled;
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<LoadedExecutable>> cache_;
-  /// (Program text, entry) -> whether the entry needs refinement; (text, argument types) -> refined
-  /// text.
+  /// (options, entry, platforms, program text) -> whether the entry needs refinement.
   std::map<std::string, bool, std::less<>> dynamic_;
-  std::map<std::string, std::string, std::less<>> refined_;
 };
 
 /// The process-wide session on the CPU plugin (Plugin::for_platform("cpu"), created on first use

@@ -26,6 +26,9 @@
 
 #include "hhlo/core/error.h"
 #include "hhlo/core/file_io.h"
+#include "hhlo/ir/module.h"
+#include "hhlo/ir/printer.h"
+#include "compile_module.h"
 #include "pjrt.h"
 
 #ifndef HHLO_VERSION
@@ -219,12 +222,6 @@ std::string CompileCache::key(const Client& client, std::string_view program,
   field(in, "device-kind", devices.empty() ? "" : devices.front().kind());
   field(in, "cpu", cpu_identity());
   field(in, "options", serialize_compile_options(options));
-  // What Client::compile reads besides the serialized options (the entry it renames @main, the
-  // platform index it binds).
-  field(in, "entry", options.entry);
-  std::string platforms;
-  for (const std::string& p : options.export_platforms) platforms += p + ",";
-  field(in, "export-platforms", platforms);
   field(in, "program", program);
   return sha256_hex(in);
 }
@@ -321,15 +318,17 @@ void CompileCache::evict() {
   }
 }
 
-LoadedExecutable CompileCache::compile(const Client& client, std::string_view program,
+LoadedExecutable CompileCache::compile(const Client& client, const Module& module,
                                        const CompileOptions& options, CacheOutcome* outcome) {
   auto report = [&](CacheOutcome o) {
     if (outcome) *outcome = o;
   };
   if (!enabled_) {
     report(CacheOutcome::disabled);
-    return client.compile(program, options);
+    return client.compile(module, options);
   }
+  detail::check_compiles_as_given(module, options);
+  std::string program = to_mlir(module);
   std::string k = key(client, program, options);
   bool rejected = false;
   if (std::optional<std::string> bytes = read(k, &rejected)) {
@@ -342,7 +341,7 @@ LoadedExecutable CompileCache::compile(const Client& client, std::string_view pr
       rejected = true;
     }
   }
-  LoadedExecutable exe = client.compile(program, options);
+  LoadedExecutable exe = client.compile_program(program, options);
   bool stored = false;
   try {
     stored = write(k, exe.serialize());

@@ -3,10 +3,10 @@
 #include <optional>
 
 #include "hhlo/ir/entry.h"
-#include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"  // the session layer sits above the IR (DESIGN.md; CMake: hhlo_ir)
 #include "hhlo/ir/refine.h"
 #include "hhlo/lapack/kernels.h"
+#include "hhlo/program/compile.h"
 
 namespace hhlo {
 
@@ -22,60 +22,63 @@ CacheOutcome Session::last_outcome() const {
   return last_;
 }
 
-const LoadedExecutable& Session::compile(std::string_view mlir, const CompileOptions& o) {
+namespace {
+
+/// The part of a session's cache key that does not depend on argument types.
+std::string program_key(std::string_view mlir, const CompileOptions& o) {
   std::string key = serialize_compile_options(o);
-  key += '\0' + o.entry;  // the options Client::compile reads besides the serialized ones
+  key += '\0' + o.entry;  // what the program stage reads besides the serialized options
   for (const std::string& p : o.export_platforms) key += '\0' + p;
   key += '\0';
   key += mlir;
-  std::lock_guard lock(mu_);
-  auto it = cache_.find(key);
-  if (it == cache_.end())
-    it = cache_
-             .emplace(std::move(key),
-                      std::make_unique<LoadedExecutable>(disk_.compile(client_, mlir, o, &last_)))
-             .first;
-  return *it->second;
+  return key;
 }
 
-std::string Session::refined_text(std::string_view mlir, const std::vector<Array>& args,
-                                  const CompileOptions& options) {
-  const std::string& entry = options.entry;
-  std::string dkey = std::string(mlir) + '\0' + entry;  // dynamic or not, per entry
-  for (const std::string& p : options.export_platforms) dkey += '\0' + p;
-  std::string key = dkey;
+}  // namespace
+
+const LoadedExecutable& Session::compile_keyed(std::string key, std::string_view mlir,
+                                               std::optional<Program> read,
+                                               const CompileOptions& o,
+                                               std::optional<std::vector<TensorType>> arg_types) {
+  std::lock_guard lock(mu_);
+  auto it = cache_.find(key);
+  if (it != cache_.end()) return *it->second;
+  if (!read) read = read_program(mlir);
+  PreparedProgram prepared = prepare_program(std::move(*read), {.entry = o.entry,
+                                                                .export_platforms = o.export_platforms,
+                                                                .platform = client_.platform_name(),
+                                                                .arg_types = std::move(arg_types)});
+  auto exe = std::make_unique<LoadedExecutable>(hhlo::compile(client_, prepared, o, &disk_, &last_));
+  return *cache_.emplace(std::move(key), std::move(exe)).first->second;
+}
+
+const LoadedExecutable& Session::compile(std::string_view mlir, const CompileOptions& o) {
+  return compile_keyed(program_key(mlir, o), mlir, std::nullopt, o, std::nullopt);
+}
+
+std::vector<Array> Session::run(std::string_view mlir, const std::vector<Array>& args,
+                                const CompileOptions& options) {
+  std::string key = program_key(mlir, options);
+  std::optional<bool> dynamic;
+  {
+    std::lock_guard lock(mu_);
+    if (auto d = dynamic_.find(key); d != dynamic_.end()) dynamic = d->second;
+  }
+  std::optional<Program> read;
+  if (!dynamic) {  // first run of this text: read it once, here, and keep what it tells
+    read = read_program(mlir);
+    dynamic = has_dynamic_shapes(*read->module.find(resolve_entry(read->module, options.entry)));
+    std::lock_guard lock(mu_);
+    dynamic_.emplace(key, *dynamic);
+  }
+  if (!*dynamic) return execute_on_host(compile_keyed(key, mlir, std::move(read), options, {}), args);
   std::vector<TensorType> types;
   for (const Array& a : args) {
     types.push_back(a.type());
     key += '\0' + types.back().to_string();
   }
-  {
-    std::lock_guard lock(mu_);
-    auto d = dynamic_.find(dkey);
-    if (d != dynamic_.end() && !d->second) return std::string(mlir);
-    if (auto r = refined_.find(key); r != refined_.end()) return r->second;
-  }
-  // nullopt (bytecode, static, unparsable: left to the plugin) does not depend on the types.
-  std::optional<std::string> refined =
-      refine_program_text(mlir, types, entry, "program",
-                          platform_index_for(options.export_platforms, client_.platform_name()));
-  std::lock_guard lock(mu_);
-  dynamic_.emplace(std::move(dkey), refined.has_value());
-  if (!refined) return std::string(mlir);
-  refined_.emplace(std::move(key), *refined);
-  return *refined;
-}
-
-std::vector<Array> Session::run(std::string_view mlir, const std::vector<Array>& args,
-                                const CompileOptions& options) {
-  std::string text = refined_text(mlir, args, options);
-  if (text == mlir) {
-    const LoadedExecutable& exe = compile(mlir, options);
-    return execute_on_host(exe, args);
-  }
-  CompileOptions refined = options;
-  refined.entry.clear();  // refined_text made the entry @main
-  return execute_on_host(compile(text, refined), args);
+  return execute_on_host(compile_keyed(key, mlir, std::move(read), options, std::move(types)),
+                         args);
 }
 
 std::vector<Array> Session::execute_on_host(const LoadedExecutable& exe,

@@ -9,9 +9,24 @@
 #include <sstream>
 
 #include "hhlo/runtime/client.h"
+#include "hhlo/program/compile.h"
 
 namespace hhlo {
+namespace detail {
+
+/// The text exactly as written, to the plugin's own reader (Client's friend for these tests).
+struct PluginTextProbe {
+  static LoadedExecutable compile(const Client& client, const std::string& text) {
+    return client.compile_program(text, {});
+  }
+};
+
+}  // namespace detail
 namespace {
+
+LoadedExecutable compile_unread(const Client& client, const std::string& text) {
+  return detail::PluginTextProbe::compile(client, text);
+}
 
 using ::testing::HasSubstr;
 
@@ -46,7 +61,7 @@ std::string corpus_file_without_checks(const std::string& name) {
 Array gather_corpus_program_on(const Client& client) {
   std::string program = corpus_file_without_checks("gather_float32_10_10_10_int32_2.mlir");
   EXPECT_FALSE(program.empty());
-  std::vector<Buffer> out = client.compile(program).execute(std::vector<const Buffer*>{});
+  std::vector<Buffer> out = compile(client, program).execute(std::vector<const Buffer*>{});
   EXPECT_EQ(out.size(), 1u);
   return out.at(0).to_host();
 }
@@ -92,13 +107,13 @@ const char* const kGatherThenMaskedSelect = R"(module @m {
 
 TEST(PluginQuirks, GatherOfLiteralThenMaskedSelectIsRightOnTheDefaultPlugin) {
   Array got =
-      cpu().compile(kGatherThenMaskedSelect).execute(std::vector<const Buffer*>{})[0].to_host();
+      compile(cpu(), kGatherThenMaskedSelect).execute(std::vector<const Buffer*>{})[0].to_host();
   EXPECT_EQ(got.to_vector<float>(), (std::vector<float>{0, -1, 2, -1, 4, -1, 6, -1}));
 }
 
 TEST(PluginQuirks, GatherOfLiteralThenMaskedSelectIsTransposedOn0_81) {
   std::string program = kGatherThenMaskedSelect;
-  Array got = cpu_0_81().compile(program).execute(std::vector<const Buffer*>{})[0].to_host();
+  Array got = compile(cpu_0_81(), program).execute(std::vector<const Buffer*>{})[0].to_host();
   std::vector<float> right{0, -1, 2, -1, 4, -1, 6, -1}, seen{0, 4, -1, -1, 2, 6, -1, -1};
   EXPECT_NE(got.to_vector<float>(), right);
   EXPECT_EQ(got.to_vector<float>(), seen);
@@ -110,7 +125,7 @@ TEST(PluginQuirks, GatherOfLiteralThenMaskedSelectIsTransposedOn0_81) {
   with_iota.replace(with_iota.find(literal), literal.size(),
                     "%i = stablehlo.iota dim = 0 : tensor<8xf32>\n"
                     "    %op = stablehlo.reshape %i : (tensor<8xf32>) -> tensor<2x2x2xf32>");
-  Array ok = cpu_0_81().compile(with_iota).execute(std::vector<const Buffer*>{})[0].to_host();
+  Array ok = compile(cpu_0_81(), with_iota).execute(std::vector<const Buffer*>{})[0].to_host();
   EXPECT_EQ(ok.to_vector<float>(), right);
 }
 
@@ -126,7 +141,7 @@ TEST(PluginQuirks, GatherWithParameterOperandIsRightOnBothPlugins) {
   auto ov = op.values<float>();
   for (std::size_t i = 0; i < ov.size(); ++i) ov[i] = static_cast<float>(i);
   for (const Client* client : {&cpu(), &cpu_0_81()}) {
-    LoadedExecutable exe = client->compile(program);
+    LoadedExecutable exe = compile(*client, program);
     Buffer in = client->buffer_from_host(op);
     Array a = exe.execute({&in})[0].to_host();
     auto v = a.values<float>();
@@ -153,13 +168,12 @@ std::string i1_program(const std::string& hex) {
 }
 
 TEST(PluginQuirks, I1HexIsOneBytePerElementOnTheDefaultPlugin) {
-  Array a = cpu()
-                .compile(i1_program("0x000101010001010101"))
+  Array a = compile_unread(cpu(), i1_program("0x000101010001010101"))
                 .execute(std::vector<const Buffer*>{})[0]
                 .to_host();
   EXPECT_EQ(a.to_vector<int32_t>(), (std::vector<int32_t>{0, 1, 1, 1, 0, 1, 1, 1, 1}));
   try {
-    cpu().compile(i1_program("0xEE01"));
+    compile_unread(cpu(), i1_program("0xEE01"));
     FAIL() << "the default plugin read packed i1 hex";
   } catch (const PjrtError& e) {
     EXPECT_THAT(e.what(), HasSubstr("elements hex data size is invalid for provided type"));
@@ -168,9 +182,9 @@ TEST(PluginQuirks, I1HexIsOneBytePerElementOnTheDefaultPlugin) {
 
 TEST(PluginQuirks, I1HexIsPackedBitsOn0_81) {
   Array a =
-      cpu_0_81().compile(i1_program("0xEE01")).execute(std::vector<const Buffer*>{})[0].to_host();
+      compile_unread(cpu_0_81(), i1_program("0xEE01")).execute(std::vector<const Buffer*>{})[0].to_host();
   EXPECT_EQ(a.to_vector<int32_t>(), (std::vector<int32_t>{0, 1, 1, 1, 0, 1, 1, 1, 1}));
-  EXPECT_THROW(cpu_0_81().compile(i1_program("0x000101010001010101")), PjrtError);
+  EXPECT_THROW(compile_unread(cpu_0_81(), i1_program("0x000101010001010101")), PjrtError);
 }
 
 // The one-byte splat 0xFF: packed-bit MLIR (0.81) reads it as all true; the default plugin's MLIR
@@ -178,10 +192,15 @@ TEST(PluginQuirks, I1HexIsPackedBitsOn0_81) {
 // the corpus form allows. Another reason the printer and the runner write i1 data as lists.
 TEST(PluginQuirks, I1HexSplat0xFFIsTheByte255OnTheDefaultPlugin) {
   std::string program = i1_program("0xFF");
-  Array def = cpu().compile(program).execute(std::vector<const Buffer*>{})[0].to_host();
+  Array def = compile_unread(cpu(), program).execute(std::vector<const Buffer*>{})[0].to_host();
   EXPECT_EQ(def.to_vector<int32_t>(), std::vector<int32_t>(9, 255));
-  Array old = cpu_0_81().compile(program).execute(std::vector<const Buffer*>{})[0].to_host();
+  Array old = compile_unread(cpu_0_81(), program).execute(std::vector<const Buffer*>{})[0].to_host();
   EXPECT_EQ(old.to_vector<int32_t>(), std::vector<int32_t>(9, 1));
+  // Through the program stage both plugins see our reading (packed bits: all true) as a list.
+  for (const Client& c : {cpu(), cpu_0_81()}) {
+    Array ours = compile(c, program).execute(std::vector<const Buffer*>{})[0].to_host();
+    EXPECT_EQ(ours.to_vector<int32_t>(), std::vector<int32_t>(9, 1));
+  }
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "hhlo/runtime/client.h"
+#include "hhlo/program/compile.h"
 #include "kernels.h"
 #include "runtime/pjrt.h"  // for the tests that pin raw plugin behaviour
 #include "runtime/pjrt_extensions.h"
@@ -63,7 +64,7 @@ std::vector<Array> run(const LoadedExecutable& exe, const std::vector<Array>& ar
 }
 
 std::vector<float> run1(const std::string& mlir, const std::vector<Array>& args) {
-  return run(cpu().compile(mlir), args).at(0).to_vector<float>();
+  return run(compile(cpu(), mlir), args).at(0).to_vector<float>();
 }
 
 // ---- Kernels that run ---------------------------------------------------------------------------
@@ -169,7 +170,7 @@ TEST(CustomCallCpu, TargetNameCanDifferFromTheSymbol) {
 
 TEST(CustomCallCpu, AnyBufferHandlerTakesAnyDtypeAndRank) {
   register_examples();
-  LoadedExecutable i32 = cpu().compile(R"(
+  LoadedExecutable i32 = compile(cpu(), R"(
 func.func @main(%x: tensor<2x1x3xi32>) -> tensor<2x1x3xi32> {
   %c = stablehlo.custom_call @hhlo_example_copy(%x) {api_version = 4 : i32} : (tensor<2x1x3xi32>) -> tensor<2x1x3xi32>
   %r = stablehlo.add %c, %x : tensor<2x1x3xi32>
@@ -178,7 +179,7 @@ func.func @main(%x: tensor<2x1x3xi32>) -> tensor<2x1x3xi32> {
 )");
   auto out = run(i32, {Array::from<int32_t>({2, 1, 3}, {1, -2, 3, -4, 5, 1 << 20})});
   EXPECT_EQ(out.at(0).to_vector<int32_t>(), (std::vector<int32_t>{2, -4, 6, -8, 10, 1 << 21}));
-  LoadedExecutable f64 = cpu().compile(R"(
+  LoadedExecutable f64 = compile(cpu(), R"(
 func.func @main(%x: tensor<f64>) -> tensor<f64> {
   %c = stablehlo.custom_call @hhlo_example_copy(%x) {api_version = 4 : i32} : (tensor<f64>) -> tensor<f64>
   return %c : tensor<f64>
@@ -212,7 +213,7 @@ TEST(CustomCallCpu, UserDataReachesTheHandlerThroughTheExecuteContext) {
   EXPECT_GT(id, 0);
   // The same name again: the same id (type_id 0 asks XLA to look it up or assign one).
   EXPECT_EQ(register_custom_call_type(plugin(), "hhlo_example::Scale", id), id);
-  LoadedExecutable exe = cpu().compile(kScale);
+  LoadedExecutable exe = compile(cpu(), kScale);
   HhloExampleScale scale;
   scale.factor = 2.5f;
   ExecuteOptions options{.user_data = {{id, &scale}}};
@@ -237,7 +238,7 @@ TEST(CustomCallErrors, UserDataOfAnotherTypeIsAnExecuteError) {
   int64_t other = register_custom_call_type(plugin(), "hhlo_test::Other");
   ASSERT_NE(other, scale_type_id());
   int unrelated = 7;
-  LoadedExecutable exe = cpu().compile(kScale);
+  LoadedExecutable exe = compile(cpu(), kScale);
   try {
     run(exe, {Array::from<float>({4}, {1, 2, 3, 4})}, {.user_data = {{other, &unrelated}}});
     FAIL() << "executed without its user data";
@@ -255,7 +256,7 @@ TEST(CustomCallErrors, HandlerNeedingUserDataExecutedWithoutAnyIsRefusedNamingTh
   // the plugin refuses instead, and the error names the target the program calls and the type.
   register_examples();
   int64_t id = scale_type_id();
-  LoadedExecutable exe = cpu().compile(kScale);
+  LoadedExecutable exe = compile(cpu(), kScale);
   for (int i = 0; i < 2; ++i) {  // the same executable again: still an error, still no crash
     try {
       run(exe, {Array::from<float>({4}, {1, 2, 3, 4})});
@@ -276,7 +277,7 @@ TEST(CustomCallErrors, HandlerNeedingUserDataExecutedWithoutAnyIsRefusedNamingTh
       },
       Error);
   // Programs without custom calls still run, now with an (empty) execute context.
-  LoadedExecutable plain = cpu().compile(R"(
+  LoadedExecutable plain = compile(cpu(), R"(
 func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   %r = stablehlo.add %x, %x : tensor<2xf32>
   return %r : tensor<2xf32>
@@ -308,7 +309,7 @@ TEST(CustomCallErrors, MissingSymbolNamesSymbolAndLibraryAndRegistersNothing) {
     EXPECT_THAT(e.what(), HasSubstr(kLib));
   }
   // The symbols are all looked up first: the valid one before the missing one was not registered.
-  EXPECT_THROW(cpu().compile(R"(
+  EXPECT_THROW(compile(cpu(), R"(
 func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   %r = stablehlo.custom_call @hhlo_t_partial(%x) {api_version = 4 : i32} : (tensor<2xf32>) -> tensor<2xf32>
   return %r : tensor<2xf32>
@@ -319,7 +320,7 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 TEST(CustomCallErrors, UnregisteredTargetFailsAtCompileNamingTheTarget) {
   try {
-    cpu().compile(R"(
+    compile(cpu(), R"(
 func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   %r = stablehlo.custom_call @hhlo_never_registered(%x) {api_version = 4 : i32} : (tensor<2xf32>) -> tensor<2xf32>
   return %r : tensor<2xf32>
@@ -335,7 +336,7 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 TEST(CustomCallErrors, HandlerErrorReachesTheUserAsPjrtError) {
   register_examples();
-  LoadedExecutable exe = cpu().compile(R"(
+  LoadedExecutable exe = compile(cpu(), R"(
 func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   %r = stablehlo.custom_call @hhlo_example_fail(%x) {api_version = 4 : i32, backend_config = {reason = "the input is not sorted"}} : (tensor<2xf32>) -> tensor<2xf32>
   return %r : tensor<2xf32>
@@ -352,7 +353,7 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
 
 TEST(CustomCallErrors, ExceptionInHandlerBecomesAnErrorAndTheProcessSurvives) {
   register_examples();
-  LoadedExecutable exe = cpu().compile(R"(
+  LoadedExecutable exe = compile(cpu(), R"(
 func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   %r = stablehlo.custom_call @hhlo_example_throw(%x) {api_version = 4 : i32} : (tensor<2xf32>) -> tensor<2xf32>
   return %r : tensor<2xf32>
@@ -379,7 +380,7 @@ TEST(CustomCallErrors, WrongOperandDtypeForATypedHandler) {
   std::vector<Array> args = {Array::from<double>({3}, {1, 2, 3}),
                              Array::from<double>({3}, {1, 2, 3})};
   try {
-    run(cpu().compile(mlir), args);
+    run(compile(cpu(), mlir), args);
     FAIL() << "an f32 handler ran on f64 buffers";
   } catch (const PjrtError& e) {
     EXPECT_THAT(e.what(), HasSubstr("dtype")) << e.what();
@@ -499,13 +500,13 @@ TEST(CustomCallErrors, GpuRegistrationOnTheCpuPluginIsAPluginError) {
 
 TEST(CustomCallFaults, AfterAHandlerErrorOrAnUnregisteredTargetTheNextExecuteIsRight) {
   register_examples();
-  LoadedExecutable failing = cpu().compile(R"(
+  LoadedExecutable failing = compile(cpu(), R"(
 func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   %r = stablehlo.custom_call @hhlo_example_fail(%x) {api_version = 4 : i32, backend_config = {reason = "refused"}} : (tensor<2xf32>) -> tensor<2xf32>
   return %r : tensor<2xf32>
 }
 )");
-  LoadedExecutable add = cpu().compile(add_program("hhlo_example_vector_add", "tensor<2xf32>"));
+  LoadedExecutable add = compile(cpu(), add_program("hhlo_example_vector_add", "tensor<2xf32>"));
   for (int round = 0; round < 3; ++round) {
     try {
       run(failing, {Array::from<float>({2}, {1, 2})});
@@ -520,7 +521,7 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
             .to_vector<float>(),
         (std::vector<float>{4, (6 + float(round)) * (2 + float(round))}));
     try {
-      cpu().compile(add_program("hhlo_registered_nowhere", "tensor<2xf32>"));
+      compile(cpu(), add_program("hhlo_registered_nowhere", "tensor<2xf32>"));
       FAIL() << "compiled a call to an unregistered target";
     } catch (const PjrtError& e) {
       EXPECT_THAT(e.what(), HasSubstr("hhlo_registered_nowhere"));
@@ -556,7 +557,7 @@ TEST(CustomCallFaults, TruncatedKernelLibraryIsAPluginErrorNamingThePath) {
   }
   // The whole library still loads and its handlers run: (a + b) * a.
   register_examples();
-  LoadedExecutable add = cpu().compile(add_program("hhlo_example_vector_add", "tensor<2xf32>"));
+  LoadedExecutable add = compile(cpu(), add_program("hhlo_example_vector_add", "tensor<2xf32>"));
   EXPECT_EQ(run(add, {Array::from<float>({2}, {1, 2}), Array::from<float>({2}, {3, 4})})
                 .at(0)
                 .to_vector<float>(),
@@ -568,7 +569,7 @@ TEST(CustomCallFaults, TruncatedKernelLibraryIsAPluginErrorNamingThePath) {
 TEST(CustomCallConcurrency, HandlerCalledFromEightExecutionsAtOnceGivesEveryResultExactly) {
   register_examples();
   constexpr int kThreads = 8, kRuns = 25;
-  LoadedExecutable exe = cpu().compile(add_program("hhlo_example_vector_add", "tensor<64xf32>"));
+  LoadedExecutable exe = compile(cpu(), add_program("hhlo_example_vector_add", "tensor<64xf32>"));
   std::atomic<int> ready{0}, wrong{0}, checked{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
@@ -595,7 +596,7 @@ TEST(CustomCallConcurrency, UserDataOfEightConcurrentExecutionsReachesEachItsOwn
   register_examples();
   constexpr int kThreads = 8, kRuns = 25;
   int64_t id = scale_type_id();
-  LoadedExecutable exe = cpu().compile(kScale);
+  LoadedExecutable exe = compile(cpu(), kScale);
   std::vector<HhloExampleScale> scales(kThreads);
   std::atomic<int> ready{0}, wrong{0};
   std::vector<std::thread> threads;

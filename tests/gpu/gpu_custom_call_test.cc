@@ -11,6 +11,7 @@
 
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/custom_call.h"
+#include "hhlo/program/compile.h"
 
 namespace hhlo {
 namespace {
@@ -56,7 +57,7 @@ void run_and_check(const std::string& mlir) {
     av[i] = static_cast<float>(i % 100 - 50);
     bv[i] = static_cast<float>(1 + i % 3);
   }
-  LoadedExecutable exe = gpu().compile(mlir);
+  LoadedExecutable exe = compile(gpu(), mlir);
   Buffer da = gpu().buffer_from_host(a), db = gpu().buffer_from_host(b);
   std::vector<Buffer> out = exe.execute({&da, &db});
   ASSERT_EQ(out.size(), 1u);

@@ -13,6 +13,7 @@
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
 #include "hhlo/runtime/client.h"
+#include "hhlo/program/compile.h"
 
 namespace hhlo {
 namespace {
@@ -72,7 +73,7 @@ void expect_matches(const std::vector<Array>& got, const std::vector<Array>& wan
 }
 
 std::vector<Array> run_text(const std::string& text, const std::vector<Array>& inputs) {
-  LoadedExecutable exe = cpu().compile(text);
+  LoadedExecutable exe = compile(cpu(), text);
   std::vector<Buffer> buffers;
   for (const Array& a : inputs) buffers.push_back(cpu().buffer_from_host(a));
   std::vector<const Buffer*> args;

@@ -15,6 +15,7 @@
 #include "hhlo/core/array.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
+#include "hhlo/program/compile.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/session.h"
 
@@ -67,7 +68,7 @@ const Client& cpu() {
 }
 
 std::vector<Array> run_text(const std::string& text, const std::vector<Array>& inputs) {
-  LoadedExecutable exe = cpu().compile(text);
+  LoadedExecutable exe = compile(cpu(), text);
   std::vector<Buffer> buffers;
   for (const Array& a : inputs) buffers.push_back(cpu().buffer_from_host(a));
   std::vector<const Buffer*> args;
@@ -81,7 +82,7 @@ class Symbolic : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Symbolic, AsExportedThePluginRejectsIt) {
   // The reason refinement exists: the plugin cannot compile the dynamic program.
-  EXPECT_THROW(cpu().compile(read_text(kDir / (GetParam() + ".mlir"))), PjrtError);
+  EXPECT_THROW(compile(cpu(), read_text(kDir / (GetParam() + ".mlir"))), PjrtError);
 }
 
 TEST_P(Symbolic, RefinedAtThreeSizesMatchesJax) {
@@ -171,36 +172,42 @@ TEST(SymbolicSession, ConstraintViolationIsTheAssertionError) {
                ShapeAssertionError);
 }
 
-// refine_program_text: the one text-to-text path of the CLI and the Session.
-TEST(RefineProgramText, RefinedTextIsStaticAndMatchesJax) {
+// prepare_program (the program stage): the one path of the CLI and the Session.
+PreparedProgram prepare_file(const fs::path& file, std::vector<TensorType> types,
+                             std::string entry = "") {
+  return prepare_program(read_program(read_text(file), {.source_name = file.filename().string()}),
+                         {.entry = std::move(entry), .arg_types = std::move(types)});
+}
+
+TEST(PrepareProgram, RefinedModuleIsStaticAndMatchesJax) {
   std::vector<Array> in = vectors("poly_mlp", "s1.in");
-  std::optional<std::string> refined =
-      refine_program_text(read_text(kDir / "poly_mlp.mlir"), types_of(in), "", "poly_mlp.mlir");
-  ASSERT_TRUE(refined.has_value());
-  EXPECT_EQ(refined->find('?'), std::string::npos);
-  expect_matches(run_text(*refined, in), vectors("poly_mlp", "s1.out"));
-  // A static text has nothing left to refine.
-  EXPECT_FALSE(refine_program_text(*refined, types_of(in)).has_value());
+  PreparedProgram p = prepare_file(kDir / "poly_mlp.mlir", types_of(in));
+  EXPECT_TRUE(p.refined);
+  std::string refined = to_mlir(p.module);
+  EXPECT_EQ(refined.find('?'), std::string::npos);
+  expect_matches(run_text(refined, in), vectors("poly_mlp", "s1.out"));
+  // A static program has nothing left to refine.
+  EXPECT_FALSE(prepare_program(read_program(refined), {.arg_types = types_of(in)}).refined);
 }
 
-TEST(RefineProgramText, BytecodeIsRefinedAsItsTextNothingForUnparsableText) {
+TEST(PrepareProgram, BytecodeIsPreparedAsItsTextUnreadableTextIsAParseError) {
   std::vector<TensorType> types = types_of(vectors("poly_mlp", "s1.in"));
-  std::optional<std::string> from_bytecode =
-      refine_program_text(read_text(kDir / "poly_mlp.mlirbc"), types);
-  std::optional<std::string> from_text =
-      refine_program_text(read_text(kDir / "poly_mlp.mlir"), types);
-  ASSERT_TRUE(from_bytecode.has_value());
-  ASSERT_TRUE(from_text.has_value());
-  EXPECT_EQ(*from_bytecode, *from_text);
-  EXPECT_FALSE(refine_program_text("func.func @main(%a: tensor<?xf32>) -> ", types).has_value());
-  EXPECT_FALSE(
-      refine_program_text(read_text(kDir / "poly_mlp.mlir"), types, "no_such_entry").has_value());
+  PreparedProgram from_bytecode = prepare_file(kDir / "poly_mlp.mlirbc", types);
+  PreparedProgram from_text = prepare_file(kDir / "poly_mlp.mlir", types);
+  EXPECT_EQ(to_mlir(from_bytecode.module), to_mlir(from_text.module));
+  EXPECT_THROW(read_program("func.func @main(%a: tensor<?xf32>) -> "), ParseError);
+  try {
+    prepare_file(kDir / "poly_mlp.mlir", types, "no_such_entry");
+    FAIL() << "expected hhlo::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no_such_entry"), std::string::npos) << e.what();
+  }
 }
 
-TEST(RefineProgramText, WrongArgumentCountNamesTheEntryAndItsTypes) {
+TEST(PrepareProgram, WrongArgumentCountNamesTheEntryAndItsTypes) {
   std::vector<TensorType> one = {TensorType{DType::f32, {3, 8}}};
   try {
-    refine_program_text(read_text(kDir / "poly_mlp.mlir"), one, "", "poly_mlp.mlir");
+    prepare_file(kDir / "poly_mlp.mlir", one);
     FAIL() << "expected hhlo::Error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("@main of 'poly_mlp.mlir' takes 4 argument(s) ("),
@@ -249,7 +256,7 @@ TEST(SymbolicBytecode, MalformedBytecodeIsAParseErrorNotACrash) {
     std::string bad = bytes;
     bad[at] = static_cast<char>(bad[at] ^ 0x5a);
     try {
-      cpu().compile(bad);
+      compile(cpu(), bad);
     } catch (const ParseError& e) {
       ++refused;
       EXPECT_EQ(e.line(), 0u) << e.what();

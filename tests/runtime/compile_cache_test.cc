@@ -1,6 +1,8 @@
 // The persistent compile cache (hhlo/runtime/compile_cache.h): keys, hits within and across
 // processes, damaged and foreign entries, an unwritable folder, concurrent fillers, the LRU bound.
 #include "hhlo/runtime/compile_cache.h"
+#include "hhlo/ir/printer.h"
+#include "hhlo/program/compile.h"
 
 #include <gtest/gtest.h>
 #include <spawn.h>
@@ -20,6 +22,9 @@ extern char** environ;
 
 namespace hhlo {
 namespace {
+
+/// The text the cache keys for `program`: what the runtime prints of the module read from it.
+std::string printed(const char* program) { return to_mlir(read_program(program).module); }
 
 namespace fs = std::filesystem;
 
@@ -77,26 +82,26 @@ TEST(Sha256, MatchesTheStandardsTestVector) {
 
 TEST_F(CompileCacheTest, KeyIsStableAndChangesWithProgramAndOptions) {
   CompileCache c = cache();
-  std::string k = c.key(test::cpu(), kSquarePlusOne, {});
+  std::string k = c.key(test::cpu(), printed(kSquarePlusOne), {});
   EXPECT_EQ(k.size(), 64u);
-  EXPECT_EQ(k, c.key(test::cpu(), kSquarePlusOne, {}));
-  EXPECT_NE(k, c.key(test::cpu(), kMinusOne, {}));
+  EXPECT_EQ(k, c.key(test::cpu(), printed(kSquarePlusOne), {}));
+  EXPECT_NE(k, c.key(test::cpu(), printed(kMinusOne), {}));
   CompileOptions fast;
   fast.xla_options["xla_cpu_enable_fast_min_max"] = true;
-  EXPECT_NE(k, c.key(test::cpu(), kSquarePlusOne, fast));
+  EXPECT_NE(k, c.key(test::cpu(), printed(kSquarePlusOne), fast));
   CompileOptions two;
   two.num_replicas = 2;
-  EXPECT_NE(k, c.key(test::cpu(), kSquarePlusOne, two));
+  EXPECT_NE(k, c.key(test::cpu(), printed(kSquarePlusOne), two));
 }
 
 TEST_F(CompileCacheTest, MissWritesAnEntryAndTheNextCompileLoadsIt) {
   CacheOutcome o;
-  LoadedExecutable a = cache().compile(test::cpu(), kSquarePlusOne, {}, &o);
+  LoadedExecutable a = cache().compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o);
   EXPECT_EQ(o, CacheOutcome::miss);
   EXPECT_EQ(run3(a), (std::vector<float>{2, 5, 10}));
-  std::string key = cache().key(test::cpu(), kSquarePlusOne, {});
+  std::string key = cache().key(test::cpu(), printed(kSquarePlusOne), {});
   EXPECT_TRUE(fs::exists(cache().entry_path(key)));
-  LoadedExecutable b = cache().compile(test::cpu(), kSquarePlusOne, {}, &o);
+  LoadedExecutable b = cache().compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o);
   EXPECT_EQ(o, CacheOutcome::hit);
   EXPECT_EQ(run3(b), (std::vector<float>{2, 5, 10}));
   // No temporary file is left behind.
@@ -108,7 +113,7 @@ TEST_F(CompileCacheTest, MissWritesAnEntryAndTheNextCompileLoadsIt) {
 // $HHLO_CACHE_TEST_DIR, exit 0 when the values are right, and print the outcome.
 int child_main(const char* dir, const char* want) {
   CacheOutcome o;
-  LoadedExecutable exe = CompileCache({.dir = dir}).compile(test::cpu(), kSquarePlusOne, {}, &o);
+  LoadedExecutable exe = CompileCache({.dir = dir}).compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o);
   bool right = run3(exe) == std::vector<float>{2, 5, 10};
   std::printf("child outcome %d\n", static_cast<int>(o));
   if (!right) return 3;
@@ -148,7 +153,7 @@ TEST_F(CompileCacheTest, AnotherProcessLoadsTheEntry) {
     _exit(code);
   }
   CacheOutcome o;
-  cache().compile(test::cpu(), kSquarePlusOne, {}, &o);
+  cache().compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o);
   ASSERT_EQ(o, CacheOutcome::miss);
   EXPECT_EQ(wait_child(spawn_child(dir_, "hit")), 0) << "the child did not load the entry";
 }
@@ -158,7 +163,7 @@ TEST_F(CompileCacheTest, TwoProcessesFillingOneEntryBothSucceed) {
   EXPECT_EQ(wait_child(a), 0);
   EXPECT_EQ(wait_child(b), 0);
   CacheOutcome o;
-  EXPECT_EQ(run3(cache().compile(test::cpu(), kSquarePlusOne, {}, &o)),
+  EXPECT_EQ(run3(cache().compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o)),
             (std::vector<float>{2, 5, 10}));
   EXPECT_EQ(o, CacheOutcome::hit);
   for (const auto& e : fs::directory_iterator(dir_))
@@ -177,38 +182,38 @@ void expect_recompiled_after(CompileCache c, const std::string& path, F damage) 
   damage(bytes);
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
   CacheOutcome o;
-  EXPECT_EQ(run3(c.compile(test::cpu(), kSquarePlusOne, {}, &o)), (std::vector<float>{2, 5, 10}));
+  EXPECT_EQ(run3(c.compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o)), (std::vector<float>{2, 5, 10}));
   EXPECT_EQ(o, CacheOutcome::rejected);
-  c.compile(test::cpu(), kSquarePlusOne, {}, &o);
+  c.compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o);
   EXPECT_EQ(o, CacheOutcome::hit);
 }
 
 TEST_F(CompileCacheTest, TruncatedEntryIsRecompiled) {
-  cache().compile(test::cpu(), kSquarePlusOne);
-  std::string path = cache().entry_path(cache().key(test::cpu(), kSquarePlusOne, {}));
+  cache().compile(test::cpu(), read_program(kSquarePlusOne).module);
+  std::string path = cache().entry_path(cache().key(test::cpu(), printed(kSquarePlusOne), {}));
   expect_recompiled_after(cache(), path, [](std::string& b) { b.resize(b.size() / 2); });
   expect_recompiled_after(cache(), path, [](std::string& b) { b.resize(10); });  // in the header
   expect_recompiled_after(cache(), path, [](std::string& b) { b.clear(); });
 }
 
 TEST_F(CompileCacheTest, CorruptedEntryIsRecompiled) {
-  cache().compile(test::cpu(), kSquarePlusOne);
-  std::string path = cache().entry_path(cache().key(test::cpu(), kSquarePlusOne, {}));
+  cache().compile(test::cpu(), read_program(kSquarePlusOne).module);
+  std::string path = cache().entry_path(cache().key(test::cpu(), printed(kSquarePlusOne), {}));
   expect_recompiled_after(cache(), path, [](std::string& b) { b[b.size() - 100] ^= 0x40; });
   expect_recompiled_after(cache(), path, [](std::string& b) { b[3] = 'Z'; });  // magic
 }
 
 TEST_F(CompileCacheTest, ForeignEntryIsRecompiled) {
   CompileCache c = cache();
-  c.compile(test::cpu(), kMinusOne);
-  std::string other = c.entry_path(c.key(test::cpu(), kMinusOne, {}));
-  std::string path = c.entry_path(c.key(test::cpu(), kSquarePlusOne, {}));
+  c.compile(test::cpu(), read_program(kMinusOne).module);
+  std::string other = c.entry_path(c.key(test::cpu(), printed(kMinusOne), {}));
+  std::string path = c.entry_path(c.key(test::cpu(), printed(kSquarePlusOne), {}));
   // Another program's whole, sound entry under this key: its header names the other key.
   fs::copy_file(other, path);
   expect_recompiled_after(c, path, [](std::string&) {});
   // A well-formed entry (right key and checksum) whose payload is no executable: the plugin
   // refuses it, the cache recompiles.
-  ASSERT_TRUE(c.write(c.key(test::cpu(), kSquarePlusOne, {}), "not an executable at all"));
+  ASSERT_TRUE(c.write(c.key(test::cpu(), printed(kSquarePlusOne), {}), "not an executable at all"));
   expect_recompiled_after(c, path, [](std::string&) {});
 }
 
@@ -219,8 +224,8 @@ TEST_F(CompileCacheTest, UnwritableFolderWarnsOnceAndCompiles) {
   test::cpu();  // the plugin's own log lines at client creation are not ours to count
   ::testing::internal::CaptureStderr();
   CacheOutcome o1, o2;
-  std::vector<float> y1 = run3(c.compile(test::cpu(), kSquarePlusOne, {}, &o1));
-  std::vector<float> y2 = run3(c.compile(test::cpu(), kMinusOne, {}, &o2));
+  std::vector<float> y1 = run3(c.compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o1));
+  std::vector<float> y2 = run3(c.compile(test::cpu(), read_program(kMinusOne).module, {}, &o2));
   std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(y1, (std::vector<float>{2, 5, 10}));
   EXPECT_EQ(y2, (std::vector<float>{0, 1, 2}));
@@ -237,19 +242,19 @@ TEST_F(CompileCacheTest, UnwritableFolderWarnsOnceAndCompiles) {
 
 TEST_F(CompileCacheTest, LeastRecentlyUsedEntriesGoPastTheBound) {
   CompileCache c = cache();
-  auto path = [&](const char* p) { return c.entry_path(c.key(test::cpu(), p, {})); };
-  c.compile(test::cpu(), kSquarePlusOne);
+  auto path = [&](const char* p) { return c.entry_path(c.key(test::cpu(), printed(p), {})); };
+  c.compile(test::cpu(), read_program(kSquarePlusOne).module);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  c.compile(test::cpu(), kMinusOne);
+  c.compile(test::cpu(), read_program(kMinusOne).module);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   CacheOutcome o;
-  c.compile(test::cpu(), kSquarePlusOne, {}, &o);  // a hit: now the most recent of the two
+  c.compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o);  // a hit: now the most recent of the two
   ASSERT_EQ(o, CacheOutcome::hit);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   // Room for two of the three entries (they are about the same size), not for three.
   std::uint64_t a = fs::file_size(path(kSquarePlusOne)), b = fs::file_size(path(kMinusOne));
   std::uint64_t bound = a + b + a / 2;
-  cache(bound).compile(test::cpu(), kTimesThree, {}, &o);
+  cache(bound).compile(test::cpu(), read_program(kTimesThree).module, {}, &o);
   EXPECT_EQ(o, CacheOutcome::miss);
   EXPECT_TRUE(fs::exists(path(kSquarePlusOne)));
   EXPECT_FALSE(fs::exists(path(kMinusOne))) << "the least recently used entry stayed";
@@ -270,7 +275,7 @@ TEST_F(CompileCacheTest, ATemporaryLeftByAKilledWriterIsRemovedALiveOneCounted) 
   std::ofstream(live) << "partial";
   CompileCache c = cache();
   CacheOutcome o;
-  EXPECT_EQ(run3(c.compile(test::cpu(), kSquarePlusOne, {}, &o)), (std::vector<float>{2, 5, 10}));
+  EXPECT_EQ(run3(c.compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o)), (std::vector<float>{2, 5, 10}));
   EXPECT_EQ(o, CacheOutcome::miss);
   EXPECT_FALSE(fs::exists(stale)) << "the dead writer's temporary stayed";
   EXPECT_TRUE(fs::exists(live)) << "a live writer's temporary was removed";
@@ -303,7 +308,7 @@ TEST(CompileCacheOptions, EnvironmentRelocatesOrDisablesTheCache) {
     setenv("HHLO_COMPILE_CACHE", off, 1);
     EXPECT_FALSE(CompileCache().enabled()) << off;
     CacheOutcome o;
-    EXPECT_EQ(run3(CompileCache().compile(test::cpu(), kSquarePlusOne, {}, &o)),
+    EXPECT_EQ(run3(CompileCache().compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o)),
               (std::vector<float>{2, 5, 10}));
     EXPECT_EQ(o, CacheOutcome::disabled);
   }

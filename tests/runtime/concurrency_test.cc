@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "hhlo/program/compile.h"
 #include "runtime_util.h"
 
 namespace hhlo {
@@ -54,7 +55,7 @@ TEST(Concurrency, EightThreadsCompileAndRunDifferentProgramsOnOneClient) {
   std::atomic<int> checked{0}, wrong{0};
   on_threads([&](int t) {
     int n = 16 + t;  // different shapes too
-    LoadedExecutable exe = test::cpu().compile(affine_program(t + 2, 3 * t - 5, n));
+    LoadedExecutable exe = compile(test::cpu(), affine_program(t + 2, 3 * t - 5, n));
     for (int i = 0; i < kRuns; ++i) {
       std::vector<int32_t> x = inputs_for(t, i, n);
       Buffer in = test::cpu().buffer_from_host(Array::from<int32_t>({n}, x));
@@ -69,7 +70,7 @@ TEST(Concurrency, EightThreadsCompileAndRunDifferentProgramsOnOneClient) {
 
 TEST(Concurrency, EightThreadsRunOneExecutableWithDifferentInputs) {
   constexpr int kRuns = 50, kN = 256;
-  LoadedExecutable exe = test::cpu().compile(R"(
+  LoadedExecutable exe = compile(test::cpu(), R"(
 func.func @main(%x: tensor<256xi32>, %y: tensor<256xi32>) -> (tensor<256xi32>, tensor<i32>) {
   %p = stablehlo.multiply %x, %y : tensor<256xi32>
   %z = stablehlo.constant dense<0> : tensor<i32>
@@ -98,7 +99,7 @@ func.func @main(%x: tensor<256xi32>, %y: tensor<256xi32>) -> (tensor<256xi32>, t
 
 TEST(Concurrency, AsyncExecutionsAwaitedOutOfOrder) {
   constexpr int kCalls = 32, kN = 4096;
-  LoadedExecutable exe = test::cpu().compile(affine_program(3, -1, kN));
+  LoadedExecutable exe = compile(test::cpu(), affine_program(3, -1, kN));
   std::vector<Buffer> inputs;
   std::vector<ExecuteResult> results;
   for (int i = 0; i < kCalls; ++i) {
@@ -121,7 +122,7 @@ TEST(Concurrency, AsyncExecutionsAwaitedOutOfOrder) {
 TEST(Concurrency, AsyncExecutionsFromSeveralThreadsAwaitedByOthers) {
   // Launched on one set of threads, awaited and read on another, in reverse order.
   constexpr int kN = 1024;
-  LoadedExecutable exe = test::cpu().compile(affine_program(-2, 9, kN));
+  LoadedExecutable exe = compile(test::cpu(), affine_program(-2, 9, kN));
   std::vector<Buffer> inputs(kThreads);
   std::vector<ExecuteResult> results(kThreads);
   on_threads([&](int t) {

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "hhlo/runtime/client.h"
+#include "hhlo/program/compile.h"
 #include "runtime/key_value_callbacks.h"
 
 namespace hhlo {
@@ -385,7 +386,7 @@ TEST(SpmdFacts, CpuPluginsHaveNoUseForNodeIdAndNeverCallTheKeyValueStore) {
     EXPECT_EQ(devs[i].id(), i);
     EXPECT_TRUE(devs[i].is_addressable());
   }
-  LoadedExecutable exe = c.compile(R"(func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+  LoadedExecutable exe = compile(c, R"(func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
   %0 = "stablehlo.all_reduce"(%a) ({
   ^bb0(%x: tensor<f32>, %y: tensor<f32>):
     %s = stablehlo.add %x, %y : tensor<f32>

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "hhlo/runtime/client.h"
+#include "hhlo/program/compile.h"
 
 namespace hhlo {
 namespace {
@@ -33,7 +34,7 @@ TEST(PluginChoice, JaxTopKBytecodeRunsOnTheDefaultPlugin) {
             "ML\xef"
             "R");  // MLIR bytecode
   Client cpu = client_of("cpu/pjrt_c_api_cpu_plugin.so");
-  LoadedExecutable exe = cpu.compile(bytes);
+  LoadedExecutable exe = compile(cpu, bytes);
   Buffer x = cpu.buffer_from_host(Array::from<float>({2, 5}, {3, 1, 4, 1, 5, 9, 2, 6, 5, 3}));
   std::vector<Buffer> out = exe.execute({&x});
   ASSERT_EQ(out.size(), 2u);
@@ -46,7 +47,7 @@ TEST(PluginChoice, JaxTopKBytecodeRunsOn0_81ThroughOurReader) {
   // xla-cpu-pjrt 0.0.1 cannot read JAX 0.10's bytecode itself ("vhlo.composite_v2", seen before
   // our reader): bytecode is now read by us and compiled as text (issue 21), which it runs.
   Client cpu = client_of("cpu-0.81/xla_cpu_pjrt.so");
-  LoadedExecutable exe = cpu.compile(top_k_bytecode());
+  LoadedExecutable exe = compile(cpu, top_k_bytecode());
   Buffer in = cpu.buffer_from_host(Array::from<float>({2, 5}, {3, 1, 4, 1, 5, 9, 2, 6, 5, 3}));
   std::vector<Buffer> out = exe.execute({&in});
   ASSERT_EQ(out.size(), 2u);

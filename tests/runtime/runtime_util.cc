@@ -1,5 +1,7 @@
 #include "runtime_util.h"
 
+#include "hhlo/program/compile.h"
+
 namespace hhlo::test {
 
 const Client& cpu() {
@@ -8,7 +10,7 @@ const Client& cpu() {
 }
 
 LoadedExecutable compile(const std::string& mlir, const CompileOptions& options) {
-  return cpu().compile(mlir, options);
+  return compile(cpu(), mlir, options);
 }
 
 std::vector<Array> run(const LoadedExecutable& exe, const std::vector<Array>& args) {

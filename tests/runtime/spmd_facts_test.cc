@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "hhlo/program/compile.h"
 #include "runtime_util.h"
 
 namespace hhlo {
@@ -193,10 +194,16 @@ TEST(SpmdFacts, ShardyProgramIsPartitionedIntoPerDeviceShapes) {
   }
 }
 
+/// The plugin's own behaviour: the module compiled as it is, without the partitioning the program
+/// stage derives from mhlo.num_partitions (hhlo::compile).
+LoadedExecutable compile_as_given(const std::string& text, const CompileOptions& o = {}) {
+  return test::cpu().compile(read_program(text).module, o);
+}
+
 TEST(SpmdFacts, PartitionsWithoutSpmdPartitioningAreRefused) {
   // num_partitions > 1 needs use_spmd_partitioning: XLA refuses at compile time.
   try {
-    test::compile(kShardedProgram, {.num_partitions = 4});
+    compile_as_given(kShardedProgram, {.num_partitions = 4});
     FAIL();
   } catch (const PjrtError& e) {
     EXPECT_EQ(e.code(), 3);
@@ -205,9 +212,13 @@ TEST(SpmdFacts, PartitionsWithoutSpmdPartitioningAreRefused) {
         << e.what();
   }
   // With one partition the annotations are ignored: the global program runs on one device.
-  auto exe = test::compile(kShardedProgram);
+  auto exe = compile_as_given(kShardedProgram);
   EXPECT_EQ(*exe.input_types(), (std::vector<TensorType>{{DType::f32, {8}}}));
   EXPECT_FALSE(exe.input_layouts().has_value());
+  // The program stage reads mhlo.num_partitions and partitions over that many devices.
+  auto partitioned = compile(test::cpu(), kShardedProgram);
+  ASSERT_TRUE(partitioned.input_layouts().has_value());
+  EXPECT_EQ(partitioned.devices().size(), 4u);
 }
 
 TEST(SpmdFacts, DeviceAssignmentPlacesPartitions) {
@@ -230,7 +241,7 @@ TEST(SpmdFacts, ShardMapNeedsTheShardyPartitioner) {
   std::stringstream text;
   text << in.rdbuf();
   try {  // no partitioning at all: the error
-    test::compile(text.str());
+    compile_as_given(text.str());
     FAIL();
   } catch (const PjrtError& e) {
     EXPECT_EQ(e.code(), 5);
@@ -238,14 +249,14 @@ TEST(SpmdFacts, ShardMapNeedsTheShardyPartitioner) {
         << e.what();
   }
   try {  // GSPMD: a RET_CHECK in the partitioner (its wording differs between the plugins)
-    test::compile(text.str(), {.num_partitions = 4, .use_spmd_partitioning = true});
+    compile_as_given(text.str(), {.num_partitions = 4, .use_spmd_partitioning = true});
     FAIL();
   } catch (const PjrtError& e) {
     EXPECT_EQ(e.code(), 13);
     EXPECT_NE(std::string(e.what()).find("custom call named 'xla.sdy.*'"), std::string::npos)
         << e.what();
   }
-  EXPECT_NO_THROW(test::compile(
+  EXPECT_NO_THROW(compile_as_given(
       text.str(),
       {.num_partitions = 4, .use_spmd_partitioning = true, .use_shardy_partitioner = true}));
 }

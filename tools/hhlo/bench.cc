@@ -20,6 +20,10 @@
 #include "commands.h"
 #include "hhlo/core/array.h"
 #include "hhlo/core/error.h"
+#include "deadline.h"
+#include "hhlo/ir/printer.h"
+#include "hhlo/lapack/kernels.h"
+#include "hhlo/program/compile.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/compile_cache.h"
 #include "input_check.h"
@@ -29,7 +33,9 @@ namespace hhlo::cli {
 namespace {
 
 struct BenchOptions {
-  std::string program, platform = "cpu", execution = "async";
+  std::string program, platform = "cpu", execution = "async", entry, export_platforms;
+  /// --timeout: seconds allowed for compiling and running (0 = no bound), deadline.h.
+  double timeout = 0;
   std::vector<std::string> inputs, xla_options;
   int iterations = 100, warmup = 5;
   bool json = false;
@@ -48,50 +54,77 @@ double percentile(const std::vector<double>& v, double p) {
   return v[lo] + (v[hi] - v[lo]) * (rank - static_cast<double>(lo));
 }
 
-int run_bench(const BenchOptions& o) {
-  std::string text = read_program(o.program);
-  CompileOptions options = compile_options(o.xla_options);
-  Client client = Client::create(o.platform, execution_options(o.execution, o.platform));
-
-  auto t0 = Clock::now();
-  LoadedExecutable exe;
-  try {
-    exe = client.compile(text, options);
-  } catch (const Error& e) {  // PjrtError from the plugin, or entry selection
-    throw Error(
-        fmt::format("cannot compile '{}': {}", o.program, name_program_in(e.what(), o.program)));
+/// The program stage for `hhlo bench`: the program read once and prepared as `hhlo run` prepares
+/// it (entry, platform index, refinement to the input shapes when inputs are given).
+PreparedProgram prepare_for_bench(const BenchOptions& o, const std::vector<Array>& inputs) {
+  PrepareOptions prepare{.entry = o.entry,
+                         .export_platforms = split_list(o.export_platforms),
+                         .platform = o.platform};
+  if (!o.inputs.empty()) {
+    std::vector<TensorType> types;
+    for (const Array& a : inputs) types.push_back(a.type());
+    prepare.arg_types = std::move(types);
   }
-  double cold_ms = ms_since(t0);
+  try {
+    return prepare_program(read_program(o.program), prepare);
+  } catch (const IoError&) {
+    throw;
+  } catch (const Error& e) {
+    std::string what = e.what();
+    if (what.starts_with("cannot compile")) throw;
+    throw Error(fmt::format("cannot compile '{}': {}", o.program, what));
+  }
+}
 
-  // Cached: a compile-cache hit in a fresh folder (fill it once, then time the load).
+/// Time of a compile-cache hit in a fresh folder (filled once, then the load timed), and the
+/// entry's size; -1 ms when the plugin's executable could not be cached.
+std::pair<double, std::uint64_t> cached_compile(const Client& client, const PreparedProgram& p,
+                                                const CompileOptions& options) {
   std::filesystem::path dir =
       std::filesystem::temp_directory_path() / fmt::format("hhlo-bench-cache-{}", getpid());
   double cached_ms = -1;
   std::uint64_t entry_bytes = 0;
-  {
-    CompileCache cache({.dir = dir.string()});
-    CacheOutcome outcome;
-    cache.compile(client, text, options, &outcome);
-    if (outcome == CacheOutcome::miss) {
-      t0 = Clock::now();
-      LoadedExecutable loaded = cache.compile(client, text, options, &outcome);
-      cached_ms = ms_since(t0);
-      if (outcome != CacheOutcome::hit) cached_ms = -1;
-      std::error_code ec;
-      entry_bytes =
-          std::filesystem::file_size(cache.entry_path(cache.key(client, text, options)), ec);
-    }
+  CompileCache cache({.dir = dir.string()});
+  CacheOutcome outcome;
+  compile(client, p, options, &cache, &outcome);
+  if (outcome == CacheOutcome::miss) {
+    auto t0 = Clock::now();
+    LoadedExecutable loaded = compile(client, p, options, &cache, &outcome);
+    cached_ms = outcome == CacheOutcome::hit ? ms_since(t0) : -1;
     std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
+    std::string key = cache.key(client, to_mlir(p.module), compile_options_for(p, options));
+    entry_bytes = std::filesystem::file_size(cache.entry_path(key), ec);
   }
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  return {cached_ms, entry_bytes};
+}
 
+int run_bench(const BenchOptions& o) {
+  Deadline deadline(o.timeout, o.program);
   std::vector<Array> inputs;
+  for (const std::string& p : o.inputs) inputs.push_back(read_npy(p));
+  PreparedProgram program = prepare_for_bench(o, inputs);
+  CompileOptions options = compile_options(o.xla_options);
+  Client client = Client::create(o.platform, execution_options(o.execution, o.platform));
+  if (o.platform == "cpu") register_jax_cpu_kernels(client);  // JAX's lapack_*_ffi targets
+
+  auto t0 = Clock::now();
+  LoadedExecutable exe;
+  try {
+    exe = compile(client, program, options);
+  } catch (const Error& e) {  // PjrtError from the plugin
+    throw Error(
+        fmt::format("cannot compile '{}': {}", o.program, name_program_in(e.what(), o.program)));
+  }
+  double cold_ms = ms_since(t0);
+  auto [cached_ms, entry_bytes] = cached_compile(client, program, options);
+
   if (o.inputs.empty()) {
     if (auto types = exe.input_types())
       for (const TensorType& t : *types) inputs.emplace_back(t);  // zeros
   } else {
-    for (const std::string& p : o.inputs) inputs.push_back(read_npy(p));
-    check_inputs(exe, inputs, o.inputs, "");  // as `hhlo run` does: count, dtype, shape
+    check_inputs(exe, inputs, o.inputs, o.entry);  // as `hhlo run` does: count, dtype, shape
   }
   std::vector<Buffer> buffers;
   for (const Array& a : inputs) buffers.push_back(client.buffer_from_host(a));
@@ -106,6 +139,7 @@ int run_bench(const BenchOptions& o) {
     us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - s).count());
   }
   double total_s = ms_since(all) / 1e3;
+  deadline.disarm();
   std::sort(us.begin(), us.end());
   double mean = 0;
   for (double u : us) mean += u / static_cast<double>(us.size());
@@ -158,7 +192,8 @@ const bool registered = register_command({
       sub.add_option("program", o->program, "StableHLO program (.mlir text or bytecode)")
           ->required();
       sub.add_option("--input,-i", o->inputs,
-                     "Input .npy file, one per @main parameter, in order (default: zeros)");
+                     "Input .npy file, one per entry parameter, in order (default: zeros); a "
+                     "shape-polymorphic program is refined to their shapes");
       sub.add_option("--iterations,-n", o->iterations, "Timed calls (default 100)")
           ->check(CLI::Range(1, 100000000));
       sub.add_option("--warmup", o->warmup, "Untimed calls first (default 5)")
@@ -167,6 +202,11 @@ const bool registered = register_command({
       sub.add_option("--platform", o->platform, "Platform whose plugin to load")
           ->check(CLI::IsMember({"cpu", "cuda"}));
       add_execution_option(sub, o->execution);
+      sub.add_option("--entry", o->entry,
+                     "Public function to run (default: @main, or the only public function)");
+      sub.add_option("--export-platforms", o->export_platforms,
+                     "For a multi-platform jax.export: its platforms in order (e.g. cpu,cuda)");
+      add_timeout_option(sub, o->timeout);
       sub.add_option("--xla-option", o->xla_options, "XLA compile option NAME=VALUE, repeatable")
           ->allow_extra_args(false);
       return [o] { return run_bench(*o); };

@@ -16,6 +16,7 @@
 #include "hhlo/core/file_io.h"
 #include "hhlo/ir/entry.h"
 #include "hhlo/ir/parser.h"
+#include "hhlo/program/program.h"
 
 namespace hhlo::cli {
 namespace {
@@ -46,7 +47,7 @@ int check_program(const CheckOptions& o) {
   std::string text = read_regular_file(o.program, "program");
   Module m;
   try {
-    m = parse_module(text, {.source_name = o.program, .verify = true});
+    m = read_program(text, {.source_name = o.program, .verify = true}).module;
   } catch (const Error& e) {
     // ParseError and the verifier's errors start with "FILE:LINE:COLUMN: ".
     std::string what = e.what();

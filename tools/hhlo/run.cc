@@ -23,9 +23,10 @@
 #include "hhlo/core/sharding.h"
 #include "hhlo/ir/entry.h"
 #include "hhlo/ir/ops.h"
+#include "hhlo/ir/infer.h"
 #include "hhlo/ir/parser.h"
-#include "hhlo/ir/printer.h"
 #include "hhlo/ir/refine.h"
+#include "hhlo/program/compile.h"
 #include "hhlo/lapack/kernels.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/compile_cache.h"
@@ -69,16 +70,11 @@ void collect_targets(const Block& block, std::vector<std::pair<std::string, int6
 }
 
 /// After the plugin reported one unregistered custom-call target (NOT_FOUND), the others: each
-/// target of the parsed program is compiled alone in a one-op probe and kept when the plugin
-/// cannot resolve it either. Empty when the text does not parse (the plugin's message stands).
-std::vector<std::string> unregistered_targets(const Client& client, const std::string& text) {
+/// custom-call target of `module` is compiled alone in a one-op probe and kept when the plugin
+/// cannot resolve it either.
+std::vector<std::string> unregistered_targets(const Client& client, const Module& module) {
   std::vector<std::pair<std::string, int64_t>> targets;
-  try {
-    Module m = parse_module(text, {.verify = false});
-    for (const auto& f : m.funcs()) collect_targets(f->body(), targets);
-  } catch (const Error&) {
-    return {};
-  }
+  for (const auto& f : module.funcs()) collect_targets(f->body(), targets);
   std::vector<std::string> missing;
   for (const auto& [target, version] : targets) {
     std::string probe = fmt::format(
@@ -87,31 +83,23 @@ std::vector<std::string> unregistered_targets(const Client& client, const std::s
         "tensor<f32>\n    return %0 : tensor<f32>\n  }}\n}}\n",
         target, version ? version : 1);
     try {
-      client.compile(probe);
+      compile(client, probe);
     } catch (const PjrtError& e) {
       if (e.code() == 5) missing.push_back(target);
-    } catch (const Error&) {
+    } catch (const Error&) {  // a target name our reader refuses: not a registration question
     }
   }
   return missing;
 }
 
 /// File stems for the outputs: each result's `jax.result_info` (JAX's pytree path, e.g.
-/// "result['loss']"), without JAX's leading "result", reduced to letters, digits, '-' and '.',
-/// other runs of characters becoming one '_' ("loss", "[0]['w']" -> "0_w"), when every result
-/// has one that is not only digits and they are distinct; else out0, out1, ... (also for texts
-/// that do not parse).
-std::vector<std::string> output_names(const std::string& text, const std::string& entry,
-                                      std::size_t count) {
+/// "result['loss']") of the prepared `@main`, without JAX's leading "result", reduced to letters,
+/// digits, '-' and '.', other runs of characters becoming one '_' ("loss", "[0]['w']" -> "0_w"),
+/// when every result has one that is not only digits and they are distinct; else out0, out1, ...
+std::vector<std::string> output_names(const Module& module, std::size_t count) {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < count; ++i) names.push_back(fmt::format("out{}", i));
-  std::vector<std::string> info;
-  try {
-    Module m = parse_module(text, {.verify = false});
-    info = signature(*m.find(resolve_entry(m, entry))).result_names;
-  } catch (const Error&) {
-    return names;
-  }
+  std::vector<std::string> info = signature(*module.find("main")).result_names;
   if (info.size() != count) return names;
   std::vector<std::string> stems;
   for (std::string_view r : info) {
@@ -132,28 +120,20 @@ std::vector<std::string> output_names(const std::string& text, const std::string
   return stems;
 }
 
-/// Shape refinement for a shape-polymorphic program (`jax.export` with symbolic dimensions),
-/// refine_program_text (hhlo/ir/refine.h) to the shapes of `inputs`, with a multi-platform
-/// export's index bound first to `platform`'s place in options.export_platforms: the refined
-/// text, whose entry is `@main` (so options.entry is cleared), or `text` as it is. A failed
-/// shape_assertion is reported with JAX's message and the input shapes.
-std::string refine_for_inputs(const std::string& text, const std::vector<Array>& inputs,
-                              const std::string& path, const std::string& platform,
-                              CompileOptions& options) {
-  std::vector<TensorType> types;
-  for (const Array& a : inputs) types.push_back(a.type());
-  std::optional<std::string> refined;
-  std::string& entry = options.entry;
+/// The program stage for `hhlo run`: `in.program` prepared (entry, platform index, refinement to
+/// the input shapes). A failed shape_assertion is reported with JAX's message and the input
+/// shapes.
+PreparedProgram prepare_for_inputs(RunInputs& in, const std::string& path) {
   try {
-    refined = refine_program_text(text, types, entry, path,
-                                  platform_index_for(options.export_platforms, platform));
+    return prepare_program(std::move(in.program), in.prepare);
   } catch (const ShapeAssertionError& e) {
     throw Error(fmt::format("'{}' does not accept inputs of shapes {}: {}", path,
-                            types_to_string(types), e.what()));
+                            types_to_string(*in.prepare.arg_types), e.what()));
+  } catch (const ShapeError&) {
+    throw;
+  } catch (const Error& e) {  // the entry, the platform index, the input count
+    throw Error(fmt::format("cannot compile '{}': {}", path, e.what()));
   }
-  if (!refined) return text;
-  entry.clear();
-  return std::move(*refined);
 }
 
 std::string preview(const Array& a) {
@@ -224,19 +204,41 @@ int run_sharded(const RunOptions& o, const Client& client, const LoadedExecutabl
   return 0;
 }
 
+/// Compiles `program` on `client` through the persistent cache (HHLO_COMPILE_CACHE), the plugin's
+/// errors naming the file; on an unregistered custom-call target all of them are named.
+LoadedExecutable compile_for_run(const Client& client, const PreparedProgram& program,
+                                 const CompileOptions& options, const std::string& path) {
+  try {
+    CompileCache cache;
+    return compile(client, program, options, &cache);
+  } catch (const PjrtError& e) {
+    std::string message = name_program_in(e.what(), path);
+    if (e.code() == 5) {  // NOT_FOUND: an unregistered custom-call target; name all of them
+      std::vector<std::string> missing = unregistered_targets(client, program.module);
+      if (missing.size() > 1)
+        message += fmt::format(
+            "\n{} custom-call targets of the program are not registered with "
+            "the plugin: {}",
+            missing.size(), fmt::join(missing, ", "));
+    }
+    throw Error(fmt::format("cannot compile '{}': {}", path, message));
+  } catch (const Error& e) {  // inconsistent options
+    throw Error(fmt::format("cannot compile '{}': {}", path, name_program_in(e.what(), path)));
+  }
+}
+
 int run_program(const RunOptions& o) {
   Deadline deadline(o.timeout, o.program);
-  RunInputs in = load_run_inputs(o);
-  std::string text = std::move(in.text);
-  CompileOptions options = std::move(in.options);
-  std::vector<Array> inputs = std::move(in.inputs);
-  const IoNames& io = in.io;
-  int partitions = options.num_partitions;
   if (o.output_dir_given && o.output_dir.empty())
     throw Error("--output-dir is empty: give a folder, or a path ending in .npz");
+  RunInputs in = load_run_inputs(o);
+  const CompileOptions& options = in.options;
+  const std::vector<Array>& inputs = in.inputs;
+  const IoNames& io = in.io;
   bool npz_out = o.output_dir.size() > 4 && o.output_dir.ends_with(".npz");
   if (!o.output_dir.empty() && !npz_out) prepare_output_dir(o.output_dir);
-  text = refine_for_inputs(text, inputs, o.program, o.platform, options);
+  PreparedProgram program = prepare_for_inputs(in, o.program);
+  int partitions = program.num_partitions;
 
   std::vector<ClientOption> client_options = execution_options(o.execution, o.platform);
   if (o.platform == "cpu" && partitions > 4)  // the CPU plugin makes 4 devices unless told
@@ -250,25 +252,7 @@ int run_program(const RunOptions& o) {
   if (o.platform == "cpu") register_jax_cpu_kernels(client);  // JAX's lapack_*_ffi targets
   for (const std::string& lib : o.custom_call_libraries)
     register_kernel_library(client.plugin(), lib);
-  LoadedExecutable exe;
-  try {
-    exe =
-        CompileCache().compile(client, text, options);  // the persistent cache (HHLO_COMPILE_CACHE)
-  } catch (const PjrtError& e) {
-    std::string message = name_program_in(e.what(), o.program);
-    if (e.code() == 5) {  // NOT_FOUND: an unregistered custom-call target; name all of them
-      std::vector<std::string> missing = unregistered_targets(client, text);
-      if (missing.size() > 1)
-        message += fmt::format(
-            "\n{} custom-call targets of the program are not registered with "
-            "the plugin: {}",
-            missing.size(), fmt::join(missing, ", "));
-    }
-    throw Error(fmt::format("cannot compile '{}': {}", o.program, message));
-  } catch (const Error& e) {  // our parser, entry selection, the platform index (Client::compile)
-    throw Error(
-        fmt::format("cannot compile '{}': {}", o.program, name_program_in(e.what(), o.program)));
-  }
+  LoadedExecutable exe = compile_for_run(client, program, options, o.program);
   check_inputs(exe, inputs, o.inputs, o.entry);
   if (exe.input_layouts()) return run_sharded(o, client, exe, inputs, deadline);
   std::vector<Buffer> buffers;
@@ -280,7 +264,7 @@ int run_program(const RunOptions& o) {
   std::vector<Array> host;
   for (const Buffer& b : outputs) host.push_back(b.to_host());
   deadline.disarm();  // the results are computed: writing them is never cut short
-  emit_outputs(o, host, output_names(text, options.entry, host.size()), io);
+  emit_outputs(o, host, output_names(program.module, host.size()), io);
 
   if (o.repeat > 0) {
     std::vector<double> us;

@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "hhlo/core/file_io.h"
-#include "hhlo/ir/parser.h"
+#include "hhlo/ir/entry.h"
 
 namespace hhlo::cli {
 
@@ -32,6 +32,20 @@ void add_execution_option(CLI::App& sub, std::string& mode) {
                  "async (default: XLA's thread pool runs each execution) or sync (the calling "
                  "thread runs it: less latency for small programs; CPU only)")
       ->check(CLI::IsMember({"async", "sync"}));
+}
+
+void add_timeout_option(CLI::App& sub, double& seconds) {
+  sub.add_option("--timeout", seconds,
+                 "Seconds allowed for compiling and executing; past them the run stops with a "
+                 "message and exit status 124 (PJRT cannot cancel an execution)")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            char* end = nullptr;
+            double s = std::strtod(v.c_str(), &end);
+            return end && *end == '\0' && s > 0 ? std::string()
+                                                : "--timeout takes a positive number of seconds";
+          },
+          "SECONDS"));
 }
 
 void add_run_options(CLI::App& sub, RunOptions& o) {
@@ -57,17 +71,7 @@ void add_run_options(CLI::App& sub, RunOptions& o) {
   sub.add_option("--platform", o.platform, "Platform whose plugin to load")
       ->check(CLI::IsMember({"cpu", "cuda"}));
   add_execution_option(sub, o.execution);
-  sub.add_option("--timeout", o.timeout,
-                 "Seconds allowed for compiling and executing; past them the run stops with a "
-                 "message and exit status 124 (PJRT cannot cancel an execution)")
-      ->check(CLI::Validator(
-          [](std::string& v) {
-            char* end = nullptr;
-            double s = std::strtod(v.c_str(), &end);
-            return end && *end == '\0' && s > 0 ? std::string()
-                                                : "--timeout takes a positive number of seconds";
-          },
-          "SECONDS"));
+  add_timeout_option(sub, o.timeout);
   sub.add_option("--repeat", o.repeat, "Run N more times and print per-call latency min/median")
       ->check(CLI::Range(1, 1000000));
   sub.add_option("--xla-option", o.xla_options,
@@ -112,12 +116,14 @@ std::string name_program_in(std::string message, const std::string& program) {
   return message;
 }
 
-std::string read_program(const std::string& path) {
-  std::string text = read_regular_file(path, "program");
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw IoError(
-        fmt::format("program '{}' is empty; expected StableHLO MLIR text or bytecode", path));
-  return text;
+Program read_program(const std::string& path) {
+  try {
+    return read_program_file(path);
+  } catch (const IoError&) {
+    throw;
+  } catch (const Error& e) {  // our reader's or the verifier's message, naming the file
+    throw Error(fmt::format("cannot compile '{}': {}", path, e.what()));
+  }
 }
 
 std::vector<std::string> split_list(const std::string& list) {
@@ -128,45 +134,18 @@ std::vector<std::string> split_list(const std::string& list) {
   return out;
 }
 
-int num_partitions_of(const Module& module) {
-  for (const NamedAttr& a : module.attrs())
-    if (a.name == "mhlo.num_partitions")
-      if (const IntAttr* n = a.value.get_if<IntAttr>())
-        return static_cast<int>(std::clamp<int64_t>(n->value, 1, 1 << 20));
-  return 1;
-}
-
 RunInputs load_run_inputs(const RunOptions& o) {
-  RunInputs in;
-  in.text = read_program(o.program);
+  RunInputs in{.program = read_program(o.program)};
   in.options = compile_options(o.xla_options);
-  in.options.entry = o.entry;
-  in.options.export_platforms = split_list(o.export_platforms);
-  int partitions = 1;
-  // Shardy (sdy.mesh, #sdy.sharding: what JAX emits today) or GSPMD (mhlo.sharding strings):
-  // the module's meshes say which, read from the parse; a body we cannot read is searched.
-  bool shardy = false;
-  {
-    try {
-      Module m = parse_module(in.text, {.source_name = o.program, .verify = false});
-      partitions = num_partitions_of(m);
-      shardy = !m.meshes().empty();
-      in.io = io_names(m);
-    } catch (const std::exception&) {
-      try {  // a body we cannot read: its header still says how many partitions
-        partitions = num_partitions_of(parse_module(
-            in.text, {.source_name = o.program, .verify = false, .header_only = true}));
-        shardy = in.text.find("sdy.mesh") != std::string::npos;
-      } catch (const std::exception&) {
-      }
-    }
-  }
-  if (partitions > 1) {
-    in.options.num_partitions = partitions;
-    in.options.use_spmd_partitioning = true;
-    in.options.use_shardy_partitioner = shardy;
-  }
+  in.prepare = {.entry = o.entry,
+                .export_platforms = split_list(o.export_platforms),
+                .platform = o.platform};
+  // The names of the entry's arguments, read from the entry as the program stage will select it.
+  in.io = io_names(in.program.module, o.entry);
   in.inputs = read_inputs(o.inputs, in.io);
+  std::vector<TensorType> types;
+  for (const Array& a : in.inputs) types.push_back(a.type());
+  in.prepare.arg_types = std::move(types);
   return in;
 }
 

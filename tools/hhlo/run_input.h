@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "hhlo/core/array.h"
-#include "hhlo/ir/module.h"
+#include "hhlo/program/program.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/compile_options.h"
 #include "run_npz.h"
@@ -47,6 +47,10 @@ std::vector<ClientOption> execution_options(const std::string& mode, const std::
 /// Adds the `--execution` option to `sub`, storing into `mode`.
 void add_execution_option(CLI::App& sub, std::string& mode);
 
+/// Adds the `--timeout SECONDS` option (a positive number; deadline.h) to `sub`, storing into
+/// `seconds`.
+void add_timeout_option(CLI::App& sub, double& seconds);
+
 /// Adds the options of `hhlo run` to `sub`, storing into `o` (which must outlive the parse).
 void add_run_options(CLI::App& sub, RunOptions& o);
 
@@ -55,9 +59,11 @@ void add_run_options(CLI::App& sub, RunOptions& o);
 /// naming an option that is not NAME=VALUE.
 CompileOptions compile_options(const std::vector<std::string>& xla_options);
 
-/// The bytes of the program file `path`. Throws hhlo::IoError when it is missing, a directory,
-/// unreadable or blank.
-std::string read_program(const std::string& path);
+/// The program file `path` read once (read_program_file, verified). Throws hhlo::IoError when it
+/// is missing, not a regular file, unreadable or blank, and hhlo::Error "cannot compile 'PATH':
+/// ..." with our reader's message (the line and column in PATH, or the byte offset and section of
+/// bytecode) for a program it refuses.
+Program read_program(const std::string& path);
 
 /// `message` (a compile error) with the plugin's name for the program text, "-" at the start of
 /// a diagnostic position ("-:2:25: error: ..."), replaced by `program` (the file's path), so the
@@ -67,30 +73,24 @@ std::string name_program_in(std::string message, const std::string& program);
 /// Splits "cpu,cuda" at commas (empty items dropped).
 std::vector<std::string> split_list(const std::string& list);
 
-/// The integer module attribute `mhlo.num_partitions` of `module` (JAX writes it for a program
-/// lowered with shardings over N devices); 1 when absent, not an integer, or below 1.
-int num_partitions_of(const Module& module);
-
 /// What `hhlo run` has read before it loads a plugin.
 struct RunInputs {
-  /// The program text (or bytecode) to compile.
-  std::string text;
-  /// The compile options: --xla-option values, --entry, --export-platforms, and SPMD
-  /// partitioning for a program with `mhlo.num_partitions` > 1 (Shardy when it is written in
-  /// that dialect).
+  /// The program, read once (text or bytecode).
+  Program program;
+  /// The compile options: --xla-option values (entry and platforms are in `prepare`).
   CompileOptions options;
+  /// How the program stage prepares it: --entry, --export-platforms, --platform and the input
+  /// types (arg_types) to refine a shape-polymorphic entry to.
+  PrepareOptions prepare;
   /// The --input arrays, in order.
   std::vector<Array> inputs;
-  /// The argument and result names of @main (io_names), for .npz members.
+  /// The argument and result names of the entry (io_names), for .npz members.
   IoNames io;
 };
 
-/// Reads the program (read_program), the compile options and the inputs (read_inputs: .npy
-/// files, or one .npz by argument name) of `o`. The text is parsed once (unverified) for both
-/// the argument names and `mhlo.num_partitions`; when our parser cannot read the module body
-/// (today: a Shardy module's `sdy.mesh` ops), only its header is parsed, for the partition count.
-/// MLIR bytecode is read the same way (parse_module). Throws hhlo::Error / hhlo::IoError as those
-/// do; loads no plugin.
+/// Reads the program once (read_program), the compile options and the inputs (read_inputs: .npy
+/// files, or one .npz by argument name) of `o`. Throws hhlo::Error / hhlo::IoError as those do;
+/// loads no plugin.
 RunInputs load_run_inputs(const RunOptions& o);
 
 }  // namespace hhlo::cli

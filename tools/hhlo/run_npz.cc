@@ -7,57 +7,14 @@
 #include <set>
 
 #include "hhlo/core/error.h"
-#include "hhlo/ir/parser.h"
 #include "hhlo/nn/checkpoint.h"
 
 namespace hhlo::cli {
-namespace {
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// `attr` of each item where a unique non-empty string, else `prefix<i>`.
-template <typename Get>
-std::vector<std::string> names_of(std::size_t n, const char* prefix, Get attr) {
-  std::vector<std::string> out;
-  std::set<std::string> seen;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Attribute* a = attr(i);
-    const StringAttr* s = a ? a->get_if<StringAttr>() : nullptr;
-    out.push_back(s && !s->value.empty() ? s->value : "");
-  }
-  for (const std::string& s : out)
-    if (!s.empty()) seen.insert(s);
-  std::size_t named = 0;
-  for (const std::string& s : out) named += !s.empty();
-  bool unique = seen.size() == named;
-  for (std::size_t i = 0; i < n; ++i)
-    if (out[i].empty() || !unique) out[i] = fmt::format("{}{}", prefix, i);
-  return out;
-}
-
-}  // namespace
-
-IoNames io_names(const Module& m) {
-  IoNames names;
-  try {
-    FuncSignature s = signature(entry_function(m, "main"));
-    names.args = names_of(s.arg_types.size(), "arg",
-                          [&](std::size_t i) { return s.arg_attr(i, "jax.arg_info"); });
-    names.results = names_of(s.result_types.size(), "out",
-                             [&](std::size_t i) { return s.result_attr(i, "jax.result_info"); });
-  } catch (const std::exception&) {
-    return {};
-  }
-  return names;
-}
 
 std::vector<Array> read_inputs(const std::vector<std::string>& paths, const IoNames& names) {
   std::vector<Array> inputs;
   bool any_npz = false;
-  for (const std::string& p : paths) any_npz |= ends_with(p, ".npz");
+  for (const std::string& p : paths) any_npz |= p.ends_with(".npz");
   if (!any_npz) {
     for (const std::string& p : paths) inputs.push_back(read_npy(p));
     return inputs;

@@ -6,21 +6,14 @@
 #include <vector>
 
 #include "hhlo/core/array.h"
-#include "hhlo/ir/module.h"
+#include "hhlo/program/program.h"
 
 namespace hhlo::cli {
 
-/// The names of @main's arguments and results in a parsed module: the `jax.arg_info` /
-/// `jax.result_info` string attribute where present, non-empty and unique, else the positional
-/// `arg<i>` / `out<i>`. Empty lists when the module has no @main (and, by the caller, for texts
-/// that do not parse: bytecode, or a program left to the plugin's diagnostics). Never throws.
-struct IoNames {
-  std::vector<std::string> args, results;
-};
-IoNames io_names(const Module& module);
+using hhlo::IoNames;
 
 /// The inputs of `hhlo run -i ...`: each `.npy` file is the next argument; a `.npz` archive gives
-/// every argument by name (member `<name>.npy`, `name` from io_names, or `arg<i>` for any
+/// every argument by name (member `<name>.npy`, `name` from io_names (hhlo/program/program.h), or `arg<i>` for any
 /// argument), and must then be the only input. Throws hhlo::IoError for unreadable files and
 /// hhlo::Error naming the missing and unused members when the archive does not match.
 std::vector<Array> read_inputs(const std::vector<std::string>& paths, const IoNames& names);

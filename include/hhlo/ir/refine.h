@@ -71,29 +71,6 @@ bool has_dynamic_shapes(const Func& f);
 void refine_shapes(Module& module, std::span<const TensorType> arg_types,
                    const RefineOptions& options = {});
 
-/// Shape refinement of a program text, as the runtime's callers (`hhlo run`, `Session::run`) do it
-/// before compiling: when `text` parses and its entry (`entry` resolved as resolve_entry does;
-/// empty means the default) has dynamic dimensions, the entry is made `@main` (select_entry),
-/// refined to `arg_types` (refine_shapes) and the module printed back (to_mlir); the caller then
-/// compiles that text with no entry option. std::nullopt when there is nothing to refine, for a
-/// reason that does not depend on `arg_types`: a text without a
-/// `?`, a text that does not parse (the plugin's diagnostics say what is wrong with it), no such
-/// entry (Client::compile names the public functions) or a static entry.
-/// A multi-platform `jax.export` (its entry starts with `_platform_index`, has_platform_index)
-/// has the index bound first, as JAX binds it before refining: to `platform_index` (the client's
-/// position in the export's platforms, platform_index_for) when given, else to 0 when the code
-/// does not read it; only that platform's code is then refined, and `arg_types` leaves the index
-/// out. The refined text has no `_platform_index` argument.
-/// Throws hhlo::Error when `arg_types` has another count than the entry's arguments (naming the
-/// entry, `source_name`, both counts and the entry's types), when the code reads the platform
-/// index and none is given, ShapeAssertionError with JAX's message for a failed shape
-/// assertion, and otherwise as refine_shapes.
-std::optional<std::string> refine_program_text(std::string_view text,
-                                               std::span<const TensorType> arg_types,
-                                               std::string_view entry = {},
-                                               std::string_view source_name = "program",
-                                               std::optional<int64_t> platform_index = {});
-
 /// The position of `platform` ("cpu", "cuda") in a multi-platform export's platforms (JAX's
 /// `Exported.platforms`), or nullopt when `platforms` is empty. Throws hhlo::Error naming both
 /// when `platform` is not in a non-empty list.

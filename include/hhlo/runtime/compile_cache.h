@@ -13,6 +13,8 @@
 
 namespace hhlo {
 
+class Module;
+
 /// Where and whether the compile cache keeps its entries.
 struct CompileCacheOptions {
   /// Folder of the entries (created on first write); "" = default_compile_cache_dir().
@@ -63,15 +65,17 @@ class CompileCache {
   /// True when entries are read and written.
   bool enabled() const { return enabled_; }
 
-  /// The 64-hex-digit key of compiling `program` (MLIR text or bytecode) with `options` on
-  /// `client`. Throws hhlo::Error for inconsistent options (serialize_compile_options).
+  /// The 64-hex-digit key of compiling the program text `program` (what Client::compile prints
+  /// for a Module, to_mlir) with `options` on `client`. Throws hhlo::Error for inconsistent
+  /// options (serialize_compile_options).
   std::string key(const Client& client, std::string_view program,
                   const CompileOptions& options) const;
 
-  /// The executable for `program`: loaded from its entry when one is present and sound, else
-  /// compiled (Client::compile) and stored. `outcome` (if not null) says which. Throws what
-  /// Client::compile throws; cache faults never throw.
-  LoadedExecutable compile(const Client& client, std::string_view program,
+  /// The executable for `module` (its `@main` as it is, Client::compile): printed once (to_mlir),
+  /// loaded from the entry of its key when one is present and sound, else compiled and stored.
+  /// `outcome` (if not null) says which. Throws what Client::compile throws; cache faults never
+  /// throw.
+  LoadedExecutable compile(const Client& client, const Module& module,
                            const CompileOptions& options = {}, CacheOutcome* outcome = nullptr);
 
   /// The checked payload (serialized executable) of entry `key`, or nullopt when absent, short,

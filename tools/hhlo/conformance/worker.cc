@@ -13,6 +13,7 @@
 #include "conformance/rewrite.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
+#include "hhlo/program/compile.h"
 
 namespace hhlo::conformance {
 namespace {
@@ -110,7 +111,7 @@ FileResult run_file(const Client& client, const std::string& path, CheckMode mod
 
   LoadedExecutable exe;
   try {
-    exe = client.compile(program);
+    exe = compile(client, program);
   } catch (const PjrtError& e) {
     return done(plugin_limitation(e) ? Status::unsupported : Status::failed,
                 std::string("compile: ") + e.what());
