@@ -28,6 +28,7 @@ pkgs=(cmake ninja-build g++ make unzip ccache python3 python3-venv zlib1g-dev
       libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev nlohmann-json3-dev libcli11-dev
       libopenblas-dev  # LAPACK + BLAS for kernels/lapack (docs/facts.md, "JAX's CPU linear algebra")
       libssl-dev pkg-config binutils  # sha256 of the compile cache; the install test
+      flatbuffers-compiler libflatbuffers-dev  # the jax.export artifact reader (src/program)
       clang-format-14)  # make format / format-check
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
@@ -39,8 +40,9 @@ if ((${#missing[@]})); then
 fi
 
 # ---- 2. Python venv -------------------------------------------------------------------------
+# flatbuffers: jax.export's Exported.serialize() (tests/program/gen_exported.py).
 venv="$root/.venv"
-reqs="numpy==2.4.6 ml_dtypes==0.5.4 jax==0.10.2 jaxlib==0.10.2"
+reqs="numpy==2.4.6 ml_dtypes==0.5.4 jax==0.10.2 jaxlib==0.10.2 flatbuffers==25.12.19"
 if [ ! -f "$venv/.hhlo-reqs" ] || [ "$(cat "$venv/.hhlo-reqs")" != "$reqs" ]; then
   log "creating Python venv in .venv ($reqs)"
   python3 -m venv "$venv"

@@ -37,6 +37,8 @@ int shape_rules(const uint8_t* data, size_t size);
 /// argument tokens, then "\0\0" and the program file's bytes, then for each further "\0\0" the
 /// bytes of one input file; the tokens PROGRAM and INPUT<k> name those files.
 int cli(const uint8_t* data, size_t size);
+/// The jax.export artifact reader (hhlo/program/exported.h read_exported, is_exported_artifact).
+int exported(const uint8_t* data, size_t size);
 
 /// One named entry point.
 struct Target {
@@ -44,9 +46,9 @@ struct Target {
   int (*run)(const uint8_t*, size_t);
 };
 /// All entry points, in a fixed order.
-inline constexpr Target kTargets[] = {{"npy", npy},       {"npz", npz},
-                                      {"parser", parser}, {"shape_rules", shape_rules},
-                                      {"cli", cli},       {"bytecode", bytecode}};
+inline constexpr Target kTargets[] = {
+    {"npy", npy}, {"npz", npz},           {"parser", parser},    {"shape_rules", shape_rules},
+    {"cli", cli}, {"bytecode", bytecode}, {"exported", exported}};
 
 /// Reports a violated property (`what`) and aborts. When an input was set with
 /// set_failure_input, it is first written to `fuzz-failure-<target>` in the working folder (the

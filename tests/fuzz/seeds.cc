@@ -178,6 +178,8 @@ std::vector<Seed> seeds(std::string_view target, size_t limit) {
     add_files(out, generated / "bytecode/jax", {".mlirbc"}, false);
     add_files(out, generated, {".mlirbc"}, false);
     add_files(out, generated / "bytecode/corpus", {".mlirbc"}, false, limit);
+  } else if (target == "exported") {
+    add_files(out, generated / "exported", {".jax"}, false);
   } else if (target == "shape_rules") {
     out = shape_rule_seeds();
   } else if (target == "cli") {

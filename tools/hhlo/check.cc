@@ -1,7 +1,9 @@
 // `hhlo check PROGRAM.mlir [--entry NAME]`: parses and verifies a StableHLO program (text or MLIR
 // bytecode) with our parser and shape rules (no plugin), and reports the entry's types, the
-// functions and an op histogram; errors carry the file's line and column. Exit status 0 when the
-// program is well formed, 1 otherwise.
+// functions and an op histogram; errors carry the file's line and column. A serialized jax.export
+// artifact (`Exported.serialize()`, a `.jax` file) has its signature printed first (names,
+// avals with symbolic dimensions, platforms, shardings; check_exported.cc), then its module's
+// report. Exit status 0 when the program is well formed, 1 otherwise.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,10 +14,12 @@
 #include <sstream>
 #include <string>
 
+#include "check_exported.h"
 #include "commands.h"
 #include "hhlo/core/file_io.h"
 #include "hhlo/ir/entry.h"
 #include "hhlo/ir/parser.h"
+#include "hhlo/program/exported.h"
 #include "hhlo/program/program.h"
 
 namespace hhlo::cli {
@@ -47,7 +51,17 @@ int check_program(const CheckOptions& o) {
   std::string text = read_regular_file(o.program, "program");
   Module m;
   try {
-    m = read_program(text, {.source_name = o.program, .verify = true}).module;
+    // A damaged .jax file gets the artifact reader's error; MLIR bytecode is read as such.
+    bool artifact =
+        is_exported_artifact(text) ||
+        (std::filesystem::path(o.program).extension() == ".jax" && !is_mlir_bytecode(text));
+    if (artifact) {
+      Exported x = read_exported(text, {.source_name = o.program, .verify = true});
+      print_exported_signature(x, o.program);
+      m = std::move(x.module);
+    } else {
+      m = read_program(text, {.source_name = o.program, .verify = true}).module;
+    }
   } catch (const Error& e) {
     // ParseError and the verifier's errors start with "FILE:LINE:COLUMN: ".
     std::string what = e.what();
@@ -92,11 +106,14 @@ int check_program(const CheckOptions& o) {
 const bool registered = register_command({
     .name = "check",
     .description =
-        "Parse and verify a StableHLO program, text or MLIR bytecode (no plugin): entry types, op "
-        "histogram, errors with line numbers; exit status 0 or 1",
+        "Parse and verify a StableHLO program, text, MLIR bytecode or a jax.export artifact (no "
+        "plugin): signature, entry types, op histogram, errors with line numbers; exit status 0 "
+        "or 1",
     .setup = [](CLI::App& sub) -> Action {
       auto o = std::make_shared<CheckOptions>();
-      sub.add_option("program", o->program, "StableHLO program (.mlir text or .mlirbc bytecode)")
+      sub.add_option(
+             "program", o->program,
+             "StableHLO program (.mlir text, .mlirbc bytecode, or .jax: jax.export's serialize())")
           ->required();
       sub.add_option("--entry", o->entry,
                      "Public function to report (default: @main, or the only public function)");

@@ -1,0 +1,290 @@
+// The jax.export artifact reader (hhlo/program/exported.h): flatbuffers' verifier first, then the
+// Exported table field by field as JAX's serialization.py `_deserialize_exported` reads it.
+#include "hhlo/program/exported.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "exported_internal.h"
+#include "hhlo/ir/bytecode.h"
+
+namespace hhlo {
+
+using namespace program_detail;
+
+bool ExportedAval::is_static() const {
+  return std::all_of(shape.begin(), shape.end(), [](const std::string& d) {
+    return !d.empty() &&
+           std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+  });
+}
+
+Dims ExportedAval::dims() const {
+  Dims out;
+  for (const auto& d : shape) {
+    bool digits = !d.empty() && d.size() <= 18 &&
+                  std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+    out.push_back(digits ? std::stoll(d) : kDynamic);
+  }
+  return out;
+}
+
+TensorType ExportedAval::type() const {
+  if (!dtype)
+    throw Error(
+        fmt::format("jax.export aval {}: element type '{}' has no hhlo DType (supported: "
+                    "bool, integers, f16, bf16, f32, f64, c64, c128, float0)",
+                    to_string(), dtype_name));
+  return {*dtype, dims()};
+}
+
+std::string ExportedAval::to_string() const {
+  return fmt::format("{}[{}]", dtype_name, fmt::join(shape, ","));
+}
+
+size_t ExportedTree::num_leaves() const {
+  if (kind == Kind::leaf) return 1;
+  size_t n = 0;
+  for (const auto& c : children) n += c.num_leaves();
+  return n;
+}
+
+namespace {
+
+// Nesting (pytrees, VJPs of VJPs) flatbuffers' verifier accepts; the reader recurses as deep.
+constexpr unsigned kMaxDepth = 256;
+
+bool starts_with_bytecode_magic(std::span<const uint8_t> b) {
+  return b.size() >= 4 && std::memcmp(b.data(), "ML\xefR", 4) == 0;
+}
+
+bool verified(std::span<const uint8_t> b) {
+  if (b.size() < 8 || b.size() >= FLATBUFFERS_MAX_BUFFER_SIZE) return false;
+  flatbuffers::Verifier v(b.data(), b.size(), kMaxDepth);
+  return wire::VerifyExportedBuffer(v);
+}
+
+/// The flatbuffer's bytes at an 8-byte aligned address (the tables' scalars are read in place).
+struct Aligned {
+  explicit Aligned(std::span<const uint8_t> b) : bytes(b) {
+    if (reinterpret_cast<uintptr_t>(b.data()) % 8 != 0) {
+      copy.resize((b.size() + 7) / 8);
+      if (!b.empty()) std::memcpy(copy.data(), b.data(), b.size());
+      bytes = {reinterpret_cast<const uint8_t*>(copy.data()), b.size()};
+    }
+  }
+  std::span<const uint8_t> bytes;
+  std::vector<uint64_t> copy;
+};
+
+std::string describe_non_artifact(std::span<const uint8_t> b) {
+  if (b.empty()) return "an empty input";
+  if (starts_with_bytecode_magic(b)) return "MLIR bytecode (read it with read_bytecode)";
+  std::string_view head(reinterpret_cast<const char*>(b.data()), std::min<size_t>(b.size(), 64));
+  for (std::string_view text : {"module", "func.func", "#loc", "//", "\"builtin.module\""})
+    if (head.find(text) != std::string_view::npos) return "MLIR text (parse it with parse_module)";
+  return fmt::format(
+      "{} bytes that fail flatbuffers' verification of JAX's Exported table "
+      "(truncated or corrupted)",
+      b.size());
+}
+
+template <class T>
+std::vector<int64_t> to_int64(const flatbuffers::Vector<T>* v) {
+  std::vector<int64_t> out;
+  if (v)
+    for (auto x : *v) out.push_back(static_cast<int64_t>(x));
+  return out;
+}
+
+std::string effect_name(const wire::Effect* e) { return str(e->type_name()); }
+
+Exported read_table(const wire::Exported* e, const ExportedOptions& o, unsigned depth) {
+  const std::string& src = o.source_name;
+  if (depth > kMaxDepth) fail(src, "VJP exports nested at most 256 deep", "deeper nesting");
+  Exported x;
+  x.serialization_version = e->serialization_version();
+  if (x.serialization_version < kExportedVersionMin ||
+      x.serialization_version > kExportedVersionMax)
+    throw Error(fmt::format(
+        "{}: jax.export serialization version {} is not one hhlo reads: hhlo reads versions {} to "
+        "{} (JAX 0.4.30 to 0.10 write 3); re-export with a JAX that writes one of those, or update "
+        "hhlo",
+        src, x.serialization_version, kExportedVersionMin, kExportedVersionMax));
+  x.function_name = str(e->function_name());
+  x.jax_version = str(e->jax_version());
+  if (e->platforms())
+    for (const auto* p : *e->platforms()) x.platforms.push_back(str(p));
+  if (x.platforms.empty()) fail(src, "at least one lowering platform", "none");
+
+  // Avals: by index into unique_avals (version 10), else inline.
+  std::vector<ExportedAval> unique;
+  if (e->unique_avals())
+    for (const auto* a : *e->unique_avals()) unique.push_back(read_aval(a, src));
+  auto avals = [&](const flatbuffers::Vector<uint32_t>* idxs,
+                   const flatbuffers::Vector<flatbuffers::Offset<wire::Aval>>* inline_avals,
+                   const char* what) {
+    std::vector<ExportedAval> out;
+    if (idxs && idxs->size() > 0) {
+      for (uint32_t i : *idxs) {
+        if (i >= unique.size())
+          fail(src, fmt::format("{} indices below {} (unique_avals)", what, unique.size()),
+               fmt::format("index {}", i));
+        out.push_back(unique[i]);
+      }
+    } else if (inline_avals) {
+      for (const auto* a : *inline_avals) out.push_back(read_aval(a, src));
+    }
+    return out;
+  };
+  x.in_avals = avals(e->in_avals_idxs(), e->in_avals(), "in_avals_idxs");
+  x.out_avals = avals(e->out_avals_idxs(), e->out_avals(), "out_avals_idxs");
+
+  x.in_tree = read_tree(e->in_tree(), src);
+  x.out_tree = read_tree(e->out_tree(), src);
+  if (x.in_tree.num_leaves() != x.in_avals.size())
+    fail(src, fmt::format("an input pytree of {} leaves (one per in_aval)", x.in_avals.size()),
+         fmt::format("{} leaves", x.in_tree.num_leaves()));
+  if (x.out_tree.num_leaves() != x.out_avals.size())
+    fail(src, fmt::format("an output pytree of {} leaves (one per out_aval)", x.out_avals.size()),
+         fmt::format("{} leaves", x.out_tree.num_leaves()));
+  x.in_names = input_names(x.in_tree);
+  x.out_names = output_names(x.out_tree);
+
+  // Shardings: 1-based indices into unique_named_shardings (version 10), else the Sharding
+  // tables (a NamedSharding from version 6, an HloSharding proto before version 9).
+  std::vector<WireMesh> meshes;
+  if (e->unique_abstract_meshes())
+    for (const auto* m : *e->unique_abstract_meshes()) meshes.push_back(read_mesh(m, src));
+  auto mesh_of = [&](const wire::NamedSharding* s) {
+    if (!meshes.empty()) {
+      if (s->abstract_mesh_idx() >= meshes.size())
+        fail(src, fmt::format("an abstract_mesh_idx below {}", meshes.size()),
+             fmt::format("index {}", s->abstract_mesh_idx()));
+      return meshes[s->abstract_mesh_idx()];
+    }
+    return read_mesh(s->mesh(), src);
+  };
+  auto named = [&](const wire::NamedSharding* s, const ExportedAval& aval) {
+    return read_named_sharding(s, mesh_of(s), aval.shape.size(), src);
+  };
+  auto shardings = [&](const flatbuffers::Vector<uint32_t>* idxs,
+                       const flatbuffers::Vector<flatbuffers::Offset<wire::Sharding>>* tables,
+                       const std::vector<ExportedAval>& for_avals, const char* what) {
+    std::vector<std::optional<ExportedSharding>> out;
+    size_t n = idxs && idxs->size() > 0 ? idxs->size() : tables ? tables->size() : 0;
+    if (n == 0) return out;
+    if (n != for_avals.size())
+      fail(src, fmt::format("{} shardings, one per aval", for_avals.size()),
+           fmt::format("{} {}", n, what));
+    const auto* uniq = e->unique_named_shardings();
+    for (size_t i = 0; i < n; ++i) {
+      if (idxs && idxs->size() > 0) {
+        uint32_t k = idxs->Get(i);
+        if (k == 0) {
+          out.emplace_back();
+          continue;
+        }
+        size_t have = uniq ? uniq->size() : 0;
+        if (k > have)
+          fail(src, fmt::format("{} indices of at most {} (unique_named_shardings)", what, have),
+               fmt::format("index {}", k));
+        out.emplace_back(named(uniq->Get(k - 1), for_avals[i]));
+      } else {
+        const wire::Sharding* s = tables->Get(i);
+        if (s->named_sharding()) {
+          out.emplace_back(named(s->named_sharding(), for_avals[i]));
+        } else if (const auto* proto = s->hlo_sharding_proto()) {
+          ExportedSharding h;
+          h.hlo = decode_op_sharding(
+              {reinterpret_cast<const uint8_t*>(proto->data()), proto->size()}, src);
+          out.emplace_back(std::move(h));
+        } else {
+          out.emplace_back();
+        }
+      }
+    }
+    return out;
+  };
+  x.in_shardings = shardings(e->in_shardings_idxs(), e->in_shardings(), x.in_avals, "in_shardings");
+  x.out_shardings =
+      shardings(e->out_shardings_idxs(), e->out_shardings(), x.out_avals, "out_shardings");
+
+  x.nr_devices = e->nr_devices() ? int64_t{e->nr_devices()} : int64_t{e->nr_devices_short()};
+  if (x.nr_devices < 1) fail(src, "nr_devices >= 1", fmt::format("{}", x.nr_devices));
+  x.calling_convention_version = e->calling_convention_version();
+  if (e->ordered_effects())
+    for (const auto* f : *e->ordered_effects()) x.ordered_effects.push_back(effect_name(f));
+  if (e->unordered_effects())
+    for (const auto* f : *e->unordered_effects()) x.unordered_effects.push_back(effect_name(f));
+  if (e->disabled_checks())
+    for (const auto* c : *e->disabled_checks()) {
+      switch (c->kind()) {
+        case wire::DisabledCheckKind::platform:
+          x.disabled_checks.push_back("platform");
+          break;
+        case wire::DisabledCheckKind::custom_call:
+          x.disabled_checks.push_back("custom_call:" + str(c->custom_call_target()));
+          break;
+        case wire::DisabledCheckKind::shape_assertions:
+          x.disabled_checks.push_back("shape_assertions");
+          break;
+        default:
+          fail(src, "a disabled safety check kind 0 to 2",
+               fmt::format("kind {}", static_cast<int>(c->kind())));
+      }
+    }
+  x.module_kept_var_idx = to_int64(e->module_kept_var_idx());
+  for (int64_t k : x.module_kept_var_idx)
+    if (k >= static_cast<int64_t>(x.in_avals.size()))
+      fail(src, fmt::format("module_kept_var_idx entries below {} (the inputs)", x.in_avals.size()),
+           fmt::format("{}", k));
+  x.uses_global_constants = e->uses_global_constants();
+
+  const auto* bc = e->mlir_module_serialized();
+  if (!bc || bc->size() == 0) fail(src, "mlir_module_serialized (the module's bytecode)", "none");
+  x.mlir_bytecode.assign(reinterpret_cast<const char*>(bc->data()), bc->size());
+  x.module = read_bytecode(x.mlir_bytecode,
+                           {.source_name = src + " (mlir_module_serialized)", .verify = o.verify});
+  if (const auto* vjp = e->vjp()) {
+    ExportedOptions vo = o;
+    vo.source_name = src + " (vjp)";
+    x.vjp = std::make_unique<Exported>(read_table(vjp, vo, depth + 1));
+  }
+  return x;
+}
+
+}  // namespace
+
+bool is_exported_artifact(std::span<const uint8_t> bytes) {
+  if (starts_with_bytecode_magic(bytes)) return false;
+  Aligned a(bytes);
+  if (!verified(a.bytes)) return false;
+  const auto* bc = wire::GetExported(a.bytes.data())->mlir_module_serialized();
+  return bc &&
+         starts_with_bytecode_magic({reinterpret_cast<const uint8_t*>(bc->data()), bc->size()});
+}
+
+bool is_exported_artifact(std::string_view bytes) {
+  return is_exported_artifact(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+}
+
+Exported read_exported(std::span<const uint8_t> bytes, const ExportedOptions& options) {
+  const std::string expected = "a serialized jax.export artifact (Exported.serialize())";
+  if (starts_with_bytecode_magic(bytes))
+    fail(options.source_name, expected, describe_non_artifact(bytes));
+  Aligned a(bytes);
+  if (!verified(a.bytes)) fail(options.source_name, expected, describe_non_artifact(bytes));
+  return read_table(wire::GetExported(a.bytes.data()), options, 0);
+}
+
+Exported read_exported(std::string_view bytes, const ExportedOptions& options) {
+  return read_exported(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
+      options);
+}
+
+}  // namespace hhlo

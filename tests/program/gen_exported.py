@@ -1,0 +1,258 @@
+"""Writes serialized jax.export artifacts for tests/program (the test build runs it into
+build/tests/generated/exported; nothing generated is committed). For each case NAME:
+  - NAME.jax: Exported.serialize() (JAX's flatbuffer; vjp_order=1 for the vjp case);
+  - NAME.mlirbc: the artifact's inner VHLO bytecode (Exported.mlir_module_serialized);
+  - NAME.in<i>.npy / NAME.out<j>.npy: flat inputs and the outputs JAX computes from the
+    deserialized artifact (exp.call), so they are what the artifact itself computes;
+  - manifest.json: JAX's own view of each artifact (export.deserialize): input and output names
+    as JAX's signature-less argument names ("args[0]['w']", "kwargs['scale']", "result[1]"),
+    shapes as JAX prints symbolic dimensions, dtype names of serialization.fbs, platforms,
+    nr_devices, the HloSharding text of each input and output (None: unspecified), effects,
+    calling convention version, module_kept_var_idx, whether a VJP is present.
+Plus future_version.jax: the pytree artifact with its serialization_version field set to 99, and
+legacy_hlo_sharding.jax: the sharded case written as JAX wrote shardings before named shardings
+(Sharding.hlo_sharding_proto, no *_idxs or unique_* vectors, nr_devices_short).
+Run with the project's venv (JAX 0.10.2 CPU, flatbuffers):
+  .venv/bin/python tests/program/gen_exported.py OUT
+"""
+import os
+
+os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                           " --xla_force_host_platform_device_count=2").strip()
+
+import json  # noqa: E402
+import pathlib  # noqa: E402
+import sys  # noqa: E402
+
+import flatbuffers  # noqa: E402
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from jax import export  # noqa: E402
+from jax.sharding import NamedSharding, PartitionSpec as P  # noqa: E402
+from jax._src.export import serialization_generated as fb  # noqa: E402
+
+assert len(jax.devices()) == 2, jax.devices()
+out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/exported")
+out.mkdir(parents=True, exist_ok=True)
+rng = np.random.default_rng(21)
+f32 = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+manifest = {}
+
+DTYPE_NAMES = {v: k for k, v in vars(fb.DType).items() if not k.startswith("_")}
+
+
+def leaf_names(tree, prefix_of):
+    """JAX's names of the leaves of `tree`, prefix_of(path) + keystr(rest)."""
+    leaves = jax.tree_util.tree_unflatten(tree, [0] * tree.num_leaves)
+    paths = jax.tree_util.tree_flatten_with_path(leaves)[0]
+    return [prefix_of(p) for p, _ in paths]
+
+
+def arg_name(path):  # api_util._non_static_arg_names without a signature
+    head = "args" if path[0].idx == 0 else "kwargs"
+    return head + jax.tree_util.keystr(path[1:])
+
+
+def describe(exp):
+    from jax._src.export.serialization import _dtype_to_dtype_kind
+    aval = lambda a: {"shape": [str(d) for d in a.shape],  # noqa: E731
+                      "dtype": DTYPE_NAMES[_dtype_to_dtype_kind[a.dtype]]}
+    hlo = lambda s: None if s is None else str(s)  # noqa: E731
+    d = {
+        "function_name": exp.fun_name,
+        "in_names": leaf_names(exp.in_tree, arg_name),
+        "out_names": leaf_names(exp.out_tree, lambda p: "result" + jax.tree_util.keystr(p)),
+        "in_avals": [aval(a) for a in exp.in_avals],
+        "out_avals": [aval(a) for a in exp.out_avals],
+        "platforms": list(exp.platforms),
+        "nr_devices": exp.nr_devices,
+        "in_shardings": [hlo(s) for s in exp.in_shardings_hlo],
+        "out_shardings": [hlo(s) for s in exp.out_shardings_hlo],
+        "ordered_effects": [str(e.__class__) for e in exp.ordered_effects],
+        "unordered_effects": [str(e.__class__) for e in exp.unordered_effects],
+        "calling_convention_version": exp.calling_convention_version,
+        "module_kept_var_idx": list(exp.module_kept_var_idx),
+        "uses_global_constants": exp.uses_global_constants,
+        "has_vjp": exp.has_vjp(),
+    }
+    return d
+
+
+def emit(name, exp, args, kwargs=None, vjp_order=0):
+    kwargs = kwargs or {}
+    blob = bytes(exp.serialize(vjp_order=vjp_order))
+    (out / f"{name}.jax").write_bytes(blob)
+    (out / f"{name}.mlirbc").write_bytes(exp.mlir_module_serialized)
+    back = export.deserialize(bytearray(blob))
+    d = describe(back)
+    if vjp_order:
+        d["vjp"] = describe(back.vjp())
+        (out / f"{name}.vjp.mlirbc").write_bytes(back.vjp().mlir_module_serialized)
+    manifest[name] = d
+    flat_in = jax.tree_util.tree_leaves((args, kwargs))
+    for i, a in enumerate(flat_in):
+        np.save(out / f"{name}.in{i}.npy", np.asarray(a))
+    if args is not None:
+        results = jax.tree_util.tree_leaves(back.call(*args, **kwargs))
+        for j, r in enumerate(results):
+            np.save(out / f"{name}.out{j}.npy", np.asarray(r))
+    print(f"{name}: {len(blob)} bytes, {len(flat_in)} inputs")
+    return blob
+
+
+# A dict of parameters, a positional array and a keyword array in; a dict, a tuple and a list out.
+def pytree_fn(params, x, *, scale):
+    h = jnp.tanh(x @ params["w"] + params["b"]) * scale
+    return {"h": h, "stats": (jnp.sum(h), [jnp.max(h, axis=0)])}
+
+
+params = {"w": f32(3, 4), "b": f32(4)}
+x, scale = f32(2, 3), np.float32(0.5)
+pytree_blob = emit("pytree", export.export(jax.jit(pytree_fn))(params, x, scale=scale),
+                   (params, x), {"scale": scale})
+
+# A symbolic batch: in (b, 3), out (2*b, 3) and (b,); run at b = 5.
+b, = export.symbolic_shape("b")
+sym = export.export(jax.jit(lambda v: (jnp.concatenate([v, v * 2.0]), jnp.sum(v, axis=1))))(
+    jax.ShapeDtypeStruct((b, 3), jnp.float32))
+emit("symbolic", sym, (f32(5, 3),))
+
+# Two platforms: the module takes the platform index first.
+multi = export.export(jax.jit(lambda v, n: (jnp.sin(v) * n, n + 1)), platforms=("cpu", "cuda"))(
+    jax.ShapeDtypeStruct((4,), jnp.float32), jax.ShapeDtypeStruct((), jnp.int32))
+emit("multi_platform", multi, (f32(4), np.int32(3)))
+
+# Sharded over 2 CPU devices: rows split over "x", the second input replicated, the second
+# output unspecified.
+mesh = jax.make_mesh((2,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+sharded_jit = jax.jit(lambda u, v: (u * 2.0 + v, jnp.sum(u * v)),
+                      in_shardings=(NamedSharding(mesh, P("x")), NamedSharding(mesh, P())),
+                      out_shardings=(NamedSharding(mesh, P("x", None)), None))
+u, v = f32(4, 3), f32(4, 3)
+sharded = export.export(sharded_jit)(jax.ShapeDtypeStruct((4, 3), jnp.float32),
+                                     jax.ShapeDtypeStruct((4, 3), jnp.float32))
+sharded_blob = emit("sharded", sharded, None)
+back = export.deserialize(bytearray(sharded_blob))
+placed = [jax.device_put(a, NamedSharding(mesh, s)) for a, s in ((u, P("x")), (v, P()))]
+for i, a in enumerate((u, v)):
+    np.save(out / f"sharded.in{i}.npy", a)
+for j, r in enumerate(back.call(*placed)):
+    np.save(out / f"sharded.out{j}.npy", np.asarray(r))
+
+
+# With its VJP (vjp_order=1): the VJP export takes the primals and the output cotangent.
+def loss(w, x):
+    return jnp.sum(jnp.sin(x @ w))
+
+
+w, xv = f32(3, 2), f32(4, 3)
+vjp_exp = export.export(jax.jit(loss))(w, xv)
+vjp_blob = emit("vjp", vjp_exp, (w, xv), vjp_order=1)
+ct = np.float32(1.5)
+vjp_back = export.deserialize(bytearray(vjp_blob)).vjp()
+for i, a in enumerate((w, xv, ct)):
+    np.save(out / f"vjp.vjp.in{i}.npy", np.asarray(a))
+for j, r in enumerate(jax.tree_util.tree_leaves(vjp_back.call(w, xv, ct))):
+    np.save(out / f"vjp.vjp.out{j}.npy", np.asarray(r))
+
+
+# An unused input (module_kept_var_idx drops it) and an integer input.
+kept = export.export(jax.jit(lambda a, unused, n: a * n.astype(jnp.float32)))(
+    f32(3), f32(2), np.int32(4))
+emit("unused_input", kept, (f32(3), f32(2), np.int32(4)))
+
+
+def patched_version(blob, version):
+    """The artifact with its serialization_version field (vtable slot 4) set to `version`."""
+    buf = bytearray(blob)
+    root = fb.Exported.GetRootAs(buf, 0)
+    o = root._tab.Offset(4)
+    assert o != 0, "serialization_version is absent"
+    pos = root._tab.Pos + o
+    buf[pos:pos + 2] = int(version).to_bytes(2, "little")
+    assert fb.Exported.GetRootAs(buf, 0).SerializationVersion() == version
+    return bytes(buf)
+
+
+(out / "future_version.jax").write_bytes(patched_version(pytree_blob, 99))
+
+
+def legacy_sharded(exp):
+    """The sharded export as JAX wrote it before 1/15/2026 (serialization version 5): shardings
+    as HloSharding protos, avals inline, nr_devices_short."""
+    bld = flatbuffers.Builder(4096)
+
+    def vec(items):
+        bld.StartVector(4, len(items), 4)
+        for it in reversed(items):
+            bld.PrependUOffsetTRelative(it)
+        return bld.EndVector()
+
+    def aval(a):
+        dims = [bld.CreateString(str(d)) for d in a.shape]
+        shape = vec(dims)
+        fb.AbstractValueStart(bld)
+        fb.AbstractValueAddKind(bld, fb.AbstractValueKind.shapedArray)
+        fb.AbstractValueAddShape(bld, shape)
+        fb.AbstractValueAddDtype(bld, fb.DType.f32)
+        return fb.AbstractValueEnd(bld)
+
+    def sharding(s):
+        proto = None
+        if s is not None:
+            proto = bld.CreateByteVector(s.to_proto().SerializeToString())
+        fb.ShardingStart(bld)
+        fb.ShardingAddKind(bld, fb.ShardingKind.unspecified if s is None else
+                           fb.ShardingKind.hlo_sharding)
+        if proto is not None:
+            fb.ShardingAddHloShardingProto(bld, proto)
+        return fb.ShardingEnd(bld)
+
+    def leaf():
+        fb.PyTreeDefStart(bld)
+        fb.PyTreeDefAddKind(bld, fb.PyTreeDefKind.leaf)
+        return fb.PyTreeDefEnd(bld)
+
+    def tup(children, kind=fb.PyTreeDefKind.tuple):
+        ch = vec(children) if children else None
+        fb.PyTreeDefStart(bld)
+        fb.PyTreeDefAddKind(bld, kind)
+        if ch is not None:
+            fb.PyTreeDefAddChildren(bld, ch)
+        return fb.PyTreeDefEnd(bld)
+
+    name = bld.CreateString(exp.fun_name)
+    in_tree = tup([tup([leaf(), leaf()]), tup([], fb.PyTreeDefKind.dict)])
+    in_avals = vec([aval(a) for a in exp.in_avals])
+    out_tree = tup([leaf(), leaf()])
+    out_avals = vec([aval(a) for a in exp.out_avals])
+    in_sh = vec([sharding(s) for s in exp.in_shardings_hlo])
+    out_sh = vec([sharding(s) for s in exp.out_shardings_hlo])
+    platforms = vec([bld.CreateString(p) for p in exp.platforms])
+    module = bld.CreateByteVector(exp.mlir_module_serialized)
+    kept_idx = bld.CreateNumpyVector(np.array(exp.module_kept_var_idx, dtype=np.uint16))
+    fb.ExportedStart(bld)
+    fb.ExportedAddSerializationVersion(bld, 3)
+    fb.ExportedAddFunctionName(bld, name)
+    fb.ExportedAddInTree(bld, in_tree)
+    fb.ExportedAddInAvals(bld, in_avals)
+    fb.ExportedAddOutTree(bld, out_tree)
+    fb.ExportedAddOutAvals(bld, out_avals)
+    fb.ExportedAddNrDevicesShort(bld, exp.nr_devices)
+    fb.ExportedAddInShardings(bld, in_sh)
+    fb.ExportedAddOutShardings(bld, out_sh)
+    fb.ExportedAddPlatforms(bld, platforms)
+    fb.ExportedAddMlirModuleSerialized(bld, module)
+    fb.ExportedAddCallingConventionVersion(bld, exp.calling_convention_version)
+    fb.ExportedAddModuleKeptVarIdx(bld, kept_idx)
+    bld.Finish(fb.ExportedEnd(bld))
+    return bytes(bld.Output())
+
+
+legacy = legacy_sharded(export.deserialize(bytearray(sharded_blob)))
+(out / "legacy_hlo_sharding.jax").write_bytes(legacy)
+manifest["legacy_hlo_sharding"] = describe(export.deserialize(bytearray(legacy)))
+
+(out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
+print(f"wrote {len(manifest)} artifacts to {out}")
