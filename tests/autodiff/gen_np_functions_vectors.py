@@ -51,6 +51,8 @@ CASES = {
                       [np.array([[2, 0, 3, 0.5, 4], [0, 1.5, 2, -1, 3], [1, 2, 0, 0, 3]])]),
     "cumprod_reverse": (lambda x: lax.cumprod(x, axis=0, reverse=True), [normal(8, 2)]),
     "cumprod_length1": (lambda x: jnp.cumprod(x, axis=0), [normal(1, 3)]),
+    "cumprod_complex": (lambda z: jnp.cumprod(z, axis=0), [normal(5) + 1j * normal(5)]),
+    "cumsum_complex": (lambda z: jnp.cumsum(z, axis=0), [normal(4) + 1j * normal(4)]),
     "cummax_axis0": (lambda x: lax.cummax(x, axis=0), [normal(6, 3)]),
     "cummax_ties": (lambda x: lax.cummax(x, axis=0), [a(1, 3, 3, 2, 3, 0, 5, 5)]),
     "cummin_ties": (lambda x: lax.cummin(x, axis=0), [a(4, 1, 1, 2, 1, 0, 0)]),

@@ -156,6 +156,12 @@ TEST(Cumulative, ProdIsJaxsScanDerivative) {
   check_vmap("cumprod_axis1", [](const Vs& x) { return Value(np::cumprod(x[0], 0)); });
 }
 
+TEST(Cumulative, ComplexProdAndSum) {
+  // A cumulative product is holomorphic: JAX's complex VJP (ct * conj(f'(z))) and JVP.
+  check_case("cumprod_complex", [](const Vs& x) { return Value(np::cumprod(x[0], 0)); });
+  check_case("cumsum_complex", [](const Vs& x) { return Value(np::cumsum(x[0], 0)); });
+}
+
 TEST(Cumulative, ProdIsExactAtZeros) {
   // One zero and two zeros in a row: the products after the second zero have no gradient, the
   // first zero's is the product of the others (no division anywhere).
@@ -268,6 +274,29 @@ TEST(NpIndexing, TakeAlongAxis) {
   check_case("take_along_axis_argsort", [](const Vs& x) {
     return Value(np::take_along_axis(x[0], np::argsort(x[0], 1, true), 1));
   });
+}
+
+TEST(NpIndexing, TakeAlongAxisBatchedIndices) {
+  // vmap over rows of x and of the indices (both batched: gather's batching dims) of the 1-D
+  // take_along_axis, with its VJP and JVP: the case "take_along_axis" row by row.
+  const std::string name = "take_along_axis";
+  const Array &x = vec(name + "/in/0"), &ct = vec(name + "/ct"), &t = vec(name + "/t/0");
+  Array idx = Array::from<int32_t>({3, 2}, {0, 3, 1, 1, -1, 2});
+  Module m;
+  Func& f = m.add_func("main", {x.type(), idx.type(), ct.type(), t.type()});
+  Vs outs = ad::vmap(
+      [](const Vs& a) {
+        Value y = np::take_along_axis(a[0], a[1], 0);
+        Value g = ad::vjp({y}, {ad::Cotangent{a[2]}}, {a[0]})[0];
+        Value j = ad::jvp({y}, {a[0]}, {ad::Tangent{a[3]}})[0];
+        return Vs{y, g, j};
+      },
+      {f.arg(0), f.arg(1), f.arg(2), f.arg(3)}, {0, 0, 0, 0}, {0, 0, 0});
+  f.ret(outs);
+  std::vector<Array> r = run(m, {x, idx, ct, t});
+  expect_same(r[0], vec(name + "/out"), "vmap out");
+  expect_same(r[1], vec(name + "/vjp/0"), "vmap vjp");
+  expect_same(r[2], vec(name + "/jvp"), "vmap jvp");
 }
 
 TEST(NpIndexing, TakeAlongAxisFillsOutOfRange) {

@@ -12,6 +12,7 @@
 // stablehlo.select_and_scatter, as XLA's MaxPoolGrad; multiply and logaddexp over any other
 // window, and other bodies, have no rule (an error naming the op).
 #include <cmath>
+#include <complex>
 #include <limits>
 
 #include "rules.h"
@@ -107,6 +108,15 @@ std::optional<double> splat_value(Value v) {
     if (d->name() == "stablehlo.constant") {
       const auto* dense = d->attr("value")->get_if<DenseAttr>();
       if (!dense || dense->array->num_elements() == 0) return std::nullopt;
+      if (is_complex(dense->array->dtype())) {  // a real splat only: imaginary parts all 0
+        const Array& arr = *dense->array;
+        for (int64_t i = 0; i < arr.num_elements(); ++i) {
+          double im = arr.dtype() == DType::c64
+                          ? static_cast<const std::complex<float>*>(arr.data())[i].imag()
+                          : static_cast<const std::complex<double>*>(arr.data())[i].imag();
+          if (im != 0) return std::nullopt;
+        }
+      }
       double first = dense->array->element_as_double(0);
       for (int64_t i = 1; i < dense->array->num_elements(); ++i) {
         double e = dense->array->element_as_double(i);
@@ -262,7 +272,9 @@ void register_reduce_window_rules(Registry& r) {
         unsupported(op, "internal: sum-pool transpose produced the wrong shape");
       return out;
     }
-    if (!real_tangent(op, x)) return out;
+    // A cumulative product is holomorphic (the scan's multiplies carry complex cotangents);
+    // the other bodies have real rules only.
+    if (kind == "multiply" ? !is_inexact(x.dtype()) : !real_tangent(op, x)) return out;
     if (std::optional<Cumulative> c = cumulative_op(op, kind, "VJP")) {
       // JAX's cumulative rule: the VJP of the replayed associative scan.
       out[0] = vjp({replay_cumulative(kind, *c, x)}, {g}, {x})[0];
@@ -300,7 +312,7 @@ void register_reduce_window_jvps(JvpRegistry& r) {
                   "JVP");
     std::vector<Tangent> out(1);
     Value x = op.operands()[0], init = op.operands()[1];
-    if (!real_tangent(op, x, "JVP")) return out;
+    if (kind == "multiply" ? !is_inexact(x.dtype()) : !real_tangent(op, x, "JVP")) return out;
     if (std::optional<Cumulative> c = cumulative_op(op, kind, "JVP")) {
       if (ts[1])
         unsupported(op, "the tangent of a cumulative reduce_window's init value is not supported",
