@@ -54,11 +54,12 @@ Tensor argsort(Tensor x, std::optional<int64_t> axis = -1, bool descending = fal
 /// jnp.take_along_axis(x, indices, axis): out[..., j, ...] = x[..., indices[..., j, ...], ...]
 /// along `axis`; x and indices have the same rank and their other axes broadcast together (the
 /// result's shape: that broadcast with indices' size on `axis`). Negative indices count from the
-/// end; indices still out of range give NaN for float and complex x and are clamped for others
-/// (jnp's mode "fill" gives NaN, and the lowest integer value for integers). One
-/// `stablehlo.gather` with operand_batching_dims, as JAX emits; its gradient is gather's (a
-/// scatter-add). Throws ShapeError("take_along_axis", "") for non-integer indices, a rank
-/// mismatch or shapes that do not broadcast.
+/// end; indices still out of range give jnp's mode "fill" value: NaN for float and complex x,
+/// the lowest value for signed integers, the highest for unsigned ones, true for pred. One
+/// `stablehlo.gather` with operand_batching_dims and a select, as JAX emits; its gradient is
+/// gather's (a scatter-add; nothing reaches x from a filled entry). Throws
+/// ShapeError("take_along_axis", "") for non-integer indices, a rank mismatch or shapes that do not
+/// broadcast.
 Tensor take_along_axis(Tensor x, Tensor indices, int64_t axis, Loc loc = Loc::current());
 
 /// The `.at[indices]` updates of jax.numpy as functions (JAX's _scatter_update): `x` with the
