@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <map>
 
 #include "hhlo/autodiff/autodiff.h"
@@ -300,11 +301,20 @@ TEST(NpIndexing, TakeAlongAxisBatchedIndices) {
 }
 
 TEST(NpIndexing, TakeAlongAxisFillsOutOfRange) {
+  // jnp's mode "fill": NaN for floats, the lowest value for signed integers; in range: x's.
   Module m;
-  Func& f = m.add_func("main", {TensorType{DType::f32, {2, 3}}});
-  f.ret({np::take_along_axis(f.arg(0), i32s(f.arg(0), {2, 1}, {3, -4}), 1)});
-  std::vector<Array> r = run(m, {Array::from<float>({2, 3}, {1, 2, 3, 4, 5, 6})});
-  for (float v : r[0].to_vector<float>()) EXPECT_TRUE(std::isnan(v));
+  Func& f = m.add_func("main", {TensorType{DType::f32, {2, 3}}, TensorType{DType::i32, {2, 3}}});
+  Value idx = i32s(f.arg(0), {2, 2}, {3, -1, -4, 0});
+  f.ret({np::take_along_axis(f.arg(0), idx, 1), np::take_along_axis(f.arg(1), idx, 1)});
+  std::vector<Array> r = run(m, {Array::from<float>({2, 3}, {1, 2, 3, 4, 5, 6}),
+                                 Array::from<int32_t>({2, 3}, {1, 2, 3, 4, 5, 6})});
+  auto fl = r[0].to_vector<float>();
+  EXPECT_TRUE(std::isnan(fl[0]));
+  EXPECT_EQ(fl[1], 3.0f);
+  EXPECT_TRUE(std::isnan(fl[2]));
+  EXPECT_EQ(fl[3], 4.0f);
+  int32_t lowest = std::numeric_limits<int32_t>::min();
+  EXPECT_EQ(r[1].to_vector<int32_t>(), (std::vector<int32_t>{lowest, 3, lowest, 4}));
 }
 
 TEST(NpIndexing, AtUpdates) {
