@@ -166,16 +166,22 @@ std::vector<int64_t> iota_dims(int64_t n) {
 // x flattened when `axis` is absent (then axis 0), and the normalized axis.
 std::pair<Tensor, int64_t> sort_axis(std::string_view op, Tensor x, std::optional<int64_t> axis,
                                      Loc loc) {
-  if (is_complex(x.dtype()))
-    throw ShapeError(std::string(op), "", "complex tensors are not supported");
   if (!axis) return {hhlo::reshape(x, {x.type().num_elements()}, loc), 0};
   if (x.rank() == 0) throw ShapeError(std::string(op), "", "a rank-0 tensor has no axis to sort");
   return {x, normalize_axis(op, *axis, x.rank())};
 }
 
 // JAX's _sort_lt_comparator for one key: floats with -0.0 as 0.0 and NaNs as one NaN, compared
-// in TOTALORDER (NaNs last); other types compared directly.
+// in TOTALORDER (NaNs last); complex values by (real, imaginary) part so canonicalized,
+// lexicographically; other types compared directly.
 Value sort_less(Value a, Value b, Loc loc) {
+  if (is_complex(a.dtype())) {
+    Value ra = hhlo::real(a, loc), rb = hhlo::real(b, loc);
+    Value lt_im = sort_less(hhlo::imag(a, loc), hhlo::imag(b, loc), loc);
+    Value lt_re = sort_less(ra, rb, loc);
+    Value eq_re = hhlo::not_(hhlo::or_(lt_re, sort_less(rb, ra, loc), loc), loc);
+    return hhlo::or_(lt_re, hhlo::and_(eq_re, lt_im, loc), loc);
+  }
   if (!is_float(a.dtype())) return hhlo::compare(a, b, ComparisonDirection::LT, std::nullopt, loc);
   auto canon = [&](Value v) {
     Func& f = v.func();

@@ -66,6 +66,7 @@ CASES = {
     "sort": (lambda x: jnp.sort(x, axis=-1), [normal(2, 5)]),
     "sort_descending_ties": (lambda x: jnp.sort(x, axis=0, descending=True),
                              [a(1, 0, 1, 0.5, 0, 2)]),
+    "sort_complex": (jnp.sort, [np.array([1 + 2j, -1 + 0j, 1 - 1j, 0.5 + 3j, -1 - 2j])]),
     "sort_flat": (lambda x: jnp.sort(x, axis=None), [normal(2, 3)]),
     "take_along_axis": (lambda x: jnp.take_along_axis(
         x, jnp.array([[0, 3], [1, 1], [-1, 2]]), axis=1), [normal(3, 4)]),

@@ -246,6 +246,7 @@ TEST(Cumulative, OtherWindowsAreClearErrors) {
 TEST(NpIndexing, SortAndArgsort) {
   check_case("sort", [](const Vs& x) { return Value(np::sort(x[0])); });
   check_case("sort_descending_ties", [](const Vs& x) { return Value(np::sort(x[0], 0, true)); });
+  check_case("sort_complex", [](const Vs& x) { return Value(np::sort(x[0])); });
   check_case("sort_flat", [](const Vs& x) { return Value(np::sort(x[0], std::nullopt)); });
   check_vmap("sort", [](const Vs& x) { return Value(np::sort(x[0])); });
   check_hvp("sort", [](const Vs& x) {

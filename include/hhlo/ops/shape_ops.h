@@ -41,8 +41,9 @@ std::pair<Tensor, Tensor> topk(Tensor x, int64_t k, Loc loc = Loc::current());
 /// first), same dtype. Lowered as JAX's: a stable one-operand `stablehlo.sort` whose comparator
 /// maps -0.0 to 0.0 and every NaN to one NaN and compares with TOTALORDER (NaNs last), then
 /// `stablehlo.reverse` for descending. Its gradient permutes the cotangent back (the sort rules,
-/// src/autodiff/rules/indexing.cc); ties keep their order. Integer, float and pred types; throws
-/// ShapeError("sort", "") for a complex x, a rank-0 x with an axis, or an axis out of range.
+/// src/autodiff/rules/indexing.cc); ties keep their order. Integer, float, complex (by real part,
+/// then imaginary part, each canonicalized so) and pred types; throws ShapeError("sort", "") for a
+/// rank-0 x with an axis, or an axis out of range.
 Tensor sort(Tensor x, std::optional<int64_t> axis = -1, bool descending = false,
             Loc loc = Loc::current());
 /// jnp.argsort(x, axis, stable=True, descending): the indices (`index_type`, jnp's int32 without
