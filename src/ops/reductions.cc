@@ -1,9 +1,10 @@
-// Reductions over axes and the softmax family.
+// Reductions over axes, the cumulative reductions and the softmax family.
 #include "hhlo/ops/reductions.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 namespace hhlo::np {
@@ -88,7 +89,81 @@ Tensor arg_extreme(std::string_view op, Tensor x, int64_t axis, bool keepdims, D
   return keepdims ? Tensor(hhlo::reshape(out, kept_shape(x.shape(), {ax}), loc)) : out;
 }
 
+// JAX's cumred_reduce_window_impl: a window of the whole axis, padded so that output i sees
+// elements 0..i (or i..n-1), strides 1; `body` combines two scalars.
+Tensor cumulative(std::string_view op, Tensor x, std::optional<int64_t> axis, bool reverse,
+                  Value init, const std::function<Value(Value, Value)>& body, Loc loc) {
+  if (!axis) {
+    x = hhlo::reshape(x, {x.type().num_elements()}, loc);
+    axis = 0;
+  }
+  int64_t ax = normalize_axis(op, *axis, x.rank());
+  int64_t n = x.dim(ax);
+  if (n == 0) return x;
+  std::vector<int64_t> window(static_cast<size_t>(x.rank()), 1);
+  window[static_cast<size_t>(ax)] = n;
+  WindowOptions o;
+  o.window_strides.assign(static_cast<size_t>(x.rank()), 1);
+  o.base_dilations = o.window_strides;
+  o.window_dilations = o.window_strides;
+  o.padding.assign(static_cast<size_t>(x.rank()), {0, 0});
+  o.padding[static_cast<size_t>(ax)] =
+      reverse ? std::pair<int64_t, int64_t>{0, n - 1} : std::pair<int64_t, int64_t>{n - 1, 0};
+  return hhlo::reduce_window(
+      {x}, {init}, window, o,
+      [&](const std::vector<Value>& a) { return std::vector<Value>{body(a[0], a[1])}; }, loc)[0];
+}
+
+Tensor ints_for_pred(Tensor x, Loc loc) {
+  return x.dtype() == DType::pred ? Tensor(hhlo::convert(x, DType::i32, loc)) : x;
+}
+
 }  // namespace
+
+Tensor cumsum(Tensor x, std::optional<int64_t> axis, bool reverse, Loc loc) {
+  x = ints_for_pred(x, loc);
+  return cumulative(
+      "cumsum", x, axis, reverse, scalar(x.func(), 0, x.dtype(), loc),
+      [&](Value a, Value b) { return hhlo::add(a, b, loc); }, loc);
+}
+
+Tensor cumprod(Tensor x, std::optional<int64_t> axis, bool reverse, Loc loc) {
+  x = ints_for_pred(x, loc);
+  return cumulative(
+      "cumprod", x, axis, reverse, scalar(x.func(), 1, x.dtype(), loc),
+      [&](Value a, Value b) { return hhlo::multiply(a, b, loc); }, loc);
+}
+
+Tensor cummax(Tensor x, std::optional<int64_t> axis, bool reverse, Loc loc) {
+  if (x.dtype() == DType::pred) throw ShapeError("cummax", "", "pred tensors are not accepted");
+  return cumulative(
+      "cummax", x, axis, reverse, hhlo::constant(x.func(), extreme(x.dtype(), false), loc),
+      [&](Value a, Value b) { return hhlo::maximum(a, b, loc); }, loc);
+}
+
+Tensor cummin(Tensor x, std::optional<int64_t> axis, bool reverse, Loc loc) {
+  if (x.dtype() == DType::pred) throw ShapeError("cummin", "", "pred tensors are not accepted");
+  return cumulative(
+      "cummin", x, axis, reverse, hhlo::constant(x.func(), extreme(x.dtype(), true), loc),
+      [&](Value a, Value b) { return hhlo::minimum(a, b, loc); }, loc);
+}
+
+Tensor cumlogsumexp(Tensor x, std::optional<int64_t> axis, bool reverse, Loc loc) {
+  if (!is_float(x.dtype()))
+    throw ShapeError("cumlogsumexp", "",
+                     fmt::format("needs a float tensor, got {}", x.type().to_string()));
+  // The op sequence of jax.lax.logaddexp for real floats, as jnp.cumlogsumexp's body.
+  auto logaddexp = [&](Value a, Value b) {
+    Value m = hhlo::maximum(a, b, loc);
+    Value d = hhlo::subtract(a, b, loc);
+    Value nan = hhlo::compare(d, d, ComparisonDirection::NE, std::nullopt, loc);
+    Value sum = hhlo::add(a, b, loc);
+    Value t = hhlo::log_plus_one(hhlo::exponential(hhlo::negate(hhlo::abs(d, loc), loc), loc), loc);
+    return hhlo::select(nan, sum, hhlo::add(m, t, loc), loc);
+  };
+  return cumulative("cumlogsumexp", x, axis, reverse,
+                    hhlo::constant(x.func(), extreme(x.dtype(), false), loc), logaddexp, loc);
+}
 
 Tensor sum(Tensor x, Axes axes, bool keepdims, Loc loc) {
   return reduce_with("sum", "add", x, axes, keepdims, scalar(x.func(), 0, x.dtype(), loc), loc);

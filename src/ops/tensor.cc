@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 namespace hhlo::np {
 
 Dims broadcast_shapes(const Dims& a, const Dims& b) {
@@ -95,6 +97,112 @@ Tensor sqrt(Tensor x, Loc loc) { return hhlo::sqrt(x, loc); }
 Tensor rsqrt(Tensor x, Loc loc) { return hhlo::rsqrt(x, loc); }
 Tensor abs(Tensor x, Loc loc) { return hhlo::abs(x, loc); }
 Tensor sigmoid(Tensor x, Loc loc) { return hhlo::logistic(x, loc); }
+Tensor square(Tensor x, Loc loc) { return hhlo::multiply(x, x, loc); }
+Tensor log1p(Tensor x, Loc loc) { return hhlo::log_plus_one(x, loc); }
+Tensor expm1(Tensor x, Loc loc) { return hhlo::exponential_minus_one(x, loc); }
+Tensor sign(Tensor x, Loc loc) { return hhlo::sign(x, loc); }
+Tensor floor(Tensor x, Loc loc) { return hhlo::floor(x, loc); }
+Tensor ceil(Tensor x, Loc loc) { return hhlo::ceil(x, loc); }
+Tensor conj(Tensor x, Loc loc) {
+  if (!is_complex(x.dtype())) return x;
+  return hhlo::complex(hhlo::real(x, loc), hhlo::negate(hhlo::imag(x, loc), loc), loc);
+}
+Tensor real(Tensor x, Loc loc) { return is_complex(x.dtype()) ? Tensor(hhlo::real(x, loc)) : x; }
+Tensor imag(Tensor x, Loc loc) {
+  return is_complex(x.dtype()) ? Tensor(hhlo::imag(x, loc)) : full_like(x, 0, loc);
+}
+
+Tensor sin(Tensor x, Loc loc) { return hhlo::sine(x, loc); }
+Tensor cos(Tensor x, Loc loc) { return hhlo::cosine(x, loc); }
+Tensor tan(Tensor x, Loc loc) { return hhlo::tan(x, loc); }
+Tensor arctan2(Tensor y, Tensor x, Loc loc) { return binary("atan2", y, x, loc); }
+Tensor arctan(Tensor x, Loc loc) { return hhlo::atan2(x, full_like(x, 1, loc), loc); }
+Tensor arcsin(Tensor x, Loc loc) {
+  Value one = full_like(x, 1, loc);
+  Value s = hhlo::sqrt(hhlo::subtract(one, hhlo::multiply(x, x, loc), loc), loc);
+  Value a = hhlo::atan2(x, hhlo::add(one, s, loc), loc);
+  return hhlo::add(a, a, loc);
+}
+Tensor arccos(Tensor x, Loc loc) {
+  Value one = full_like(x, 1, loc);
+  Value s = hhlo::sqrt(hhlo::subtract(one, hhlo::multiply(x, x, loc), loc), loc);
+  Value a = hhlo::atan2(s, hhlo::add(one, x, loc), loc);
+  Value at_minus_one =
+      hhlo::compare(x, full_like(x, -1, loc), ComparisonDirection::EQ, std::nullopt, loc);
+  return hhlo::select(at_minus_one, full_like(x, 3.14159265358979323846, loc), hhlo::add(a, a, loc),
+                      loc);
+}
+Tensor sinh(Tensor x, Loc loc) {
+  Value d = hhlo::subtract(hhlo::exponential_minus_one(x, loc),
+                           hhlo::exponential_minus_one(hhlo::negate(x, loc), loc), loc);
+  return hhlo::multiply(d, full_like(x, 0.5, loc), loc);
+}
+Tensor cosh(Tensor x, Loc loc) {
+  Value ln2 = full_like(x, 0.69314718055994530942, loc);
+  return hhlo::add(hhlo::exponential(hhlo::subtract(x, ln2, loc), loc),
+                   hhlo::exponential(hhlo::subtract(hhlo::negate(x, loc), ln2, loc), loc), loc);
+}
+namespace {
+// log(2 t) where t > 1e8 (the square root's correction below 1e-16 relative), else `small(t)`;
+// each branch reads t only where it is selected (the other gets 1, or `safe`), so no infinity or
+// NaN of the unselected branch reaches a derivative.
+Value large_or(Value t, double safe, const std::function<Value(Value)>& small, Loc loc) {
+  Value big = hhlo::compare(t, full_like(t, 1e8, loc), ComparisonDirection::GT, std::nullopt, loc);
+  Value tb = hhlo::select(big, t, full_like(t, 1, loc), loc);
+  Value ts = hhlo::select(big, full_like(t, safe, loc), t, loc);
+  Value lg = hhlo::add(hhlo::log(tb, loc), full_like(t, 0.69314718055994530942, loc), loc);
+  return hhlo::select(big, lg, small(ts), loc);
+}
+}  // namespace
+Tensor arcsinh(Tensor x, Loc loc) {
+  // asinh(t) for t >= 0, applied to x and -x so that the derivative at 0 is 1 (sign(x) * ...
+  // would give 0 there).
+  auto pos = [loc](Value t) {
+    return large_or(
+        t, 0.0,
+        [loc](Value u) {
+          Value one = full_like(u, 1, loc);
+          Value u2 = hhlo::multiply(u, u, loc);
+          Value r =
+              hhlo::divide(u2, hhlo::add(one, hhlo::sqrt(hhlo::add(one, u2, loc), loc), loc), loc);
+          return hhlo::log_plus_one(hhlo::add(u, r, loc), loc);
+        },
+        loc);
+  };
+  Value nonneg = hhlo::compare(x, full_like(x, 0, loc), ComparisonDirection::GE, std::nullopt, loc);
+  Value xp = hhlo::select(nonneg, x, full_like(x, 0, loc), loc);
+  Value xn = hhlo::select(nonneg, full_like(x, 0, loc), hhlo::negate(x, loc), loc);
+  return hhlo::select(nonneg, pos(xp), hhlo::negate(pos(xn), loc), loc);
+}
+Tensor arccosh(Tensor x, Loc loc) {
+  return large_or(
+      x, 2.0,
+      [loc](Value u) {
+        Value y = hhlo::subtract(u, full_like(u, 1, loc), loc);
+        Value s = hhlo::sqrt(hhlo::multiply(y, hhlo::add(y, full_like(u, 2, loc), loc), loc), loc);
+        return hhlo::log_plus_one(hhlo::add(y, s, loc), loc);
+      },
+      loc);
+}
+Tensor arctanh(Tensor x, Loc loc) {
+  Value one = full_like(x, 1, loc);
+  Value q = hhlo::divide(hhlo::add(x, x, loc), hhlo::subtract(one, x, loc), loc);
+  return hhlo::multiply(hhlo::log_plus_one(q, loc), full_like(x, 0.5, loc), loc);
+}
+
+Tensor eye(Func& f, int64_t n, std::optional<int64_t> m, int64_t k, DType dtype, Loc loc) {
+  int64_t cols = m.value_or(n);
+  if (n < 0 || cols < 0)
+    throw ShapeError("eye", "", fmt::format("negative size ({}, {})", n, cols));
+  TensorType t{DType::i64, {n, cols}};
+  Value row = hhlo::iota(f, t, 0, loc), col = hhlo::iota(f, t, 1, loc);
+  Value on =
+      hhlo::compare(hhlo::subtract(col, row, loc), hhlo::constant(f, k, DType::i64, {n, cols}, loc),
+                    ComparisonDirection::EQ, std::nullopt, loc);
+  return hhlo::select(on, full(f, {n, cols}, 1, dtype, loc), full(f, {n, cols}, 0, dtype, loc),
+                      loc);
+}
+
 Tensor relu(Tensor x, Loc loc) {
   // jax.nn.relu is maximum(x, 0) with a custom_jvp select(x > 0, t, 0): derivative 0 at 0, where
   // maximum's tie rule (lax.max's) would give 0.5. Here select(x > 0, x, maximum(sign(x), 0)):

@@ -85,6 +85,24 @@ def transformer(wqkv, w1, w2, x):
     return jnp.mean(out ** 2)
 
 
+# Cumulative reductions (issue 23): jnp.cumsum, jnp.cumprod, lax.cummax / cummin /
+# cumlogsumexp, forward and reversed; JAX's CPU lowering is a reduce_window with an add /
+# multiply / max / min / logaddexp body over a prefix (or suffix) window.
+@case("cumulative", [f32(3, 5)], [f32(3, 5)])
+def cumulative(w, x):
+    h = jnp.cumsum(w * x, axis=1) + lax.cumsum(w, axis=0, reverse=True)
+    p = jnp.cumprod(jnp.tanh(w), axis=1) * lax.cumprod(1.0 + 0.1 * w, axis=0, reverse=True)
+    m = lax.cummax(w, axis=1) - lax.cummin(w * x, axis=0, reverse=True)
+    lse = lax.cumlogsumexp(w, axis=1) + lax.cumlogsumexp(x * w, axis=0, reverse=True)
+    return jnp.sum(h * p) + jnp.sum(m ** 2) + jnp.sum(jnp.sin(lse))
+
+
+# Forward mode of the same loss (jax.jvp with a tangent for the weights).
+@case("cumulative_jvp", [f32(3, 5)], [f32(3, 5)], mode="jvp")
+def cumulative_jvp(*args):
+    return cumulative(*args)
+
+
 # Forward mode of the MLP loss (jax.jvp with a tangent for every parameter).
 @case("mlp_jvp", [f32(8, 16), f32(16), f32(16, 4), f32(4)], [f32(5, 8), f32(5, 4)], mode="jvp")
 def mlp_jvp(*args):

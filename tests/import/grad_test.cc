@@ -95,7 +95,8 @@ TEST_P(ImportedGrad, GradientModuleParsesBackAndMatchesJax) {
 INSTANTIATE_TEST_SUITE_P(Jax, ImportedGrad,
                          ::testing::Values(GradCase{"mlp", {0, 1, 2, 3}},
                                            GradCase{"cnn", {0, 1, 2}}, GradCase{"conv_nchw", {0}},
-                                           GradCase{"transformer", {0, 1, 2}}),
+                                           GradCase{"transformer", {0, 1, 2}},
+                                           GradCase{"cumulative", {0}}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 TEST(ImportedGrad, PrivateFunctionsAreInlinedAndAttributesKept) {
@@ -134,6 +135,15 @@ TEST(ImportedGrad, JvpModuleMatchesJaxJvp) {
   ASSERT_EQ(tan.size(), 4u);
   Module j = ad::jvp_module(exported("mlp_jvp"), {.wrt = {0, 1, 2, 3}});
   expect_close(run(j, concat(in, tan)), vectors("mlp_jvp", "out"));
+}
+
+TEST(ImportedGrad, CumulativeJvpMatchesJax) {
+  // jnp.cumsum / cumprod / lax.cummax / cummin / cumlogsumexp as JAX exports them: reduce_window
+  // with each body, forward and reversed; their JVP is JAX's cumulative rule.
+  std::vector<Array> in = vectors("cumulative_jvp", "in"), tan = vectors("cumulative_jvp", "tan");
+  ASSERT_EQ(tan.size(), 1u);
+  Module j = ad::jvp_module(exported("cumulative_jvp"), {.wrt = {0}});
+  expect_close(run(j, concat(in, tan)), vectors("cumulative_jvp", "out"));
 }
 
 TEST(ImportedGrad, VjpModuleMatchesJaxVjp) {

@@ -1,6 +1,8 @@
-// NumPy-style reductions over axes (stablehlo.reduce) and the numerically stable softmax family.
+// NumPy-style reductions over axes (stablehlo.reduce), the cumulative reductions
+// (stablehlo.reduce_window, as JAX lowers them on CPU) and the numerically stable softmax family.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "hhlo/ops/tensor.h"
@@ -31,5 +33,33 @@ Tensor softmax(Tensor x, int64_t axis = -1, Loc loc = Loc::current());
 Tensor log_softmax(Tensor x, int64_t axis = -1, Loc loc = Loc::current());
 /// log(sum(exp(x))) along `axes`, computed stably.
 Tensor logsumexp(Tensor x, Axes axes = {}, bool keepdims = false, Loc loc = Loc::current());
+
+/// jnp.cumsum(x, axis) (lax.cumsum with `reverse`): element i of `axis` is the sum of elements
+/// 0..i (i..n-1 when reverse) in x's dtype (pred becomes i32, as jnp's); no axis means x
+/// flattened first (result [size]). Lowered as JAX lowers it on CPU (cumred_reduce_window_impl):
+/// one `stablehlo.reduce_window` with an add body, window n along `axis`, padding (n-1, 0) (or
+/// (0, n-1)), init 0; its VJP, JVP and vmap rules are reduce_window's (docs/autodiff.md).
+/// Throws ShapeError("cumsum", "") for an axis out of range.
+Tensor cumsum(Tensor x, std::optional<int64_t> axis = std::nullopt, bool reverse = false,
+              Loc loc = Loc::current());
+/// jnp.cumprod (lax.cumprod): cumulative products, a reduce_window with a multiply body and init
+/// 1; its gradient is JAX's (the derivative of the prefix scan), exact where x has zeros.
+/// Shapes, dtypes and errors as cumsum (ShapeError("cumprod", "")).
+Tensor cumprod(Tensor x, std::optional<int64_t> axis = std::nullopt, bool reverse = false,
+               Loc loc = Loc::current());
+/// jax.lax.cummax / jnp.maximum.accumulate: cumulative maxima, a reduce_window with a maximum
+/// body and init -inf (the lowest value for integers); at ties its gradient is JAX's
+/// (lax.max's tie split through the prefix scan). Shapes and errors as cumsum
+/// (ShapeError("cummax", "")); pred is not accepted.
+Tensor cummax(Tensor x, std::optional<int64_t> axis = std::nullopt, bool reverse = false,
+              Loc loc = Loc::current());
+/// jax.lax.cummin: cumulative minima (init +inf, the highest value for integers); as cummax.
+Tensor cummin(Tensor x, std::optional<int64_t> axis = std::nullopt, bool reverse = false,
+              Loc loc = Loc::current());
+/// jax.lax.cumlogsumexp: log(cumsum(exp(x))) computed stably, a reduce_window whose body is
+/// jax.lax.logaddexp's (max(a, b) + log1p(exp(-|a - b|)), a + b where a - b is NaN), init -inf.
+/// Float types only (ShapeError("cumlogsumexp", "") otherwise); shapes as cumsum.
+Tensor cumlogsumexp(Tensor x, std::optional<int64_t> axis = std::nullopt, bool reverse = false,
+                    Loc loc = Loc::current());
 
 }  // namespace hhlo::np

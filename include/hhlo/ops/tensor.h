@@ -4,6 +4,7 @@
 // hhlo/ir/ops.h (e.g. hhlo::add requires equal shapes; np::add broadcasts).
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "hhlo/ir/ops.h"
@@ -81,6 +82,57 @@ Tensor sqrt(Tensor x, Loc loc = Loc::current());
 Tensor rsqrt(Tensor x, Loc loc = Loc::current());
 Tensor abs(Tensor x, Loc loc = Loc::current());
 Tensor sigmoid(Tensor x, Loc loc = Loc::current());
+/// jnp.square: x * x (stablehlo.multiply), any numeric type.
+Tensor square(Tensor x, Loc loc = Loc::current());
+/// jnp.log1p / jnp.expm1 (stablehlo.log_plus_one, exponential_minus_one), float and complex.
+Tensor log1p(Tensor x, Loc loc = Loc::current());
+Tensor expm1(Tensor x, Loc loc = Loc::current());
+/// jnp.sign, jnp.floor, jnp.ceil (stablehlo.sign, floor, ceil): derivative 0 (as JAX's).
+Tensor sign(Tensor x, Loc loc = Loc::current());
+Tensor floor(Tensor x, Loc loc = Loc::current());
+Tensor ceil(Tensor x, Loc loc = Loc::current());
+/// jnp.conj / jnp.conjugate: complex(real(x), -imag(x)) for complex x (stablehlo.real, imag,
+/// negate, complex), x itself for real types, as jnp's. Its VJP and JVP follow from those ops'.
+Tensor conj(Tensor x, Loc loc = Loc::current());
+/// jnp.real / jnp.imag: the real and imaginary parts (stablehlo.real / imag) of a complex x, in
+/// its real dtype; for a real x, x itself and zeros.
+Tensor real(Tensor x, Loc loc = Loc::current());
+Tensor imag(Tensor x, Loc loc = Loc::current());
+
+/// jnp.sin, jnp.cos, jnp.tan (stablehlo.sine, cosine, tan): same shape and dtype, float or
+/// complex; derivatives cos, -sin, 1 + tan^2 (src/autodiff/rules/elementwise.cc).
+Tensor sin(Tensor x, Loc loc = Loc::current());
+Tensor cos(Tensor x, Loc loc = Loc::current());
+Tensor tan(Tensor x, Loc loc = Loc::current());
+/// jnp.arctan2(y, x) (stablehlo.atan2, broadcasting): the angle of (x, y) in [-pi, pi]; float.
+Tensor arctan2(Tensor y, Tensor x, Loc loc = Loc::current());
+/// jnp.arctan: atan2(x, 1), real floats.
+Tensor arctan(Tensor x, Loc loc = Loc::current());
+/// jnp.arcsin: 2 atan2(x, 1 + sqrt(1 - x^2)) (XLA's and JAX's real formula), real floats; NaN
+/// outside [-1, 1]. Derivative 1 / sqrt(1 - x^2) through the atan2 and sqrt rules.
+Tensor arcsin(Tensor x, Loc loc = Loc::current());
+/// jnp.arccos: 2 atan2(sqrt(1 - x^2), 1 + x) (pi at x = -1), real floats; NaN outside [-1, 1].
+Tensor arccos(Tensor x, Loc loc = Loc::current());
+/// jnp.sinh: (expm1(x) - expm1(-x)) / 2, accurate near 0; real floats.
+Tensor sinh(Tensor x, Loc loc = Loc::current());
+/// jnp.cosh: exp(x - log 2) + exp(-x - log 2) (no overflow before cosh itself); real floats.
+Tensor cosh(Tensor x, Loc loc = Loc::current());
+/// jnp.arcsinh: odd, log1p(t + t^2 / (1 + sqrt(1 + t^2))) for t = |x| (log 2 + log t for
+/// t > 1e8), real floats; derivative 1 / sqrt(1 + x^2), 1 at 0.
+Tensor arcsinh(Tensor x, Loc loc = Loc::current());
+/// jnp.arccosh: log1p(y + sqrt(y (y + 2))) with y = x - 1 (log 2 + log x for x > 1e8), real
+/// floats; NaN below 1.
+Tensor arccosh(Tensor x, Loc loc = Loc::current());
+/// jnp.arctanh: log1p(2x / (1 - x)) / 2, real floats; +-inf at +-1, NaN beyond.
+Tensor arctanh(Tensor x, Loc loc = Loc::current());
+
+/// jnp.eye(n, m, k, dtype): tensor<n x m x dtype> (m = n when absent) with ones where
+/// column - row == k and zeros elsewhere, built in `f` from two stablehlo.iota, a compare and a
+/// select (no host buffer of the full size). Any dtype. Throws ShapeError("eye", "") for a
+/// negative n or m.
+Tensor eye(Func& f, int64_t n, std::optional<int64_t> m = std::nullopt, int64_t k = 0,
+           DType dtype = DType::f32, Loc loc = Loc::current());
+
 /// jax.nn.relu: max(x, 0) elementwise, same shape and dtype (f32, f64), NaN for NaN; its
 /// derivative is JAX's select(x > 0, 1, 0), so 0 at 0 (not maximum's tie split 0.5). Emitted as
 /// select(x > 0, x, maximum(sign(x), 0)) (stablehlo.compare, select, sign, maximum).

@@ -1,5 +1,7 @@
-// VJP and JVP rules of pad, reverse, dynamic_slice, dynamic_update_slice, gather, scatter (add) and
-// sort (JAX lax/slicing.py transposes; sort through the permutation as in JAX _sort_jvp).
+// VJP and JVP rules of pad, reverse, dynamic_slice, dynamic_update_slice, gather, scatter (add,
+// replace, multiply, minimum, maximum bodies) and sort (JAX lax/slicing.py transposes and JVPs:
+// _scatter_mul_jvp_rhs / _scatter_mul_transpose_rule, _scatter_extremal_jvp; sort through the
+// permutation as in JAX _sort_jvp).
 #include <algorithm>
 
 #include "rules.h"
@@ -18,7 +20,8 @@ std::vector<int64_t> iota_dims(int64_t n) {
   return d;
 }
 
-// The single op of a scatter body, or "" (add / replace-by-update are recognized).
+// The single op of a scatter body, or "" (add, multiply, minimum, maximum and replace-by-update
+// are recognized).
 std::string scatter_kind(const Op& op) {
   const Block& b = *op.regions().at(0);
   std::vector<const Op*> real;
@@ -29,8 +32,71 @@ std::string scatter_kind(const Op& op) {
     if (ret.operands().size() == 1 && ret.operands()[0] == b.arg(1)) return "replace";
     return "";
   }
-  if (real.size() == 1 && real[0]->name() == "stablehlo.add") return "add";
+  if (real.size() != 1) return "";
+  for (const char* k : {"add", "multiply", "minimum", "maximum"})
+    if (real[0]->name() == std::string("stablehlo.") + k) return k;
   return "";
+}
+
+bool attr_true(const Op& op, const char* name) {
+  const Attribute* a = op.attr(name);
+  const auto* b = a ? a->get_if<BoolAttr>() : nullptr;
+  return b && b->value;
+}
+
+// The gather that reads, for scatter `op`, each update's window of the operand (JAX's
+// gather_dnums / slice_sizes "inverse of the scatter"): result of the updates' shape.
+Value gather_windows(const Op& op, Value from) {
+  const auto& dn = *op.attr("scatter_dimension_numbers")->get_if<ScatterDimensionNumbers>();
+  Value idx = op.operands()[1], upd = op.operands()[2];
+  GatherDimensionNumbers gd{.offset_dims = dn.update_window_dims,
+                            .collapsed_slice_dims = dn.inserted_window_dims,
+                            .operand_batching_dims = dn.input_batching_dims,
+                            .start_indices_batching_dims = dn.scatter_indices_batching_dims,
+                            .start_index_map = dn.scatter_dims_to_operand_dims,
+                            .index_vector_dim = dn.index_vector_dim};
+  std::vector<int64_t> sizes;
+  size_t pos = 0;
+  for (int64_t d = 0; d < from.rank(); ++d) {
+    auto in = [&](const std::vector<int64_t>& v) {
+      return std::find(v.begin(), v.end(), d) != v.end();
+    };
+    if (in(dn.inserted_window_dims) || in(dn.input_batching_dims))
+      sizes.push_back(1);
+    else
+      sizes.push_back(upd.dim(dn.update_window_dims[pos++]));
+  }
+  return gather(from, idx, gd, sizes);
+}
+
+// scatter-add of `updates` into `operand` at `op`'s indices, with `op`'s dimension numbers.
+Value scatter_add_at(const Op& op, Value operand, Value updates) {
+  const auto& dn = *op.attr("scatter_dimension_numbers")->get_if<ScatterDimensionNumbers>();
+  return scatter(
+      {operand}, op.operands()[1], {updates}, dn,
+      [](const std::vector<Value>& a) { return std::vector<Value>{add(a[0], a[1])}; },
+      attr_true(op, "indices_are_sorted"), attr_true(op, "unique_indices"))[0];
+}
+
+// JAX's _scatter_extremal_jvp coefficients for a scatter-min / scatter-max `op`: the tangent of
+// the result is scatter_add(t_x, idx, gather(t_x) * operand_coef + t_upd * updates_coef), where
+// updates tied with the result share its tangent with a retained operand value (the average).
+struct ExtremalCoefs {
+  Value operand_coef, updates_coef;
+};
+ExtremalCoefs extremal_coefs(const Op& op) {
+  Value x = op.operands()[0], upd = op.operands()[2], out = op.result(0);
+  Value initial = gather_windows(op, x), target = gather_windows(op, out);
+  Value ok = compare(upd, target, ComparisonDirection::EQ);
+  Value retained = compare(initial, target, ComparisonDirection::EQ);
+  Value one = full_like(upd, 1.0), zero = zeros(upd);
+  Value num_updates = gather_windows(op, scatter_add_at(op, zeros(x), select(ok, one, zero)));
+  Value num_refs = gather_windows(op, scatter_add_at(op, zeros(x), one));
+  Value with_op = divide(one, add(num_updates, one)), alone = divide(one, num_updates);
+  Value updates_coef = select(ok, select(retained, with_op, alone), zero);
+  Value operand_norm = select(retained, with_op, zero);
+  Value operand_coef = divide(subtract(operand_norm, one), num_refs);
+  return {operand_coef, updates_coef};
 }
 
 // Gather start indices clamped the way gather clamps them, so that the scatter transpose touches
@@ -124,8 +190,31 @@ void register_indexing_rules(Registry& r) {
     Cts out(3);
     if (!cts[0]) return out;
     std::string kind = scatter_kind(op);
-    if (kind != "add" && kind != "replace")
-      unsupported(op, "only scatter-add and scatter-replace bodies are differentiable");
+    if (kind.empty())
+      unsupported(op,
+                  "only scatter bodies of a single add, multiply, minimum or maximum, or a "
+                  "replacement by the update, are differentiable");
+    Value x0 = op.operands()[0], u0 = op.operands()[2];
+    if (kind == "multiply") {  // JAX's _scatter_mul_transpose_rule
+      if (!real_tangent(op, x0)) return out;
+      out[0] = reapply(op, {*cts[0], op.operands()[1], u0})[0];
+      if (is_inexact(u0.dtype()) && needs_cotangent(2)) {
+        if (!attr_true(op, "unique_indices"))
+          unsupported(op,
+                      "the updates' cotangent of a scatter with a multiply body needs "
+                      "unique_indices = true (as JAX's scatter_mul)");
+        out[2] = gather_windows(op, multiply(*cts[0], x0));
+      }
+      return out;
+    }
+    if (kind == "minimum" || kind == "maximum") {  // the transpose of _scatter_extremal_jvp
+      if (!real_tangent(op, x0)) return out;
+      ExtremalCoefs c = extremal_coefs(op);
+      Value gw = gather_windows(op, *cts[0]);
+      out[0] = add(*cts[0], scatter_add_at(op, zeros(x0), multiply(gw, c.operand_coef)));
+      if (is_inexact(u0.dtype())) out[2] = multiply(gw, c.updates_coef);
+      return out;
+    }
     const auto& dn = *op.attr("scatter_dimension_numbers")->get_if<ScatterDimensionNumbers>();
     Value g = *cts[0], idx = op.operands()[1], upd = op.operands()[2];
     GatherDimensionNumbers gd{.offset_dims = dn.update_window_dims,
@@ -192,8 +281,9 @@ void register_indexing_rules(Registry& r) {
 }
 
 // JVP: pad (jointly in operand and padding value), reverse, the dynamic slices, gather and
-// scatter-add / scatter-replace are linear in their float operands (indices kept); sort permutes
-// the tangents with the operands (they ride along in a sort by the original comparator).
+// scatter-add / scatter-replace are linear in their float operands (indices kept); scatter-multiply
+// and scatter-min / max take JAX's rules; sort permutes the tangents with the operands (they ride
+// along in a sort by the original comparator).
 void register_indexing_jvps(JvpRegistry& r) {
   for (const char* n : {"stablehlo.pad", "stablehlo.reverse", "stablehlo.dynamic_slice",
                         "stablehlo.dynamic_update_slice", "stablehlo.gather"})
@@ -202,9 +292,34 @@ void register_indexing_jvps(JvpRegistry& r) {
     if (op.operands().size() != 3)
       unsupported(op, "only single-input scatter is differentiable", "JVP");
     std::string kind = scatter_kind(op);
-    if (kind != "add" && kind != "replace")
-      unsupported(op, "only scatter-add and scatter-replace bodies are differentiable", "JVP");
-    return linear_jvp()(op, ts);
+    if (kind.empty())
+      unsupported(op,
+                  "only scatter bodies of a single add, multiply, minimum or maximum, or a "
+                  "replacement by the update, are differentiable",
+                  "JVP");
+    if (kind == "add" || kind == "replace") return linear_jvp()(op, ts);
+    std::vector<Tangent> out(1);
+    Value x = op.operands()[0], idx = op.operands()[1], upd = op.operands()[2];
+    if (!real_tangent(op, x, "JVP") || (!ts[0] && !ts[2])) return out;
+    if (kind == "multiply") {  // JAX's defjvp of scatter_mul_p
+      if (ts[0]) out[0] = reapply(op, {*ts[0], idx, upd})[0];
+      if (ts[2]) {
+        if (!attr_true(op, "unique_indices"))
+          unsupported(op,
+                      "the updates' tangent of a scatter with a multiply body needs "
+                      "unique_indices = true (as JAX's scatter_mul)",
+                      "JVP");
+        Value t = multiply(x, scatter_add_at(op, zeros(x), *ts[2]));
+        out[0] = out[0] ? add(*out[0], t) : t;
+      }
+      return out;
+    }
+    // minimum / maximum: JAX's _scatter_extremal_jvp.
+    ExtremalCoefs c = extremal_coefs(op);
+    Value tx = ts[0] ? *ts[0] : zeros(x), tu = ts[2] ? *ts[2] : zeros(upd);
+    Value tw = add(multiply(gather_windows(op, tx), c.operand_coef), multiply(tu, c.updates_coef));
+    out[0] = scatter_add_at(op, tx, tw);
+    return out;
   };
   r["stablehlo.sort"] = [](const Op& op, const std::vector<Tangent>& ts) {
     size_t n = op.operands().size();
