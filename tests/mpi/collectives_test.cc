@@ -464,6 +464,46 @@ TEST(MpiOrdering, ManyLargeIndependentCollectivesStayMatched) {
 }  // namespace
 }  // namespace hhlo
 
+namespace hhlo {
+namespace {
+
+// A collective inside a while body reads the token of the collective before the loop (a value of
+// the enclosing block); the collective after the loop is ordered after the whole loop through one
+// of the loop's results (ordering_token): x = rank + 1, one allreduce-sum before, two inside (i =
+// 0, 1), one after.
+TEST(MpiOrdering, CollectivesInAndAfterAWhileLoop) {
+  const int n = N(), r = R();
+  Module m;
+  Func& f = m.add_func("main", {TensorType{DType::f64, {2}}});
+  Value before = mpi::allreduce(f.arg(0));  // S = sum over q of (q + 1)
+  Value i0 = constant(f, Scalar(0), DType::i32);
+  std::vector<Value> loop = while_loop(
+      {i0, before},
+      [&](const std::vector<Value>& a) {
+        return std::vector<Value>{
+            compare(a[0], constant(f, Scalar(2), DType::i32), ComparisonDirection::LT)};
+      },
+      [&](const std::vector<Value>& a) {
+        return std::vector<Value>{add(a[0], constant(f, Scalar(1), DType::i32)),
+                                  mpi::allreduce(a[1])};
+      });
+  Value after = mpi::allreduce(loop[1]);
+  const Op* op = after.defining_op();
+  ASSERT_NE(op, nullptr);
+  EXPECT_NE(op->operands()[1].defining_op()->name(), "stablehlo.constant")
+      << "the collective after the loop must read a token that depends on the loop";
+  f.ret({before, loop[1], after});
+  std::vector<Array> got =
+      session().run(m, {Array::from<double>({2}, {double(r + 1), double(r + 1)})});
+  const double S = n * (n + 1) / 2.0;
+  EXPECT_EQ(got[0].to_vector<double>(), std::vector<double>(2, S));
+  EXPECT_EQ(got[1].to_vector<double>(), std::vector<double>(2, S * n * n));
+  EXPECT_EQ(got[2].to_vector<double>(), std::vector<double>(2, S * n * n * n));
+}
+
+}  // namespace
+}  // namespace hhlo
+
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   // Only rank 0 reports (the others' failures still fail the job through their exit code).
