@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <complex>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -504,12 +505,37 @@ TEST(MpiOrdering, CollectivesInAndAfterAWhileLoop) {
 }  // namespace
 }  // namespace hhlo
 
+namespace {
+
+/// The report of ranks other than 0: each failed assertion, with the rank and test name (rank 0
+/// prints the usual report; a rank's failure fails the job through its exit code).
+class RankFailures : public ::testing::EmptyTestEventListener {
+ public:
+  explicit RankFailures(int rank) : rank_(rank) {}
+  // The name is kept here: UnitTest::current_test_info() inside OnTestPartResult waits on the
+  // lock gtest holds while reporting (a deadlock, seen).
+  void OnTestStart(const ::testing::TestInfo& t) override {
+    test_ = std::string(t.test_suite_name()) + "." + t.name();
+  }
+  void OnTestPartResult(const ::testing::TestPartResult& r) override {
+    if (!r.failed()) return;
+    std::fprintf(stderr, "[rank %d] %s: %s:%d: %s\n", rank_, test_.c_str(),
+                 r.file_name() ? r.file_name() : "?", r.line_number(), r.message());
+  }
+
+ private:
+  int rank_;
+  std::string test_;
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  // Only rank 0 reports (the others' failures still fail the job through their exit code).
-  if (hhlo::mpi::world_rank() != 0) {
+  if (int rank = hhlo::mpi::world_rank(); rank != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new RankFailures(rank));
   }
   return RUN_ALL_TESTS();
 }
