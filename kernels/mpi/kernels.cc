@@ -10,6 +10,8 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -283,23 +285,6 @@ struct Call {
   MPI_Datatype type = MPI_DATATYPE_NULL;
 };
 
-ffi::Error begin(const char* target, ffi::Span<const int64_t> members, int64_t group_size,
-                 ffi::DataType dtype, Call& c) {
-  if (std::string e = initialize_locked(); !e.empty())
-    return ffi::Error::Internal(std::string(target) + ": " + e);
-  if (auto e = comm_of(target, members, group_size, c.comm); e.failure()) return e;
-  MPI_Comm_size(c.comm, &c.size);
-  MPI_Comm_rank(c.comm, &c.rank);
-  if (dtype != ffi::DataType::TOKEN) {
-    c.type = mpi_type(dtype);
-    if (c.type == MPI_DATATYPE_NULL)
-      return bad(target, std::string("the element type is ") + dtype_text(dtype) +
-                             "; supported: pred, i8..i64, ui8..ui64, f16, bf16, f32, f64, "
-                             "complex<f32>, complex<f64>");
-  }
-  return ffi::Error::Success();
-}
-
 /// `n` as an MPI count, or false past INT_MAX.
 bool to_count(size_t n, int& out) {
   if (n > static_cast<size_t>(INT_MAX)) return false;
@@ -347,6 +332,141 @@ ffi::Error leading_n(const char* target, const char* what, ffi::Span<const int64
   return ffi::Error::Success();
 }
 
+// ---- Checked mode -------------------------------------------------------------------------------
+// Before its own MPI call, each collective gathers every rank's signature of it over the world
+// (MPI_Allgather of 16 int64, the same size on every rank whatever the call, so it always
+// matches) and refuses to go on when they differ: every rank then returns the same error instead
+// of MPI mixing data or waiting forever.
+
+std::atomic<bool>& checked_flag() {
+  static std::atomic<bool> on{false};
+  return on;
+}
+
+constexpr int kSigLen = 16;
+constexpr int64_t kSigMagic = 0x6868'6c6f'6d70'6931;  // "hhlompi1"
+using Signature = std::array<int64_t, kSigLen>;
+
+uint64_t fnv(uint64_t h, const void* p, size_t n) {
+  const auto* b = static_cast<const unsigned char*>(p);
+  for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+const char* const kTargetNames[] = {"?",
+                                    "hhlo_mpi_allreduce",
+                                    "hhlo_mpi_allgather",
+                                    "hhlo_mpi_reduce_scatter",
+                                    "hhlo_mpi_alltoall",
+                                    "hhlo_mpi_bcast",
+                                    "hhlo_mpi_sendrecv",
+                                    "hhlo_mpi_barrier"};
+
+int64_t target_code(const char* target) {
+  for (int64_t i = 1; i < 8; ++i)
+    if (std::strcmp(kTargetNames[i], target) == 0) return i;
+  return 0;
+}
+
+/// What the ranks must agree on: target, element type, operand dims, attributes, communicator.
+Signature signature(const char* target, ffi::DataType dtype, ffi::Span<const int64_t> dims,
+                    uint64_t attrs, ffi::Span<const int64_t> members, int64_t group_size) {
+  Signature s{};
+  s[0] = kSigMagic;
+  s[1] = target_code(target);
+  s[2] = static_cast<int64_t>(dtype);
+  s[3] = static_cast<int64_t>(dims.size());
+  uint64_t rest = 1469598103934665603ull;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i < 8)
+      s[4 + i] = dims[i];
+    else
+      rest = fnv(rest, &dims[i], sizeof(int64_t));
+  }
+  s[12] = static_cast<int64_t>(rest);
+  s[13] = static_cast<int64_t>(attrs);
+  s[14] = static_cast<int64_t>(
+      fnv(1469598103934665603ull, members.begin(), members.size() * sizeof(int64_t)));
+  s[15] = group_size;
+  return s;
+}
+
+std::string signature_text(const Signature& s) {
+  if (s[0] != kSigMagic) return "not a checked hhlo::mpi collective";
+  std::string t = kTargetNames[s[1] >= 0 && s[1] < 8 ? s[1] : 0];
+  if (s[1] == 7) return t;
+  t += std::string(" ") + dtype_text(static_cast<ffi::DataType>(s[2])) + "[";
+  for (int64_t i = 0; i < s[3]; ++i)
+    t += (i ? "," : "") + (i < 8 ? std::to_string(s[4 + i]) : std::string("..."));
+  return t + "] attributes #" + std::to_string(static_cast<uint64_t>(s[13]) % 100000) +
+         " groups #" + std::to_string(static_cast<uint64_t>(s[14]) % 100000) + "/" +
+         std::to_string(s[15]);
+}
+
+/// Compares this rank's signature with every rank's (the mutex is held, MPI initialized).
+ffi::Error check_signatures(const char* target, const Signature& mine) {
+  const State& st = state();
+  int n = 0;
+  MPI_Comm_size(st.world, &n);
+  std::vector<int64_t> all(static_cast<size_t>(n) * kSigLen);
+  if (int rc = MPI_Allgather(mine.data(), kSigLen, MPI_INT64_T, all.data(), kSigLen, MPI_INT64_T,
+                             st.world);
+      rc)
+    return mpi_failed(target, "MPI_Allgather (checked mode)", rc);
+  bool same = true;
+  for (int q = 0; q < n && same; ++q)
+    same = std::equal(mine.begin(), mine.end(), all.begin() + q * kSigLen);
+  if (same) return ffi::Error::Success();
+  // Every distinct signature once, with the ranks holding it, in rank order.
+  std::vector<std::pair<Signature, std::vector<int>>> seen;
+  for (int q = 0; q < n; ++q) {
+    Signature s;
+    std::copy_n(all.begin() + q * kSigLen, kSigLen, s.begin());
+    auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == s; });
+    if (it == seen.end())
+      seen.push_back({s, {q}});
+    else
+      it->second.push_back(q);
+  }
+  std::string text;
+  for (const auto& [sig, ranks] : seen) {
+    text += text.empty() ? "" : "; ";
+    text += ranks.size() == 1 ? "rank " : "ranks ";
+    for (size_t k = 0; k < ranks.size(); ++k) text += (k ? ", " : "") + std::to_string(ranks[k]);
+    text += ": " + signature_text(sig);
+  }
+  return bad(target, "the ranks disagree on this collective (checked mode): " + text);
+}
+
+/// Everything a handler needs before its MPI call: the lock, MPI initialized, the signatures
+/// compared (checked mode), the communicator, its size and this rank in it, the MPI datatype.
+ffi::Error begin(const char* target, ffi::Span<const int64_t> members, int64_t group_size,
+                 ffi::DataType dtype, ffi::Span<const int64_t> dims, uint64_t attrs, Call& c) {
+  if (std::string e = initialize_locked(); !e.empty())
+    return ffi::Error::Internal(std::string(target) + ": " + e);
+  if (checked_flag().load()) {
+    Signature sig = signature(target, dtype, dims, attrs, members, group_size);
+    if (auto e = check_signatures(target, sig); e.failure()) return e;
+  }
+  if (auto e = comm_of(target, members, group_size, c.comm); e.failure()) return e;
+  MPI_Comm_size(c.comm, &c.size);
+  MPI_Comm_rank(c.comm, &c.rank);
+  if (dtype != ffi::DataType::TOKEN) {
+    c.type = mpi_type(dtype);
+    if (c.type == MPI_DATATYPE_NULL)
+      return bad(target, std::string("the element type is ") + dtype_text(dtype) +
+                             "; supported: pred, i8..i64, ui8..ui64, f16, bf16, f32, f64, "
+                             "complex<f32>, complex<f64>");
+  }
+  return ffi::Error::Success();
+}
+
+uint64_t hash_of(std::string_view s) { return fnv(1469598103934665603ull, s.data(), s.size()); }
+uint64_t hash_of(int64_t v) { return fnv(1469598103934665603ull, &v, sizeof v); }
+uint64_t hash_of(ffi::Span<const int64_t> v) {
+  return fnv(1469598103934665603ull, v.begin(), v.size() * sizeof(int64_t));
+}
+
 // ---- Handlers ---------------------------------------------------------------------------------
 
 // MPI_Allreduce (MPI_IN_PLACE when XLA gives one buffer).
@@ -357,7 +477,10 @@ ffi::Error allreduce(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffe
   return guarded(target, [&]() -> ffi::Error {
     if (auto e = same_as_x(target, x, *y); e.failure()) return e;
     Call c;
-    if (auto e = begin(target, groups, group_size, x.element_type(), c); e.failure()) return e;
+    if (auto e =
+            begin(target, groups, group_size, x.element_type(), x.dimensions(), hash_of(op), c);
+        e.failure())
+      return e;
     MPI_Op mop;
     if (auto e = mpi_op(target, op, x.element_type(), mop); e.failure()) return e;
     int count = 0;
@@ -379,7 +502,9 @@ ffi::Error allgather(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffe
     if (x.element_type() != y->element_type())
       return bad(target, "result and operand dtypes differ");
     Call c;
-    if (auto e = begin(target, groups, group_size, x.element_type(), c); e.failure()) return e;
+    if (auto e = begin(target, groups, group_size, x.element_type(), x.dimensions(), 0, c);
+        e.failure())
+      return e;
     if (auto e = leading_n(target, "the result", y->dimensions(), x.dimensions(), c.size);
         e.failure())
       return e;
@@ -404,7 +529,10 @@ ffi::Error reduce_scatter(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::Any
     if (x.element_type() != y->element_type())
       return bad(target, "result and operand dtypes differ");
     Call c;
-    if (auto e = begin(target, groups, group_size, x.element_type(), c); e.failure()) return e;
+    if (auto e =
+            begin(target, groups, group_size, x.element_type(), x.dimensions(), hash_of(op), c);
+        e.failure())
+      return e;
     if (auto e = leading_n(target, "the operand", x.dimensions(), y->dimensions(), c.size);
         e.failure())
       return e;
@@ -430,7 +558,9 @@ ffi::Error alltoall(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffer
   return guarded(target, [&]() -> ffi::Error {
     if (auto e = same_as_x(target, x, *y); e.failure()) return e;
     Call c;
-    if (auto e = begin(target, groups, group_size, x.element_type(), c); e.failure()) return e;
+    if (auto e = begin(target, groups, group_size, x.element_type(), x.dimensions(), 0, c);
+        e.failure())
+      return e;
     auto d = x.dimensions();
     if (d.size() == 0) return bad(target, "the operand must have rank >= 1 ([n, ...])");
     if (auto e = leading_n(target, "the operand", d,
@@ -456,7 +586,10 @@ ffi::Error bcast(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffer> y
   return guarded(target, [&]() -> ffi::Error {
     if (auto e = same_as_x(target, x, *y); e.failure()) return e;
     Call c;
-    if (auto e = begin(target, groups, group_size, x.element_type(), c); e.failure()) return e;
+    if (auto e =
+            begin(target, groups, group_size, x.element_type(), x.dimensions(), hash_of(root), c);
+        e.failure())
+      return e;
     if (root < 0 || root >= c.size)
       return bad(target, "root " + std::to_string(root) + " is not a rank of a communicator of " +
                              std::to_string(c.size));
@@ -479,7 +612,10 @@ ffi::Error sendrecv(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffer
   return guarded(target, [&]() -> ffi::Error {
     if (auto e = same_as_x(target, x, *y); e.failure()) return e;
     Call c;
-    if (auto e = begin(target, groups, group_size, x.element_type(), c); e.failure()) return e;
+    if (auto e =
+            begin(target, groups, group_size, x.element_type(), x.dimensions(), hash_of(pairs), c);
+        e.failure())
+      return e;
     if (pairs.size() % 2 != 0) return bad(target, "pairs must hold (source, target) pairs");
     int dest = MPI_PROC_NULL, source = MPI_PROC_NULL;
     std::vector<bool> is_source(static_cast<size_t>(c.size)), is_target(is_source);
@@ -518,7 +654,8 @@ ffi::Error barrier(ffi::AnyBuffer, ffi::Result<ffi::AnyBuffer> token,
   constexpr const char* target = "hhlo_mpi_barrier";
   return guarded(target, [&]() -> ffi::Error {
     Call c;
-    if (auto e = begin(target, groups, group_size, ffi::DataType::TOKEN, c); e.failure()) return e;
+    if (auto e = begin(target, groups, group_size, ffi::DataType::TOKEN, {}, 0, c); e.failure())
+      return e;
     if (int rc = MPI_Barrier(c.comm); rc) return mpi_failed(target, "MPI_Barrier", rc);
     clear_token(token);
     return ffi::Error::Success();
@@ -631,6 +768,9 @@ int world_size() {
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   return n;
 }
+
+void set_checked(bool on) { checked_flag().store(on); }
+bool checked() { return checked_flag().load(); }
 
 int thread_level() {
   init_only("hhlo::mpi::thread_level");

@@ -378,6 +378,44 @@ TEST(MpiFailures, GroupsThatDoNotCoverTheJobAreRefused) {
       "but the job has " + std::to_string(N()) + " processes");
 }
 
+// Checked mode (on for the whole suite, main): ranks that build different collectives all get
+// the same error naming every rank's signature, where MPI would mix data or wait forever.
+TEST(MpiFailures, RanksThatDisagreeOnAShapeAllFailInCheckedMode) {
+  ASSERT_TRUE(mpi::checked());
+  const int64_t len = R() == 0 ? 2 : 3;  // a rank-dependent program: what checked mode is for
+  Module m;
+  Func& f = m.add_func("main", {TensorType{DType::f32, {len}}});
+  f.ret({mpi::allreduce(f.arg(0))});
+  try {
+    session().run(m, {Array(DType::f32, {len})});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    std::string w = e.what();
+    EXPECT_NE(w.find("the ranks disagree on this collective"), std::string::npos) << w;
+    EXPECT_NE(w.find("rank 0: hhlo_mpi_allreduce f32[2]"), std::string::npos) << w;
+    EXPECT_NE(
+        w.find(std::string(N() == 2 ? "rank 1" : "ranks 1, 2, 3") + ": hhlo_mpi_allreduce f32[3]"),
+        std::string::npos)
+        << w;
+  }
+}
+
+TEST(MpiFailures, RanksAtDifferentCollectivesAllFailInCheckedMode) {
+  Module m;
+  Func& f = m.add_func("main", {TensorType{DType::f32, {2}}});
+  f.ret({R() == 0 ? mpi::allreduce(f.arg(0)) : mpi::bcast(f.arg(0))});
+  try {
+    session().run(m, {Array(DType::f32, {2})});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    std::string w = e.what();
+    EXPECT_NE(w.find("rank 0: hhlo_mpi_allreduce"), std::string::npos) << w;
+    EXPECT_NE(w.find(std::string(N() == 2 ? "rank 1" : "ranks 1, 2, 3") + ": hhlo_mpi_bcast"),
+              std::string::npos)
+        << w;
+  }
+}
+
 // ---- Derivatives -------------------------------------------------------------------------------
 
 // sum over ranks of L_r with L_r = sum(w * op(x_r)); the gradient each rank gets is the one of
@@ -532,6 +570,7 @@ class RankFailures : public ::testing::EmptyTestEventListener {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  hhlo::mpi::set_checked(true);  // issue 24: on by default in the tests
   if (int rank = hhlo::mpi::world_rank(); rank != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());

@@ -50,6 +50,15 @@ void initialize();
 int world_rank();
 /// The number of processes in MPI_COMM_WORLD (MPI_Comm_size); initializes as world_rank.
 int world_size();
+/// Checked mode (off by default): before each collective, every rank's signature of it (target,
+/// element type, operand dims, attributes, communicator) is gathered over the world
+/// (MPI_Allgather of 16 int64, which matches whatever call each rank is at) and compared; ranks
+/// that disagree all fail the execution with the same error naming every rank's signature,
+/// instead of MPI mixing data or waiting forever. Costs one small allgather per collective. Set
+/// it the same way on every rank, before the executions it should cover.
+void set_checked(bool on);
+/// Whether checked mode is on.
+bool checked();
 /// The thread support level MPI gave (MPI_THREAD_SINGLE 0 .. MPI_THREAD_MULTIPLE 3); initializes
 /// as world_rank.
 int thread_level();
