@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One idempotent set-up for `make demo` and `make test` on a fresh Debian machine:
 #   1. Debian packages (compiler tools, GoogleTest, Google Benchmark, fmt, CLI11, nlohmann-json, zlib,
-#      OpenBLAS for the LAPACK kernels);
+#      OpenBLAS for the LAPACK kernels, Open MPI for the MPI kernels);
 #   2. a Python venv in .venv (NumPy/ml_dtypes for test vectors, JAX on CPU as the benchmark peer);
 #   3. registry wheels pinned by version and sha256, downloaded once into a cache outside the repo,
 #      unpacked into the git-ignored third_party/: the default XLA CPU PJRT plugin and the
@@ -27,6 +27,7 @@ log() { printf '[setup] %s\n' "$*" >&2; }
 pkgs=(cmake ninja-build g++ make unzip ccache python3 python3-venv zlib1g-dev
       libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev nlohmann-json3-dev libcli11-dev
       libopenblas-dev  # LAPACK + BLAS for kernels/lapack (docs/facts.md, "JAX's CPU linear algebra")
+      libopenmpi-dev openmpi-bin  # MPI collectives across processes: kernels/mpi, ctest label mpi
       libssl-dev pkg-config binutils  # sha256 of the compile cache; the install test
       flatbuffers-compiler libflatbuffers-dev  # the jax.export artifact reader (src/program)
       clang-format-14)  # make format / format-check
