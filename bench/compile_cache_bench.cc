@@ -20,10 +20,10 @@
 #include "hhlo/nn/layers.h"
 #include "hhlo/nn/models.h"
 #include "hhlo/nn/optim.h"
+#include "hhlo/program/compile.h"
 #include "hhlo/runtime/compile_cache.h"
 #include "hhlo/session.h"
 #include "hhlo/train/trainer.h"
-#include "hhlo/program/compile.h"
 
 namespace {
 
@@ -124,8 +124,8 @@ void bm_warm(benchmark::State& state, int which) {
     benchmark::DoNotOptimize(&exe);
   }
   std::error_code ec;
-  state.counters["entry_bytes"] = static_cast<double>(
-      std::filesystem::file_size(cache.entry_path(cache.key(client(), to_mlir(read_program(text).module), options())), ec));
+  state.counters["entry_bytes"] = static_cast<double>(std::filesystem::file_size(
+      cache.entry_path(cache.key(client(), to_mlir(read_program(text).module), options())), ec));
   if (!keep) std::filesystem::remove_all(dir, ec);
 }
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "hhlo/program/compile.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/custom_call.h"
-#include "hhlo/program/compile.h"
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "hhlo/runtime/client.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/runtime/client.h"
 #include "runtime/pjrt_abi.h"  // the runtime's own PJRT C API declarations
 
 namespace {

@@ -28,8 +28,8 @@
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
 #include "hhlo/jit.h"
-#include "hhlo/session.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/session.h"
 
 namespace {
 

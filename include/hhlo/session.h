@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "hhlo/core/array.h"
-#include "hhlo/runtime/client.h"
 #include "hhlo/program/program.h"
+#include "hhlo/runtime/client.h"
 #include "hhlo/runtime/compile_cache.h"
 
 namespace hhlo {

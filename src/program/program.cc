@@ -59,10 +59,10 @@ bool refine(Module& m, std::span<const TensorType> types, const PreparedProgram&
 }  // namespace
 
 Program read_program(std::string_view bytes, const ReadProgramOptions& options) {
-  Program p{.module = parse_module(bytes, {.source_name = options.source_name,
-                                           .verify = options.verify}),
-            .format = is_mlir_bytecode(bytes) ? ProgramFormat::bytecode : ProgramFormat::text,
-            .source_name = options.source_name};
+  Program p{
+      .module = parse_module(bytes, {.source_name = options.source_name, .verify = options.verify}),
+      .format = is_mlir_bytecode(bytes) ? ProgramFormat::bytecode : ProgramFormat::text,
+      .source_name = options.source_name};
   return p;
 }
 

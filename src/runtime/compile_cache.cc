@@ -24,11 +24,11 @@
 #include <system_error>
 #include <vector>
 
+#include "compile_module.h"
 #include "hhlo/core/error.h"
 #include "hhlo/core/file_io.h"
 #include "hhlo/ir/module.h"
 #include "hhlo/ir/printer.h"
-#include "compile_module.h"
 #include "pjrt.h"
 
 #ifndef HHLO_VERSION

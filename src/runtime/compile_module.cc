@@ -1,9 +1,9 @@
 // Client::compile(const Module&): the module printed once and compiled as it is. The runtime's use
 // of the IR (DESIGN.md, layer rules): the Module and its printer; reading programs made elsewhere,
 // entry selection and platform binding are the program stage's (hhlo/program/compile.h).
-#include <fmt/format.h>
-
 #include "compile_module.h"
+
+#include <fmt/format.h>
 
 #include "hhlo/ir/module.h"
 #include "hhlo/ir/printer.h"
@@ -24,8 +24,9 @@ void check_compiles_as_given(const Module& module, const CompileOptions& options
         "multi-platform export's platform index through the program stage (hhlo::compile, "
         "hhlo/program/compile.h)");
   if (!module.find("main"))
-    throw Error("Client::compile: the module has no @main (plugins run @main; select_entry in "
-                "hhlo/ir/entry.h renames another function)");
+    throw Error(
+        "Client::compile: the module has no @main (plugins run @main; select_entry in "
+        "hhlo/ir/entry.h renames another function)");
 }
 
 }  // namespace detail

@@ -37,18 +37,19 @@ std::string program_key(std::string_view mlir, const CompileOptions& o) {
 }  // namespace
 
 const LoadedExecutable& Session::compile_keyed(std::string key, std::string_view mlir,
-                                               std::optional<Program> read,
-                                               const CompileOptions& o,
+                                               std::optional<Program> read, const CompileOptions& o,
                                                std::optional<std::vector<TensorType>> arg_types) {
   std::lock_guard lock(mu_);
   auto it = cache_.find(key);
   if (it != cache_.end()) return *it->second;
   if (!read) read = read_program(mlir);
-  PreparedProgram prepared = prepare_program(std::move(*read), {.entry = o.entry,
-                                                                .export_platforms = o.export_platforms,
-                                                                .platform = client_.platform_name(),
-                                                                .arg_types = std::move(arg_types)});
-  auto exe = std::make_unique<LoadedExecutable>(hhlo::compile(client_, prepared, o, &disk_, &last_));
+  PreparedProgram prepared =
+      prepare_program(std::move(*read), {.entry = o.entry,
+                                         .export_platforms = o.export_platforms,
+                                         .platform = client_.platform_name(),
+                                         .arg_types = std::move(arg_types)});
+  auto exe =
+      std::make_unique<LoadedExecutable>(hhlo::compile(client_, prepared, o, &disk_, &last_));
   return *cache_.emplace(std::move(key), std::move(exe)).first->second;
 }
 
@@ -71,7 +72,8 @@ std::vector<Array> Session::run(std::string_view mlir, const std::vector<Array>&
     std::lock_guard lock(mu_);
     dynamic_.emplace(key, *dynamic);
   }
-  if (!*dynamic) return execute_on_host(compile_keyed(key, mlir, std::move(read), options, {}), args);
+  if (!*dynamic)
+    return execute_on_host(compile_keyed(key, mlir, std::move(read), options, {}), args);
   std::vector<TensorType> types;
   for (const Array& a : args) {
     types.push_back(a.type());

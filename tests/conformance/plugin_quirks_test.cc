@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "hhlo/runtime/client.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/runtime/client.h"
 
 namespace hhlo {
 namespace detail {
@@ -181,8 +181,9 @@ TEST(PluginQuirks, I1HexIsOneBytePerElementOnTheDefaultPlugin) {
 }
 
 TEST(PluginQuirks, I1HexIsPackedBitsOn0_81) {
-  Array a =
-      compile_unread(cpu_0_81(), i1_program("0xEE01")).execute(std::vector<const Buffer*>{})[0].to_host();
+  Array a = compile_unread(cpu_0_81(), i1_program("0xEE01"))
+                .execute(std::vector<const Buffer*>{})[0]
+                .to_host();
   EXPECT_EQ(a.to_vector<int32_t>(), (std::vector<int32_t>{0, 1, 1, 1, 0, 1, 1, 1, 1}));
   EXPECT_THROW(compile_unread(cpu_0_81(), i1_program("0x000101010001010101")), PjrtError);
 }
@@ -194,7 +195,8 @@ TEST(PluginQuirks, I1HexSplat0xFFIsTheByte255OnTheDefaultPlugin) {
   std::string program = i1_program("0xFF");
   Array def = compile_unread(cpu(), program).execute(std::vector<const Buffer*>{})[0].to_host();
   EXPECT_EQ(def.to_vector<int32_t>(), std::vector<int32_t>(9, 255));
-  Array old = compile_unread(cpu_0_81(), program).execute(std::vector<const Buffer*>{})[0].to_host();
+  Array old =
+      compile_unread(cpu_0_81(), program).execute(std::vector<const Buffer*>{})[0].to_host();
   EXPECT_EQ(old.to_vector<int32_t>(), std::vector<int32_t>(9, 1));
   // Through the program stage both plugins see our reading (packed bits: all true) as a list.
   for (const Client& c : {cpu(), cpu_0_81()}) {

@@ -16,8 +16,8 @@
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
 #include "hhlo/ir/refine.h"
-#include "hhlo/runtime/client.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/runtime/client.h"
 
 namespace hhlo::conformance {
 namespace {

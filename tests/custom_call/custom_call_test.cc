@@ -17,8 +17,8 @@
 #include <sstream>
 #include <thread>
 
-#include "hhlo/runtime/client.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/runtime/client.h"
 #include "kernels.h"
 #include "runtime/pjrt.h"  // for the tests that pin raw plugin behaviour
 #include "runtime/pjrt_extensions.h"

@@ -9,9 +9,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "hhlo/program/compile.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/custom_call.h"
-#include "hhlo/program/compile.h"
 
 namespace hhlo {
 namespace {

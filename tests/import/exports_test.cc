@@ -12,8 +12,8 @@
 #include "hhlo/core/array.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
-#include "hhlo/runtime/client.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/runtime/client.h"
 
 namespace hhlo {
 namespace {

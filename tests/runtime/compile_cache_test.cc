@@ -1,8 +1,6 @@
 // The persistent compile cache (hhlo/runtime/compile_cache.h): keys, hits within and across
 // processes, damaged and foreign entries, an unwritable folder, concurrent fillers, the LRU bound.
 #include "hhlo/runtime/compile_cache.h"
-#include "hhlo/ir/printer.h"
-#include "hhlo/program/compile.h"
 
 #include <gtest/gtest.h>
 #include <spawn.h>
@@ -15,6 +13,9 @@
 #include <fstream>
 #include <thread>
 #include <vector>
+
+#include "hhlo/ir/printer.h"
+#include "hhlo/program/compile.h"
 
 extern char** environ;
 
@@ -113,7 +114,8 @@ TEST_F(CompileCacheTest, MissWritesAnEntryAndTheNextCompileLoadsIt) {
 // $HHLO_CACHE_TEST_DIR, exit 0 when the values are right, and print the outcome.
 int child_main(const char* dir, const char* want) {
   CacheOutcome o;
-  LoadedExecutable exe = CompileCache({.dir = dir}).compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o);
+  LoadedExecutable exe =
+      CompileCache({.dir = dir}).compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o);
   bool right = run3(exe) == std::vector<float>{2, 5, 10};
   std::printf("child outcome %d\n", static_cast<int>(o));
   if (!right) return 3;
@@ -182,7 +184,8 @@ void expect_recompiled_after(CompileCache c, const std::string& path, F damage) 
   damage(bytes);
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
   CacheOutcome o;
-  EXPECT_EQ(run3(c.compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o)), (std::vector<float>{2, 5, 10}));
+  EXPECT_EQ(run3(c.compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o)),
+            (std::vector<float>{2, 5, 10}));
   EXPECT_EQ(o, CacheOutcome::rejected);
   c.compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o);
   EXPECT_EQ(o, CacheOutcome::hit);
@@ -224,7 +227,8 @@ TEST_F(CompileCacheTest, UnwritableFolderWarnsOnceAndCompiles) {
   test::cpu();  // the plugin's own log lines at client creation are not ours to count
   ::testing::internal::CaptureStderr();
   CacheOutcome o1, o2;
-  std::vector<float> y1 = run3(c.compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o1));
+  std::vector<float> y1 =
+      run3(c.compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o1));
   std::vector<float> y2 = run3(c.compile(test::cpu(), read_program(kMinusOne).module, {}, &o2));
   std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(y1, (std::vector<float>{2, 5, 10}));
@@ -248,7 +252,8 @@ TEST_F(CompileCacheTest, LeastRecentlyUsedEntriesGoPastTheBound) {
   c.compile(test::cpu(), read_program(kMinusOne).module);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   CacheOutcome o;
-  c.compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o);  // a hit: now the most recent of the two
+  c.compile(test::cpu(), read_program(kSquarePlusOne).module, {},
+            &o);  // a hit: now the most recent of the two
   ASSERT_EQ(o, CacheOutcome::hit);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   // Room for two of the three entries (they are about the same size), not for three.
@@ -275,7 +280,8 @@ TEST_F(CompileCacheTest, ATemporaryLeftByAKilledWriterIsRemovedALiveOneCounted) 
   std::ofstream(live) << "partial";
   CompileCache c = cache();
   CacheOutcome o;
-  EXPECT_EQ(run3(c.compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o)), (std::vector<float>{2, 5, 10}));
+  EXPECT_EQ(run3(c.compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o)),
+            (std::vector<float>{2, 5, 10}));
   EXPECT_EQ(o, CacheOutcome::miss);
   EXPECT_FALSE(fs::exists(stale)) << "the dead writer's temporary stayed";
   EXPECT_TRUE(fs::exists(live)) << "a live writer's temporary was removed";
@@ -308,8 +314,9 @@ TEST(CompileCacheOptions, EnvironmentRelocatesOrDisablesTheCache) {
     setenv("HHLO_COMPILE_CACHE", off, 1);
     EXPECT_FALSE(CompileCache().enabled()) << off;
     CacheOutcome o;
-    EXPECT_EQ(run3(CompileCache().compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o)),
-              (std::vector<float>{2, 5, 10}));
+    EXPECT_EQ(
+        run3(CompileCache().compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o)),
+        (std::vector<float>{2, 5, 10}));
     EXPECT_EQ(o, CacheOutcome::disabled);
   }
   setenv("HHLO_COMPILE_CACHE_MAX_MB", "3", 1);

@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "hhlo/ir/ops.h"
-#include "hhlo/session.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/session.h"
 #include "runtime_util.h"
 
 namespace hhlo {

@@ -16,8 +16,8 @@
 #include <mutex>
 #include <thread>
 
-#include "hhlo/runtime/client.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/runtime/client.h"
 #include "runtime/key_value_callbacks.h"
 
 namespace hhlo {
@@ -394,7 +394,7 @@ TEST(SpmdFacts, CpuPluginsHaveNoUseForNodeIdAndNeverCallTheKeyValueStore) {
   }) {replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 })",
-                                   {.num_replicas = 4});
+                                 {.num_replicas = 4});
   std::vector<Buffer> in;
   for (int d = 0; d < 4; ++d)
     in.push_back(c.buffer_from_host(Array::from<float>({2}, {1.0f * d, 1}), devs[d]));

@@ -9,8 +9,8 @@
 #include <iterator>
 #include <string>
 
-#include "hhlo/runtime/client.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/runtime/client.h"
 
 namespace hhlo {
 namespace {

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "commands.h"
+#include "deadline.h"
 #include "hhlo/core/array.h"
 #include "hhlo/core/error.h"
-#include "deadline.h"
 #include "hhlo/ir/printer.h"
 #include "hhlo/lapack/kernels.h"
 #include "hhlo/program/compile.h"
@@ -57,9 +57,8 @@ double percentile(const std::vector<double>& v, double p) {
 /// The program stage for `hhlo bench`: the program read once and prepared as `hhlo run` prepares
 /// it (entry, platform index, refinement to the input shapes when inputs are given).
 PreparedProgram prepare_for_bench(const BenchOptions& o, const std::vector<Array>& inputs) {
-  PrepareOptions prepare{.entry = o.entry,
-                         .export_platforms = split_list(o.export_platforms),
-                         .platform = o.platform};
+  PrepareOptions prepare{
+      .entry = o.entry, .export_platforms = split_list(o.export_platforms), .platform = o.platform};
   if (!o.inputs.empty()) {
     std::vector<TensorType> types;
     for (const Array& a : inputs) types.push_back(a.type());

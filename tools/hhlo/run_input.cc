@@ -137,9 +137,8 @@ std::vector<std::string> split_list(const std::string& list) {
 RunInputs load_run_inputs(const RunOptions& o) {
   RunInputs in{.program = read_program(o.program)};
   in.options = compile_options(o.xla_options);
-  in.prepare = {.entry = o.entry,
-                .export_platforms = split_list(o.export_platforms),
-                .platform = o.platform};
+  in.prepare = {
+      .entry = o.entry, .export_platforms = split_list(o.export_platforms), .platform = o.platform};
   // The names of the entry's arguments, read from the entry as the program stage will select it.
   in.io = io_names(in.program.module, o.entry);
   in.inputs = read_inputs(o.inputs, in.io);

@@ -13,9 +13,9 @@ namespace hhlo::cli {
 using hhlo::IoNames;
 
 /// The inputs of `hhlo run -i ...`: each `.npy` file is the next argument; a `.npz` archive gives
-/// every argument by name (member `<name>.npy`, `name` from io_names (hhlo/program/program.h), or `arg<i>` for any
-/// argument), and must then be the only input. Throws hhlo::IoError for unreadable files and
-/// hhlo::Error naming the missing and unused members when the archive does not match.
+/// every argument by name (member `<name>.npy`, `name` from io_names (hhlo/program/program.h), or
+/// `arg<i>` for any argument), and must then be the only input. Throws hhlo::IoError for unreadable
+/// files and hhlo::Error naming the missing and unused members when the archive does not match.
 std::vector<Array> read_inputs(const std::vector<std::string>& paths, const IoNames& names);
 
 /// Writes `outputs` to the `.npz` archive `path`, member `<name>.npy` per result (names from
