@@ -217,23 +217,6 @@ void register_indexing_rules(Registry& r) {
     }
     const auto& dn = *op.attr("scatter_dimension_numbers")->get_if<ScatterDimensionNumbers>();
     Value g = *cts[0], idx = op.operands()[1], upd = op.operands()[2];
-    GatherDimensionNumbers gd{.offset_dims = dn.update_window_dims,
-                              .collapsed_slice_dims = dn.inserted_window_dims,
-                              .operand_batching_dims = dn.input_batching_dims,
-                              .start_indices_batching_dims = dn.scatter_indices_batching_dims,
-                              .start_index_map = dn.scatter_dims_to_operand_dims,
-                              .index_vector_dim = dn.index_vector_dim};
-    std::vector<int64_t> sizes;
-    size_t pos = 0;
-    for (int64_t d = 0; d < g.rank(); ++d) {
-      auto in = [&](const std::vector<int64_t>& v) {
-        return std::find(v.begin(), v.end(), d) != v.end();
-      };
-      if (in(dn.inserted_window_dims) || in(dn.input_batching_dims))
-        sizes.push_back(1);
-      else
-        sizes.push_back(upd.dim(dn.update_window_dims[pos++]));
-    }
     if (kind == "add") {
       out[0] = g;
     } else {  // replace: scattered positions lose the operand's cotangent
@@ -241,7 +224,7 @@ void register_indexing_rules(Registry& r) {
                            [](const std::vector<Value>& a) { return std::vector<Value>{a[1]}; })[0];
       out[0] = multiply(g, mask);
     }
-    if (is_inexact(upd.dtype())) out[2] = gather(g, idx, gd, sizes);
+    if (is_inexact(upd.dtype())) out[2] = gather_windows(op, g);
     return out;
   };
   r["stablehlo.sort"] = [](const Op& op, const Cts& cts) {
