@@ -52,34 +52,68 @@ class Session {
   /// `args` to device 0, runs the entry, waits and copies every output back. When `mlir` is
   /// text whose entry has dynamic (`?`) dimensions (a shape-polymorphic `jax.export`), it is
   /// first refined to the shapes of `args` (prepare_program, hhlo/program/program.h) and one
-  /// executable is cached per concrete argument shapes. The program is read once per text.
+  /// executable is cached per concrete argument shapes. The program is read once per text, and
+  /// not at all when the disk cache remembers its executable under its bytes, options and
+  /// argument types (a later process running it again; hhlo/program/program_cache.h).
   /// Throws hhlo::ParseError for a program our readers refuse, hhlo::Error when the entry cannot
   /// be chosen or the arguments do not
   /// match it (count, dtype, dims), hhlo::ShapeAssertionError when they violate the export's
   /// shape constraints (JAX's message), hhlo::PjrtError on compile or execution failure.
   std::vector<Array> run(std::string_view mlir, const std::vector<Array>& args,
                          const CompileOptions& options = {});
+  /// run of a program read with `vjp_order` (ReadProgramOptions::vjp_order): `program` may be a
+  /// serialized `jax.export` artifact (as it may in the run above, with vjp_order 0), whose
+  /// function (0) or k-th VJP (k) runs on `args`, one per flat input (the unused ones too, each
+  /// checked against its aval; PreparedProgram::kept_inputs), giving one array per flat output.
+  /// One executable is cached per artifact, order and argument types. Throws as the run above,
+  /// and hhlo::Error for an input that does not fit its aval (naming it), an artifact not
+  /// exported for this client's platform, with ordered effects, or without a VJP of that order.
+  std::vector<Array> run(std::string_view program, const std::vector<Array>& args,
+                         const CompileOptions& options, int vjp_order);
   std::vector<Array> run(const Module& module, const std::vector<Array>& args,
                          const CompileOptions& options = {});
 
-  /// Number of distinct executables compiled so far.
+  /// Number of distinct executables compiled (or loaded) so far.
   std::size_t cache_size() const;
+  /// Number of programs this session has read (parsed): a program whose executable the disk
+  /// cache remembers under its bytes (hhlo/program/program_cache.h) is loaded without one.
+  std::size_t programs_read() const;
 
  private:
-  /// The executable cached under `key`, else `mlir` (read into `read` when not read yet) prepared
-  /// with `options` and `arg_types` and compiled through the disk cache.
-  const LoadedExecutable& compile_keyed(std::string key, std::string_view mlir,
-                                        std::optional<Program> read, const CompileOptions& options,
-                                        std::optional<std::vector<TensorType>> arg_types);
+  friend class ExportedFunction;
+  /// run over pointers to the arguments (no copy of their data).
+  std::vector<Array> run_flat(std::string_view program, const std::vector<const Array*>& args,
+                              const CompileOptions& options, int vjp_order);
+  /// An executable and the flat inputs its `@main` takes (PreparedProgram::kept_inputs).
+  struct Compiled {
+    std::unique_ptr<LoadedExecutable> exe;
+    std::vector<int64_t> kept_inputs;
+  };
+  /// PrepareOptions of `o` on this session's client.
+  PrepareOptions prepare_options(const CompileOptions& o,
+                                 std::optional<std::vector<TensorType>> arg_types) const;
+  /// The executable the disk cache remembers under the source key `source` (program_cache.h),
+  /// loaded without reading the program, and whether it is one per argument types; nullopt
+  /// when there is no such record or it does not load on this client.
+  std::optional<Compiled> load_remembered(const std::string& source, bool* by_types);
+  /// The executable cached under `key`, else `mlir` (read into `read` with `vjp_order` when not
+  /// read yet) prepared with `options` and `arg_types` and compiled through the disk cache,
+  /// remembered there under its source key.
+  const Compiled& compile_keyed(std::string key, std::string_view mlir, std::optional<Program> read,
+                                const CompileOptions& options, int vjp_order,
+                                std::optional<std::vector<TensorType>> arg_types);
   /// Copies `args` to device 0, executes `exe`, waits and copies every output back.
-  std::vector<Array> execute_on_host(const LoadedExecutable& exe, const std::vector<Array>& args);
+  std::vector<Array> execute_on_host(const LoadedExecutable& exe,
+                                     const std::vector<const Array*>& args);
 
   Client client_;
   CompileCache disk_;
   CacheOutcome last_ = CacheOutcome::disabled;
+  std::size_t programs_read_ = 0;
   mutable std::mutex mu_;
-  std::map<std::string, std::unique_ptr<LoadedExecutable>> cache_;
-  /// (options, entry, platforms, program text) -> whether the entry needs refinement.
+  std::map<std::string, Compiled> cache_;
+  /// (options, entry, platforms, VJP order, program) -> whether the executable is per argument
+  /// types (a dynamic entry to refine, or an artifact whose inputs are checked).
   std::map<std::string, bool, std::less<>> dynamic_;
 };
 

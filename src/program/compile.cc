@@ -3,7 +3,7 @@
 
 namespace hhlo {
 
-CompileOptions compile_options_for(const PreparedProgram& program, CompileOptions options) {
+CompileOptions compile_options_for(const PreparedFacts& program, CompileOptions options) {
   if (program.num_partitions > 1 && options.num_partitions == 1) {
     options.num_partitions = program.num_partitions;
     options.use_spmd_partitioning = true;

@@ -3,6 +3,7 @@
 #include "hhlo/program/exported.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstring>
@@ -246,8 +247,18 @@ Exported read_table(const wire::Exported* e, const ExportedOptions& o, unsigned 
   const auto* bc = e->mlir_module_serialized();
   if (!bc || bc->size() == 0) fail(src, "mlir_module_serialized (the module's bytecode)", "none");
   x.mlir_bytecode.assign(reinterpret_cast<const char*>(bc->data()), bc->size());
-  x.module = read_bytecode(x.mlir_bytecode,
-                           {.source_name = src + " (mlir_module_serialized)", .verify = o.verify});
+  try {
+    x.module = read_bytecode(
+        x.mlir_bytecode, {.source_name = src + " (mlir_module_serialized)", .verify = o.verify});
+  } catch (const ParseError& e) {
+    if (x.ordered_effects.empty()) throw;
+    // Our IR has no token type: the tokens of ordered effects are what the reader stops at.
+    throw Error(fmt::format(
+        "{}: the function has ordered effects ({}): its @main takes and returns one "
+        "!stablehlo.token per effect, which hhlo neither reads nor supplies; export the function "
+        "without ordered effects ({})",
+        src, fmt::join(x.ordered_effects, ", "), e.what()));
+  }
   if (const auto* vjp = e->vjp()) {
     ExportedOptions vo = o;
     vo.source_name = src + " (vjp)";

@@ -3,6 +3,7 @@
 #include "hhlo/program/program.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
@@ -56,9 +57,118 @@ bool refine(Module& m, std::span<const TensorType> types, const PreparedProgram&
   return true;
 }
 
+/// Throws unless the artifact `x` runs on `o.platform` (JAX's platform check, unless exported with
+/// it disabled) and `o.export_platforms` is empty or its own list.
+void check_platforms(const Exported& x, const PrepareOptions& o, const std::string& source) {
+  auto has = [](const std::vector<std::string>& v, std::string_view s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  if (!has(x.platforms, o.platform) && !has(x.disabled_checks, "platform"))
+    throw Error(fmt::format(
+        "'{}' was exported for platforms [{}], not for this client's platform '{}' (export it "
+        "with jax.export.export(..., platforms=[..., '{}']))",
+        source, fmt::join(x.platforms, ", "), o.platform, o.platform));
+  if (!o.export_platforms.empty() && o.export_platforms != x.platforms)
+    throw Error(fmt::format(
+        "'{}' is a jax.export artifact for platforms [{}]; the export platforms given, [{}], "
+        "differ (an artifact names its own: give none)",
+        source, fmt::join(x.platforms, ", "), fmt::join(o.export_platforms, ", ")));
+}
+
+/// Throws unless `given` fits input `i` of the artifact `x` (dtype, rank, static dimensions).
+void check_input(const Exported& x, std::size_t i, const TensorType& given,
+                 const std::string& source) {
+  const ExportedAval& a = x.in_avals[i];
+  const std::string& name = i < x.in_names.size() ? x.in_names[i] : fmt::format("input {}", i);
+  if (!a.dtype)
+    throw Error(fmt::format("input {} '{}' of '{}' has element type {}, which hhlo has no type for",
+                            i, name, source, a.dtype_name));
+  bool fits = given.dtype == *a.dtype && given.dims.size() == a.shape.size();
+  Dims want = a.dims();
+  for (std::size_t d = 0; fits && d < want.size(); ++d)
+    fits = want[d] == kDynamic || want[d] == given.dims[d];
+  if (!fits)
+    throw Error(fmt::format("input {} '{}' of '{}' is {} ({}); {} given", i, name, source,
+                            a.to_string(), a.type().to_string(), given.to_string()));
+}
+
+/// The types of the inputs the artifact's module keeps, after checking every one of `given`
+/// (one per flat input) against its aval.
+std::vector<TensorType> kept_types(const Exported& x, const std::vector<TensorType>& given,
+                                   const std::string& source) {
+  if (given.size() != x.in_avals.size()) {
+    std::vector<std::string> want;
+    for (std::size_t i = 0; i < x.in_avals.size(); ++i)
+      want.push_back(fmt::format("{} {}", x.in_names[i], x.in_avals[i].to_string()));
+    throw Error(fmt::format("'{}' takes {} input(s) ({}), {} given", source, x.in_avals.size(),
+                            fmt::join(want, ", "), given.size()));
+  }
+  for (std::size_t i = 0; i < given.size(); ++i) check_input(x, i, given[i], source);
+  return select_kept(x.module_kept_var_idx, given);
+}
+
+/// What an artifact changes in the preparation of its module: its platforms, its checked and
+/// kept inputs; ordered effects are refused.
+PrepareOptions artifact_options(const Exported& x, PrepareOptions o, const std::string& source) {
+  if (!x.ordered_effects.empty())
+    throw Error(fmt::format(
+        "'{}' has ordered effects ({}): its @main takes and returns one token per effect, which "
+        "hhlo does not supply; export the function without ordered effects",
+        source, fmt::join(x.ordered_effects, ", ")));
+  check_platforms(x, o, source);
+  const std::vector<int64_t>& kept = x.module_kept_var_idx;
+  for (std::size_t i = 0; i < kept.size(); ++i)
+    if (kept[i] < 0 || kept[i] >= static_cast<int64_t>(x.in_avals.size()) ||
+        (i > 0 && kept[i] <= kept[i - 1]))
+      throw Error(
+          fmt::format("'{}': module_kept_var_idx [{}] is not increasing input indices below {}",
+                      source, fmt::join(kept, ", "), x.in_avals.size()));
+  o.export_platforms = x.platforms;
+  if (o.arg_types) o.arg_types = kept_types(x, *o.arg_types, source);
+  return o;
+}
+
+/// The artifact in `bytes` read, the module of level `o.vjp_order` moved out of it.
+Program read_artifact(std::string_view bytes, const ReadProgramOptions& o) {
+  auto x = std::make_shared<Exported>(
+      read_exported(bytes, {.source_name = o.source_name, .verify = o.verify}));
+  Exported* level = x.get();
+  int available = 0;
+  for (const Exported* v = x->vjp.get(); v; v = v->vjp.get()) ++available;
+  if (o.vjp_order < 0 || o.vjp_order > available)
+    throw Error(fmt::format(
+        "{}: no VJP of order {} in this jax.export artifact: it was serialized with vjp_order={} "
+        "(Exported.serialize(vjp_order=k) keeps the VJPs up to order k)",
+        o.source_name, o.vjp_order, available));
+  for (int k = 0; k < o.vjp_order; ++k) level = level->vjp.get();
+  Program p{.module = std::move(level->module),
+            .format = ProgramFormat::exported,
+            .source_name = o.source_name,
+            .artifact = std::move(x),
+            .vjp_order = o.vjp_order};
+  return p;
+}
+
 }  // namespace
 
+const Exported* Program::exported() const {
+  const Exported* level = artifact.get();
+  for (int k = 0; level && k < vjp_order; ++k) level = level->vjp.get();
+  return level;
+}
+
+bool reads_as_exported(std::string_view bytes, std::string_view source_name) {
+  return is_exported_artifact(bytes) || (source_name.ends_with(".jax") && !is_mlir_bytecode(bytes));
+}
+
 Program read_program(std::string_view bytes, const ReadProgramOptions& options) {
+  if (reads_as_exported(bytes, options.source_name)) return read_artifact(bytes, options);
+  if (options.vjp_order != 0)
+    throw Error(fmt::format(
+        "{}: a VJP order ({}) is read from a jax.export artifact "
+        "(Exported.serialize(vjp_order=k)); "
+        "this program is StableHLO {}",
+        options.source_name, options.vjp_order, is_mlir_bytecode(bytes) ? "bytecode" : "text"));
   Program p{
       .module = parse_module(bytes, {.source_name = options.source_name, .verify = options.verify}),
       .format = is_mlir_bytecode(bytes) ? ProgramFormat::bytecode : ProgramFormat::text,
@@ -66,12 +176,13 @@ Program read_program(std::string_view bytes, const ReadProgramOptions& options) 
   return p;
 }
 
-Program read_program_file(const std::string& path, bool verify) {
+Program read_program_file(const std::string& path, bool verify, int vjp_order) {
   std::string bytes = read_regular_file(path, "program");
   if (bytes.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw IoError(
-        fmt::format("program '{}' is empty; expected StableHLO MLIR text or bytecode", path));
-  return read_program(bytes, {.source_name = path, .verify = verify});
+    throw IoError(fmt::format(
+        "program '{}' is empty; expected StableHLO MLIR text or bytecode, or a jax.export artifact",
+        path));
+  return read_program(bytes, {.source_name = path, .verify = verify, .vjp_order = vjp_order});
 }
 
 IoNames io_names(const Module& m, std::string_view entry) {
@@ -90,6 +201,11 @@ IoNames io_names(const Module& m, std::string_view entry) {
   return names;
 }
 
+IoNames io_names(const Program& program, std::string_view entry) {
+  if (const Exported* x = program.exported()) return {x->in_names, x->out_names};
+  return io_names(program.module, entry);
+}
+
 int num_partitions_of(const Module& module) {
   for (const NamedAttr& a : module.attrs())
     if (a.name == "mhlo.num_partitions")
@@ -99,14 +215,21 @@ int num_partitions_of(const Module& module) {
 }
 
 PreparedProgram prepare_program(Program program, const PrepareOptions& options) {
-  PreparedProgram p{.module = std::move(program.module),
-                    .source_name = std::move(program.source_name)};
-  p.entry = select_entry(p.module, options.entry);
-  bind_platform(p.module, options, p.source_name);
-  if (options.arg_types) p.refined = refine(p.module, *options.arg_types, p);
+  const Exported* x = program.exported();
+  PrepareOptions o = x ? artifact_options(*x, options, program.source_name) : options;
+  PreparedProgram p;
+  p.module = std::move(program.module);
+  p.source_name = std::move(program.source_name);
+  p.entry = select_entry(p.module, o.entry);
+  bind_platform(p.module, o, p.source_name);
+  if (o.arg_types) p.refined = refine(p.module, *o.arg_types, p);
   p.num_partitions = num_partitions_of(p.module);
   p.shardy = !p.module.meshes().empty();
   p.names = io_names(p.module);
+  if (x) {
+    p.names = {x->in_names, x->out_names};
+    p.kept_inputs = x->module_kept_var_idx;
+  }
   return p;
 }
 

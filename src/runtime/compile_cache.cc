@@ -201,10 +201,8 @@ std::string CompileCache::entry_path(const std::string& key) const {
   return (fs::path(dir_) / (key + kSuffix)).string();
 }
 
-std::string CompileCache::key(const Client& client, std::string_view program,
-                              const CompileOptions& options) const {
+std::string CompileCache::client_identity(const Client& client) const {
   std::string in;
-  field(in, "hhlo-compile-cache", "1");
   field(in, "library", HHLO_VERSION);
   const Plugin& plugin = client.state()->plugin;
   field(in, "plugin", plugin.path());
@@ -221,9 +219,27 @@ std::string CompileCache::key(const Client& client, std::string_view program,
   field(in, "devices", std::to_string(devices.size()));
   field(in, "device-kind", devices.empty() ? "" : devices.front().kind());
   field(in, "cpu", cpu_identity());
+  return sha256_hex(in);
+}
+
+std::string CompileCache::key(const Client& client, std::string_view program,
+                              const CompileOptions& options) const {
+  std::string in;
+  field(in, "hhlo-compile-cache", "2");
+  field(in, "client", client_identity(client));
   field(in, "options", serialize_compile_options(options));
   field(in, "program", program);
   return sha256_hex(in);
+}
+
+std::optional<LoadedExecutable> CompileCache::load(const Client& client, const std::string& key) {
+  std::optional<std::string> bytes = read(key);
+  if (!bytes) return std::nullopt;
+  try {
+    return client.deserialize(*bytes);
+  } catch (const std::exception&) {  // a sound entry the plugin will not load
+    return std::nullopt;
+  }
 }
 
 void CompileCache::warn_once(const std::string& what) {
@@ -319,10 +335,12 @@ void CompileCache::evict() {
 }
 
 LoadedExecutable CompileCache::compile(const Client& client, const Module& module,
-                                       const CompileOptions& options, CacheOutcome* outcome) {
+                                       const CompileOptions& options, CacheOutcome* outcome,
+                                       std::string* key_out) {
   auto report = [&](CacheOutcome o) {
     if (outcome) *outcome = o;
   };
+  if (key_out) key_out->clear();
   if (!enabled_) {
     report(CacheOutcome::disabled);
     return client.compile(module, options);
@@ -330,6 +348,7 @@ LoadedExecutable CompileCache::compile(const Client& client, const Module& modul
   detail::check_compiles_as_given(module, options);
   std::string program = to_mlir(module);
   std::string k = key(client, program, options);
+  if (key_out) *key_out = k;
   bool rejected = false;
   if (std::optional<std::string> bytes = read(k, &rejected)) {
     try {

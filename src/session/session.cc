@@ -7,6 +7,7 @@
 #include "hhlo/ir/refine.h"
 #include "hhlo/lapack/kernels.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/program/program_cache.h"
 
 namespace hhlo {
 
@@ -25,74 +26,135 @@ CacheOutcome Session::last_outcome() const {
 namespace {
 
 /// The part of a session's cache key that does not depend on argument types.
-std::string program_key(std::string_view mlir, const CompileOptions& o) {
+std::string program_key(std::string_view mlir, const CompileOptions& o, int vjp_order) {
   std::string key = serialize_compile_options(o);
   key += '\0' + o.entry;  // what the program stage reads besides the serialized options
   for (const std::string& p : o.export_platforms) key += '\0' + p;
-  key += '\0';
+  key += '\0' + std::to_string(vjp_order) + '\0';
   key += mlir;
   return key;
 }
 
+/// True when the executable of `read` depends on the argument types: a dynamic entry is refined
+/// to them, an artifact's inputs are checked against its avals.
+bool keyed_by_types(const Program& read, const std::string& entry) {
+  return read.artifact || has_dynamic_shapes(*read.module.find(resolve_entry(read.module, entry)));
+}
+
+/// keyed_by_types of a program known by its facts only (a cache hit that read nothing).
+bool keyed_by_types(const PreparedFacts& facts) {
+  return facts.refined || !facts.kept_inputs.empty();
+}
+
 }  // namespace
 
-const LoadedExecutable& Session::compile_keyed(std::string key, std::string_view mlir,
-                                               std::optional<Program> read, const CompileOptions& o,
-                                               std::optional<std::vector<TensorType>> arg_types) {
+PrepareOptions Session::prepare_options(const CompileOptions& o,
+                                        std::optional<std::vector<TensorType>> arg_types) const {
+  return {.entry = o.entry,
+          .export_platforms = o.export_platforms,
+          .platform = client_.platform_name(),
+          .arg_types = std::move(arg_types)};
+}
+
+std::optional<Session::Compiled> Session::load_remembered(const std::string& source,
+                                                          bool* by_types) {
+  std::optional<SourceRecord> record = find_source(disk_, source);
+  if (!record) return std::nullopt;
+  std::optional<LoadedExecutable> exe = load_source(disk_, client_, *record);
+  if (!exe) return std::nullopt;
+  *by_types = keyed_by_types(record->facts);
+  return Compiled{std::make_unique<LoadedExecutable>(std::move(*exe)),
+                  std::move(record->facts.kept_inputs)};
+}
+
+const Session::Compiled& Session::compile_keyed(std::string key, std::string_view mlir,
+                                                std::optional<Program> read,
+                                                const CompileOptions& o, int vjp_order,
+                                                std::optional<std::vector<TensorType>> arg_types) {
   std::lock_guard lock(mu_);
   auto it = cache_.find(key);
-  if (it != cache_.end()) return *it->second;
-  if (!read) read = read_program(mlir);
-  PreparedProgram prepared =
-      prepare_program(std::move(*read), {.entry = o.entry,
-                                         .export_platforms = o.export_platforms,
-                                         .platform = client_.platform_name(),
-                                         .arg_types = std::move(arg_types)});
-  auto exe =
-      std::make_unique<LoadedExecutable>(hhlo::compile(client_, prepared, o, &disk_, &last_));
-  return *cache_.emplace(std::move(key), std::move(exe)).first->second;
+  if (it != cache_.end()) return it->second;
+  if (!read) {
+    read = read_program(mlir, {.vjp_order = vjp_order});
+    ++programs_read_;
+  }
+  PrepareOptions prepare = prepare_options(o, std::move(arg_types));
+  std::string source = source_key(mlir, vjp_order, prepare, o);
+  PreparedProgram prepared = prepare_program(std::move(*read), prepare);
+  Compiled c{std::make_unique<LoadedExecutable>(
+                 compile_remembered(client_, prepared, o, disk_, source, &last_)),
+             prepared.kept_inputs};
+  return cache_.emplace(std::move(key), std::move(c)).first->second;
 }
 
 const LoadedExecutable& Session::compile(std::string_view mlir, const CompileOptions& o) {
-  return compile_keyed(program_key(mlir, o), mlir, std::nullopt, o, std::nullopt);
+  return *compile_keyed(program_key(mlir, o, 0), mlir, std::nullopt, o, 0, std::nullopt).exe;
 }
 
 std::vector<Array> Session::run(std::string_view mlir, const std::vector<Array>& args,
                                 const CompileOptions& options) {
-  std::string key = program_key(mlir, options);
-  std::optional<bool> dynamic;
+  return run(mlir, args, options, 0);
+}
+
+std::vector<Array> Session::run(std::string_view mlir, const std::vector<Array>& args,
+                                const CompileOptions& options, int vjp_order) {
+  std::vector<const Array*> ptrs;
+  ptrs.reserve(args.size());
+  for (const Array& a : args) ptrs.push_back(&a);
+  return run_flat(mlir, ptrs, options, vjp_order);
+}
+
+std::vector<Array> Session::run_flat(std::string_view mlir, const std::vector<const Array*>& args,
+                                     const CompileOptions& options, int vjp_order) {
+  std::string key = program_key(mlir, options, vjp_order);
+  std::vector<TensorType> types;
+  for (const Array* a : args) types.push_back(a->type());
+  std::optional<bool> by_types;
   {
     std::lock_guard lock(mu_);
-    if (auto d = dynamic_.find(key); d != dynamic_.end()) dynamic = d->second;
+    if (auto d = dynamic_.find(key); d != dynamic_.end()) by_types = d->second;
   }
   std::optional<Program> read;
-  if (!dynamic) {  // first run of this text: read it once, here, and keep what it tells
-    read = read_program(mlir);
-    dynamic = has_dynamic_shapes(*read->module.find(resolve_entry(read->module, options.entry)));
+  std::optional<Compiled> loaded;
+  if (!by_types) {  // first run of this program: the disk cache's record of it, else read it once
+    bool keyed = false;
+    loaded = load_remembered(source_key(mlir, vjp_order, prepare_options(options, types), options),
+                             &keyed);
+    if (!loaded) {
+      read = read_program(mlir, {.vjp_order = vjp_order});
+      keyed = keyed_by_types(*read, options.entry);
+    }
+    by_types = keyed;
     std::lock_guard lock(mu_);
-    dynamic_.emplace(key, *dynamic);
+    if (read) ++programs_read_;
+    dynamic_.emplace(key, keyed);
+    if (loaded) last_ = CacheOutcome::hit;
   }
-  if (!*dynamic)
-    return execute_on_host(compile_keyed(key, mlir, std::move(read), options, {}), args);
-  std::vector<TensorType> types;
-  for (const Array& a : args) {
-    types.push_back(a.type());
-    key += '\0' + types.back().to_string();
+  if (*by_types)
+    for (const TensorType& t : types) key += '\0' + t.to_string();
+  if (loaded) {
+    std::lock_guard lock(mu_);
+    cache_.emplace(key, std::move(*loaded));
   }
-  return execute_on_host(compile_keyed(key, mlir, std::move(read), options, std::move(types)),
-                         args);
+  const Compiled& c = compile_keyed(key, mlir, std::move(read), options, vjp_order, types);
+  return execute_on_host(*c.exe, select_kept(c.kept_inputs, args));
 }
 
 std::vector<Array> Session::execute_on_host(const LoadedExecutable& exe,
-                                            const std::vector<Array>& args) {
+                                            const std::vector<const Array*>& args) {
   std::vector<Buffer> buffers;
   buffers.reserve(args.size());
-  for (const Array& a : args) buffers.push_back(client_.buffer_from_host(a));
+  for (const Array* a : args) buffers.push_back(client_.buffer_from_host(*a));
   std::vector<const Buffer*> ptrs;
   for (const Buffer& b : buffers) ptrs.push_back(&b);
   std::vector<Array> out;
   for (const Buffer& b : exe.execute(ptrs)) out.push_back(b.to_host());
   return out;
+}
+
+std::size_t Session::programs_read() const {
+  std::lock_guard lock(mu_);
+  return programs_read_;
 }
 
 std::size_t Session::cache_size() const {

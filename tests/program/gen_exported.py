@@ -9,7 +9,9 @@ build/tests/generated/exported; nothing generated is committed). For each case N
     shapes as JAX prints symbolic dimensions, dtype names of serialization.fbs, platforms,
     nr_devices, the HloSharding text of each input and output (None: unspecified), effects,
     calling convention version, module_kept_var_idx, whether a VJP is present.
-Plus future_version.jax: the pytree artifact with its serialization_version field set to 99, and
+Plus symbolic.b2.*: the symbolic case at b = 2; cuda_only.jax: jnp.sin exported for CUDA only;
+ordered_effect.jax: a function with an ordered effect (its @main takes and returns a token);
+future_version.jax: the pytree artifact with its serialization_version field set to 99, and
 legacy_hlo_sharding.jax: the sharded case written as JAX wrote shardings before named shardings
 (Sharding.hlo_sharding_proto, no *_idxs or unique_* vectors, nr_devices_short).
 Run with the project's venv (JAX 0.10.2 CPU, flatbuffers):
@@ -161,6 +163,49 @@ for j, r in enumerate(jax.tree_util.tree_leaves(vjp_back.call(w, xv, ct))):
 kept = export.export(jax.jit(lambda a, unused, n: a * n.astype(jnp.float32)))(
     f32(3), f32(2), np.int32(4))
 emit("unused_input", kept, (f32(3), f32(2), np.int32(4)))
+
+
+# A second size of the symbolic batch (b = 2): JAX's outputs from the same artifact.
+sym_back = export.deserialize(bytearray((out / "symbolic.jax").read_bytes()))
+v2 = f32(2, 3)
+np.save(out / "symbolic.b2.in0.npy", v2)
+for j, r in enumerate(sym_back.call(v2)):
+    np.save(out / f"symbolic.b2.out{j}.npy", np.asarray(r))
+
+# Exported for CUDA only: no CPU lowering in it (JAX refuses to call it on CPU).
+cuda_only = export.export(jax.jit(jnp.sin), platforms=("cuda",))(
+    jax.ShapeDtypeStruct((3,), jnp.float32))
+(out / "cuda_only.jax").write_bytes(bytes(cuda_only.serialize()))
+
+
+# An ordered effect: the module's @main takes and returns a !stablehlo.token (jax.token).
+def ordered_effect_artifact():
+    from jax._src import core, effects
+    from jax._src.interpreters import mlir
+
+    class HhloTestOrderedEffect(effects.Effect):  # JAX serializes effects that compare equal
+        __eq__ = lambda self, other: type(self) is type(other)  # noqa: E731
+        __hash__ = lambda self: hash(type(self))  # noqa: E731
+
+    eff = HhloTestOrderedEffect()
+    for kind in (effects.lowerable_effects, effects.ordered_effects,
+                 effects.control_flow_allowed_effects):
+        kind.add_type(HhloTestOrderedEffect)
+    prim = core.Primitive("hhlo_test_ordered_effect")
+    prim.def_effectful_abstract_eval(lambda x: (x, {eff}))
+
+    def lower(ctx, x):
+        ctx.set_tokens_out(mlir.TokenSet({eff: ctx.tokens_in.get(eff)}))
+        return [x]
+
+    mlir.register_lowering(prim, lower)
+    exp = export.export(jax.jit(lambda x: prim.bind(x) * 2.0))(
+        jax.ShapeDtypeStruct((3,), jnp.float32))
+    assert len(exp.ordered_effects) == 1, exp.ordered_effects
+    return bytes(exp.serialize())
+
+
+(out / "ordered_effect.jax").write_bytes(ordered_effect_artifact())
 
 
 def patched_version(blob, version):

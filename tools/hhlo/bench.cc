@@ -55,17 +55,20 @@ double percentile(const std::vector<double>& v, double p) {
 }
 
 /// The program stage for `hhlo bench`: the program read once and prepared as `hhlo run` prepares
-/// it (entry, platform index, refinement to the input shapes when inputs are given).
-PreparedProgram prepare_for_bench(const BenchOptions& o, const std::vector<Array>& inputs) {
-  PrepareOptions prepare{
+/// it (entry, platform index, refinement to the input shapes when inputs are given; a jax.export
+/// artifact's inputs checked and its unused ones dropped from `in`).
+PreparedProgram prepare_for_bench(const BenchOptions& o, RunInputs& in) {
+  in.prepare = {
       .entry = o.entry, .export_platforms = split_list(o.export_platforms), .platform = o.platform};
   if (!o.inputs.empty()) {
     std::vector<TensorType> types;
-    for (const Array& a : inputs) types.push_back(a.type());
-    prepare.arg_types = std::move(types);
+    for (const Array& a : in.inputs) types.push_back(a.type());
+    in.prepare.arg_types = std::move(types);
   }
   try {
-    return prepare_program(read_program(o.program), prepare);
+    PreparedProgram p = prepare_program(std::move(*in.program), in.prepare);
+    keep_module_inputs(p, in);
+    return p;
   } catch (const IoError&) {
     throw;
   } catch (const Error& e) {
@@ -73,6 +76,17 @@ PreparedProgram prepare_for_bench(const BenchOptions& o, const std::vector<Array
     if (what.starts_with("cannot compile")) throw;
     throw Error(fmt::format("cannot compile '{}': {}", o.program, what));
   }
+}
+
+/// The program read once and the inputs (read_inputs: .npy files, NAME=FILE, one .npz).
+RunInputs read_bench_inputs(const BenchOptions& o) {
+  RunInputs in;
+  in.program = read_program(o.program);
+  in.io = io_names(*in.program, o.entry);
+  Inputs read = read_inputs(o.inputs, in.io);
+  in.inputs = std::move(read.arrays);
+  in.labels = std::move(read.labels);
+  return in;
 }
 
 /// Time of a compile-cache hit in a fresh folder (filled once, then the load timed), and the
@@ -101,9 +115,9 @@ std::pair<double, std::uint64_t> cached_compile(const Client& client, const Prep
 
 int run_bench(const BenchOptions& o) {
   Deadline deadline(o.timeout, o.program);
-  std::vector<Array> inputs;
-  for (const std::string& p : o.inputs) inputs.push_back(read_npy(p));
-  PreparedProgram program = prepare_for_bench(o, inputs);
+  RunInputs in = read_bench_inputs(o);
+  PreparedProgram program = prepare_for_bench(o, in);
+  std::vector<Array>& inputs = in.inputs;
   CompileOptions options = compile_options(o.xla_options);
   Client client = Client::create(o.platform, execution_options(o.execution, o.platform));
   if (o.platform == "cpu") register_jax_cpu_kernels(client);  // JAX's lapack_*_ffi targets
@@ -123,7 +137,7 @@ int run_bench(const BenchOptions& o) {
     if (auto types = exe.input_types())
       for (const TensorType& t : *types) inputs.emplace_back(t);  // zeros
   } else {
-    check_inputs(exe, inputs, o.inputs, o.entry);  // as `hhlo run` does: count, dtype, shape
+    check_inputs(exe, inputs, in.labels, o.entry);  // as `hhlo run` does: count, dtype, shape
   }
   std::vector<Buffer> buffers;
   for (const Array& a : inputs) buffers.push_back(client.buffer_from_host(a));
@@ -188,10 +202,12 @@ const bool registered = register_command({
     .description = "Compile time (cold and cached) and per-call latency of a StableHLO program",
     .setup = [](CLI::App& sub) -> Action {
       auto o = std::make_shared<BenchOptions>();
-      sub.add_option("program", o->program, "StableHLO program (.mlir text or bytecode)")
+      sub.add_option("program", o->program,
+                     "StableHLO program (.mlir text or bytecode) or jax.export artifact (.jax)")
           ->required();
       sub.add_option("--input,-i", o->inputs,
-                     "Input .npy file, one per entry parameter, in order (default: zeros); a "
+                     "Input .npy file, one per entry parameter, in order (default: zeros); or "
+                     "NAME=FILE.npy per parameter, or one .npz by name (as `hhlo run`); a "
                      "shape-polymorphic program is refined to their shapes");
       sub.add_option("--iterations,-n", o->iterations, "Timed calls (default 100)")
           ->check(CLI::Range(1, 100000000));

@@ -51,17 +51,10 @@ int check_program(const CheckOptions& o) {
   std::string text = read_regular_file(o.program, "program");
   Module m;
   try {
-    // A damaged .jax file gets the artifact reader's error; MLIR bytecode is read as such.
-    bool artifact =
-        is_exported_artifact(text) ||
-        (std::filesystem::path(o.program).extension() == ".jax" && !is_mlir_bytecode(text));
-    if (artifact) {
-      Exported x = read_exported(text, {.source_name = o.program, .verify = true});
-      print_exported_signature(x, o.program);
-      m = std::move(x.module);
-    } else {
-      m = read_program(text, {.source_name = o.program, .verify = true}).module;
-    }
+    // A damaged .jax file gets the artifact reader's error (reads_as_exported).
+    Program p = read_program(text, {.source_name = o.program, .verify = true});
+    if (p.artifact) print_exported_signature(*p.artifact, o.program);
+    m = std::move(p.module);
   } catch (const Error& e) {
     // ParseError and the verifier's errors start with "FILE:LINE:COLUMN: ".
     std::string what = e.what();

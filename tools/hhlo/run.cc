@@ -28,6 +28,7 @@
 #include "hhlo/ir/refine.h"
 #include "hhlo/lapack/kernels.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/program/program_cache.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/compile_cache.h"
 #include "hhlo/runtime/custom_call.h"
@@ -92,17 +93,19 @@ std::vector<std::string> unregistered_targets(const Client& client, const Module
   return missing;
 }
 
-/// File stems for the outputs: each result's `jax.result_info` (JAX's pytree path, e.g.
-/// "result['loss']") of the prepared `@main`, without JAX's leading "result", reduced to letters,
-/// digits, '-' and '.', other runs of characters becoming one '_' ("loss", "[0]['w']" -> "0_w"),
-/// when every result has one that is not only digits and they are distinct; else out0, out1, ...
-std::vector<std::string> output_names(const Module& module, std::size_t count) {
+/// File stems for the outputs: each result's name (`results`: PreparedProgram::names, JAX's
+/// pytree path from `jax.result_info` or a jax.export artifact, e.g. "result['loss']"), without
+/// JAX's leading "result", reduced to letters, digits, '-' and '.', other runs of characters
+/// becoming one '_' ("loss", "[0]['w']" -> "0_w"), when every result has one that is not only
+/// digits and they are distinct; else out0, out1, ...
+std::vector<std::string> output_names(const std::vector<std::string>& results, std::size_t count) {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < count; ++i) names.push_back(fmt::format("out{}", i));
-  std::vector<std::string> info = signature(*module.find("main")).result_names;
-  if (info.size() != count) return names;
+  if (results.size() != count) return names;
   std::vector<std::string> stems;
-  for (std::string_view r : info) {
+  for (std::size_t i = 0; i < count; ++i) {
+    std::string_view r = results[i];
+    if (r == names[i]) return names;  // a result without a name
     if (r.substr(0, 6) == "result") r.remove_prefix(6);
     std::string stem;
     for (char c : r) {
@@ -123,9 +126,13 @@ std::vector<std::string> output_names(const Module& module, std::size_t count) {
 /// The program stage for `hhlo run`: `in.program` prepared (entry, platform index, refinement to
 /// the input shapes). A failed shape_assertion is reported with JAX's message and the input
 /// shapes.
-PreparedProgram prepare_for_inputs(RunInputs& in, const std::string& path) {
+PreparedProgram prepare_for_inputs(const RunOptions& o, RunInputs& in) {
+  const std::string& path = o.program;
+  ensure_program(o, in);
   try {
-    return prepare_program(std::move(in.program), in.prepare);
+    PreparedProgram p = prepare_program(std::move(*in.program), in.prepare);
+    in.program.reset();
+    return p;
   } catch (const ShapeAssertionError& e) {
     throw Error(fmt::format("'{}' does not accept inputs of shapes {}: {}", path,
                             types_to_string(*in.prepare.arg_types), e.what()));
@@ -185,7 +192,8 @@ void time_calls(int repeat, F call) {
 /// An SPMD executable: each global input split by the layout the partitioner chose, one
 /// execute over all devices, each global output assembled from its shards.
 int run_sharded(const RunOptions& o, const Client& client, const LoadedExecutable& exe,
-                const std::vector<Array>& inputs, Deadline& deadline) {
+                const std::vector<Array>& inputs, const PreparedFacts& program,
+                Deadline& deadline) {
   std::vector<Device> devices = exe.devices();
   std::vector<ShardedArray> args;
   for (std::size_t i = 0; i < inputs.size(); ++i)
@@ -196,21 +204,20 @@ int run_sharded(const RunOptions& o, const Client& client, const LoadedExecutabl
   std::vector<Array> host;
   for (const ShardedArray& a : outputs) host.push_back(a.to_host());
   deadline.disarm();
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < host.size(); ++i) names.push_back(fmt::format("out{}", i));
-  emit_outputs(o, host, names, {});
+  emit_outputs(o, host, output_names(program.names.results, host.size()), program.names);
   fmt::print("ran on {} devices (SPMD-partitioned by XLA)\n", devices.size());
   if (o.repeat > 0) time_calls(o.repeat, [&] { exe.execute_sharded(ptrs); });
   return 0;
 }
 
-/// Compiles `program` on `client` through the persistent cache (HHLO_COMPILE_CACHE), the plugin's
-/// errors naming the file; on an unregistered custom-call target all of them are named.
+/// Compiles `program` on `client` through the persistent cache (HHLO_COMPILE_CACHE), remembered
+/// under `source` (program_cache.h), the plugin's errors naming the file; on an unregistered
+/// custom-call target all of them are named.
 LoadedExecutable compile_for_run(const Client& client, const PreparedProgram& program,
-                                 const CompileOptions& options, const std::string& path) {
+                                 const CompileOptions& options, const std::string& path,
+                                 CompileCache& cache, const std::string& source) {
   try {
-    CompileCache cache;
-    return compile(client, program, options, &cache);
+    return compile_remembered(client, program, options, cache, source);
   } catch (const PjrtError& e) {
     std::string message = name_program_in(e.what(), path);
     if (e.code() == 5) {  // NOT_FOUND: an unregistered custom-call target; name all of them
@@ -227,19 +234,8 @@ LoadedExecutable compile_for_run(const Client& client, const PreparedProgram& pr
   }
 }
 
-int run_program(const RunOptions& o) {
-  Deadline deadline(o.timeout, o.program);
-  if (o.output_dir_given && o.output_dir.empty())
-    throw Error("--output-dir is empty: give a folder, or a path ending in .npz");
-  RunInputs in = load_run_inputs(o);
-  const CompileOptions& options = in.options;
-  const std::vector<Array>& inputs = in.inputs;
-  const IoNames& io = in.io;
-  bool npz_out = o.output_dir.size() > 4 && o.output_dir.ends_with(".npz");
-  if (!o.output_dir.empty() && !npz_out) prepare_output_dir(o.output_dir);
-  PreparedProgram program = prepare_for_inputs(in, o.program);
-  int partitions = program.num_partitions;
-
+/// The client `hhlo run` runs `partitions` partitions on, its custom-call targets registered.
+Client client_for_run(const RunOptions& o, int partitions) {
   std::vector<ClientOption> client_options = execution_options(o.execution, o.platform);
   if (o.platform == "cpu" && partitions > 4)  // the CPU plugin makes 4 devices unless told
     client_options.push_back({"cpu_device_count", int64_t{partitions}});
@@ -252,9 +248,43 @@ int run_program(const RunOptions& o) {
   if (o.platform == "cpu") register_jax_cpu_kernels(client);  // JAX's lapack_*_ffi targets
   for (const std::string& lib : o.custom_call_libraries)
     register_kernel_library(client.plugin(), lib);
-  LoadedExecutable exe = compile_for_run(client, program, options, o.program);
-  check_inputs(exe, inputs, o.inputs, o.entry);
-  if (exe.input_layouts()) return run_sharded(o, client, exe, inputs, deadline);
+  return client;
+}
+
+/// A client and the executable of the program of `in` on it, with what was learned of the
+/// program: from the source record of its bytes when the cache has one that loads (the program
+/// is not read), else read, prepared and compiled (and remembered).
+struct Loaded {
+  Client client;
+  LoadedExecutable exe;
+  PreparedFacts facts;
+};
+Loaded load_for_run(const RunOptions& o, RunInputs& in, CompileCache& cache) {
+  std::string source = source_key(in.bytes, o.vjp_order, in.prepare, in.options);
+  if (std::optional<SourceRecord> record = find_source(cache, source)) {
+    Client client = client_for_run(o, record->facts.num_partitions);
+    if (std::optional<LoadedExecutable> exe = load_source(cache, client, *record))
+      return {std::move(client), std::move(*exe), std::move(record->facts)};
+  }
+  PreparedProgram program = prepare_for_inputs(o, in);
+  Client client = client_for_run(o, program.num_partitions);
+  LoadedExecutable exe = compile_for_run(client, program, in.options, o.program, cache, source);
+  return {std::move(client), std::move(exe), std::move(program)};
+}
+
+int run_program(const RunOptions& o) {
+  Deadline deadline(o.timeout, o.program);
+  if (o.output_dir_given && o.output_dir.empty())
+    throw Error("--output-dir is empty: give a folder, or a path ending in .npz");
+  CompileCache cache;
+  RunInputs in = load_run_inputs(o, &cache);
+  const std::vector<Array>& inputs = in.inputs;
+  bool npz_out = o.output_dir.size() > 4 && o.output_dir.ends_with(".npz");
+  if (!o.output_dir.empty() && !npz_out) prepare_output_dir(o.output_dir);
+  auto [client, exe, program] = load_for_run(o, in, cache);
+  keep_module_inputs(program, in);
+  check_inputs(exe, inputs, in.labels, o.entry);
+  if (exe.input_layouts()) return run_sharded(o, client, exe, inputs, program, deadline);
   std::vector<Buffer> buffers;
   for (const Array& a : inputs) buffers.push_back(client.buffer_from_host(a));
   std::vector<const Buffer*> args;
@@ -264,7 +294,7 @@ int run_program(const RunOptions& o) {
   std::vector<Array> host;
   for (const Buffer& b : outputs) host.push_back(b.to_host());
   deadline.disarm();  // the results are computed: writing them is never cut short
-  emit_outputs(o, host, output_names(program.module, host.size()), io);
+  emit_outputs(o, host, output_names(program.names.results, host.size()), program.names);
 
   if (o.repeat > 0) {
     std::vector<double> us;

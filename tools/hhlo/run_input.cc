@@ -13,6 +13,7 @@
 
 #include "hhlo/core/file_io.h"
 #include "hhlo/ir/entry.h"
+#include "hhlo/program/program_cache.h"
 
 namespace hhlo::cli {
 
@@ -49,10 +50,18 @@ void add_timeout_option(CLI::App& sub, double& seconds) {
 }
 
 void add_run_options(CLI::App& sub, RunOptions& o) {
-  sub.add_option("program", o.program, "StableHLO program (.mlir text or bytecode)")->required();
+  sub.add_option("program", o.program,
+                 "StableHLO program (.mlir text or bytecode) or jax.export artifact (.jax)")
+      ->required();
   sub.add_option("--input,-i", o.inputs,
-                 "Input .npy file, one per @main parameter, in order; or one .npz with a "
-                 "member per parameter by name (jax.arg_info, else arg0, arg1, ...)");
+                 "Input .npy file, one per @main parameter, in order; or NAME=FILE.npy for each "
+                 "parameter by name (jax.arg_info, a jax.export artifact's names as `hhlo check` "
+                 "prints them, or arg0, arg1, ...); or one .npz with a member per parameter by "
+                 "name");
+  sub.add_option("--vjp-order", o.vjp_order,
+                 "For a jax.export artifact serialized with vjp_order >= K: run its K-th VJP "
+                 "(inputs: the primals, then one cotangent per output)")
+      ->check(CLI::Range(0, 64));
   sub.add_option("--output-dir,-o", o.output_dir,
                  "Directory to write the outputs (created if needed): NAME.npy from each "
                  "result's jax.result_info when all have distinct ones, else out0.npy, ...; "
@@ -116,11 +125,19 @@ std::string name_program_in(std::string message, const std::string& program) {
   return message;
 }
 
-Program read_program(const std::string& path) {
+Program read_program(const std::string& path, int vjp_order) {
   try {
-    return read_program_file(path);
+    return read_program_file(path, true, vjp_order);
   } catch (const IoError&) {
     throw;
+  } catch (const Error& e) {  // our reader's or the verifier's message, naming the file
+    throw Error(fmt::format("cannot compile '{}': {}", path, e.what()));
+  }
+}
+
+Program read_program_bytes(std::string_view bytes, const std::string& path, int vjp_order) {
+  try {
+    return hhlo::read_program(bytes, {.source_name = path, .verify = true, .vjp_order = vjp_order});
   } catch (const Error& e) {  // our reader's or the verifier's message, naming the file
     throw Error(fmt::format("cannot compile '{}': {}", path, e.what()));
   }
@@ -134,18 +151,60 @@ std::vector<std::string> split_list(const std::string& list) {
   return out;
 }
 
-RunInputs load_run_inputs(const RunOptions& o) {
-  RunInputs in{.program = read_program(o.program)};
+bool inputs_by_name(const std::vector<std::string>& specs) {
+  for (const std::string& p : specs)
+    if (p.ends_with(".npz") || p.find('=') != std::string::npos) return true;
+  return false;
+}
+
+Program& ensure_program(const RunOptions& o, RunInputs& in) {
+  if (!in.program) in.program = read_program_bytes(in.bytes, o.program, o.vjp_order);
+  return *in.program;
+}
+
+namespace {
+
+/// The names of the program's inputs and outputs: remembered by `cache`, else read.
+IoNames names_for_inputs(const RunOptions& o, RunInputs& in, CompileCache* cache) {
+  std::string key = cache ? names_key(in.bytes, o.vjp_order, o.entry) : "";
+  if (cache)
+    if (std::optional<IoNames> names = find_names(*cache, key)) return *names;
+  IoNames names = io_names(ensure_program(o, in), o.entry);
+  if (cache) remember_names(*cache, key, names);
+  return names;
+}
+
+}  // namespace
+
+RunInputs load_run_inputs(const RunOptions& o, CompileCache* cache) {
+  RunInputs in;
+  in.bytes = read_regular_file(o.program, "program");
+  if (in.bytes.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw IoError(fmt::format(
+        "program '{}' is empty; expected StableHLO MLIR text or bytecode, or a jax.export artifact",
+        o.program));
   in.options = compile_options(o.xla_options);
   in.prepare = {
       .entry = o.entry, .export_platforms = split_list(o.export_platforms), .platform = o.platform};
-  // The names of the entry's arguments, read from the entry as the program stage will select it.
-  in.io = io_names(in.program.module, o.entry);
-  in.inputs = read_inputs(o.inputs, in.io);
+  if (inputs_by_name(o.inputs)) in.io = names_for_inputs(o, in, cache);
+  Inputs read = read_inputs(o.inputs, in.io);
+  in.inputs = std::move(read.arrays);
+  in.labels = std::move(read.labels);
   std::vector<TensorType> types;
   for (const Array& a : in.inputs) types.push_back(a.type());
   in.prepare.arg_types = std::move(types);
   return in;
+}
+
+void keep_module_inputs(const PreparedFacts& program, RunInputs& in) {
+  if (program.kept_inputs.empty()) return;
+  std::vector<Array*> kept;
+  for (Array& a : in.inputs) kept.push_back(&a);
+  kept = select_kept(program.kept_inputs, kept);
+  std::vector<Array> inputs;
+  for (Array* a : kept) inputs.push_back(std::move(*a));
+  in.labels = select_kept(program.kept_inputs, in.labels);
+  in.inputs = std::move(inputs);
 }
 
 }  // namespace hhlo::cli

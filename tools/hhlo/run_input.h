@@ -5,12 +5,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "hhlo/core/array.h"
 #include "hhlo/program/program.h"
 #include "hhlo/runtime/client.h"
+#include "hhlo/runtime/compile_cache.h"
 #include "hhlo/runtime/compile_options.h"
 #include "run_npz.h"
 
@@ -19,6 +21,7 @@ namespace hhlo::cli {
 /// The options of `hhlo run`, as parsed from the command line.
 struct RunOptions {
   std::string program;
+  /// --input: FILE.npy, NAME=FILE.npy or one FILE.npz (read_inputs).
   std::vector<std::string> inputs;
   std::string output_dir;
   /// True when --output-dir was given (an empty value is then refused, not ignored).
@@ -34,6 +37,8 @@ struct RunOptions {
   std::string export_platforms;
   std::vector<std::string> custom_call_libraries;
   bool json = false;
+  /// --vjp-order: for a jax.export artifact, run its k-th VJP (ReadProgramOptions::vjp_order).
+  int vjp_order = 0;
 };
 
 /// `--execution async|sync` (`hhlo run`, `hhlo bench`): the client create options of that
@@ -59,11 +64,15 @@ void add_run_options(CLI::App& sub, RunOptions& o);
 /// naming an option that is not NAME=VALUE.
 CompileOptions compile_options(const std::vector<std::string>& xla_options);
 
-/// The program file `path` read once (read_program_file, verified). Throws hhlo::IoError when it
-/// is missing, not a regular file, unreadable or blank, and hhlo::Error "cannot compile 'PATH':
-/// ..." with our reader's message (the line and column in PATH, or the byte offset and section of
-/// bytecode) for a program it refuses.
-Program read_program(const std::string& path);
+/// The program file `path` read once (read_program_file, verified; text, bytecode or a jax.export
+/// artifact, its VJP of order `vjp_order`). Throws hhlo::IoError when it is missing, not a
+/// regular file, unreadable or blank, and hhlo::Error "cannot compile 'PATH': ..." with our
+/// reader's message (the line and column in PATH, or the byte offset and section of bytecode)
+/// for a program it refuses.
+Program read_program(const std::string& path, int vjp_order = 0);
+
+/// read_program of the bytes of the file `path`, already read.
+Program read_program_bytes(std::string_view bytes, const std::string& path, int vjp_order = 0);
 
 /// `message` (a compile error) with the plugin's name for the program text, "-" at the start of
 /// a diagnostic position ("-:2:25: error: ..."), replaced by `program` (the file's path), so the
@@ -75,22 +84,42 @@ std::vector<std::string> split_list(const std::string& list);
 
 /// What `hhlo run` has read before it loads a plugin.
 struct RunInputs {
-  /// The program, read once (text or bytecode).
-  Program program;
+  /// The program file's bytes (text, bytecode or a jax.export artifact), read once.
+  std::string bytes;
+  /// The program read from `bytes` (ensure_program), when it had to be: a cache hit that reads
+  /// nothing (hhlo/program/program_cache.h) leaves it empty.
+  std::optional<Program> program;
   /// The compile options: --xla-option values (entry and platforms are in `prepare`).
   CompileOptions options;
   /// How the program stage prepares it: --entry, --export-platforms, --platform and the input
   /// types (arg_types) to refine a shape-polymorphic entry to.
   PrepareOptions prepare;
-  /// The --input arrays, in order.
+  /// The --input arrays, in order (every flat input of a jax.export artifact), and a label for
+  /// each in messages (read_inputs).
   std::vector<Array> inputs;
-  /// The argument and result names of the entry (io_names), for .npz members.
+  std::vector<std::string> labels;
+  /// The argument and result names of the entry (io_names of the program), for .npz members and
+  /// inputs given by name; empty when the inputs are .npy files in order (not needed).
   IoNames io;
 };
 
-/// Reads the program once (read_program), the compile options and the inputs (read_inputs: .npy
-/// files, or one .npz by argument name) of `o`. Throws hhlo::Error / hhlo::IoError as those do;
-/// loads no plugin.
-RunInputs load_run_inputs(const RunOptions& o);
+/// True when `specs` (--input values) give the inputs by name: one .npz, or NAME=FILE.
+bool inputs_by_name(const std::vector<std::string>& specs);
+
+/// Reads the program file's bytes, the compile options and the inputs (read_inputs: .npy files,
+/// NAME=FILE, or one .npz by argument name) of `o`. The program is read (ensure_program) only
+/// when the inputs are given by name and `cache` (if not null) does not remember its names
+/// (find_names; they are remembered then). Throws hhlo::IoError for a missing, unreadable or
+/// blank program or input file, and hhlo::Error as read_inputs and read_program do; loads no
+/// plugin.
+RunInputs load_run_inputs(const RunOptions& o, CompileCache* cache = nullptr);
+
+/// The program of `in`, read from `in.bytes` (read_program with `o`'s name and VJP order) on
+/// first use. Throws hhlo::Error "cannot compile 'PATH': ..." with our reader's message.
+Program& ensure_program(const RunOptions& o, RunInputs& in);
+
+/// Keeps of `in.inputs` and `in.labels` the inputs the prepared program's `@main` takes
+/// (PreparedFacts::kept_inputs: a jax.export drops unused inputs), moving the arrays.
+void keep_module_inputs(const PreparedFacts& program, RunInputs& in);
 
 }  // namespace hhlo::cli

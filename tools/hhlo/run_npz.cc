@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <filesystem>
 #include <optional>
 #include <set>
 
@@ -11,22 +12,32 @@
 
 namespace hhlo::cli {
 
-std::vector<Array> read_inputs(const std::vector<std::string>& paths, const IoNames& names) {
-  std::vector<Array> inputs;
-  bool any_npz = false;
-  for (const std::string& p : paths) any_npz |= p.ends_with(".npz");
-  if (!any_npz) {
-    for (const std::string& p : paths) inputs.push_back(read_npy(p));
-    return inputs;
-  }
-  if (paths.size() != 1)
-    throw Error(fmt::format("an .npz input gives every argument: pass it alone (got {} inputs)",
-                            paths.size()));
-  ad::ParamArrays members = nn::load_npz(paths[0]);
+namespace {
+
+/// The index of argument `name`: its place in `names.args`, or i for `arg<i>` below `count`.
+std::optional<std::size_t> argument_index(const std::string& name, const IoNames& names,
+                                          std::size_t count) {
+  for (std::size_t i = 0; i < names.args.size(); ++i)
+    if (names.args[i] == name) return i;
+  for (std::size_t i = 0; i < count; ++i)
+    if (name == fmt::format("arg{}", i)) return i;
+  return std::nullopt;
+}
+
+/// True when `spec` is NAME=FILE rather than the path of a file.
+bool is_named(const std::string& spec) {
+  std::error_code ec;
+  return spec.find('=') != std::string::npos && !std::filesystem::exists(spec, ec);
+}
+
+/// Every argument from one `.npz` archive, by name.
+Inputs read_npz_inputs(const std::string& path, const IoNames& names) {
+  ad::ParamArrays members = nn::load_npz(path);
   std::vector<std::string> want = names.args;
   if (want.empty())  // no readable signature: arg0, arg1, ... as many as there are
     for (std::size_t i = 0; members.contains(fmt::format("arg{}", i)); ++i)
       want.push_back(fmt::format("arg{}", i));
+  Inputs inputs;
   std::set<std::string> used;
   std::vector<std::string> missing;
   for (std::size_t i = 0; i < want.size(); ++i) {
@@ -39,16 +50,77 @@ std::vector<Array> read_inputs(const std::vector<std::string>& paths, const IoNa
       continue;
     }
     used.insert(*hit);
-    inputs.push_back(members.at(*hit));
+    inputs.arrays.push_back(members.at(*hit));
+    inputs.labels.push_back(fmt::format("{}:{}", path, *hit));
   }
   std::vector<std::string> unused;
   for (const std::string& n : members.names())
     if (!used.contains(n)) unused.push_back(n);
   if (!missing.empty() || !unused.empty())
     throw Error(fmt::format("'{}' does not match @main's arguments ({}): missing {}; unused {}",
-                            paths[0], fmt::join(want, ", "),
+                            path, fmt::join(want, ", "),
                             missing.empty() ? "none" : fmt::format("{}", fmt::join(missing, ", ")),
                             unused.empty() ? "none" : fmt::format("{}", fmt::join(unused, ", "))));
+  return inputs;
+}
+
+/// Every argument given as NAME=FILE, in the order of the arguments.
+Inputs read_named_inputs(const std::vector<std::string>& specs, const IoNames& names) {
+  std::size_t count = names.args.empty() ? specs.size() : names.args.size();
+  std::vector<std::optional<std::string>> files(count);
+  std::vector<std::string> unknown, repeated;
+  for (const std::string& spec : specs) {
+    if (!is_named(spec))
+      throw Error(
+          fmt::format("--input '{}' is a file among inputs given by name (NAME=FILE): "
+                      "give every input by name, or none",
+                      spec));
+    std::string name = spec.substr(0, spec.find('='));
+    std::optional<std::size_t> i = argument_index(name, names, count);
+    if (!i)
+      unknown.push_back(name);
+    else if (files[*i])
+      repeated.push_back(name);
+    else
+      files[*i] = spec.substr(spec.find('=') + 1);
+  }
+  std::vector<std::string> missing;
+  for (std::size_t i = 0; i < count; ++i)
+    if (!files[i])
+      missing.push_back(i < names.args.size() ? names.args[i] : fmt::format("arg{}", i));
+  if (!unknown.empty() || !repeated.empty() || !missing.empty())
+    throw Error(fmt::format(
+        "the inputs given by name do not match the program's ({}): unknown [{}], given twice [{}], "
+        "missing [{}]",
+        names.args.empty() ? "arg0, arg1, ..." : fmt::format("{}", fmt::join(names.args, ", ")),
+        fmt::join(unknown, ", "), fmt::join(repeated, ", "), fmt::join(missing, ", ")));
+  Inputs inputs;
+  for (std::size_t i = 0; i < count; ++i) {
+    inputs.arrays.push_back(read_npy(*files[i]));
+    std::string name = i < names.args.size() ? names.args[i] : fmt::format("arg{}", i);
+    inputs.labels.push_back(fmt::format("{}={}", name, *files[i]));
+  }
+  return inputs;
+}
+
+}  // namespace
+
+Inputs read_inputs(const std::vector<std::string>& specs, const IoNames& names) {
+  bool any_npz = false, any_named = false;
+  for (const std::string& p : specs) {
+    any_npz |= p.ends_with(".npz") && !is_named(p);
+    any_named |= is_named(p);
+  }
+  if (any_npz && specs.size() != 1)
+    throw Error(fmt::format("an .npz input gives every argument: pass it alone (got {} inputs)",
+                            specs.size()));
+  if (any_npz) return read_npz_inputs(specs[0], names);
+  if (any_named) return read_named_inputs(specs, names);
+  Inputs inputs;
+  for (const std::string& p : specs) {
+    inputs.arrays.push_back(read_npy(p));
+    inputs.labels.push_back(p);
+  }
   return inputs;
 }
 

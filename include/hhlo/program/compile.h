@@ -15,7 +15,7 @@ namespace hhlo {
 /// left at 1, num_partitions and use_spmd_partitioning set, and use_shardy_partitioner when
 /// `program.shardy`; entry and export_platforms cleared (the prepared `@main` is the entry, its
 /// platform index bound).
-CompileOptions compile_options_for(const PreparedProgram& program, CompileOptions options);
+CompileOptions compile_options_for(const PreparedFacts& program, CompileOptions options);
 
 /// Compiles a prepared program (Client::compile of its module with compile_options_for), through
 /// `cache` (the persistent compile cache) when not null; `outcome` (if not null) says what the

@@ -172,7 +172,9 @@ bool is_exported_artifact(std::string_view bytes);
 /// - hhlo::Error naming both versions when `serialization_version` is outside
 ///   kExportedVersionMin..kExportedVersionMax;
 /// - what read_bytecode throws for the module (its own ParseError with section and offset,
-///   verifier errors when `options.verify`), for the VJP's too.
+///   verifier errors when `options.verify`), for the VJP's too; an hhlo::Error naming the
+///   effects (and the reader's message) when the function has ordered effects and its module
+///   does not read (its `@main` takes tokens, which our IR has no type for).
 /// Never crashes on any input.
 Exported read_exported(std::span<const uint8_t> bytes, const ExportedOptions& options = {});
 /// read_exported of the bytes of a string (e.g. a file read into memory).

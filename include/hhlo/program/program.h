@@ -1,5 +1,6 @@
 // The program stage: the one way in for programs made elsewhere (DESIGN.md "Layers": program).
-// A program (StableHLO text, MLIR bytecode) is read once into a Module (read_program), then
+// A program (StableHLO text, MLIR bytecode, a serialized `jax.export` artifact) is read once into
+// a Module (read_program), then
 // prepared for one platform and one set of argument shapes (prepare_program): entry selection,
 // the binding of a multi-platform `jax.export`'s platform index (before refinement, as JAX does),
 // shape refinement and the partition count. The runtime compiles what this hands it
@@ -7,6 +8,7 @@
 // docs/ir.md "The one way in".
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -15,6 +17,7 @@
 
 #include "hhlo/core/tensor_type.h"
 #include "hhlo/ir/module.h"
+#include "hhlo/program/exported.h"
 
 namespace hhlo {
 
@@ -22,6 +25,8 @@ namespace hhlo {
 enum class ProgramFormat {
   text,      ///< StableHLO / MLIR text (what `jax.export`'s `mlir_module()` prints)
   bytecode,  ///< MLIR bytecode, a StableHLO portable artifact (`mlir_module_serialized`)
+  exported,  ///< a serialized `jax.export` artifact (`Exported.serialize()`,
+             ///< hhlo/program/exported.h)
 };
 
 /// Options of read_program.
@@ -30,6 +35,10 @@ struct ReadProgramOptions {
   std::string source_name = "program";
   /// Verify the module as `hhlo check` does (hhlo/ir/verifier.h, ops of other dialects allowed).
   bool verify = true;
+  /// For a `jax.export` artifact: 0 reads its function, k its k-th VJP (JAX's `Exported.vjp()`
+  /// applied k times; present when it was serialized with `vjp_order >= k`). Must be 0 for text
+  /// and bytecode.
+  int vjp_order = 0;
 };
 
 /// A program read once: its module and where it came from.
@@ -38,18 +47,36 @@ struct Program {
   ProgramFormat format = ProgramFormat::text;
   /// ReadProgramOptions::source_name.
   std::string source_name;
+  /// For ProgramFormat::exported: the artifact as read_exported gives it, with the module of the
+  /// level read (`vjp_order`) moved into `module` above; null for text and bytecode.
+  std::shared_ptr<const Exported> artifact;
+  /// ReadProgramOptions::vjp_order: the level of `artifact` that `module` is.
+  int vjp_order = 0;
+
+  /// The Exported whose module `module` is (the artifact, or its vjp_order-th VJP; its own
+  /// `module` is empty), or nullptr when the program is not an artifact.
+  const Exported* exported() const;
 };
 
-/// Reads `bytes`, MLIR bytecode (is_mlir_bytecode: read_bytecode) or else text (parse_module),
-/// into a Program. Throws hhlo::ParseError for what our readers refuse (with the line and column,
-/// or the byte offset and section for bytecode), hhlo::Error for a call cycle, and
-/// hhlo::ShapeError / hhlo::Error when `options.verify` and the verifier rejects the module.
+/// True when `bytes` are read as a `jax.export` artifact by read_program: is_exported_artifact,
+/// or a `source_name` ending in ".jax" whose bytes are not MLIR bytecode (so a damaged artifact
+/// gets the artifact reader's error, not the text parser's).
+bool reads_as_exported(std::string_view bytes, std::string_view source_name);
+
+/// Reads `bytes` into a Program: a `jax.export` artifact (reads_as_exported: read_exported, the
+/// level `options.vjp_order`), MLIR bytecode (is_mlir_bytecode: read_bytecode) or else text
+/// (parse_module). Throws hhlo::ParseError for what our readers refuse (with the line and column,
+/// the byte offset and section for bytecode, "NAME (jax.export artifact)" for an artifact),
+/// hhlo::Error for a call cycle, for an artifact version we do not read (naming both), for a
+/// vjp_order the artifact was not serialized with (naming the orders it has) or a vjp_order
+/// other than 0 for text or bytecode, and hhlo::ShapeError / hhlo::Error when `options.verify`
+/// and the verifier rejects the module.
 Program read_program(std::string_view bytes, const ReadProgramOptions& options = {});
 
 /// read_program of the file at `path` (read_regular_file; source_name is `path`). Throws
 /// hhlo::IoError when the file is missing, not a regular file, unreadable or blank, and what
 /// read_program throws.
-Program read_program_file(const std::string& path, bool verify = true);
+Program read_program_file(const std::string& path, bool verify = true, int vjp_order = 0);
 
 /// The names of a function's arguments and results as JAX gives them: each one's `jax.arg_info` /
 /// `jax.result_info` string attribute (JAX's pytree paths, e.g. "x", "params['w']",
@@ -63,6 +90,12 @@ struct IoNames {
 /// only public function), the platform index of a multi-platform export left out (it is no
 /// input); empty lists when there is no such entry. Never throws.
 IoNames io_names(const Module& module, std::string_view entry = "");
+
+/// The names of a Program's inputs and outputs: for a `jax.export` artifact its flat inputs and
+/// outputs as JAX names them (Exported::in_names and out_names: "args[0]['w']",
+/// "kwargs['scale']", "result['h']"; every input, the unused ones too), else io_names of its
+/// module. Never throws.
+IoNames io_names(const Program& program, std::string_view entry = "");
 
 /// The integer module attribute `mhlo.num_partitions` (JAX writes it for a program lowered with
 /// shardings over N devices), clamped to [1, 2^20]; 1 when absent or not an integer.
@@ -80,15 +113,15 @@ struct PrepareOptions {
   /// export_platforms is the bound platform index.
   std::string platform = "cpu";
   /// The argument types to refine a shape-polymorphic entry to (one per argument, the platform
-  /// index left out). nullopt: the entry is not refined (a dynamic one then fails in the plugin).
+  /// index left out; for a `jax.export` artifact one per flat input, the unused ones too, each
+  /// checked against its aval). nullopt: the entry is not refined (a dynamic one then fails in
+  /// the plugin).
   std::optional<std::vector<TensorType>> arg_types;
 };
 
-/// A program prepared for the runtime: what Client::compile takes.
-struct PreparedProgram {
-  /// The entry as `@main` (select_entry), its platform index bound, refined to
-  /// PrepareOptions::arg_types when it had dynamic dimensions.
-  Module module;
+/// What prepare_program learned of a program besides its module: what a cache hit that reads
+/// nothing gives back (hhlo/program/program_cache.h).
+struct PreparedFacts {
   /// The entry's name in the program as read (e.g. "main", "predict").
   std::string entry;
   /// Program::source_name.
@@ -97,20 +130,58 @@ struct PreparedProgram {
   int num_partitions = 1;
   /// True when the module is written for Shardy (it declares `sdy.mesh`es), else GSPMD.
   bool shardy = false;
-  /// io_names of the prepared `@main` (the entry's names).
+  /// io_names of the prepared `@main` (the entry's names; a jax.export artifact's own).
   IoNames names;
   /// True when the entry had dynamic dimensions and was refined.
   bool refined = false;
+  /// For a `jax.export` artifact: the indices of the caller's flat inputs that the module takes
+  /// (Exported::module_kept_var_idx: JAX drops unused inputs from `@main`); empty when every
+  /// input is an argument. select_kept selects them.
+  std::vector<int64_t> kept_inputs;
 };
+
+/// A program prepared for the runtime: what Client::compile takes, and what was learned of it.
+struct PreparedProgram : PreparedFacts {
+  /// The entry as `@main` (select_entry), its platform index bound, refined to
+  /// PrepareOptions::arg_types when it had dynamic dimensions.
+  Module module;
+};
+
+/// The items of `all` (one per flat input of a `jax.export` artifact: types, names, pointers to
+/// arrays) that `@main` takes, in order: those `kept` (PreparedProgram::kept_inputs) names, or all
+/// of them when it is empty. Throws hhlo::Error when a kept index is not below `all.size()`.
+template <typename T>
+std::vector<T> select_kept(const std::vector<int64_t>& kept, const std::vector<T>& all);
 
 /// Prepares `program` for the runtime: makes PrepareOptions::entry `@main` (select_entry); binds
 /// the platform index of a multi-platform export to `platform`'s place in export_platforms, or to
 /// 0 when the code never reads it (bind_platform_index); refines a dynamic entry to `arg_types`
-/// (refine_shapes). Throws hhlo::Error when the entry cannot be chosen (naming the public
-/// functions), when the code reads the platform index and export_platforms does not name
-/// `platform` (or is empty), when `arg_types` has another count than the entry's arguments (naming
-/// the entry, the source, both counts and the entry's types); ShapeAssertionError with JAX's
-/// message for a failed shape assertion, and what refine_shapes throws.
+/// (refine_shapes). A `jax.export` artifact brings its own platforms (export_platforms must be
+/// empty or equal to them), names (Exported::in_names, out_names) and unused inputs (`arg_types`
+/// covers every flat input; kept_inputs says which the module takes). Throws hhlo::Error when the
+/// entry cannot be chosen (naming the public functions), when the code reads the platform index
+/// and export_platforms does not name `platform` (or is empty), when `arg_types` has another
+/// count than the entry's arguments (naming the entry, the source, both counts and the entry's
+/// types); for an artifact also when it was not exported for `platform` (JAX's check, unless
+/// exported with it disabled), when it has ordered effects (its `@main` takes and returns
+/// tokens, which no caller here supplies), and when an input's dtype, rank or static dimension
+/// differs from its aval (naming the input by its JAX name and both types);
+/// ShapeAssertionError with JAX's message for a failed shape assertion, and what refine_shapes
+/// throws.
 PreparedProgram prepare_program(Program program, const PrepareOptions& options = {});
+
+template <typename T>
+std::vector<T> select_kept(const std::vector<int64_t>& kept, const std::vector<T>& all) {
+  if (kept.empty()) return all;
+  std::vector<T> out;
+  out.reserve(kept.size());
+  for (int64_t k : kept) {
+    if (k < 0 || static_cast<std::size_t>(k) >= all.size())
+      throw Error("the program keeps input " + std::to_string(k) + " of " +
+                  std::to_string(all.size()) + " given");
+    out.push_back(all[static_cast<std::size_t>(k)]);
+  }
+  return out;
+}
 
 }  // namespace hhlo

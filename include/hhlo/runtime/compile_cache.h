@@ -65,18 +65,30 @@ class CompileCache {
   /// True when entries are read and written.
   bool enabled() const { return enabled_; }
 
+  /// The 64-hex-digit digest of what an executable compiled on `client` depends on besides its
+  /// program and options: the library version, the plugin (path, file size and time, PJRT C API
+  /// version, attributes), the platform and its version, the device kind and count, the host
+  /// CPU. Equal for two clients whose executables are interchangeable. Never throws.
+  std::string client_identity(const Client& client) const;
+
   /// The 64-hex-digit key of compiling the program text `program` (what Client::compile prints
-  /// for a Module, to_mlir) with `options` on `client`. Throws hhlo::Error for inconsistent
-  /// options (serialize_compile_options).
+  /// for a Module, to_mlir) with `options` on `client` (its client_identity). Throws hhlo::Error
+  /// for inconsistent options (serialize_compile_options).
   std::string key(const Client& client, std::string_view program,
                   const CompileOptions& options) const;
 
   /// The executable for `module` (its `@main` as it is, Client::compile): printed once (to_mlir),
   /// loaded from the entry of its key when one is present and sound, else compiled and stored.
-  /// `outcome` (if not null) says which. Throws what Client::compile throws; cache faults never
-  /// throw.
+  /// `outcome` (if not null) says which; `key` (if not null) receives the entry's key ("" when
+  /// the cache is off). Throws what Client::compile throws; cache faults never throw.
   LoadedExecutable compile(const Client& client, const Module& module,
-                           const CompileOptions& options = {}, CacheOutcome* outcome = nullptr);
+                           const CompileOptions& options = {}, CacheOutcome* outcome = nullptr,
+                           std::string* key = nullptr);
+
+  /// The executable of entry `key` loaded on `client` (PJRT_Executable_DeserializeAndLoad), or
+  /// nullopt when the entry is absent, damaged (then removed) or the plugin will not load it.
+  /// Never throws.
+  std::optional<LoadedExecutable> load(const Client& client, const std::string& key);
 
   /// The checked payload (serialized executable) of entry `key`, or nullopt when absent, short,
   /// corrupted or written for another key (such an entry is removed, and `bad`, if not null, is

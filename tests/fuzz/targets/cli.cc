@@ -103,7 +103,8 @@ int cli(const uint8_t* data, size_t size) {
   }
   try {
     cli::RunInputs inputs = cli::load_run_inputs(options);
-    if (inputs.program.module.funcs().empty()) fuzz_fail("cli", "an empty program was accepted");
+    if (cli::ensure_program(options, inputs).module.funcs().empty())
+      fuzz_fail("cli", "an empty program was accepted");
     bool one_npz = options.inputs.size() == 1 && options.inputs[0].ends_with(".npz");
     if (!one_npz && inputs.inputs.size() != options.inputs.size())
       fuzz_fail("cli", "not one array per --input");

@@ -1,0 +1,134 @@
+// A cache hit that reads nothing (hhlo/program/program_cache.h): records in the compile cache's
+// folder, keyed by a program's bytes and what is done with them, as JSON.
+#include "hhlo/program/program_cache.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "hhlo/ir/infer.h"
+#include "hhlo/program/compile.h"
+
+namespace hhlo {
+namespace {
+
+/// `name`, the length of `value` and `value`: fields that cannot run into each other.
+void field(std::string& out, std::string_view name, std::string_view value) {
+  out += name;
+  out += ' ';
+  out += std::to_string(value.size());
+  out += ':';
+  out += value;
+  out += '\n';
+}
+
+nlohmann::json names_json(const IoNames& n) { return {{"args", n.args}, {"results", n.results}}; }
+
+IoNames names_from(const nlohmann::json& j) {
+  return {j.at("args").get<std::vector<std::string>>(),
+          j.at("results").get<std::vector<std::string>>()};
+}
+
+nlohmann::json record_json(const SourceRecord& r) {
+  const PreparedFacts& f = r.facts;
+  return {{"compile_key", r.compile_key},
+          {"client", r.client},
+          {"entry", f.entry},
+          {"source_name", f.source_name},
+          {"num_partitions", f.num_partitions},
+          {"shardy", f.shardy},
+          {"names", names_json(f.names)},
+          {"refined", f.refined},
+          {"kept_inputs", f.kept_inputs}};
+}
+
+SourceRecord record_from(const nlohmann::json& j) {
+  SourceRecord r{.compile_key = j.at("compile_key").get<std::string>(),
+                 .client = j.at("client").get<std::string>()};
+  PreparedFacts& f = r.facts;
+  f.entry = j.at("entry").get<std::string>();
+  f.source_name = j.at("source_name").get<std::string>();
+  f.num_partitions = j.at("num_partitions").get<int>();
+  f.shardy = j.at("shardy").get<bool>();
+  f.names = names_from(j.at("names"));
+  f.refined = j.at("refined").get<bool>();
+  f.kept_inputs = j.at("kept_inputs").get<std::vector<int64_t>>();
+  return r;
+}
+
+/// The JSON record under `key`, or nullopt (absent, damaged: removed by the cache's check, or
+/// not the JSON written: overwritten on the next write).
+template <typename From>
+auto find_json(CompileCache& cache, const std::string& key, From from)
+    -> std::optional<decltype(from(nlohmann::json()))> {
+  std::optional<std::string> text = cache.read(key);
+  if (!text) return std::nullopt;
+  try {
+    return from(nlohmann::json::parse(*text));
+  } catch (const std::exception&) {  // a record of another layout: a miss
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::string source_key(std::string_view bytes, int vjp_order, const PrepareOptions& prepare,
+                       const CompileOptions& options) {
+  std::string in;
+  field(in, "hhlo-source", "1");
+  field(in, "vjp-order", std::to_string(vjp_order));
+  field(in, "entry", prepare.entry);
+  for (const std::string& p : prepare.export_platforms) field(in, "export-platform", p);
+  field(in, "platform", prepare.platform);
+  field(in, "arg-types", prepare.arg_types ? types_to_string(*prepare.arg_types) : "none");
+  field(in, "options", serialize_compile_options(options));
+  field(in, "bytes", bytes);
+  return sha256_hex(in);
+}
+
+std::optional<SourceRecord> find_source(CompileCache& cache, const std::string& source_key) {
+  return find_json(cache, source_key, record_from);
+}
+
+std::optional<LoadedExecutable> load_source(CompileCache& cache, const Client& client,
+                                            const SourceRecord& record) {
+  if (record.client != cache.client_identity(client)) return std::nullopt;
+  return cache.load(client, record.compile_key);
+}
+
+LoadedExecutable compile_remembered(const Client& client, const PreparedProgram& program,
+                                    const CompileOptions& options, CompileCache& cache,
+                                    const std::string& source_key, CacheOutcome* outcome) {
+  std::string compile_key;
+  CompileOptions o = compile_options_for(program, options);
+  LoadedExecutable exe = cache.compile(client, program.module, o, outcome, &compile_key);
+  std::error_code ec;
+  if (!compile_key.empty() && std::filesystem::exists(cache.entry_path(compile_key), ec)) {
+    SourceRecord r{
+        .compile_key = compile_key, .client = cache.client_identity(client), .facts = program};
+    cache.write(source_key, record_json(r).dump());
+  }
+  return exe;
+}
+
+std::string names_key(std::string_view bytes, int vjp_order, std::string_view entry) {
+  std::string in;
+  field(in, "hhlo-names", "1");
+  field(in, "vjp-order", std::to_string(vjp_order));
+  field(in, "entry", entry);
+  field(in, "bytes", bytes);
+  try {
+    return sha256_hex(in);
+  } catch (const std::exception&) {  // libcrypto failed: a key that is never valid
+    return "";
+  }
+}
+
+std::optional<IoNames> find_names(CompileCache& cache, const std::string& key) {
+  return find_json(cache, key, names_from);
+}
+
+void remember_names(CompileCache& cache, const std::string& key, const IoNames& names) {
+  cache.write(key, names_json(names).dump());
+}
+
+}  // namespace hhlo

@@ -1,0 +1,192 @@
+// `hhlo run MODEL.jax`: serialized jax.export artifacts (tests/program/gen_exported.py) run
+// through the program stage, their inputs by position or by JAX's names (`-i NAME=FILE`), the
+// unused ones dropped, a symbolic batch refined, the platform index bound from the artifact's own
+// platforms, SPMD over the artifact's devices, the VJP with --vjp-order; every output equal to
+// what JAX computes from the same artifact (exp.call). The refusals name their cause.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "cli_util.h"
+#include "hhlo/core/array.h"
+
+namespace hhlo::test {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+const fs::path kDir = fs::path(HHLO_GENERATED_DIR) / "exported";
+
+std::string file(const std::string& name) { return (kDir / name).string(); }
+
+/// `hhlo run STEM.jax` with `inputs` and `extra` arguments, outputs written to a fresh folder.
+struct ArtifactRun {
+  ProcessResult result;
+  std::string out_dir;
+};
+ArtifactRun run_artifact(const std::string& artifact, const std::vector<std::string>& inputs,
+                         const std::vector<std::string>& extra = {}) {
+  ArtifactRun r{.out_dir = temp_dir("run_exported_" + artifact) + "/out"};
+  std::vector<std::string> args = {"run", file(artifact + ".jax"), "-o", r.out_dir};
+  for (const std::string& i : inputs) args.insert(args.end(), {"-i", i});
+  args.insert(args.end(), extra.begin(), extra.end());
+  r.result = run_hhlo(args);
+  return r;
+}
+
+/// The files STEM.in<k>.npy for each k.
+std::vector<std::string> inputs_of(const std::string& stem, int count) {
+  std::vector<std::string> files;
+  for (int k = 0; k < count; ++k) files.push_back(file(stem + ".in" + std::to_string(k) + ".npy"));
+  return files;
+}
+
+/// `got` equals JAX's `want` (f32 within 1e-5 relative; other dtypes exactly).
+void expect_matches(const Array& got, const Array& want, const std::string& what) {
+  ASSERT_EQ(got.type(), want.type()) << what;
+  for (int64_t i = 0; i < want.num_elements(); ++i) {
+    double w = want.element_as_double(i), g = got.element_as_double(i);
+    if (want.dtype() == DType::f32)
+      EXPECT_NEAR(g, w, 1e-5 * (1 + std::abs(w))) << what << " [" << i << "]";
+    else
+      EXPECT_EQ(g, w) << what << " [" << i << "]";
+  }
+}
+
+/// Each written output OUT_DIR/STEMS[j].npy equals JAX's `jax_stem`.out<j>.npy.
+void expect_outputs(const ArtifactRun& r, const std::string& jax_stem,
+                    const std::vector<std::string>& stems) {
+  ASSERT_EQ(r.result.exit_code, 0) << r.result.output;
+  for (std::size_t j = 0; j < stems.size(); ++j)
+    expect_matches(read_npy(r.out_dir + "/" + stems[j] + ".npy"),
+                   read_npy(file(jax_stem + ".out" + std::to_string(j) + ".npy")), stems[j]);
+}
+
+TEST(RunExported, PytreeInputsByPositionGiveJaxsOutputsNamedByTheirPaths) {
+  ArtifactRun r = run_artifact("pytree", inputs_of("pytree", 4));
+  expect_outputs(r, "pytree", {"h", "stats_0", "stats_1_0"});
+  EXPECT_THAT(r.result.output, HasSubstr("out0 (h): tensor<2x4xf32>"));
+}
+
+TEST(RunExported, InputsByJaxsNamesInAnyOrder) {
+  std::vector<std::string> in = inputs_of("pytree", 4);
+  ArtifactRun r = run_artifact("pytree", {"kwargs['scale']=" + in[3], "args[1]=" + in[2],
+                                          "args[0]['w']=" + in[1], "args[0]['b']=" + in[0]});
+  expect_outputs(r, "pytree", {"h", "stats_0", "stats_1_0"});
+}
+
+TEST(RunExported, AnUnusedInputIsGivenAndDropped) {
+  expect_outputs(run_artifact("unused_input", inputs_of("unused_input", 3)), "unused_input",
+                 {"out0"});
+}
+
+TEST(RunExported, ASymbolicBatchIsRefinedAtTwoSizes) {
+  expect_outputs(run_artifact("symbolic", inputs_of("symbolic", 1)), "symbolic", {"out0", "out1"});
+  expect_outputs(run_artifact("symbolic", {file("symbolic.b2.in0.npy")}), "symbolic.b2",
+                 {"out0", "out1"});
+}
+
+TEST(RunExported, AMultiPlatformArtifactBindsItsPlatformIndexFromItsOwnList) {
+  expect_outputs(run_artifact("multi_platform", inputs_of("multi_platform", 2)), "multi_platform",
+                 {"out0", "out1"});
+}
+
+TEST(RunExported, AShardedArtifactRunsSpmdOverItsDevices) {
+  ArtifactRun r = run_artifact("sharded", inputs_of("sharded", 2));
+  expect_outputs(r, "sharded", {"out0", "out1"});
+  EXPECT_THAT(r.result.output, HasSubstr("ran on 2 devices"));
+}
+
+TEST(RunExported, TheVjpOfOrderOneGivesJaxsCotangents) {
+  ArtifactRun r = run_artifact("vjp", inputs_of("vjp.vjp", 3), {"--vjp-order", "1"});
+  expect_outputs(r, "vjp.vjp", {"out0", "out1"});
+}
+
+TEST(RunExported, AVjpOrderTheArtifactLacksIsAnError) {
+  ArtifactRun r = run_artifact("vjp", inputs_of("vjp.vjp", 3), {"--vjp-order", "2"});
+  EXPECT_EQ(r.result.exit_code, 1);
+  EXPECT_THAT(r.result.output, HasSubstr("no VJP of order 2"));
+  EXPECT_THAT(r.result.output, HasSubstr("serialized with vjp_order=1"));
+}
+
+TEST(RunExported, AnArtifactForAnotherPlatformIsRefusedNamingIt) {
+  ArtifactRun r = run_artifact("cuda_only", {file("unused_input.in0.npy")});
+  EXPECT_EQ(r.result.exit_code, 1);
+  EXPECT_THAT(r.result.output,
+              HasSubstr("was exported for platforms [cuda], not for this client's platform 'cpu'"));
+}
+
+TEST(RunExported, OrderedEffectsAreRefusedNamingThem) {
+  ArtifactRun r = run_artifact("ordered_effect", {file("unused_input.in0.npy")});
+  EXPECT_EQ(r.result.exit_code, 1);
+  EXPECT_THAT(r.result.output, HasSubstr("has ordered effects"));
+  EXPECT_THAT(r.result.output, HasSubstr("HhloTestOrderedEffect"));
+}
+
+TEST(RunExported, AnInputOfTheWrongDtypeOrShapeIsNamedWithItsAval) {
+  std::vector<std::string> in = inputs_of("unused_input", 3);
+  std::swap(in[0], in[2]);  // i32[] where f32[3] goes
+  ArtifactRun r = run_artifact("unused_input", in);
+  EXPECT_EQ(r.result.exit_code, 1);
+  EXPECT_THAT(r.result.output, HasSubstr("input 0 'args[0]'"));
+  EXPECT_THAT(r.result.output, HasSubstr("is f32[3] (tensor<3xf32>); tensor<i32> given"));
+}
+
+TEST(RunExported, TheWrongNumberOfInputsListsThemAll) {
+  ArtifactRun r = run_artifact("unused_input", {file("unused_input.in0.npy")});
+  EXPECT_EQ(r.result.exit_code, 1);
+  EXPECT_THAT(r.result.output,
+              HasSubstr("takes 3 input(s) (args[0] f32[3], args[1] f32[2], args[2] i32[]), 1 "
+                        "given"));
+}
+
+TEST(RunExported, UnknownMissingAndRepeatedNamesAreListed) {
+  std::vector<std::string> in = inputs_of("unused_input", 3);
+  ArtifactRun r =
+      run_artifact("unused_input", {"args[0]=" + in[0], "args[0]=" + in[0], "w=" + in[1]});
+  EXPECT_EQ(r.result.exit_code, 1);
+  EXPECT_THAT(r.result.output, HasSubstr("unknown [w], given twice [args[0]], missing [args[1], "
+                                         "args[2]]"));
+}
+
+TEST(RunExported, NamedAndPositionalInputsDoNotMix) {
+  std::vector<std::string> in = inputs_of("unused_input", 3);
+  ArtifactRun r = run_artifact("unused_input", {"args[0]=" + in[0], in[1], in[2]});
+  EXPECT_EQ(r.result.exit_code, 1);
+  EXPECT_THAT(r.result.output, HasSubstr("give every input by name, or none"));
+}
+
+TEST(RunExported, ExportPlatformsOtherThanTheArtifactsAreRefused) {
+  ArtifactRun r = run_artifact("multi_platform", inputs_of("multi_platform", 2),
+                               {"--export-platforms", "cuda,cpu"});
+  EXPECT_EQ(r.result.exit_code, 1);
+  EXPECT_THAT(r.result.output, HasSubstr("differ (an artifact names its own: give none)"));
+}
+
+TEST(RunExported, AVjpOrderOfATextProgramIsAnError) {
+  std::string dir = temp_dir("run_exported_text");
+  write_text(dir + "/p.mlir",
+             "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  return %a : tensor<f32>\n}\n");
+  ProcessResult r = run_hhlo({"run", dir + "/p.mlir", "--vjp-order", "1"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("a VJP order (1) is read from a jax.export artifact"));
+}
+
+TEST(RunExported, NamedInputsWorkForTextProgramsToo) {
+  std::string dir = temp_dir("run_exported_named_text");
+  write_text(dir + "/p.mlir",
+             "func.func @main(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {\n"
+             "  %0 = stablehlo.subtract %a, %b : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n");
+  write_npy(dir + "/a.npy", Array::from<float>({2}, {5, 7}));
+  write_npy(dir + "/b.npy", Array::from<float>({2}, {1, 2}));
+  ProcessResult r = run_hhlo(
+      {"run", dir + "/p.mlir", "-i", "arg1=" + dir + "/b.npy", "-i", "arg0=" + dir + "/a.npy"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("out0: tensor<2xf32> [4, 5]"));
+}
+
+}  // namespace
+}  // namespace hhlo::test
