@@ -678,7 +678,7 @@ class Refiner {
     if (s == "real_dynamic_slice" && operands.size() == 4) {
       auto st = shape_values(operands[1]), li = shape_values(operands[2]),
            sd = shape_values(operands[3]);
-      if (!st || !li || !sd) return false;
+      if (!st || !li || !sd) return sized_slice(op, name, operands, attrs, declared);
       name = "stablehlo.slice";
       operands.resize(1);
       set("start_indices", i64_array(*st));
@@ -711,6 +711,104 @@ class Refiner {
       return true;
     }
     return false;
+  }
+
+  /// The constant C of `limit` = stablehlo.add(start, C) or add(C, start), or nullopt.
+  std::optional<std::vector<int64_t>> size_from_start(Value start, Value limit) const {
+    auto it = sums_.find(limit);
+    if (it == sums_.end()) return std::nullopt;
+    auto [a, b] = it->second;
+    if (a == start) return shape_values(b);
+    if (b == start) return shape_values(a);
+    return std::nullopt;
+  }
+
+  /// Element `i` of the rank-1 index tensor `v` as a scalar (slice and reshape).
+  Value element(Value v, int64_t i, const Location& loc) {
+    DType d = v.type().dtype;
+    Value one = f_.append(OpState{"stablehlo.slice",
+                                  {v},
+                                  {TensorType{d, {1}}},
+                                  {{"start_indices", i64_array({i})},
+                                   {"limit_indices", i64_array({i + 1})},
+                                   {"strides", i64_array({1})}},
+                                  {},
+                                  loc})[0];
+    return f_.append(OpState{"stablehlo.reshape", {one}, {TensorType{d, {}}}, {}, {}, loc})[0];
+  }
+
+  /// Checks the sizes and strides of a real_dynamic_slice refined by sized_slice against its
+  /// operand `x`; throws ShapeError naming the op.
+  void check_sized_slice(const Op& op, const TensorType& x, const std::vector<int64_t>& size,
+                         const std::vector<int64_t>& strides) const {
+    if (static_cast<int64_t>(size.size()) != x.rank() || strides.size() != size.size())
+      throw ShapeError("real_dynamic_slice", "",
+                       fmt::format("limit - start {} and strides {} must have rank(operand) = {} "
+                                   "entries{}",
+                                   detail::list(size), detail::list(strides), x.rank(), where(op)));
+    for (size_t d = 0; d < size.size(); ++d) {
+      if (strides[d] <= 0)
+        throw ShapeError(
+            "real_dynamic_slice", "",
+            fmt::format("stride {} of dim {} must be > 0{}", strides[d], d, where(op)));
+      if (size[d] < 0 || size[d] > x.dims[d])
+        throw ShapeError("real_dynamic_slice", "",
+                         fmt::format("limit - start = {} in dim {} is outside [0, {}] for the "
+                                     "operand {}{}",
+                                     size[d], d, x.dims[d], x.to_string(), where(op)));
+    }
+  }
+
+  /// real_dynamic_slice(x, start, add(start, C), strides) with C and strides constants and
+  /// start data-dependent (JAX's lax.dynamic_slice whose slice sizes depend on dimension
+  /// variables; JAX clamps start into [0, dim - C] first): result dim i is ceil(C[i] /
+  /// strides[i]). It becomes dynamic_slice(x, start[0], ..., sizes = C), which XLA compiles and
+  /// which agrees with it for every start in range (dynamic_slice clamps, real_dynamic_slice
+  /// requires start in range), followed by a static slice with the strides when one is not 1.
+  /// Throws hhlo::Error when neither this form nor constant start/limit/strides applies and the
+  /// result is dynamic; false when the result is static and the op is left as written.
+  bool sized_slice(const Op& op, std::string& name, std::vector<Value>& operands,
+                   std::vector<NamedAttr>& attrs, std::vector<TensorType>& declared) {
+    auto size = size_from_start(operands[1], operands[2]);
+    auto strides = shape_values(operands[3]);
+    const TensorType& x = operands[0].type();
+    // A dynamic operand is an op upstream left dynamic: the error names that one.
+    if (!x.is_static() || declared.size() != 1) return false;
+    if (!size || !strides) {
+      if (declared[0].is_static()) return false;
+      throw Error(fmt::format(
+          "refine_shapes: op '{}'{}: its result type {} stays dynamic: neither are its start, "
+          "limit and strides constants after refinement, nor is its limit stablehlo.add(start, "
+          "C) with C and the strides constants (the forms refined)",
+          op.name(), where(op), types_to_string(declared)));
+    }
+    check_sized_slice(op, x, *size, *strides);
+    std::vector<Value> ds = {operands[0]};
+    for (int64_t d = 0; d < x.rank(); ++d) ds.push_back(element(operands[1], d, op.loc()));
+    name = "stablehlo.dynamic_slice";
+    operands = std::move(ds);
+    attrs = {{"slice_sizes", i64_array(*size)}};
+    declared[0].dims = *size;
+    if (std::any_of(strides->begin(), strides->end(), [](int64_t s) { return s != 1; }))
+      stride_window(op, name, operands, attrs, declared, *strides);
+    return true;
+  }
+
+  /// Emits the op described by `name`, `operands`, `attrs` and `declared` (a window of
+  /// declared[0]'s dims) and turns them into a static slice of it with `strides`: result dim i
+  /// is ceil(dims[i] / strides[i]).
+  void stride_window(const Op& op, std::string& name, std::vector<Value>& operands,
+                     std::vector<NamedAttr>& attrs, std::vector<TensorType>& declared,
+                     const std::vector<int64_t>& strides) {
+    Value window = f_.append(OpState{name, operands, declared, attrs, {}, op.loc()})[0];
+    Dims size = declared[0].dims;
+    name = "stablehlo.slice";
+    operands = {window};
+    attrs = {{"start_indices", i64_array(std::vector<int64_t>(size.size(), 0))},
+             {"limit_indices", i64_array(size)},
+             {"strides", i64_array(strides)}};
+    for (size_t d = 0; d < size.size(); ++d)
+      declared[0].dims[d] = (size[d] + strides[d] - 1) / strides[d];
   }
 
   static bool has_rule(const std::string& n) {
@@ -886,13 +984,20 @@ class Refiner {
       if (!operands.empty() && in.size() == operands.size())
         if (auto c = fold(s, attrs, in, results[0])) return {emit_constant(*c, op.loc())};
     }
-    return f_.append(OpState{name, std::move(operands), std::move(results), std::move(attrs),
-                             std::move(regions), op.loc()});
+    std::optional<std::pair<Value, Value>> sum;
+    if (name == "stablehlo.add" && operands.size() == 2) sum.emplace(operands[0], operands[1]);
+    std::vector<Value> out = f_.append(OpState{name, std::move(operands), std::move(results),
+                                               std::move(attrs), std::move(regions), op.loc()});
+    if (sum) sums_.emplace(out[0], *sum);
+    return out;
   }
 
   const Module& src_;
   Func& f_;
   std::unordered_map<Value, Const> consts_;
+  /// The operands of each stablehlo.add emitted (not folded): real_dynamic_slice's limit =
+  /// start + C.
+  std::unordered_map<Value, std::pair<Value, Value>> sums_;
   std::vector<const Func*> stack_;
   size_t max_ops_, emitted_ = 0;
 };

@@ -120,6 +120,24 @@ def poly_top_k(x):
     return lax.top_k(x, x.shape[1] // 2)
 
 
+# A GRU over a scan whose xs have symbolic time and batch (issue 21): each step reads xs[i]
+# through lax.dynamic_slice with slice sizes (1, b, 8), which JAX lowers to
+# real_dynamic_slice(xs, start, add(start, sizes), 1) with start clamped into range and sizes
+# constant only once b is known; jnp.split of the gates slices with constant starts.
+@case("poly_rnn", [("t, b, 8", "float32"), ("b, 16", "float32"), ("8, 48", "float32"),
+                   ("16, 48", "float32"), ("48,", "float32")],
+      [{"t": 1, "b": 1}, {"t": 4, "b": 3}, {"t": 7, "b": 5}])
+def poly_rnn(xs, h0, wx, wh, bias):
+    def step(h, x):
+        xz, xr, xn = jnp.split(x @ (0.3 * wx) + bias, 3, axis=-1)
+        hz, hr, hn = jnp.split(h @ (0.3 * wh), 3, axis=-1)
+        z = jax.nn.sigmoid(xz + hz)
+        r = jax.nn.sigmoid(xr + hr)
+        h = (1 - z) * jnp.tanh(xn + r * hn) + z * h
+        return h, h
+    return lax.scan(step, h0, xs)
+
+
 # Symbolic and multi-platform together (issue 21): the CPU branch calls LAPACK, the CUDA branch
 # cuSOLVER, both on a symbolic batch; the platform index must be bound before refinement.
 @case("poly_multiplatform_solve", [("b, 4, 4", "float32"), ("b, 4", "float32")],

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "hhlo/core/array.h"
@@ -108,8 +109,66 @@ TEST_P(Symbolic, RefinedAtThreeSizesMatchesJax) {
 
 INSTANTIATE_TEST_SUITE_P(Jax, Symbolic,
                          ::testing::Values("poly_mlp", "poly_cnn", "poly_transformer", "poly_even",
-                                           "poly_scan", "poly_indexing", "poly_rbg", "poly_top_k"),
+                                           "poly_scan", "poly_indexing", "poly_rbg", "poly_top_k",
+                                           "poly_rnn"),
                          [](const auto& info) { return info.param; });
+
+/// Op name -> count over `b` and its regions.
+void count_ops(const Block& b, std::map<std::string, int>& out) {
+  for (const auto& op : b.ops()) {
+    ++out[op->name()];
+    for (const auto& r : op->regions()) count_ops(*r, out);
+  }
+}
+
+TEST(SymbolicRnn, TheScanStepsRealDynamicSliceBecomesDynamicSlice) {
+  // Issue 21: each step of the GRU's scan reads xs[i] as real_dynamic_slice(xs, start,
+  // add(start, sizes), 1) with sizes (1, b, 8); refinement stopped there ("still has a dynamic
+  // result type (tensor<1x?x8xf32>)"). RefinedAtThreeSizesMatchesJax runs it against JAX.
+  std::string text = read_text(kDir / "poly_rnn.mlir");
+  ASSERT_NE(text.find("stablehlo.real_dynamic_slice"), std::string::npos);
+  ASSERT_NE(text.find("-> tensor<1x?x8xf32>"), std::string::npos);
+  Module m = parse_module(text);
+  std::vector<TensorType> types = types_of(vectors("poly_rnn", "s1.in"));
+  refine_shapes(m, types);
+  std::map<std::string, int> ops;
+  count_ops(m.find("main")->body(), ops);
+  EXPECT_EQ(ops.count("stablehlo.real_dynamic_slice"), 0u);
+  EXPECT_EQ(ops["stablehlo.dynamic_slice"], 1);
+}
+
+TEST(SymbolicRnn, StridedSizedSliceMatchesXlasStaticSlice) {
+  // The strided form (no JAX lowering emits it): dynamic_slice, then a static strided slice;
+  // XLA's values for start [1, 0] against its static slice [1:4:2, 0:b:3] of the same input.
+  constexpr std::string_view text = R"mlir(
+module {
+  func.func @main(%x: tensor<5x?xf32>, %s: tensor<2xi32>) -> tensor<?x?xf32> {
+    %b = stablehlo.get_dimension_size %x, dim = 1 : (tensor<5x?xf32>) -> tensor<i32>
+    %c3 = stablehlo.constant dense<3> : tensor<1xi32>
+    %bv = stablehlo.reshape %b : (tensor<i32>) -> tensor<1xi32>
+    %sizes = stablehlo.concatenate %c3, %bv, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32>
+    %limit = stablehlo.add %sizes, %s : tensor<2xi32>
+    %strides = stablehlo.constant dense<[2, 3]> : tensor<2xi32>
+    %r = stablehlo.real_dynamic_slice %x, %s, %limit, %strides : (tensor<5x?xf32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<?x?xf32>
+    return %r : tensor<?x?xf32>
+  }
+})mlir";
+  constexpr std::string_view static_slice = R"mlir(
+module {
+  func.func @main(%x: tensor<5x7xf32>) -> tensor<2x3xf32> {
+    %r = stablehlo.slice %x [1:4:2, 0:7:3] : (tensor<5x7xf32>) -> tensor<2x3xf32>
+    return %r : tensor<2x3xf32>
+  }
+})mlir";
+  std::vector<float> values(35);
+  for (std::size_t k = 0; k < values.size(); ++k) values[k] = 0.5f * static_cast<float>(k);
+  Array x = Array::from<float>({5, 7}, values);
+  Array start = Array::from<int32_t>({2}, {1, 0});
+  Module m = parse_module(text);
+  refine_shapes(m, std::vector{x.type(), start.type()});
+  EXPECT_EQ(m.find("main")->result_types().at(0), (TensorType{DType::f32, {2, 3}}));
+  expect_matches(run_text(to_mlir(m), {x, start}), run_text(std::string(static_slice), {x}));
+}
 
 TEST(SymbolicConstraint, OddSizeFailsWithJaxMessage) {
   Module m = parse_module(read_text(kDir / "poly_even.mlir"));

@@ -190,6 +190,116 @@ module {
   verify(m);
 }
 
+// JAX's lowering of lax.dynamic_slice(x, (i, 0, 0), (n, b, 8)) over a symbolic b (issue 21, a
+// scan's step): real_dynamic_slice(x, start, add(start, sizes), strides) with start clamped into
+// [0, dim - size] and the sizes constant only once b is known. LIMIT and STRIDES and N vary.
+std::string sized_slice_module(std::string_view limit, std::string_view strides,
+                               std::string_view n = "1") {
+  std::string text = R"mlir(
+module {
+  func.func @main(%x: tensor<4x?x8xf32>, %i: tensor<i32>) -> tensor<?x?x?xf32> {
+    %b = stablehlo.get_dimension_size %x, dim = 1 : (tensor<4x?x8xf32>) -> tensor<i32>
+    %c0 = stablehlo.constant dense<0> : tensor<1xi32>
+    %cn = stablehlo.constant dense<N> : tensor<1xi32>
+    %c4 = stablehlo.constant dense<4> : tensor<1xi32>
+    %c8 = stablehlo.constant dense<8> : tensor<1xi32>
+    %bv = stablehlo.reshape %b : (tensor<i32>) -> tensor<1xi32>
+    %sizes = stablehlo.concatenate %cn, %bv, %c8, dim = 0 : (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> tensor<3xi32>
+    %dims = stablehlo.concatenate %c4, %bv, %c8, dim = 0 : (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> tensor<3xi32>
+    %zeros = stablehlo.concatenate %c0, %c0, %c0, dim = 0 : (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> tensor<3xi32>
+    %iv = stablehlo.reshape %i : (tensor<i32>) -> tensor<1xi32>
+    %raw = stablehlo.concatenate %iv, %c0, %c0, dim = 0 : (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> tensor<3xi32>
+    %hi = stablehlo.subtract %dims, %sizes : tensor<3xi32>
+    %start = stablehlo.clamp %zeros, %raw, %hi : tensor<3xi32>
+    %limit = LIMIT : tensor<3xi32>
+    %strides = stablehlo.constant dense<STRIDES> : tensor<3xi32>
+    %r = stablehlo.real_dynamic_slice %x, %start, %limit, %strides : (tensor<4x?x8xf32>, tensor<3xi32>, tensor<3xi32>, tensor<3xi32>) -> tensor<?x?x?xf32>
+    return %r : tensor<?x?x?xf32>
+  }
+})mlir";
+  auto put = [&](std::string_view key, std::string_view value) {
+    text.replace(text.find(key), key.size(), value);
+  };
+  put("LIMIT", limit);
+  put("STRIDES", strides);
+  put("N", n);
+  return text;
+}
+
+std::vector<int64_t> i64s_of(const Op& op, std::string_view name) {
+  return op.attr(name)->get_if<I64ArrayAttr>()->values;
+}
+
+TEST(Refine, RealDynamicSliceOfStartPlusSizesBecomesDynamicSlice) {
+  for (std::string_view limit : {"stablehlo.add %start, %sizes", "stablehlo.add %sizes, %start"}) {
+    SCOPED_TRACE(limit);
+    Module m =
+        refined(sized_slice_module(limit, "1"), {t(DType::f32, {4, 3, 8}), t(DType::i32, {})});
+    const Func& f = *m.funcs()[0];
+    EXPECT_EQ(f.result_types(), std::vector{t(DType::f32, {1, 3, 8})});
+    const Op* ds = f.body().ops().back()->operands()[0].defining_op();
+    ASSERT_EQ(ds->name(), "stablehlo.dynamic_slice");
+    EXPECT_EQ(i64s_of(*ds, "slice_sizes"), (std::vector<int64_t>{1, 3, 8}));
+    ASSERT_EQ(ds->operands().size(), 4u);  // the operand, then one scalar start per dimension
+    for (size_t d = 1; d < 4; ++d) EXPECT_EQ(ds->operands()[d].type(), t(DType::i32, {}));
+    EXPECT_EQ(histogram(m).count("stablehlo.real_dynamic_slice"), 0u);
+    verify(m);
+  }
+}
+
+TEST(Refine, StridedRealDynamicSliceIsDynamicSliceThenSlice) {
+  // Result dim d = ceil(size[d] / stride[d]): [2, 5, 8] by [1, 2, 3] -> [2, 3, 3].
+  Module m = refined(sized_slice_module("stablehlo.add %start, %sizes", "[1, 2, 3]", "2"),
+                     {t(DType::f32, {4, 5, 8}), t(DType::i32, {})});
+  const Func& f = *m.funcs()[0];
+  EXPECT_EQ(f.result_types(), std::vector{t(DType::f32, {2, 3, 3})});
+  const Op* slice = f.body().ops().back()->operands()[0].defining_op();
+  ASSERT_EQ(slice->name(), "stablehlo.slice");
+  EXPECT_EQ(i64s_of(*slice, "strides"), (std::vector<int64_t>{1, 2, 3}));
+  const Op* ds = slice->operands()[0].defining_op();
+  ASSERT_EQ(ds->name(), "stablehlo.dynamic_slice");
+  EXPECT_EQ(ds->results()[0].type(), t(DType::f32, {2, 5, 8}));
+  verify(m);
+}
+
+TEST(Refine, RealDynamicSliceOfUnknownSizeNamesTheFormsRefined) {
+  for (std::string_view limit :
+       {"stablehlo.add %start, %start", "stablehlo.multiply %start, %sizes"}) {
+    SCOPED_TRACE(limit);
+    Module m = parse_module(sized_slice_module(limit, "1"));
+    std::vector<TensorType> args{t(DType::f32, {4, 3, 8}), t(DType::i32, {})};
+    try {
+      refine_shapes(m, args);
+      FAIL() << "refined a slice whose size depends on data";
+    } catch (const ShapeError& e) {
+      FAIL() << e.what();
+    } catch (const Error& e) {
+      std::string what = e.what();
+      EXPECT_NE(what.find("'stablehlo.real_dynamic_slice'"), std::string::npos) << what;
+      EXPECT_NE(what.find("stablehlo.add(start, C)"), std::string::npos) << what;
+    }
+  }
+}
+
+TEST(Refine, RealDynamicSliceSizeAndStrideAreChecked) {
+  std::vector<TensorType> args{t(DType::f32, {4, 3, 8}), t(DType::i32, {})};
+  struct Case {
+    std::string_view strides, n, message;
+  } cases[] = {{"[1, 0, 1]", "1", "stride 0 of dim 1 must be > 0"},
+               {"1", "5", "limit - start = 5 in dim 0 is outside [0, 4]"}};
+  for (const Case& c : cases) {
+    Module m = parse_module(sized_slice_module("stablehlo.add %start, %sizes", c.strides, c.n),
+                            {.verify = false});
+    try {
+      refine_shapes(m, args);
+      FAIL() << c.message;
+    } catch (const ShapeError& e) {
+      EXPECT_EQ(e.op(), "real_dynamic_slice");
+      EXPECT_NE(std::string(e.what()).find(c.message), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Refine, WhileCarriesRefinedTypes) {
   constexpr std::string_view text = R"mlir(
 module {

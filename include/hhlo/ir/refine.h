@@ -60,6 +60,10 @@ bool has_dynamic_shapes(const Func& f);
 ///    `@stablehlo.dynamic_rng_bit_generator` and `@stablehlo.dynamic_top_k` (JAX's `rbg` keys and
 ///    `lax.top_k` with a symbolic k) become `reduce_window`, `rng_bit_generator` and `chlo.top_k`
 ///    (JAX's static lowering of top_k);
+///  - `real_dynamic_slice(x, start, add(start, C), strides)` (either order of the add) with `C`
+///    and `strides` constants and `start` data-dependent (JAX's `lax.dynamic_slice` with slice
+///    sizes from dimension variables) becomes `dynamic_slice` of sizes `C`, then a `slice` with
+///    the strides when one is not 1 (result dimension i: ceil(C[i] / strides[i]));
 ///  - `stablehlo.custom_call @shape_assertion(cond, args...)` is evaluated and removed.
 /// Throws hhlo::Error when the entry does not exist, `arg_types` does not match it (count,
 /// element type, rank, a static dimension), a call is recursive or a type stays dynamic (naming
