@@ -144,6 +144,54 @@ std::vector<Value> grad(Value loss, const std::vector<Value>& wrt) {
   return vjp({loss}, {full_like(loss, 1.0)}, wrt);
 }
 
+namespace detail {
+
+void check_argnums(const char* what, const std::vector<size_t>& argnums, size_t primals) {
+  if (argnums.empty()) throw Error(fmt::format("{}: argnums is empty", what));
+  for (size_t i = 0; i < argnums.size(); ++i) {
+    if (argnums[i] >= primals)
+      throw Error(
+          fmt::format("{}: argnum {} out of range ({} primals)", what, argnums[i], primals));
+    for (size_t j = 0; j < i; ++j)
+      if (argnums[j] == argnums[i])
+        throw Error(fmt::format("{}: argnum {} given twice", what, argnums[i]));
+  }
+}
+
+}  // namespace detail
+
+std::pair<Value, std::vector<Value>> value_and_grad(const ScalarFn& f,
+                                                    const std::vector<Value>& primals,
+                                                    const std::vector<size_t>& argnums) {
+  detail::check_argnums("grad", argnums, primals.size());
+  std::vector<Value> wrt;
+  for (size_t a : argnums) {
+    if (!detail::is_inexact(primals[a].dtype()))
+      throw Error(fmt::format(
+          "grad: cannot differentiate with respect to argnum {} of integer type {}; only float "
+          "and complex arguments have gradients",
+          a, primals[a].type().to_string()));
+    wrt.push_back(primals[a]);
+  }
+  Value loss = f(primals);
+  return {loss, grad(loss, wrt)};
+}
+
+std::pair<Value, Value> value_and_grad(const ScalarFn& f, const std::vector<Value>& primals,
+                                       size_t argnum) {
+  auto [loss, g] = value_and_grad(f, primals, std::vector<size_t>{argnum});
+  return {loss, g[0]};
+}
+
+std::vector<Value> grad(const ScalarFn& f, const std::vector<Value>& primals,
+                        const std::vector<size_t>& argnums) {
+  return value_and_grad(f, primals, argnums).second;
+}
+
+Value grad(const ScalarFn& f, const std::vector<Value>& primals, size_t argnum) {
+  return value_and_grad(f, primals, argnum).second;
+}
+
 Params grad(Value loss, const Params& params, const std::vector<std::string>& wrt) {
   Params selected;
   if (wrt.empty()) {

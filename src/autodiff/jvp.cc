@@ -335,19 +335,6 @@ std::vector<Value> jacfwd(const TraceFn& f, const std::vector<Value>& primals, s
 
 namespace {
 
-/// Checks a set of argnums: not empty, each in range, none repeated; `what` names the transform.
-void check_argnums(const char* what, const std::vector<size_t>& argnums, size_t primals) {
-  if (argnums.empty()) throw Error(fmt::format("{}: argnums is empty", what));
-  for (size_t i = 0; i < argnums.size(); ++i) {
-    if (argnums[i] >= primals)
-      throw Error(
-          fmt::format("{}: argnum {} out of range ({} primals)", what, argnums[i], primals));
-    for (size_t j = 0; j < i; ++j)
-      if (argnums[j] == argnums[i])
-        throw Error(fmt::format("{}: argnum {} given twice", what, argnums[i]));
-  }
-}
-
 /// The Jacobian of `y` (a result) w.r.t. `x`, from its rows (one cotangent of x per element of y)
 /// or, for an empty y, zeros of dims y.dims ++ x.dims.
 Value jacobian_from_rows(const std::vector<Value>& rows, Value y, Value x) {
@@ -361,7 +348,7 @@ Value jacobian_from_rows(const std::vector<Value>& rows, Value y, Value x) {
 
 std::vector<std::vector<Value>> jacfwd(const TraceFn& f, const std::vector<Value>& primals,
                                        const std::vector<size_t>& argnums) {
-  check_argnums("jacfwd", argnums, primals.size());
+  detail::check_argnums("jacfwd", argnums, primals.size());
   std::vector<std::vector<Value>> jac;
   for (size_t i = 0; i < argnums.size(); ++i) {
     // One trace per argnum: a single-argnum jacfwd of f with the other primals held.
@@ -374,7 +361,7 @@ std::vector<std::vector<Value>> jacfwd(const TraceFn& f, const std::vector<Value
 
 std::vector<std::vector<Value>> jacrev(const TraceFn& f, const std::vector<Value>& primals,
                                        const std::vector<size_t>& argnums) {
-  check_argnums("jacrev", argnums, primals.size());
+  detail::check_argnums("jacrev", argnums, primals.size());
   std::vector<Value> xs;
   for (size_t a : argnums) {
     if (!detail::is_float(primals[a].dtype()))
@@ -403,7 +390,7 @@ std::vector<std::vector<Value>> jacrev(const TraceFn& f, const std::vector<Value
 
 std::vector<std::vector<Value>> hessian(const ScalarFn& f, const std::vector<Value>& primals,
                                         const std::vector<size_t>& argnums) {
-  check_argnums("hessian", argnums, primals.size());
+  detail::check_argnums("hessian", argnums, primals.size());
   return jacfwd(
       [&](const std::vector<Value>& xs) {
         std::vector<Value> wrt;

@@ -1,61 +1,141 @@
-// jacfwd / jacrev / hessian with a set of argnums (issue 23), JAX's `argnums=(0, 1)`: one block
-// per argnum, the Hessian's cross blocks included. Hand-derived for f(x, y) = sum(x^2 * y) with
-// x, y of dims [2]: grad_x = 2 x y, grad_y = x^2; H_xx = diag(2y), H_xy = H_yx = diag(2x),
-// H_yy = 0. For g(x, y) = x * y: J_x = diag(y), J_y = diag(x).
+// The transforms with a set of argnums (issue 23), JAX's `argnums=(a, b)`: grad and
+// value_and_grad return one gradient per argnum, jacfwd / jacrev one block per (result, argnum),
+// hessian the nested blocks with the cross blocks d2f / dxi dxk; the single-index forms too.
+// Expected values: JAX 0.10.2 in f64 (tests/autodiff/gen_argnums_vectors.py, run by the test
+// build into HHLO_GENERATED_DIR/argnums_vectors.txt), for the same f and g written here in hhlo.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "hhlo/autodiff/autodiff.h"
-#include "hhlo/ir/ops.h"
 #include "hhlo/ops/reductions.h"
+#include "hhlo/ops/tensor.h"
 #include "hhlo/session.h"
+#include "vectors_util.h"
+#include "vmap_util.h"
 
 namespace hhlo {
 namespace {
 
 using Vs = std::vector<Value>;
+using Ix = std::vector<size_t>;
 
-std::vector<double> diag(double a, double b) { return {a, 0, 0, b}; }
-
-TEST(Argnums, JacfwdAndJacrevGiveOneBlockPerArgnum) {
-  Module m;
-  Func& f = m.add_func("main", {{DType::f64, {2}}, {DType::f64, {2}}});
-  ad::TraceFn g = [](const Vs& a) { return Vs{multiply(a[0], a[1])}; };
-  auto fwd = ad::jacfwd(g, {f.arg(0), f.arg(1)}, std::vector<size_t>{0, 1});
-  auto rev = ad::jacrev(g, {f.arg(0), f.arg(1)}, std::vector<size_t>{1, 0});
-  ASSERT_EQ(fwd.size(), 1u);
-  ASSERT_EQ(fwd[0].size(), 2u);
-  ASSERT_EQ(rev[0].size(), 2u);
-  f.ret({fwd[0][0], fwd[0][1], rev[0][0], rev[0][1]});
-  auto out = run(m, {Array::from<double>({2}, {3, 5}), Array::from<double>({2}, {7, 11})});
-  EXPECT_EQ(out[0].to_vector<double>(), diag(7, 11));  // d(xy)/dx = diag(y)
-  EXPECT_EQ(out[1].to_vector<double>(), diag(3, 5));   // d(xy)/dy = diag(x)
-  EXPECT_EQ(out[2].to_vector<double>(), diag(3, 5));   // argnums (1, 0): y first
-  EXPECT_EQ(out[3].to_vector<double>(), diag(7, 11));
+const Array& jax(const std::string& name) {
+  static const std::map<std::string, Array> v =
+      test::read_generated_vectors("argnums_vectors.txt", "gen_argnums_vectors.py");
+  auto it = v.find(name);
+  if (it == v.end()) throw Error("no JAX vector " + name);
+  return it->second;
 }
 
-TEST(Argnums, HessianHasTheCrossBlocks) {
+// f(x, y, z) = sum(sin(x) y^2) + sum(x y) sum(exp(z)), as gen_argnums_vectors.py's f.
+Value f(const Vs& a) {
+  Tensor x = a[0], y = a[1], z = a[2];
+  return np::sum(np::sin(x) * y * y) + np::sum(x * y) * np::sum(np::exp(z));
+}
+
+// g(x, y, z) = (sin(x) y^2, sum(x y) exp(z)), as gen_argnums_vectors.py's g.
+Vs g(const Vs& a) {
+  Tensor x = a[0], y = a[1], z = a[2];
+  return {np::sin(x) * y * y, np::sum(x * y) * np::exp(z)};
+}
+
+// Builds @main(x [3], y [3], z [2]) returning `build(args)` (flat), runs it on JAX's inputs and
+// compares result i with JAX's vector names[i].
+void expect_jax(const std::function<Vs(const Vs&)>& build, const std::vector<std::string>& names) {
   Module m;
-  Func& f = m.add_func("main", {{DType::f64, {2}}, {DType::f64, {2}}});
-  ad::ScalarFn loss = [](const Vs& a) {
-    return Value(np::sum(multiply(multiply(a[0], a[0]), a[1])));
-  };
-  auto h = ad::hessian(loss, {f.arg(0), f.arg(1)}, std::vector<size_t>{0, 1});
-  ASSERT_EQ(h.size(), 2u);
-  f.ret({h[0][0], h[0][1], h[1][0], h[1][1]});
-  auto out = run(m, {Array::from<double>({2}, {3, 5}), Array::from<double>({2}, {7, 11})});
-  EXPECT_EQ(out[0].to_vector<double>(), diag(14, 22));  // 2y
-  EXPECT_EQ(out[1].to_vector<double>(), diag(6, 10));   // 2x
-  EXPECT_EQ(out[2].to_vector<double>(), diag(6, 10));
-  EXPECT_EQ(out[3].to_vector<double>(), diag(0, 0));
+  Func& fn = m.add_func("main", {{DType::f64, {3}}, {DType::f64, {3}}, {DType::f64, {2}}});
+  Vs outs = build(fn.args());
+  ASSERT_EQ(outs.size(), names.size());
+  fn.ret(outs);
+  auto got = run(m, {jax("in/0"), jax("in/1"), jax("in/2")});
+  for (size_t i = 0; i < names.size(); ++i)
+    test::expect_close(got[i], jax(names[i]), 1e-12, names[i]);
+}
+
+// Flattens nested blocks (outer, then inner) into one list.
+Vs flat(const std::vector<Vs>& blocks) {
+  Vs out;
+  for (const Vs& b : blocks) out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
+TEST(Argnums, GradWithATupleOfArgnumsMatchesJax) {
+  expect_jax([](const Vs& a) { return ad::grad(f, a, Ix{2, 0}); }, {"grad_2_0/0", "grad_2_0/1"});
+  expect_jax([](const Vs& a) { return Vs{ad::grad(f, a, 1)}; }, {"grad_1"});
+}
+
+TEST(Argnums, ValueAndGradWithATupleOfArgnumsMatchesJax) {
+  expect_jax(
+      [](const Vs& a) {
+        auto [v, gs] = ad::value_and_grad(f, a, Ix{0, 2});
+        return Vs{v, gs[0], gs[1]};
+      },
+      {"value_and_grad_0_2/0", "value_and_grad_0_2/1/0", "value_and_grad_0_2/1/1"});
+  expect_jax(
+      [](const Vs& a) {
+        auto [v, g2] = ad::value_and_grad(f, a, 2);
+        return Vs{v, g2};
+      },
+      {"value_and_grad_2/0", "value_and_grad_2/1"});
+}
+
+TEST(Argnums, JacfwdAndJacrevGiveOneBlockPerResultAndArgnumAsJax) {
+  expect_jax(
+      [](const Vs& a) {
+        return flat(ad::jacfwd(g, a, Ix{0, 2}));
+      },
+      {"jacfwd_0_2/0/0", "jacfwd_0_2/0/1", "jacfwd_0_2/1/0", "jacfwd_0_2/1/1"});
+  expect_jax(
+      [](const Vs& a) {
+        return flat(ad::jacrev(g, a, Ix{2, 1}));
+      },
+      {"jacrev_2_1/0/0", "jacrev_2_1/0/1", "jacrev_2_1/1/0", "jacrev_2_1/1/1"});
+}
+
+TEST(Argnums, HessianHasTheCrossBlocksAsJax) {
+  expect_jax(
+      [](const Vs& a) {
+        return flat(ad::hessian(f, a, Ix{0, 2}));
+      },
+      {"hessian_0_2/0/0", "hessian_0_2/0/1", "hessian_0_2/1/0", "hessian_0_2/1/1"});
+  expect_jax([](const Vs& a) { return Vs{ad::hessian(f, a, 1)}; }, {"hessian_1"});
 }
 
 TEST(Argnums, EmptyRepeatedOrOutOfRangeArgnumsAreErrors) {
   Module m;
-  Func& f = m.add_func("main", {{DType::f64, {2}}, {DType::f64, {2}}});
-  ad::TraceFn g = [](const Vs& a) { return Vs{multiply(a[0], a[1])}; };
-  EXPECT_THROW(ad::jacfwd(g, {f.arg(0), f.arg(1)}, std::vector<size_t>{}), Error);
-  EXPECT_THROW(ad::jacrev(g, {f.arg(0), f.arg(1)}, std::vector<size_t>{0, 0}), Error);
-  EXPECT_THROW(ad::jacfwd(g, {f.arg(0), f.arg(1)}, std::vector<size_t>{2}), Error);
+  Func& fn = m.add_func("main", {{DType::f64, {3}}, {DType::f64, {3}}, {DType::f64, {2}}});
+  Vs a = fn.args();
+  EXPECT_THROW(ad::jacfwd(g, a, Ix{}), Error);
+  EXPECT_THROW(ad::jacrev(g, a, Ix{0, 0}), Error);
+  EXPECT_THROW(ad::jacfwd(g, a, Ix{3}), Error);
+  EXPECT_THROW(ad::hessian(f, a, Ix{1, 1}), Error);
+  try {
+    ad::grad(f, a, 3);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "grad: argnum 3 out of range (3 primals)");
+  }
+  try {
+    ad::value_and_grad(f, a, Ix{2, 2});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "grad: argnum 2 given twice");
+  }
+}
+
+TEST(Argnums, AnIntegerArgnumIsAnError) {
+  Module m;
+  Func& fn = m.add_func("main", {{DType::f64, {3}}, {DType::i32, {3}}});
+  ad::ScalarFn h = [](const Vs& a) { return Value(np::sum(Tensor(a[0]))); };
+  try {
+    ad::grad(h, fn.args(), Ix{0, 1});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("argnum 1 of integer type tensor<3xi32>"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

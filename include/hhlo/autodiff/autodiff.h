@@ -56,6 +56,35 @@ std::vector<Value> grad(Value loss, const std::vector<Value>& wrt);
 /// parameter is an integer or pred tensor (naming it), and everything `grad` throws.
 Params grad(Value loss, const Params& params, const std::vector<std::string>& wrt = {});
 
+/// A scalar function of its arguments (for `grad`, `value_and_grad`, `hvp` and `hessian`), built
+/// in the function the arguments belong to (the C++ code that builds the computation, re-run by
+/// each transform). It may read values of that function it does not receive (closures).
+using ScalarFn = std::function<Value(const std::vector<Value>&)>;
+
+/// JAX's `jax.grad(f, argnums=argnum)(*primals)`: calls `f(primals)` at the insertion point and
+/// returns the gradient of its scalar float result with respect to primals[argnum] (same type).
+/// Throws hhlo::Error when `argnum` is out of range ("grad: argnum 3 out of range (2 primals)"),
+/// primals[argnum] is not float or complex, and what `grad(Value, ...)` throws.
+Value grad(const ScalarFn& f, const std::vector<Value>& primals, size_t argnum = 0);
+
+/// JAX's `jax.grad(f, argnums=(a, b, ...))(*primals)`: one gradient per entry of `argnums`, in
+/// the order given (argnums (2, 0) gives d/dx2 first), each of its primal's type; `f` is traced
+/// once. Throws hhlo::Error for an empty `argnums`, an index out of range or repeated, and what
+/// the single-argnum form throws.
+std::vector<Value> grad(const ScalarFn& f, const std::vector<Value>& primals,
+                        const std::vector<size_t>& argnums);
+
+/// JAX's `jax.value_and_grad(f, argnums=argnum)(*primals)`: (f's scalar result, its gradient with
+/// respect to primals[argnum]). Throws what `grad(const ScalarFn&, ...)` throws.
+std::pair<Value, Value> value_and_grad(const ScalarFn& f, const std::vector<Value>& primals,
+                                       size_t argnum = 0);
+
+/// JAX's `jax.value_and_grad(f, argnums=(a, b, ...))(*primals)`: (f's scalar result, one gradient
+/// per entry of `argnums`, in the order given). Throws what `grad` with argnums throws.
+std::pair<Value, std::vector<Value>> value_and_grad(const ScalarFn& f,
+                                                    const std::vector<Value>& primals,
+                                                    const std::vector<size_t>& argnums);
+
 /// A scalar function of named parameters, built in the function the parameters belong to.
 using LossFn = std::function<Value(const Params&)>;
 
@@ -135,9 +164,6 @@ std::vector<std::vector<Value>> jacfwd(const TraceFn& f, const std::vector<Value
 /// and the single-argnum jacrev.
 std::vector<std::vector<Value>> jacrev(const TraceFn& f, const std::vector<Value>& primals,
                                        const std::vector<size_t>& argnums);
-
-/// A scalar function of its arguments (for `hvp` and `hessian`).
-using ScalarFn = std::function<Value(const std::vector<Value>&)>;
 
 /// Hessian-vector product by forward-over-reverse (JAX's `jvp(grad(f), primals, tangents)`):
 /// returns H v, one value per primal (same types), for the scalar float `f` and the direction

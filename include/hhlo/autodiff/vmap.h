@@ -82,8 +82,12 @@ std::vector<Value> vmap(const Func& fn, const std::vector<Value>& args,
                         const std::vector<Axis>& out_axes = {}, const Module* callees = nullptr);
 
 /// `vmap` of a traced per-example function: `f` is called once on arguments of the per-example
-/// types (in a scratch function; `f` must build only from its arguments and constants), then
-/// batched as above. Throws what `f` and `vmap(const Func&, ...)` throw.
+/// types (in a detached region of the function `args` belong to, then batched as above; the region
+/// is dropped). `f` may close over values of that function (JAX's closed-over values): they are
+/// unbatched inside the walk, the same for every example, as an argument with in_axes none; their
+/// gradients inside `f` (a `grad` with respect to a closed-over value) are per example.
+/// Throws what `f` and `vmap(const Func&, ...)` throw; a value of another function read by `f`
+/// is the op builder's error ("operand ... belongs to function @g ...").
 std::vector<Value> vmap(const TraceFn& f, const std::vector<Value>& args,
                         const std::vector<Axis>& in_axes = {},
                         const std::vector<Axis>& out_axes = {});

@@ -2,7 +2,9 @@
 // per-example function, and the entry points.
 #include <fmt/format.h>
 
+#include <memory>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 
 #include "batching.h"
@@ -57,13 +59,16 @@ bool is_terminator(const Op& op) {
   return op.name() == "stablehlo.return" || op.name() == "func.return";
 }
 
+/// The batched form of per-example value `v`. A value of the target function that the walk did
+/// not build is one the traced per-example function closed over (it reads it from the enclosing
+/// blocks): unbatched, the same for every example (JAX's closed-over constant, in_axes None).
 Batched lookup(Value v) {
   auto it = walk().env.find(v);
-  if (it == walk().env.end())
-    throw Error(
-        "vmap: the per-example function reads a value it did not build (it must build only from "
-        "its arguments and constants)");
-  return it->second;
+  if (it != walk().env.end()) return it->second;
+  if (&v.func() == walk().target) return {v, false};
+  throw Error(
+      "vmap: the per-example function reads a value it did not build (it must build only from "
+      "its arguments, constants and values of the function of the batched arguments)");
 }
 
 const Func& callee_of(const Op& op) {
@@ -378,20 +383,25 @@ class WalkScope {
   Walk* saved_;
 };
 
-}  // namespace
+/// A per-example computation to batch: a function's body, or the region a traced function was
+/// built into (whose values may read the enclosing blocks of the target function).
+struct PerExample {
+  const Block& body;
+  std::string_view name;
+  const std::vector<TensorType>& arg_types;
+};
 
-std::vector<Value> vmap(const Func& fn, const std::vector<Value>& args,
-                        const std::vector<Axis>& in_axes_, const std::vector<Axis>& out_axes_,
-                        const Module* callees) {
-  if (args.size() != fn.args().size())
+/// vmap of `fn` over `args` (the checks and the walk shared by both entry points).
+std::vector<Value> vmap_block(const PerExample& fn, const std::vector<Value>& args,
+                              const std::vector<Axis>& in_axes_, const std::vector<Axis>& out_axes_,
+                              const Module* callees) {
+  if (args.size() != fn.arg_types.size())
     throw Error(fmt::format("vmap: {} arguments given, the function '{}' takes {}", args.size(),
-                            fn.name(), fn.args().size()));
-  if (!fn.returned())
-    throw Error(fmt::format("vmap: the function '{}' has not returned yet", fn.name()));
+                            fn.name, fn.arg_types.size()));
   std::vector<Axis> in_axes = in_axes_.empty() ? std::vector<Axis>(args.size(), 0) : in_axes_;
   if (in_axes.size() != args.size())
     throw Error(fmt::format("vmap: {} in_axes for {} arguments", in_axes.size(), args.size()));
-  size_t n_out = fn.result_types().size();
+  size_t n_out = fn.body.ops().back()->operands().size();
   std::vector<Axis> out_axes = out_axes_.empty() ? std::vector<Axis>(n_out, 0) : out_axes_;
   if (out_axes.size() != n_out)
     throw Error(fmt::format("vmap: {} out_axes for {} results", out_axes.size(), n_out));
@@ -420,18 +430,18 @@ std::vector<Value> vmap(const Func& fn, const std::vector<Value>& args,
       a = detail::move_axis(a, ax, 0);
       TensorType per = a.type();
       per.dims.erase(per.dims.begin());
-      if (per != fn.arg_types()[i])
+      if (per != fn.arg_types[i])
         throw Error(fmt::format(
             "vmap: argument {} of type {} with in_axes {} gives per-example type {}, the function "
             "'{}' takes {}",
-            i, args[i].type().to_string(), *in_axes[i], per.to_string(), fn.name(),
-            fn.arg_types()[i].to_string()));
+            i, args[i].type().to_string(), *in_axes[i], per.to_string(), fn.name,
+            fn.arg_types[i].to_string()));
       in.push_back({a, true});
     } else {
-      if (a.type() != fn.arg_types()[i])
+      if (a.type() != fn.arg_types[i])
         throw Error(
             fmt::format("vmap: unbatched argument {} has type {}, the function '{}' takes {}", i,
-                        a.type().to_string(), fn.name(), fn.arg_types()[i].to_string()));
+                        a.type().to_string(), fn.name, fn.arg_types[i].to_string()));
       in.push_back({a, false});
     }
   }
@@ -441,7 +451,7 @@ std::vector<Value> vmap(const Func& fn, const std::vector<Value>& args,
   std::vector<Batched> res;
   {
     WalkScope scope(&w);
-    res = detail::batch_block(fn.body(), in);
+    res = detail::batch_block(fn.body, in);
   }
   std::vector<Value> out;
   for (size_t j = 0; j < res.size(); ++j) {
@@ -458,10 +468,21 @@ std::vector<Value> vmap(const Func& fn, const std::vector<Value>& args,
   return out;
 }
 
+}  // namespace
+
+std::vector<Value> vmap(const Func& fn, const std::vector<Value>& args,
+                        const std::vector<Axis>& in_axes, const std::vector<Axis>& out_axes,
+                        const Module* callees) {
+  if (!fn.returned())
+    throw Error(fmt::format("vmap: the function '{}' has not returned yet", fn.name()));
+  return vmap_block({fn.body(), fn.name(), fn.arg_types()}, args, in_axes, out_axes, callees);
+}
+
 std::vector<Value> vmap(const TraceFn& f, const std::vector<Value>& args,
                         const std::vector<Axis>& in_axes, const std::vector<Axis>& out_axes) {
   if (!in_axes.empty() && in_axes.size() != args.size())
     throw Error(fmt::format("vmap: {} in_axes for {} arguments", in_axes.size(), args.size()));
+  if (args.empty()) throw Error("vmap needs at least one batched argument (no arguments given)");
   std::vector<TensorType> per;
   for (size_t i = 0; i < args.size(); ++i) {
     TensorType t = args[i].type();
@@ -469,10 +490,12 @@ std::vector<Value> vmap(const TraceFn& f, const std::vector<Value>& args,
     if (ax) t.dims.erase(t.dims.begin() + norm_axis("in_axes", i, *ax, t.rank()));
     per.push_back(t);
   }
-  Module scratch;
-  Func& g = scratch.add_func("vmap_body", per);
-  g.ret(f(g.args()));
-  return vmap(g, args, in_axes, out_axes, &scratch);
+  // Traced into a detached region of the batched arguments' function, so that `f` may read the
+  // values of its enclosing blocks (closures; unbatched in the walk); the region is dropped
+  // once batched.
+  std::unique_ptr<Block> body =
+      args[0].func().build_region("vmap", per, f, Location::from(Loc::current()));
+  return vmap_block({*body, "vmap body", per}, args, in_axes, out_axes, nullptr);
 }
 
 Func& vmap_func(Module& module, std::string name, const std::vector<TensorType>& arg_types,

@@ -50,6 +50,10 @@ std::vector<Tangent> forward_tangents(const Block& block, size_t start,
                                       std::unordered_map<uint32_t, Value> seeds,
                                       const std::vector<Value>& outputs);
 
+/// Checks a set of argnums (JAX's `argnums=(a, b, ...)`) over `primals` arguments: not empty, each
+/// in range, none repeated. Throws hhlo::Error naming `what` (the transform) otherwise.
+void check_argnums(const char* what, const std::vector<size_t>& argnums, size_t primals);
+
 using hhlo::is_complex;
 using hhlo::is_float;
 /// The element types that carry cotangents (JAX's inexact types): f16/bf16/f32/f64 and
