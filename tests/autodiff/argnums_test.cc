@@ -23,9 +23,7 @@ using Ix = std::vector<size_t>;
 const Array& jax(const std::string& name) {
   static const std::map<std::string, Array> v =
       test::read_generated_vectors("argnums_vectors.txt", "gen_argnums_vectors.py");
-  auto it = v.find(name);
-  if (it == v.end()) throw Error("no JAX vector " + name);
-  return it->second;
+  return test::vector_named(v, name);
 }
 
 // f(x, y, z) = sum(sin(x) y^2) + sum(x y) sum(exp(z)), as gen_argnums_vectors.py's f.

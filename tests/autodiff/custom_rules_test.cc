@@ -25,9 +25,7 @@ using Ix = std::vector<size_t>;
 const Array& jax(const std::string& name) {
   static const std::map<std::string, Array> v =
       test::read_generated_vectors("custom_rules_vectors.txt", "gen_custom_rules_vectors.py");
-  auto it = v.find(name);
-  if (it == v.end()) throw Error("no JAX vector " + name);
-  return it->second;
+  return test::vector_named(v, name);
 }
 
 Value sin_times(const Vs& a) { return np::sin(a[0]) * Tensor(a[1]); }

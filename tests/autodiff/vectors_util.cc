@@ -57,4 +57,10 @@ std::map<std::string, Array> read_generated_vectors(const std::string& file,
                        "written by tests/autodiff/" + generator + " when the tests are built");
 }
 
+const Array& vector_named(const std::map<std::string, Array>& vectors, const std::string& name) {
+  auto it = vectors.find(name);
+  if (it == vectors.end()) throw Error("no JAX vector " + name);
+  return it->second;
+}
+
 }  // namespace hhlo::test

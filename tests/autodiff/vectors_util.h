@@ -19,4 +19,8 @@ std::map<std::string, Array> read_vectors(const std::string& file, const std::st
 std::map<std::string, Array> read_generated_vectors(const std::string& file,
                                                     const std::string& generator);
 
+/// The array `name` of `vectors` (read_vectors / read_generated_vectors). Throws hhlo::Error
+/// "no JAX vector NAME" when there is none.
+const Array& vector_named(const std::map<std::string, Array>& vectors, const std::string& name);
+
 }  // namespace hhlo::test

@@ -24,9 +24,7 @@ using Vs = std::vector<Value>;
 const Array& jax(const std::string& name) {
   static const std::map<std::string, Array> v =
       test::read_generated_vectors("vmap_closure_vectors.txt", "gen_vmap_closure_vectors.py");
-  auto it = v.find(name);
-  if (it == v.end()) throw Error("no JAX vector " + name);
-  return it->second;
+  return test::vector_named(v, name);
 }
 
 Tensor layer(Tensor w, Tensor x) { return np::tanh(np::matmul(x, w)); }

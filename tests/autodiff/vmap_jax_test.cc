@@ -26,9 +26,7 @@ const double kInf = std::numeric_limits<double>::infinity();
 const Array& vec(const std::string& name) {
   static const std::map<std::string, Array> v =
       test::read_vectors("vmap_vectors.txt", "gen_vmap_vectors.py");
-  auto it = v.find(name);
-  if (it == v.end()) throw Error("no JAX vector " + name);
-  return it->second;
+  return test::vector_named(v, name);
 }
 
 Value c(Value like, double v) { return ad::full_like(like, v); }
