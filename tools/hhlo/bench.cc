@@ -21,7 +21,6 @@
 #include "deadline.h"
 #include "hhlo/core/array.h"
 #include "hhlo/core/error.h"
-#include "hhlo/core/file_io.h"
 #include "hhlo/ir/printer.h"
 #include "hhlo/lapack/kernels.h"
 #include "hhlo/program/compile.h"
@@ -85,7 +84,7 @@ PreparedProgram prepare_for_bench(const BenchOptions& o, RunInputs& in) {
 /// The program read once and the inputs (read_inputs: .npy files, NAME=FILE, one .npz).
 RunInputs read_bench_inputs(const BenchOptions& o) {
   RunInputs in;
-  in.bytes = read_regular_file(o.program, "program");
+  in.bytes = read_program_file_bytes(o.program);
   in.program = read_program_bytes(in.bytes, o.program);
   in.io = io_names(*in.program, o.entry);
   Inputs read = read_inputs(o.inputs, in.io);

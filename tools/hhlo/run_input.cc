@@ -154,6 +154,15 @@ std::vector<std::string> split_list(const std::string& list) {
   return out;
 }
 
+std::string read_program_file_bytes(const std::string& path) {
+  std::string bytes = read_regular_file(path, "program");
+  if (bytes.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw IoError(fmt::format(
+        "program '{}' is empty; expected StableHLO MLIR text or bytecode, or a jax.export artifact",
+        path));
+  return bytes;
+}
+
 bool inputs_by_name(const std::vector<std::string>& specs) {
   for (const std::string& p : specs)
     if (p.ends_with(".npz") || p.find('=') != std::string::npos) return true;
@@ -181,11 +190,7 @@ IoNames names_for_inputs(const RunOptions& o, RunInputs& in, CompileCache* cache
 
 RunInputs load_run_inputs(const RunOptions& o, CompileCache* cache) {
   RunInputs in;
-  in.bytes = read_regular_file(o.program, "program");
-  if (in.bytes.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw IoError(fmt::format(
-        "program '{}' is empty; expected StableHLO MLIR text or bytecode, or a jax.export artifact",
-        o.program));
+  in.bytes = read_program_file_bytes(o.program);
   in.options = compile_options(o.xla_options);
   in.prepare = {
       .entry = o.entry, .export_platforms = split_list(o.export_platforms), .platform = o.platform};

@@ -106,6 +106,10 @@ struct RunInputs {
   IoNames io;
 };
 
+/// The bytes of the program file `path`. Throws hhlo::IoError when it is missing, not a regular
+/// file, unreadable or blank ("program 'PATH' is empty; ...").
+std::string read_program_file_bytes(const std::string& path);
+
 /// True when `specs` (--input values) give the inputs by name: one .npz, or NAME=FILE.
 bool inputs_by_name(const std::vector<std::string>& specs);
 
