@@ -88,6 +88,10 @@ TEST(TuneCli, TheChoiceIsRememberedAndUsedByRunAndBench) {
   r = hhlo_in(dir, {"bench", dir + "/p.mlir", "-i", dir + "/x.npy", "-n", "5"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("tuned:              execution "));
+  // --execution wins over the choice's mode; the line says which runs.
+  r = hhlo_in(dir, {"run", dir + "/p.mlir", "-i", dir + "/x.npy", "--execution", "async"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("tuned: execution async"));
   // Other options than those tuned with: no choice.
   r = hhlo_in(dir, {"run", dir + "/p.mlir", "-i", dir + "/x.npy", "--xla-option",
                     "xla_cpu_use_xnnpack=true"});

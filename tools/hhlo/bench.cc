@@ -139,6 +139,7 @@ BenchSetup setup_bench(const BenchOptions& o, const RunInputs& in) {
     tuned.reset();
   }
   if (tuned) options = tuned->choice.apply(std::move(options));
+  if (tuned) tuned->choice.synchronous = mode == "sync";  // --execution wins
   return {std::move(client), std::move(options), std::move(tuned)};
 }
 

@@ -260,13 +260,16 @@ struct Loaded {
 };
 
 /// load_for_run with `tuned` applied (when present): its XLA options over `in.options`, its
-/// execution mode unless --execution was given.
+/// execution mode unless --execution was given (then the choice's mode is set to that one).
 Loaded load_with(const RunOptions& given, RunInputs& in, CompileCache& cache,
                  std::optional<RememberedChoice> tuned) {
   RunOptions o = given;
   if (tuned) {
     in.options = tuned->choice.apply(in.options);
-    if (!o.execution_given) o.execution = tuned->choice.synchronous ? "sync" : "async";
+    if (o.execution_given)  // --execution wins: the choice in use says so
+      tuned->choice.synchronous = o.execution == "sync";
+    else
+      o.execution = tuned->choice.synchronous ? "sync" : "async";
   }
   std::string source = source_key(in.bytes, o.vjp_order, in.prepare, in.options);
   if (std::optional<SourceRecord> record = find_source(cache, source)) {
