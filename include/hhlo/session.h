@@ -11,6 +11,7 @@
 
 #include "hhlo/core/array.h"
 #include "hhlo/program/program.h"
+#include "hhlo/program/tune.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/compile_cache.h"
 
@@ -73,6 +74,28 @@ class Session {
   std::vector<Array> run(const Module& module, const std::vector<Array>& args,
                          const CompileOptions& options = {});
 
+  /// `hhlo tune` in the API: times `program` (as run reads it, with `options`) on `args` under
+  /// the CPU client's execution modes and the XLA option sets of `tune_options` (hhlo::tune in
+  /// hhlo/program/tune.h, on fresh clients of this session's plugin), keeps the fastest whose
+  /// outputs agree with the defaults', and remembers it in the disk cache (when on) for this
+  /// program, options and argument types: a later Session or process (and `hhlo run`, `hhlo
+  /// bench` given the same file, inputs and options) compiles it with the chosen options;
+  /// executables this session already holds are kept. Returns the choice and every candidate's
+  /// timings. Throws hhlo::Error on a client of another platform than "cpu", for a budget <= 0
+  /// and as tune does; what run throws for the program and arguments.
+  TuneResult tune(std::string_view program, const std::vector<Array>& args,
+                  const CompileOptions& options = {}, const TuneOptions& tune_options = {});
+
+  /// The choice `hhlo tune` (hhlo/program/tune.h) remembered for the program, options and
+  /// argument types of the last executable this session compiled or loaded, whose XLA options it
+  /// was compiled with; nullopt when none was remembered (the defaults). A choice is looked up in
+  /// the disk cache under the program's source key with the options given to compile/run, and
+  /// used only when tuned on a client like this one (CompileCache::client_identity); a damaged
+  /// one gives one warning line on stderr and is removed. The execution mode is the client's:
+  /// choice.synchronous says which mode was measured fastest; create the client with
+  /// execution_client_options(choice.synchronous) to follow it.
+  std::optional<TunedChoice> last_tuned() const;
+
   /// Number of distinct executables compiled (or loaded) so far.
   std::size_t cache_size() const;
   /// Number of programs this session has read (parsed): a program whose executable the disk
@@ -92,6 +115,12 @@ class Session {
   /// PrepareOptions of `o` on this session's client.
   PrepareOptions prepare_options(const CompileOptions& o,
                                  std::optional<std::vector<TensorType>> arg_types) const;
+  /// The tuned choice remembered for `mlir` read at `vjp_order`, prepared with `prepare` and
+  /// compiled with `options`, when tuned on this session's client; warns once about a damaged
+  /// one. Never throws.
+  std::optional<TunedChoice> find_tuned_choice(std::string_view mlir, int vjp_order,
+                                               const PrepareOptions& prepare,
+                                               const CompileOptions& options);
   /// The executable the disk cache remembers under the source key `source` (program_cache.h),
   /// loaded without reading the program, and whether it is one per argument types; nullopt
   /// when there is no such record or it does not load on this client.
@@ -110,6 +139,7 @@ class Session {
   CompileCache disk_;
   CacheOutcome last_ = CacheOutcome::disabled;
   std::size_t programs_read_ = 0;
+  std::optional<TunedChoice> last_tuned_;
   mutable std::mutex mu_;
   std::map<std::string, Compiled> cache_;
   /// (options, entry, platforms, VJP order, program) -> whether the executable is per argument

@@ -1,5 +1,6 @@
 #include "hhlo/session.h"
 
+#include <cstdio>
 #include <optional>
 
 #include "hhlo/ir/entry.h"
@@ -56,6 +57,50 @@ PrepareOptions Session::prepare_options(const CompileOptions& o,
           .arg_types = std::move(arg_types)};
 }
 
+std::optional<TunedChoice> Session::find_tuned_choice(std::string_view mlir, int vjp_order,
+                                                      const PrepareOptions& prepare,
+                                                      const CompileOptions& options) {
+  if (!disk_.enabled()) return std::nullopt;
+  std::string damaged;
+  std::optional<RememberedChoice> r;
+  try {
+    r = find_tuned(disk_, tuned_key(source_key(mlir, vjp_order, prepare, options)), &damaged);
+  } catch (const std::exception&) {  // inconsistent options: compiling them says so
+    return std::nullopt;
+  }
+  if (!damaged.empty())
+    std::fprintf(stderr, "%s\n", damaged_choice_warning("this program", damaged).c_str());
+  if (!r || r->client != disk_.client_identity(client_)) return std::nullopt;
+  return r->choice;
+}
+
+TuneResult Session::tune(std::string_view program, const std::vector<Array>& args,
+                         const CompileOptions& options, const TuneOptions& tune_options) {
+  if (client_.platform_name() != "cpu")
+    throw Error(
+        "Session::tune: the candidates are the CPU client's modes and XLA CPU options; "
+        "this session's client is on " +
+        client_.platform_name());
+  std::vector<TensorType> types;
+  for (const Array& a : args) types.push_back(a.type());
+  PrepareOptions prepare = prepare_options(options, types);
+  PreparedProgram prepared = prepare_program(read_program(program), prepare);
+  Plugin plugin = client_.plugin();
+  ClientFactory make_client = [plugin](bool synchronous) {
+    return Client::create(plugin, execution_client_options(synchronous));
+  };
+  TuneResult r = hhlo::tune(prepared, select_kept(prepared.kept_inputs, args), options, make_client,
+                            tune_options);
+  remember_tuned(disk_, tuned_key(source_key(program, 0, prepare, options)),
+                 disk_.client_identity(client_), r);
+  return r;
+}
+
+std::optional<TunedChoice> Session::last_tuned() const {
+  std::lock_guard lock(mu_);
+  return last_tuned_;
+}
+
 std::optional<Session::Compiled> Session::load_remembered(const std::string& source,
                                                           bool* by_types) {
   std::optional<SourceRecord> record = find_source(disk_, source);
@@ -79,11 +124,14 @@ const Session::Compiled& Session::compile_keyed(std::string key, std::string_vie
     ++programs_read_;
   }
   PrepareOptions prepare = prepare_options(o, std::move(arg_types));
-  std::string source = source_key(mlir, vjp_order, prepare, o);
+  std::optional<TunedChoice> tuned = find_tuned_choice(mlir, vjp_order, prepare, o);
+  CompileOptions effective = tuned ? tuned->apply(o) : o;
+  std::string source = source_key(mlir, vjp_order, prepare, effective);
   PreparedProgram prepared = prepare_program(std::move(*read), prepare);
   Compiled c{std::make_unique<LoadedExecutable>(
-                 compile_remembered(client_, prepared, o, disk_, source, &last_)),
+                 compile_remembered(client_, prepared, effective, disk_, source, &last_)),
              prepared.kept_inputs};
+  last_tuned_ = std::move(tuned);
   return cache_.emplace(std::move(key), std::move(c)).first->second;
 }
 
@@ -116,10 +164,13 @@ std::vector<Array> Session::run_flat(std::string_view mlir, const std::vector<co
   }
   std::optional<Program> read;
   std::optional<Compiled> loaded;
+  std::optional<TunedChoice> tuned;
   if (!by_types) {  // first run of this program: the disk cache's record of it, else read it once
     bool keyed = false;
-    loaded = load_remembered(source_key(mlir, vjp_order, prepare_options(options, types), options),
-                             &keyed);
+    PrepareOptions prepare = prepare_options(options, types);
+    tuned = find_tuned_choice(mlir, vjp_order, prepare, options);
+    loaded = load_remembered(
+        source_key(mlir, vjp_order, prepare, tuned ? tuned->apply(options) : options), &keyed);
     if (!loaded) {
       read = read_program(mlir, {.vjp_order = vjp_order});
       keyed = keyed_by_types(*read, options.entry);
@@ -128,7 +179,10 @@ std::vector<Array> Session::run_flat(std::string_view mlir, const std::vector<co
     std::lock_guard lock(mu_);
     if (read) ++programs_read_;
     dynamic_.emplace(key, keyed);
-    if (loaded) last_ = CacheOutcome::hit;
+    if (loaded) {
+      last_ = CacheOutcome::hit;
+      last_tuned_ = tuned;
+    }
   }
   if (*by_types)
     for (const TensorType& t : types) key += '\0' + t.to_string();

@@ -24,6 +24,7 @@
 #include "hhlo/ir/printer.h"
 #include "hhlo/lapack/kernels.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/program/program_cache.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/compile_cache.h"
 #include "input_check.h"
@@ -34,6 +35,8 @@ namespace {
 
 struct BenchOptions {
   std::string program, platform = "cpu", execution = "async", entry, export_platforms;
+  /// True when --execution was given: it then wins over a tuned choice's mode.
+  bool execution_given = false;
   /// --timeout: seconds allowed for compiling and running (0 = no bound), deadline.h.
   double timeout = 0;
   std::vector<std::string> inputs, xla_options;
@@ -81,7 +84,8 @@ PreparedProgram prepare_for_bench(const BenchOptions& o, RunInputs& in) {
 /// The program read once and the inputs (read_inputs: .npy files, NAME=FILE, one .npz).
 RunInputs read_bench_inputs(const BenchOptions& o) {
   RunInputs in;
-  in.program = read_program(o.program);
+  in.bytes = read_program_file_bytes(o.program);
+  in.program = read_program_bytes(in.bytes, o.program);
   in.io = io_names(*in.program, o.entry);
   Inputs read = read_inputs(o.inputs, in.io);
   in.inputs = std::move(read.arrays);
@@ -113,13 +117,38 @@ std::pair<double, std::uint64_t> cached_compile(const Client& client, const Prep
   return {cached_ms, entry_bytes};
 }
 
+/// The client `hhlo bench` runs on, and the options it compiles with: `--execution` and
+/// `--xla-option`, with the choice `hhlo tune` remembered for the program (hhlo/program/tune.h)
+/// applied when there is one for this client (its mode unless --execution was given).
+struct BenchSetup {
+  Client client;
+  CompileOptions options;
+  std::optional<RememberedChoice> tuned;
+};
+BenchSetup setup_bench(const BenchOptions& o, const RunInputs& in) {
+  CompileOptions options = compile_options(o.xla_options);
+  CompileCache cache;
+  std::optional<RememberedChoice> tuned =
+      find_tuned_choice(o.program, cache, source_key(in.bytes, 0, in.prepare, options));
+  std::string mode = o.execution;
+  if (tuned && !o.execution_given) mode = tuned->choice.synchronous ? "sync" : "async";
+  Client client = Client::create(o.platform, execution_options(mode, o.platform));
+  if (tuned && cache.client_identity(client) != tuned->client) {  // tuned on another client
+    if (mode != o.execution)
+      client = Client::create(o.platform, execution_options(o.execution, o.platform));
+    tuned.reset();
+  }
+  if (tuned) options = tuned->choice.apply(std::move(options));
+  if (tuned) tuned->choice.synchronous = mode == "sync";  // --execution wins
+  return {std::move(client), std::move(options), std::move(tuned)};
+}
+
 int run_bench(const BenchOptions& o) {
   Deadline deadline(o.timeout, o.program);
   RunInputs in = read_bench_inputs(o);
   PreparedProgram program = prepare_for_bench(o, in);
   std::vector<Array>& inputs = in.inputs;
-  CompileOptions options = compile_options(o.xla_options);
-  Client client = Client::create(o.platform, execution_options(o.execution, o.platform));
+  auto [client, options, tuned] = setup_bench(o, in);
   if (o.platform == "cpu") register_jax_cpu_kernels(client);  // JAX's lapack_*_ffi targets
 
   auto t0 = Clock::now();
@@ -162,6 +191,7 @@ int run_bench(const BenchOptions& o) {
     nlohmann::json j = {
         {"program", o.program},
         {"platform", o.platform},
+        {"tuned", tuned ? nlohmann::json(tuned->choice.describe()) : nlohmann::json(nullptr)},
         {"compile_cold_ms", cold_ms},
         {"compile_cached_ms", cached_ms < 0 ? nlohmann::json(nullptr) : nlohmann::json(cached_ms)},
         {"cache_speedup",
@@ -181,6 +211,8 @@ int run_bench(const BenchOptions& o) {
     return 0;
   }
   fmt::print("program:            {} ({})\n", o.program, o.platform);
+  if (tuned)
+    fmt::print("tuned:              {} (remembered by hhlo tune)\n", tuned->choice.describe());
   fmt::print("compile, cold:      {:10.2f} ms\n", cold_ms);
   if (cached_ms >= 0)
     fmt::print("compile, cached:    {:10.2f} ms  ({:.0f}x faster; entry {} bytes)\n", cached_ms,
@@ -216,7 +248,9 @@ const bool registered = register_command({
       sub.add_flag("--json", o->json, "Print one JSON object instead of the table");
       sub.add_option("--platform", o->platform, "Platform whose plugin to load")
           ->check(CLI::IsMember({"cpu", "cuda"}));
-      add_execution_option(sub, o->execution);
+      add_execution_option(sub, o->execution)->each([o](const std::string&) {
+        o->execution_given = true;
+      });
       sub.add_option("--entry", o->entry,
                      "Public function to run (default: @main, or the only public function)");
       sub.add_option("--export-platforms", o->export_platforms,

@@ -35,8 +35,43 @@
 #include "input_check.h"
 #include "run_input.h"
 #include "run_npz.h"
+#include "run_stage.h"
 
 namespace hhlo::cli {
+
+PreparedProgram prepare_for_inputs(const RunOptions& o, RunInputs& in) {
+  const std::string& path = o.program;
+  ensure_program(o, in);
+  try {
+    PreparedProgram p = prepare_program(std::move(*in.program), in.prepare);
+    in.program.reset();
+    return p;
+  } catch (const ShapeAssertionError& e) {
+    throw Error(fmt::format("'{}' does not accept inputs of shapes {}: {}", path,
+                            types_to_string(*in.prepare.arg_types), e.what()));
+  } catch (const ShapeError&) {
+    throw;
+  } catch (const Error& e) {  // the entry, the platform index, the input count
+    throw Error(fmt::format("cannot compile '{}': {}", path, e.what()));
+  }
+}
+
+Client client_for_run(const RunOptions& o, int partitions) {
+  std::vector<ClientOption> client_options = execution_options(o.execution, o.platform);
+  if (o.platform == "cpu" && partitions > 4)  // the CPU plugin makes 4 devices unless told
+    client_options.push_back({"cpu_device_count", int64_t{partitions}});
+  Client client = Client::create(o.platform, client_options);
+  if (partitions > static_cast<int>(client.devices().size()))
+    throw ShardingError(-1, "",
+                        fmt::format("'{}' has mhlo.num_partitions = {}, the {} platform has {} "
+                                    "device(s)",
+                                    o.program, partitions, o.platform, client.devices().size()));
+  if (o.platform == "cpu") register_jax_cpu_kernels(client);  // JAX's lapack_*_ffi targets
+  for (const std::string& lib : o.custom_call_libraries)
+    register_kernel_library(client.plugin(), lib);
+  return client;
+}
+
 namespace {
 
 /// Creates `dir` if needed and checks that files can be created in it, before anything runs.
@@ -121,26 +156,6 @@ std::vector<std::string> output_names(const std::vector<std::string>& results, s
     stems.push_back(stem);
   }
   return stems;
-}
-
-/// The program stage for `hhlo run`: `in.program` prepared (entry, platform index, refinement to
-/// the input shapes). A failed shape_assertion is reported with JAX's message and the input
-/// shapes.
-PreparedProgram prepare_for_inputs(const RunOptions& o, RunInputs& in) {
-  const std::string& path = o.program;
-  ensure_program(o, in);
-  try {
-    PreparedProgram p = prepare_program(std::move(*in.program), in.prepare);
-    in.program.reset();
-    return p;
-  } catch (const ShapeAssertionError& e) {
-    throw Error(fmt::format("'{}' does not accept inputs of shapes {}: {}", path,
-                            types_to_string(*in.prepare.arg_types), e.what()));
-  } catch (const ShapeError&) {
-    throw;
-  } catch (const Error& e) {  // the entry, the platform index, the input count
-    throw Error(fmt::format("cannot compile '{}': {}", path, e.what()));
-  }
 }
 
 std::string preview(const Array& a) {
@@ -234,42 +249,51 @@ LoadedExecutable compile_for_run(const Client& client, const PreparedProgram& pr
   }
 }
 
-/// The client `hhlo run` runs `partitions` partitions on, its custom-call targets registered.
-Client client_for_run(const RunOptions& o, int partitions) {
-  std::vector<ClientOption> client_options = execution_options(o.execution, o.platform);
-  if (o.platform == "cpu" && partitions > 4)  // the CPU plugin makes 4 devices unless told
-    client_options.push_back({"cpu_device_count", int64_t{partitions}});
-  Client client = Client::create(o.platform, client_options);
-  if (partitions > static_cast<int>(client.devices().size()))
-    throw ShardingError(-1, "",
-                        fmt::format("'{}' has mhlo.num_partitions = {}, the {} platform has {} "
-                                    "device(s)",
-                                    o.program, partitions, o.platform, client.devices().size()));
-  if (o.platform == "cpu") register_jax_cpu_kernels(client);  // JAX's lapack_*_ffi targets
-  for (const std::string& lib : o.custom_call_libraries)
-    register_kernel_library(client.plugin(), lib);
-  return client;
-}
-
 /// A client and the executable of the program of `in` on it, with what was learned of the
 /// program: from the source record of its bytes when the cache has one that loads (the program
-/// is not read), else read, prepared and compiled (and remembered).
+/// is not read), else read, prepared and compiled (and remembered). `tuned` is the choice applied.
 struct Loaded {
   Client client;
   LoadedExecutable exe;
   PreparedFacts facts;
+  std::optional<RememberedChoice> tuned;
 };
-Loaded load_for_run(const RunOptions& o, RunInputs& in, CompileCache& cache) {
+
+/// load_for_run with `tuned` applied (when present): its XLA options over `in.options`, its
+/// execution mode unless --execution was given (then the choice's mode is set to that one).
+Loaded load_with(const RunOptions& given, RunInputs& in, CompileCache& cache,
+                 std::optional<RememberedChoice> tuned) {
+  RunOptions o = given;
+  if (tuned) {
+    in.options = tuned->choice.apply(in.options);
+    if (o.execution_given)  // --execution wins: the choice in use says so
+      tuned->choice.synchronous = o.execution == "sync";
+    else
+      o.execution = tuned->choice.synchronous ? "sync" : "async";
+  }
   std::string source = source_key(in.bytes, o.vjp_order, in.prepare, in.options);
   if (std::optional<SourceRecord> record = find_source(cache, source)) {
     Client client = client_for_run(o, record->facts.num_partitions);
     if (std::optional<LoadedExecutable> exe = load_source(cache, client, *record))
-      return {std::move(client), std::move(*exe), std::move(record->facts)};
+      return {std::move(client), std::move(*exe), std::move(record->facts), std::move(tuned)};
   }
   PreparedProgram program = prepare_for_inputs(o, in);
   Client client = client_for_run(o, program.num_partitions);
   LoadedExecutable exe = compile_for_run(client, program, in.options, o.program, cache, source);
-  return {std::move(client), std::move(exe), std::move(program)};
+  return {std::move(client), std::move(exe), std::move(program), std::move(tuned)};
+}
+
+/// The executable of `in` (load_with), with the choice `hhlo tune` remembered for it when there
+/// is one for this client; a choice tuned on another client is dropped (the defaults then).
+Loaded load_for_run(const RunOptions& o, RunInputs& in, CompileCache& cache) {
+  std::string source = source_key(in.bytes, o.vjp_order, in.prepare, in.options);
+  std::optional<RememberedChoice> tuned = find_tuned_choice(o.program, cache, source);
+  if (!tuned) return load_with(o, in, cache, std::nullopt);
+  CompileOptions options = in.options;
+  Loaded loaded = load_with(o, in, cache, tuned);
+  if (cache.client_identity(loaded.client) == tuned->client) return loaded;
+  in.options = std::move(options);
+  return load_with(o, in, cache, std::nullopt);
 }
 
 int run_program(const RunOptions& o) {
@@ -281,7 +305,8 @@ int run_program(const RunOptions& o) {
   const std::vector<Array>& inputs = in.inputs;
   bool npz_out = o.output_dir.size() > 4 && o.output_dir.ends_with(".npz");
   if (!o.output_dir.empty() && !npz_out) prepare_output_dir(o.output_dir);
-  auto [client, exe, program] = load_for_run(o, in, cache);
+  auto [client, exe, program, tuned] = load_for_run(o, in, cache);
+  if (tuned) fmt::print(stderr, "tuned: {} (remembered by hhlo tune)\n", tuned->choice.describe());
   keep_module_inputs(program, in);
   check_inputs(exe, inputs, in.labels, o.entry);
   if (exe.input_layouts()) return run_sharded(o, client, exe, inputs, program, deadline);

@@ -28,10 +28,11 @@ std::vector<ClientOption> execution_options(const std::string& mode, const std::
   return {{"asynchronous", false}};
 }
 
-void add_execution_option(CLI::App& sub, std::string& mode) {
-  sub.add_option("--execution", mode,
-                 "async (default: XLA's thread pool runs each execution) or sync (the calling "
-                 "thread runs it: less latency for small programs; CPU only)")
+CLI::Option* add_execution_option(CLI::App& sub, std::string& mode) {
+  return sub
+      .add_option("--execution", mode,
+                  "async (default: XLA's thread pool runs each execution) or sync (the calling "
+                  "thread runs it: less latency for small programs; CPU only)")
       ->check(CLI::IsMember({"async", "sync"}));
 }
 
@@ -79,7 +80,9 @@ void add_run_options(CLI::App& sub, RunOptions& o) {
       ->allow_extra_args(false);
   sub.add_option("--platform", o.platform, "Platform whose plugin to load")
       ->check(CLI::IsMember({"cpu", "cuda"}));
-  add_execution_option(sub, o.execution);
+  add_execution_option(sub, o.execution)->each([&o](const std::string&) {
+    o.execution_given = true;
+  });
   add_timeout_option(sub, o.timeout);
   sub.add_option("--repeat", o.repeat, "Run N more times and print per-call latency min/median")
       ->check(CLI::Range(1, 1000000));
@@ -151,6 +154,15 @@ std::vector<std::string> split_list(const std::string& list) {
   return out;
 }
 
+std::string read_program_file_bytes(const std::string& path) {
+  std::string bytes = read_regular_file(path, "program");
+  if (bytes.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw IoError(fmt::format(
+        "program '{}' is empty; expected StableHLO MLIR text or bytecode, or a jax.export artifact",
+        path));
+  return bytes;
+}
+
 bool inputs_by_name(const std::vector<std::string>& specs) {
   for (const std::string& p : specs)
     if (p.ends_with(".npz") || p.find('=') != std::string::npos) return true;
@@ -178,11 +190,7 @@ IoNames names_for_inputs(const RunOptions& o, RunInputs& in, CompileCache* cache
 
 RunInputs load_run_inputs(const RunOptions& o, CompileCache* cache) {
   RunInputs in;
-  in.bytes = read_regular_file(o.program, "program");
-  if (in.bytes.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw IoError(fmt::format(
-        "program '{}' is empty; expected StableHLO MLIR text or bytecode, or a jax.export artifact",
-        o.program));
+  in.bytes = read_program_file_bytes(o.program);
   in.options = compile_options(o.xla_options);
   in.prepare = {
       .entry = o.entry, .export_platforms = split_list(o.export_platforms), .platform = o.platform};
@@ -205,6 +213,14 @@ void keep_module_inputs(const PreparedFacts& program, RunInputs& in) {
   for (Array* a : kept) inputs.push_back(std::move(*a));
   in.labels = select_kept(program.kept_inputs, in.labels);
   in.inputs = std::move(inputs);
+}
+
+std::optional<RememberedChoice> find_tuned_choice(const std::string& program, CompileCache& cache,
+                                                  const std::string& source) {
+  std::string damaged;
+  std::optional<RememberedChoice> choice = find_tuned(cache, tuned_key(source), &damaged);
+  if (!damaged.empty()) fmt::print(stderr, "{}\n", damaged_choice_warning(program, damaged));
+  return choice;
 }
 
 }  // namespace hhlo::cli

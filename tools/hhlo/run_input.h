@@ -11,6 +11,7 @@
 
 #include "hhlo/core/array.h"
 #include "hhlo/program/program.h"
+#include "hhlo/program/tune.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/compile_cache.h"
 #include "hhlo/runtime/compile_options.h"
@@ -32,6 +33,8 @@ struct RunOptions {
   double timeout = 0;
   /// --execution: "async" (the plugin's default) or "sync" (execution_options).
   std::string execution = "async";
+  /// True when --execution was given: it then wins over a tuned choice's mode (hhlo tune).
+  bool execution_given = false;
   std::vector<std::string> xla_options;
   std::string entry;
   std::string export_platforms;
@@ -49,8 +52,8 @@ struct RunOptions {
 /// than "cpu" (the CUDA plugin rejects unknown option names) and for an unknown mode.
 std::vector<ClientOption> execution_options(const std::string& mode, const std::string& platform);
 
-/// Adds the `--execution` option to `sub`, storing into `mode`.
-void add_execution_option(CLI::App& sub, std::string& mode);
+/// Adds the `--execution` option to `sub`, storing into `mode`; returns it.
+CLI::Option* add_execution_option(CLI::App& sub, std::string& mode);
 
 /// Adds the `--timeout SECONDS` option (a positive number; deadline.h) to `sub`, storing into
 /// `seconds`.
@@ -103,6 +106,10 @@ struct RunInputs {
   IoNames io;
 };
 
+/// The bytes of the program file `path`. Throws hhlo::IoError when it is missing, not a regular
+/// file, unreadable or blank ("program 'PATH' is empty; ...").
+std::string read_program_file_bytes(const std::string& path);
+
 /// True when `specs` (--input values) give the inputs by name: one .npz, or NAME=FILE.
 bool inputs_by_name(const std::vector<std::string>& specs);
 
@@ -121,5 +128,11 @@ Program& ensure_program(const RunOptions& o, RunInputs& in);
 /// Keeps of `in.inputs` and `in.labels` the inputs the prepared program's `@main` takes
 /// (PreparedFacts::kept_inputs: a jax.export drops unused inputs), moving the arrays.
 void keep_module_inputs(const PreparedFacts& program, RunInputs& in);
+
+/// The tuned choice (`hhlo tune`, hhlo/program/tune.h) remembered in `cache` for the run whose
+/// source key is `source`, or nullopt. A damaged one is removed and named in one warning line on
+/// stderr (damaged_choice_warning, naming `program`). Never throws.
+std::optional<RememberedChoice> find_tuned_choice(const std::string& program, CompileCache& cache,
+                                                  const std::string& source);
 
 }  // namespace hhlo::cli

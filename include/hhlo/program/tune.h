@@ -1,0 +1,150 @@
+// Execution mode and XLA CPU options chosen by measurement (`hhlo tune`, issue 26): a prepared
+// program is timed on its inputs under the CPU client's execution modes and a short documented
+// list of XLA option sets; the fastest candidate whose outputs agree with the defaults' (within
+// the dtype's tolerance) is kept, and remembered in the compile cache beside the program's
+// source record (hhlo/program/program_cache.h) under a key derived from its source key, so that
+// `hhlo run`, `hhlo bench` and Session use it. See docs/benchmarks.md "Tuning".
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hhlo/core/array.h"
+#include "hhlo/program/program.h"
+#include "hhlo/runtime/client.h"
+#include "hhlo/runtime/compile_cache.h"
+#include "hhlo/runtime/compile_options.h"
+
+namespace hhlo {
+
+/// A way to run a program: the client's execution mode and XLA options over the caller's.
+struct TunedChoice {
+  /// True: the CPU client created with `asynchronous = false` (each execution runs on the calling
+  /// thread); false: the plugin's default, XLA's thread pool.
+  bool synchronous = false;
+  /// XLA options (DebugOptions fields) set over the caller's CompileOptions::xla_options.
+  std::map<std::string, XlaOptionValue> xla_options;
+
+  /// "execution sync, xla_cpu_use_xnnpack=false"; "execution async (defaults)" when nothing is
+  /// changed.
+  std::string describe() const;
+  /// `base` with xla_options set over base.xla_options.
+  CompileOptions apply(CompileOptions base) const;
+  bool operator==(const TunedChoice&) const = default;
+};
+
+/// The client create options of `synchronous` on a CPU client: {asynchronous = false}, or none.
+std::vector<ClientOption> execution_client_options(bool synchronous);
+
+/// The XLA option sets tune tries after the execution mode, each alone over the defaults and
+/// each accepted by the pinned CPU plugin (PJRT 0.115). None changes the numerics by design
+/// (fast-math options are never candidates); every candidate's outputs are still checked:
+///   xla_cpu_use_xnnpack=false                     XNNPACK kernels off (Eigen dots)
+///   xla_cpu_experimental_ynn_fusion_type=""       no YNNPACK fusions
+///   xla_cpu_experimental_onednn_fusion_type=""    no oneDNN fusions
+///   xla_cpu_multi_thread_eigen=false              Eigen on one thread
+std::vector<std::map<std::string, XlaOptionValue>> tune_option_sets();
+
+/// What tune measured of one candidate.
+struct TuneTiming {
+  TunedChoice candidate;
+  /// Median and minimum of the timed calls (execute + await, inputs on the device), microseconds;
+  /// 0 when not timed.
+  double median_us = 0, min_us = 0;
+  /// Timed calls.
+  int calls = 0;
+  /// True when the candidate compiled, ran, and its outputs agree with the defaults'.
+  bool usable = false;
+  /// Why it is not usable: "refused by the plugin: ...", "outputs differ: out0[3] 1.5 vs 1.25",
+  /// "skipped: budget spent"; "" when usable.
+  std::string note;
+};
+
+/// How tune spends its time.
+struct TuneOptions {
+  /// Seconds for the whole tuning (compiles, checks and timed calls); must be > 0. The defaults
+  /// (async, no option changed) are always measured, with at least 3 calls, to give the reference
+  /// outputs; a candidate is started only while time is left, and each gets an equal share of
+  /// what is left (at most max_calls calls).
+  double budget_s = 30;
+  /// Bound on the timed calls of one candidate.
+  int max_calls = 500;
+  /// Untimed calls of each candidate before its timed ones.
+  int warmup = 2;
+  /// Try the synchronous client (CPU only).
+  bool try_sync = true;
+  /// The option sets to try after the mode (default tune_option_sets()).
+  std::vector<std::map<std::string, XlaOptionValue>> option_sets = tune_option_sets();
+  /// Called once per candidate after it is measured or skipped (e.g. to print a progress line).
+  std::function<void(const TuneTiming&)> progress;
+};
+
+/// What tune found.
+struct TuneResult {
+  /// The fastest usable candidate (the defaults when none is faster).
+  TunedChoice choice;
+  /// Median of the chosen candidate and of the defaults, microseconds.
+  double choice_median_us = 0, default_median_us = 0;
+  /// Every candidate, in the order tried: the defaults, the synchronous client, then each option
+  /// set under the faster mode.
+  std::vector<TuneTiming> timings;
+};
+
+/// Makes the client a candidate runs on: `synchronous` as in TunedChoice. Called at most once per
+/// mode.
+using ClientFactory = std::function<Client(bool synchronous)>;
+
+/// Times `program` on `args` (those its `@main` takes, in order) compiled with `base` and each
+/// candidate (TunedChoice::apply), on clients from `make_client`, and keeps the fastest whose
+/// outputs agree with the defaults' (outputs_agree); a candidate replaces the current choice only
+/// when its median is more than 3% lower (within the noise, the simpler choice stays). Candidates
+/// the plugin refuses, that fail or disagree are reported in the timings, never chosen. Times are
+/// measured, never assumed. Throws hhlo::Error when options.budget_s <= 0 or max_calls < 3 or the
+/// program is partitioned (num_partitions > 1), and what compiling or running the defaults throws
+/// (an option of `base` the plugin refuses: hhlo::PjrtError).
+TuneResult tune(const PreparedProgram& program, const std::vector<Array>& args,
+                const CompileOptions& base, const ClientFactory& make_client,
+                const TuneOptions& options = {});
+
+/// Relative and absolute tolerance of comparing outputs of `dtype`: f64 1e-9, f32 and c64 1e-4,
+/// f16 1e-2, bf16 5e-2 (c128 as f64); 0 (exact) for integers and pred.
+double agreement_tolerance(DType dtype);
+
+/// True when `a` and `b` have equal types and every element agrees: |x - y| <= tol * (1 + |y|)
+/// with tol = agreement_tolerance (complex: each part), NaN matching NaN. `where`, if not null,
+/// receives the first disagreement ("[3] 1.5 vs 1.25", "type f32 vs f64").
+bool outputs_agree(const Array& a, const Array& b, std::string* where = nullptr);
+
+/// The 64-hex-digit key of the tuned choice of the program whose source key (source_key in
+/// hhlo/program/program_cache.h) is `source_key`.
+std::string tuned_key(const std::string& source_key);
+
+/// A choice read back from the compile cache.
+struct RememberedChoice {
+  TunedChoice choice;
+  /// CompileCache::client_identity of the client it was tuned on: a choice is meant for that
+  /// client only (compare before using it).
+  std::string client;
+  /// Medians tune measured for it and for the defaults, microseconds.
+  double median_us = 0, default_median_us = 0;
+};
+
+/// The choice remembered under `key`, or nullopt when there is none or it is damaged. A damaged
+/// record (a corrupted entry, or not the JSON remember_tuned writes) is removed and described in
+/// `damaged` (if not null; left unchanged otherwise). Never throws.
+std::optional<RememberedChoice> find_tuned(CompileCache& cache, const std::string& key,
+                                           std::string* damaged = nullptr);
+
+/// Remembers `result`'s choice under `key`, tuned on a client of identity `client`. False when
+/// the cache is off or not writable. Never throws.
+bool remember_tuned(CompileCache& cache, const std::string& key, const std::string& client,
+                    const TuneResult& result);
+
+/// The one warning line for a damaged remembered choice: "hhlo: warning: the tuned choice
+/// remembered for PROGRAM is damaged (WHY); running with the defaults".
+std::string damaged_choice_warning(const std::string& program, const std::string& why);
+
+}  // namespace hhlo

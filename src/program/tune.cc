@@ -1,0 +1,337 @@
+// Execution mode and XLA CPU options chosen by measurement (hhlo/program/tune.h).
+#include "hhlo/program/tune.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "hhlo/core/error.h"
+#include "hhlo/program/compile.h"
+
+namespace hhlo {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::string value_text(const XlaOptionValue& v) {
+  if (const bool* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  if (const int64_t* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (const double* d = std::get_if<double>(&v)) return fmt::format("{}", *d);
+  return std::get<std::string>(v);
+}
+
+nlohmann::json value_json(const XlaOptionValue& v) {
+  return std::visit([](const auto& x) { return nlohmann::json(x); }, v);
+}
+
+XlaOptionValue value_from(const nlohmann::json& j) {
+  if (j.is_boolean()) return j.get<bool>();
+  if (j.is_number_integer()) return j.get<int64_t>();
+  if (j.is_number_float()) return j.get<double>();
+  if (j.is_string()) return j.get<std::string>();
+  throw Error(fmt::format("an XLA option value {} that is not a bool, number or string", j.dump()));
+}
+
+/// Median of `us` (sorted in place).
+double median(std::vector<double>& us) {
+  std::sort(us.begin(), us.end());
+  std::size_t n = us.size();
+  return n % 2 ? us[n / 2] : (us[n / 2 - 1] + us[n / 2]) / 2;
+}
+
+/// What one candidate needs while it is measured.
+struct Bench {
+  const PreparedProgram& program;
+  const std::vector<Array>& args;
+  const CompileOptions& base;
+  const TuneOptions& options;
+  /// The clients made so far, by mode (index 1: synchronous).
+  std::optional<Client> clients[2];
+  const ClientFactory& make_client;
+  Clock::time_point start;
+  /// The defaults' outputs, the reference every candidate agrees with.
+  std::vector<Array> reference;
+
+  const Client& client(bool synchronous) {
+    std::optional<Client>& c = clients[synchronous ? 1 : 0];
+    if (!c) c = make_client(synchronous);
+    return *c;
+  }
+  double left_s() const { return options.budget_s - seconds_since(start); }
+};
+
+/// The outputs of one call of `exe` on `args`, copied to the host.
+std::vector<Array> run_once(const LoadedExecutable& exe, const std::vector<const Buffer*>& args) {
+  std::vector<Array> out;
+  for (const Buffer& b : exe.execute(args)) out.push_back(b.to_host());
+  return out;
+}
+
+/// "" when `out` agrees with `reference`, else where it does not.
+std::string disagreement(const std::vector<Array>& out, const std::vector<Array>& reference) {
+  if (out.size() != reference.size())
+    return fmt::format("{} outputs vs {}", out.size(), reference.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    std::string where;
+    if (!outputs_agree(out[i], reference[i], &where)) return fmt::format("out{}{}", i, where);
+  }
+  return "";
+}
+
+/// Times calls of `exe` on `args` for about `slice_s` seconds (at least `min_calls`, at most
+/// max_calls), after the warm-up; fills median_us, min_us and calls of `t`.
+void time_calls(const LoadedExecutable& exe, const std::vector<const Buffer*>& args, double slice_s,
+                int min_calls, const TuneOptions& o, TuneTiming& t) {
+  for (int i = 0; i < o.warmup; ++i) exe.execute(args);
+  std::vector<double> us;
+  auto t0 = Clock::now();
+  while (static_cast<int>(us.size()) < o.max_calls &&
+         (static_cast<int>(us.size()) < min_calls || seconds_since(t0) < slice_s)) {
+    auto s = Clock::now();
+    std::vector<Buffer> out = exe.execute(args);
+    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - s).count());
+  }
+  t.calls = static_cast<int>(us.size());
+  t.min_us = *std::min_element(us.begin(), us.end());
+  t.median_us = median(us);
+}
+
+/// Compiles, checks and times `candidate` with `slice_s` seconds for its calls. The defaults
+/// (`reference` still empty) throw what compiling or running throws; other candidates are
+/// reported unusable instead.
+TuneTiming measure(Bench& b, const TunedChoice& candidate, double slice_s) {
+  TuneTiming t{.candidate = candidate};
+  bool defaults = b.reference.empty();
+  try {
+    const Client& client = b.client(candidate.synchronous);
+    LoadedExecutable exe = compile(client, b.program, candidate.apply(b.base));
+    std::vector<Buffer> buffers;
+    for (const Array& a : b.args) buffers.push_back(client.buffer_from_host(a));
+    std::vector<const Buffer*> ptrs;
+    for (const Buffer& buf : buffers) ptrs.push_back(&buf);
+    std::vector<Array> out = run_once(exe, ptrs);
+    if (defaults) b.reference = std::move(out);
+    t.note = defaults ? "" : disagreement(out, b.reference);
+    if (!t.note.empty()) {
+      t.note = "outputs differ from the defaults': " + t.note;
+      return t;
+    }
+    time_calls(exe, ptrs, slice_s, 3, b.options, t);
+    t.usable = true;
+  } catch (const Error& e) {
+    if (defaults) throw;
+    t.note = fmt::format("refused: {}", e.what());
+  }
+  return t;
+}
+
+/// measure of `candidate` with an equal share of the time left among `remaining` candidates
+/// (itself included), or skipped when no time is left.
+TuneTiming measure_in_budget(Bench& b, const TunedChoice& candidate, std::size_t remaining,
+                             TuneResult& result) {
+  double left = b.left_s();
+  TuneTiming t{.candidate = candidate};
+  if (!b.reference.empty() && left <= 0)
+    t.note = "skipped: budget spent";
+  else
+    t = measure(b, candidate, std::max(0.0, left) / static_cast<double>(remaining));
+  if (b.options.progress) b.options.progress(t);
+  result.timings.push_back(t);
+  return t;
+}
+
+/// How much faster (relative median) a candidate must be to replace the current choice: less is
+/// within the noise of the machine, and the simpler choice stays.
+constexpr double kNoise = 0.03;
+
+/// `t` kept as the choice of `result` when usable and faster by more than kNoise.
+void keep_faster(const TuneTiming& t, TuneResult& result) {
+  if (t.usable && t.median_us < result.choice_median_us * (1 - kNoise)) {
+    result.choice = t.candidate;
+    result.choice_median_us = t.median_us;
+  }
+}
+
+}  // namespace
+
+std::string TunedChoice::describe() const {
+  std::string s = synchronous ? "execution sync" : "execution async";
+  if (xla_options.empty()) return s + " (defaults)";
+  for (const auto& [name, value] : xla_options)
+    s += fmt::format(", {}={}", name, value_text(value));
+  return s;
+}
+
+CompileOptions TunedChoice::apply(CompileOptions base) const {
+  for (const auto& [name, value] : xla_options) base.xla_options[name] = value;
+  return base;
+}
+
+std::vector<ClientOption> execution_client_options(bool synchronous) {
+  if (!synchronous) return {};
+  return {{"asynchronous", false}};
+}
+
+std::vector<std::map<std::string, XlaOptionValue>> tune_option_sets() {
+  return {{{"xla_cpu_use_xnnpack", false}},
+          {{"xla_cpu_experimental_ynn_fusion_type", std::string()}},
+          {{"xla_cpu_experimental_onednn_fusion_type", std::string()}},
+          {{"xla_cpu_multi_thread_eigen", false}}};
+}
+
+TuneResult tune(const PreparedProgram& program, const std::vector<Array>& args,
+                const CompileOptions& base, const ClientFactory& make_client,
+                const TuneOptions& options) {
+  if (!(options.budget_s > 0))
+    throw Error(fmt::format("tune: the budget is {} s; give a positive number of seconds",
+                            options.budget_s));
+  if (program.num_partitions > 1)
+    throw Error(
+        fmt::format("tune: the program is partitioned over {} devices; only one-device "
+                    "programs are timed",
+                    program.num_partitions));
+  if (options.max_calls < 3)
+    throw Error(
+        fmt::format("tune: max_calls is {}; at least 3 calls are timed", options.max_calls));
+  Bench b{program, args, base, options, {}, make_client, Clock::now(), {}};
+  TuneResult result;
+  std::size_t count = 1 + (options.try_sync ? 1 : 0) + options.option_sets.size();
+  TuneTiming defaults = measure_in_budget(b, TunedChoice{}, count, result);
+  result.default_median_us = result.choice_median_us = defaults.median_us;
+  if (options.try_sync)
+    keep_faster(measure_in_budget(b, TunedChoice{.synchronous = true}, count - 1, result), result);
+  bool synchronous = result.choice.synchronous;
+  for (std::size_t i = 0; i < options.option_sets.size(); ++i) {
+    TunedChoice c{.synchronous = synchronous, .xla_options = options.option_sets[i]};
+    keep_faster(measure_in_budget(b, c, options.option_sets.size() - i, result), result);
+  }
+  return result;
+}
+
+double agreement_tolerance(DType dtype) {
+  switch (dtype) {
+    case DType::f64:
+    case DType::c128:
+      return 1e-9;
+    case DType::f32:
+    case DType::c64:
+      return 1e-4;
+    case DType::f16:
+      return 1e-2;
+    case DType::bf16:
+      return 5e-2;
+    default:
+      return 0;
+  }
+}
+
+namespace {
+
+/// True when real numbers `x` and `y` agree within `tol` (NaN matches NaN; infinities exactly).
+bool close(double x, double y, double tol) {
+  if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
+  if (std::isinf(x) || std::isinf(y)) return x == y;
+  return std::abs(x - y) <= tol * (1 + std::abs(y));
+}
+
+/// Element `i` of complex array `a` (c64 or c128).
+std::complex<double> complex_at(const Array& a, int64_t i) {
+  if (a.dtype() == DType::c64) return a.values<std::complex<float>>()[i];
+  return a.values<std::complex<double>>()[i];
+}
+
+}  // namespace
+
+bool outputs_agree(const Array& a, const Array& b, std::string* where) {
+  auto say = [&](std::string what) {
+    if (where) *where = std::move(what);
+    return false;
+  };
+  if (a.type() != b.type())
+    return say(fmt::format(" type {} vs {}", a.type().to_string(), b.type().to_string()));
+  double tol = agreement_tolerance(a.dtype());
+  if (tol == 0) return a == b ? true : say(" differs (exact dtype)");
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
+    if (is_complex(a.dtype())) {
+      std::complex<double> x = complex_at(a, i), y = complex_at(b, i);
+      if (!close(x.real(), y.real(), tol) || !close(x.imag(), y.imag(), tol))
+        return say(
+            fmt::format("[{}] ({}, {}) vs ({}, {})", i, x.real(), x.imag(), y.real(), y.imag()));
+    } else if (!close(a.element_as_double(i), b.element_as_double(i), tol)) {
+      return say(fmt::format("[{}] {} vs {}", i, a.element_as_double(i), b.element_as_double(i)));
+    }
+  }
+  return true;
+}
+
+std::string tuned_key(const std::string& source_key) {
+  return sha256_hex("hhlo-tuned 1\n" + source_key);
+}
+
+namespace {
+
+RememberedChoice remembered_from(const nlohmann::json& j) {
+  if (j.at("format").get<std::string>() != "hhlo-tuned-1")
+    throw Error("a record of another format");
+  RememberedChoice r;
+  std::string mode = j.at("execution").get<std::string>();
+  if (mode != "sync" && mode != "async") throw Error(fmt::format("execution '{}'", mode));
+  r.choice.synchronous = mode == "sync";
+  for (const auto& [name, value] : j.at("xla_options").items()) {
+    if (name.empty()) throw Error("an XLA option without a name");
+    r.choice.xla_options[name] = value_from(value);
+  }
+  r.client = j.at("client").get<std::string>();
+  r.median_us = j.at("median_us").get<double>();
+  r.default_median_us = j.at("default_median_us").get<double>();
+  return r;
+}
+
+}  // namespace
+
+std::optional<RememberedChoice> find_tuned(CompileCache& cache, const std::string& key,
+                                           std::string* damaged) {
+  bool bad = false;
+  std::optional<std::string> text = cache.read(key, &bad);
+  if (bad && damaged) *damaged = "its cache entry is corrupted";
+  if (!text) return std::nullopt;
+  try {
+    return remembered_from(nlohmann::json::parse(*text));
+  } catch (const std::exception& e) {
+    if (damaged) *damaged = fmt::format("not a tuned choice: {}", e.what());
+    std::error_code ec;
+    std::filesystem::remove(cache.entry_path(key), ec);
+    return std::nullopt;
+  }
+}
+
+bool remember_tuned(CompileCache& cache, const std::string& key, const std::string& client,
+                    const TuneResult& result) {
+  nlohmann::json options = nlohmann::json::object();
+  for (const auto& [name, value] : result.choice.xla_options) options[name] = value_json(value);
+  nlohmann::json j = {{"format", "hhlo-tuned-1"},
+                      {"execution", result.choice.synchronous ? "sync" : "async"},
+                      {"xla_options", options},
+                      {"client", client},
+                      {"median_us", result.choice_median_us},
+                      {"default_median_us", result.default_median_us}};
+  return cache.enabled() && cache.write(key, j.dump());
+}
+
+std::string damaged_choice_warning(const std::string& program, const std::string& why) {
+  return fmt::format(
+      "hhlo: warning: the tuned choice remembered for {} is damaged ({}); running with the "
+      "defaults",
+      program, why);
+}
+
+}  // namespace hhlo

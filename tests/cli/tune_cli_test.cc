@@ -1,0 +1,154 @@
+// `hhlo tune` (issue 26): one progress line per candidate, the choice remembered in the compile
+// cache and used by a later `hhlo run` and `hhlo bench` (which say so) with the defaults' values;
+// a damaged remembered choice gives one warning and the defaults; the budget bounds the
+// candidates; bad budgets and XLA options the plugin refuses are clear errors. Timings are
+// printed, never asserted.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli_util.h"
+#include "hhlo/core/array.h"
+#include "hhlo/program/program_cache.h"
+#include "hhlo/program/tune.h"
+
+namespace hhlo::test {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::HasSubstr;
+using testing::Not;
+
+const char* kProgram =
+    "func.func public @main(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
+    "  %0 = stablehlo.dot_general %x, %x, contracting_dims = [1] x [0] : (tensor<8x8xf32>, "
+    "tensor<8x8xf32>) -> tensor<8x8xf32>\n"
+    "  %1 = stablehlo.tanh %0 : tensor<8x8xf32>\n"
+    "  return %1 : tensor<8x8xf32>\n}\n";
+
+/// A folder with the program p.mlir and its input x.npy.
+std::string setup(const std::string& name) {
+  std::string dir = temp_dir(name);
+  write_text(dir + "/p.mlir", kProgram);
+  std::vector<float> v(64);
+  for (int i = 0; i < 64; ++i) v[i] = 0.05f * static_cast<float>(i % 9) - 0.2f;
+  write_npy(dir + "/x.npy", Array::from<float>({8, 8}, v));
+  return dir;
+}
+
+/// Runs `hhlo ARGS` with the compile cache in DIR/cache.
+ProcessResult hhlo_in(const std::string& dir, const std::vector<std::string>& args) {
+  return run_hhlo(args, {.env = {"HHLO_COMPILE_CACHE=" + dir + "/cache"}});
+}
+
+/// The path of the choice `hhlo tune DIR/p.mlir -i DIR/x.npy` remembers.
+std::string choice_path(const std::string& dir) {
+  PrepareOptions prepare{.platform = "cpu",
+                         .arg_types = std::vector<TensorType>{read_npy(dir + "/x.npy").type()}};
+  CompileCache cache({.dir = dir + "/cache"});
+  return cache.entry_path(tuned_key(source_key(kProgram, 0, prepare, CompileOptions{})));
+}
+
+/// The number of lines of `text` holding `what`.
+int lines_with(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (std::size_t at = 0; (at = text.find(what, at)) != std::string::npos; at += what.size()) ++n;
+  return n;
+}
+
+TEST(TuneCli, TheChoiceIsRememberedAndUsedByRunAndBench) {
+  std::string dir = setup("tune_cli_used");
+  std::vector<std::string> run = {"run", dir + "/p.mlir", "-i", dir + "/x.npy"};
+  auto with_out = [&](const std::string& out) {
+    std::vector<std::string> a = run;
+    a.insert(a.end(), {"-o", dir + "/" + out});
+    return a;
+  };
+  ProcessResult r = hhlo_in(dir, with_out("defaults"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("tuned:")));
+
+  r = hhlo_in(dir, {"tune", dir + "/p.mlir", "-i", dir + "/x.npy", "--budget", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(lines_with(r.output, " us  (min "), static_cast<int>(2 + tune_option_sets().size()))
+      << r.output;
+  EXPECT_THAT(r.output, HasSubstr("execution sync (defaults)"));
+  EXPECT_THAT(r.output, HasSubstr("xla_cpu_use_xnnpack=false"));
+  EXPECT_THAT(r.output, HasSubstr("chosen: execution "));
+  EXPECT_THAT(r.output, HasSubstr("remembered in the compile cache"));
+  EXPECT_TRUE(fs::exists(choice_path(dir)));
+
+  r = hhlo_in(dir, with_out("tuned"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("tuned: execution "));
+  EXPECT_TRUE(
+      outputs_agree(read_npy(dir + "/tuned/out0.npy"), read_npy(dir + "/defaults/out0.npy")));
+  r = hhlo_in(dir, {"bench", dir + "/p.mlir", "-i", dir + "/x.npy", "-n", "5"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("tuned:              execution "));
+  // --execution wins over the choice's mode; the line says which runs.
+  r = hhlo_in(dir, {"run", dir + "/p.mlir", "-i", dir + "/x.npy", "--execution", "async"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("tuned: execution async"));
+  // Other options than those tuned with: no choice.
+  r = hhlo_in(dir, {"run", dir + "/p.mlir", "-i", dir + "/x.npy", "--xla-option",
+                    "xla_cpu_use_xnnpack=true"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("tuned:")));
+}
+
+TEST(TuneCli, ADamagedChoiceGivesOneWarningAndTheDefaults) {
+  std::string dir = setup("tune_cli_damaged");
+  ProcessResult r = hhlo_in(dir, {"tune", dir + "/p.mlir", "-i", dir + "/x.npy", "--budget", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  {
+    std::fstream f(choice_path(dir), std::ios::in | std::ios::out | std::ios::binary);
+    ASSERT_TRUE(f);
+    f.seekp(-3, std::ios::end);
+    f.write("xyz", 3);  // the payload no longer matches its checksum
+  }
+  std::vector<std::string> run = {"run", dir + "/p.mlir", "-i", dir + "/x.npy", "-o", dir + "/o"};
+  r = hhlo_in(dir, run);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(lines_with(r.output, "warning:"), 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("warning: the tuned choice remembered for " + dir +
+                                  "/p.mlir is damaged (its cache entry is corrupted); running "
+                                  "with the defaults"));
+  EXPECT_THAT(r.output, Not(HasSubstr("tuned:")));
+  r = hhlo_in(dir, run);  // removed: no second warning
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("warning:")));
+}
+
+TEST(TuneCli, TheBudgetBoundsTheCandidates) {
+  std::string dir = setup("tune_cli_budget");
+  ProcessResult r =
+      hhlo_in(dir, {"tune", dir + "/p.mlir", "-i", dir + "/x.npy", "--budget", "0.000001"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(lines_with(r.output, " us  (min "), 1) << r.output;  // the defaults, always measured
+  EXPECT_EQ(lines_with(r.output, "skipped: budget spent"),
+            static_cast<int>(1 + tune_option_sets().size()))
+      << r.output;
+  EXPECT_THAT(r.output, HasSubstr("chosen: execution async (defaults)"));
+}
+
+TEST(TuneCli, BadBudgetsAndRefusedOptionsAreErrors) {
+  std::string dir = setup("tune_cli_errors");
+  for (const char* budget : {"0", "-2"}) {
+    ProcessResult r =
+        hhlo_in(dir, {"tune", dir + "/p.mlir", "-i", dir + "/x.npy", "--budget", budget});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("give a positive number of seconds"));
+  }
+  ProcessResult r = hhlo_in(
+      dir, {"tune", dir + "/p.mlir", "-i", dir + "/x.npy", "--xla-option", "xla_no_such_option=1"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("cannot compile '" + dir + "/p.mlir'"));
+  EXPECT_THAT(r.output, HasSubstr("No such compile option: 'xla_no_such_option'"));
+  EXPECT_FALSE(fs::exists(choice_path(dir)));
+}
+
+}  // namespace
+}  // namespace hhlo::test
