@@ -2,15 +2,63 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "hhlo/autodiff/autodiff.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/printer.h"
+#include "hhlo/mpi/collectives.h"
+#include "hhlo/ops/shape_ops.h"
 
 namespace hhlo::nn {
+namespace {
+
+/// `values` averaged over `processes` MPI processes: per dtype (in order of first appearance, the
+/// same on every rank), one allreduce-sum of the values flattened and concatenated, divided by
+/// the process count and cut back into the values' shapes.
+std::vector<Value> mean_over_processes(const std::vector<Value>& values, int processes) {
+  std::vector<int64_t> world(static_cast<size_t>(processes));
+  for (int r = 0; r < processes; ++r) world[static_cast<size_t>(r)] = r;
+  const mpi::Comm comm = mpi::Comm::groups({world});  // its size is checked at run time
+  std::vector<DType> dtypes;
+  for (const Value& v : values)
+    if (std::find(dtypes.begin(), dtypes.end(), v.dtype()) == dtypes.end())
+      dtypes.push_back(v.dtype());
+  std::vector<Value> out(values.size());
+  for (DType t : dtypes) {
+    std::vector<size_t> members;
+    std::vector<Tensor> flat;
+    for (size_t i = 0; i < values.size(); ++i)
+      if (values[i].dtype() == t) {
+        members.push_back(i);
+        flat.push_back(np::reshape(Tensor(values[i]), {values[i].type().num_elements()}));
+      }
+    Tensor all = flat.size() == 1 ? flat[0] : np::concatenate(flat, 0);
+    Tensor mean = mpi::allreduce(all, mpi::ReduceOp::sum, comm) / static_cast<double>(processes);
+    int64_t at = 0;
+    for (size_t i : members) {
+      int64_t n = values[i].type().num_elements();
+      out[i] = reshape(slice(mean, {at}, {at + n}, {1}), values[i].type().dims);
+      at += n;
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 Module build_train_step(const BatchLossFn& loss_fn, const ad::ParamArrays& params,
                         const ad::ParamArrays& state, const Optimizer& opt,
-                        const std::vector<TensorType>& batch_types, int data_parallel_devices) {
+                        const std::vector<TensorType>& batch_types, int data_parallel_devices,
+                        int mpi_processes) {
+  if (data_parallel_devices < 1 || mpi_processes < 1)
+    throw Error(fmt::format("build_train_step: {} devices and {} processes asked for",
+                            data_parallel_devices, mpi_processes));
+  if (data_parallel_devices > 1 && mpi_processes > 1)
+    throw Error(fmt::format(
+        "build_train_step: data parallelism over {} devices and {} MPI processes at once is not "
+        "supported yet; use devices or processes",
+        data_parallel_devices, mpi_processes));
   std::vector<TensorType> types;
   for (const auto& [n, a] : params) types.push_back(a.type());
   for (const auto& [n, a] : state) types.push_back(a.type());
@@ -24,6 +72,15 @@ Module build_train_step(const BatchLossFn& loss_fn, const ad::ParamArrays& param
   std::vector<Value> batch(f.args().begin() + static_cast<long>(i), f.args().end());
   Value loss = loss_fn(p, batch);
   ad::Params g = ad::grad(loss, p);
+  if (mpi_processes > 1) {  // the gradient of the global batch's mean loss, and that loss
+    std::vector<Value> local;
+    for (const auto& kv : params) local.push_back(g.at(kv.first));
+    local.push_back(loss);
+    std::vector<Value> mean = mean_over_processes(local, mpi_processes);
+    size_t k = 0;
+    for (const auto& kv : params) g.set(kv.first, mean[k++]);
+    loss = mean[k];
+  }
   auto [np_, ns] = opt.update(p, g, s);
   std::vector<Value> outs;
   for (const auto& kv : params) outs.push_back(np_.at(kv.first));
@@ -62,9 +119,26 @@ Module build_train_step(const BatchLossFn& loss_fn, const ad::ParamArrays& param
 
 Trainer::Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt,
                  std::vector<TensorType> batch_types, Session& session)
-    : session_(&session) {
+    : Trainer(std::move(loss), init, std::move(opt), std::move(batch_types), DataParallel{},
+              session) {}
+
+Trainer::Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt,
+                 std::vector<TensorType> batch_types, DataParallel dp, Session& session)
+    : session_(&session), processes_(dp.processes) {
+  if (dp.processes < 1)
+    throw Error(fmt::format("Trainer: {} MPI processes asked for", dp.processes));
+  if (dp.devices != 1 && dp.processes == 1) {
+    *this =
+        Trainer(std::move(loss), init, std::move(opt), std::move(batch_types), dp.devices, session);
+    return;
+  }
+  if (dp.devices != 1)
+    throw Error(fmt::format(
+        "Trainer: data parallelism over {} devices and {} MPI processes at once is not supported "
+        "yet; use DataParallel{{.devices = {}}} or DataParallel{{.processes = {}}}",
+        dp.devices, dp.processes, dp.devices, dp.processes));
   ad::ParamArrays state = opt.init(init);
-  Module m = build_train_step(loss, init, state, opt, batch_types);
+  Module m = build_train_step(loss, init, state, opt, batch_types, 1, dp.processes);
   mlir_ = to_mlir(m, {.locations = false});
   exe_ = &session.compile(mlir_);
   for (const auto& [n, a] : init) {
@@ -83,7 +157,8 @@ Trainer::Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt,
     : session_(&session), devices_(devices) {
   if (devices < 1) throw Error(fmt::format("Trainer: {} devices asked for", devices));
   if (devices == 1) {
-    *this = Trainer(std::move(loss), init, std::move(opt), std::move(batch_types), session);
+    *this = Trainer(std::move(loss), init, std::move(opt), std::move(batch_types), DataParallel{},
+                    session);
     return;
   }
   std::size_t have = session.client().devices().size();
