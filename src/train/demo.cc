@@ -90,25 +90,11 @@ Result run(const Options& o, std::ostream& all_out) {
   if (o.batch < 1)
     throw Error(fmt::format("--batch {}: the batch needs at least one image", o.batch));
   if (o.devices < 1) throw Error(fmt::format("--devices {}: at least one device", o.devices));
-  if (o.batch % o.devices != 0)  // the batch's dimension 0 is split over the mesh axis "batch"
-    throw ShardingError(
-        0, "batch",
-        fmt::format(
-            "--devices {} does not divide --batch {}: data-parallel training splits each batch "
-            "evenly "
-            "over the devices; choose a device count that divides the batch, or a batch that is a "
-            "multiple of {}",
-            o.devices, o.batch, o.devices));
   if (o.processes < 1)
     throw Error(fmt::format("{} MPI processes: at least one process", o.processes));
   if (o.rank < 0 || o.rank >= o.processes)
     throw Error(fmt::format("rank {} is not a rank of {} processes (0 .. {})", o.rank, o.processes,
                             o.processes - 1));
-  if (o.processes > 1 && o.devices > 1)
-    throw Error(fmt::format(
-        "--devices {} with {} MPI processes: devices and processes together are not supported "
-        "yet; use one or the other",
-        o.devices, o.processes));
   if (o.batch % o.processes != 0)
     throw ShardingError(
         0, "batch",
@@ -116,6 +102,18 @@ Result run(const Options& o, std::ostream& all_out) {
                     "each batch evenly over the processes; run a process count that divides the "
                     "batch, or a batch that is a multiple of {}",
                     o.processes, o.batch, o.processes));
+  if ((o.batch / o.processes) % o.devices != 0)  // each process's share is split over "batch"
+    throw ShardingError(
+        0, "batch",
+        o.processes > 1
+            ? fmt::format("--devices {} does not divide the share of each of the {} MPI processes "
+                          "({} of --batch {}): choose a batch that is a multiple of {}",
+                          o.devices, o.processes, o.batch / o.processes, o.batch,
+                          o.devices * o.processes)
+            : fmt::format("--devices {} does not divide --batch {}: data-parallel training splits "
+                          "each batch evenly over the devices; choose a device count that divides "
+                          "the batch, or a batch that is a multiple of {}",
+                          o.devices, o.batch, o.devices));
   if (!o.save.empty()) {  // refused before training, not after it
     std::filesystem::path folder = std::filesystem::path(o.save).parent_path();
     std::error_code ec;
@@ -153,7 +151,7 @@ Result run(const Options& o, std::ostream& all_out) {
     out << fmt::format(
         "data-parallel over {} devices: batch split {} per device, parameters and Adam state "
         "replicated, gradients summed by XLA's SPMD partitioner\n",
-        o.devices, B / o.devices);
+        o.devices, local / o.devices);
   nn::BatchFn logits = [&model](const ad::Params& p, const std::vector<Value>& b) {
     return std::vector<Value>{model.forward(p, b[0])};
   };

@@ -37,8 +37,13 @@ using BatchFn =
 /// the P processes inside the step, before the optimizer update: per dtype, one
 /// hhlo::mpi::allreduce (sum, over Comm::groups({{0, ..., P-1}}), so a job of another size is
 /// refused at run time) of every gradient flattened and concatenated with the loss, then divided
-/// by P. With equal shares this is the gradient of the mean loss over the global batch. Throws
-/// hhlo::Error when both counts exceed 1 (not supported yet) or either is below 1.
+/// by P. With equal shares this is the gradient of the mean loss over the global batch.
+/// With both N > 1 and P > 1 (the hybrid) `batch_types` are the process's share, split over its
+/// N devices as above, and the averaging runs on every device inside an sdy.manual_computation
+/// over "batch" (N MPI calls per process, all carrying the same replica): one allreduce in f64
+/// when any gradient is f64, else in f32, converted back after. Throws hhlo::Error when either
+/// count is below 1, and in the hybrid when a gradient or the loss is not a real floating-point
+/// type.
 Module build_train_step(const BatchLossFn& loss, const ad::ParamArrays& params,
                         const ad::ParamArrays& state, const Optimizer& opt,
                         const std::vector<TensorType>& batch_types, int data_parallel_devices = 1,
@@ -80,9 +85,12 @@ class Trainer {
   /// (DataParallel). With dp.processes = 1 this is the constructor above taking `int devices`.
   /// With dp.processes > 1: `batch_types` are this process's share of the batch, and
   /// step() returns the loss averaged over the processes; every process must construct its
-  /// Trainer with the same arguments (the programs must match) and run the same steps. Throws
-  /// hhlo::Error when dp.processes < 1, when dp.devices > 1 together with dp.processes > 1 (not
-  /// supported yet); hhlo::PjrtError when compilation fails
+  /// Trainer with the same arguments (the programs must match) and run the same steps. With both
+  /// above 1 (the hybrid), each process's share is split over its dp.devices devices (SPMD, as
+  /// the `int devices` constructor) and the average over processes is taken on every device
+  /// (build_train_step). Throws hhlo::Error when dp.processes or dp.devices < 1, ShardingError
+  /// as the `int devices` constructor (a device count that does not divide the share, or more
+  /// devices than the client has); hhlo::PjrtError when compilation fails
   /// (e.g. the MPI kernels are not registered) and, at step(), when the job's world size is not
   /// dp.processes (the MPI kernels refuse the communicator).
   Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt,
@@ -125,6 +133,9 @@ class Trainer {
   std::vector<ShardedArray> sparams_, sstate_;  // data-parallel: replicated over the devices
   std::string mlir_;
   const LoadedExecutable* exe_ = nullptr;
+  /// The SPMD step over devices_ devices (and processes_ MPI processes): compiles, uploads.
+  void init_sharded(const BatchLossFn& loss, const ad::ParamArrays& init, const Optimizer& opt,
+                    const std::vector<TensorType>& batch_types);
   int64_t steps_ = 0;
 };
 
