@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <span>
 
 #include "custom_call_registry.h"
@@ -324,9 +325,16 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
     // A deleted or donated argument is checked here, after the plugin refused it, rather than
     // before every call (PJRT_Buffer_IsDeleted takes a lock in the plugin): same error, no cost
     // on the hot path.
+    // An execution that failed while running (on CPU the call runs inline: a custom call's
+    // error) has consumed its donated arguments too: then the plugin's message is the error.
     int code = 0;
     std::string message = detail::take_error(api, e, &code);
-    for (std::size_t d = 0; d < num_devices; ++d)
+    std::string lower = message;
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const bool refused_argument = lower.find("delet") != std::string::npos ||
+                                  lower.find("donat") != std::string::npos ||
+                                  lower.find("invalid buffer") != std::string::npos;
+    for (std::size_t d = 0; d < num_devices && refused_argument; ++d)
       for (std::size_t i = 0; i < num_args; ++i)
         if (args_per_device[d][i]->is_deleted())
           throw Error(

@@ -83,20 +83,37 @@ ad::ParamArrays load_checkpoint(const std::string& path, const ad::ParamArrays& 
   return loaded;
 }
 
-Result run(const Options& o, std::ostream& out) {
+Result run(const Options& o, std::ostream& all_out) {
   auto t0 = Clock::now();
+  std::ostream silent(nullptr);  // ranks other than 0 print nothing
+  std::ostream& out = o.rank == 0 ? all_out : silent;
   if (o.batch < 1)
     throw Error(fmt::format("--batch {}: the batch needs at least one image", o.batch));
   if (o.devices < 1) throw Error(fmt::format("--devices {}: at least one device", o.devices));
-  if (o.batch % o.devices != 0)  // the batch's dimension 0 is split over the mesh axis "batch"
+  if (o.processes < 1)
+    throw Error(fmt::format("{} MPI processes: at least one process", o.processes));
+  if (o.rank < 0 || o.rank >= o.processes)
+    throw Error(fmt::format("rank {} is not a rank of {} processes (0 .. {})", o.rank, o.processes,
+                            o.processes - 1));
+  if (o.batch % o.processes != 0)
     throw ShardingError(
         0, "batch",
-        fmt::format(
-            "--devices {} does not divide --batch {}: data-parallel training splits each batch "
-            "evenly "
-            "over the devices; choose a device count that divides the batch, or a batch that is a "
-            "multiple of {}",
-            o.devices, o.batch, o.devices));
+        fmt::format("{} MPI processes do not divide --batch {}: data-parallel training splits "
+                    "each batch evenly over the processes; run a process count that divides the "
+                    "batch, or a batch that is a multiple of {}",
+                    o.processes, o.batch, o.processes));
+  if ((o.batch / o.processes) % o.devices != 0)  // each process's share is split over "batch"
+    throw ShardingError(
+        0, "batch",
+        o.processes > 1
+            ? fmt::format("--devices {} does not divide the share of each of the {} MPI processes "
+                          "({} of --batch {}): choose a batch that is a multiple of {}",
+                          o.devices, o.processes, o.batch / o.processes, o.batch,
+                          o.devices * o.processes)
+            : fmt::format("--devices {} does not divide --batch {}: data-parallel training splits "
+                          "each batch evenly over the devices; choose a device count that divides "
+                          "the batch, or a batch that is a multiple of {}",
+                          o.devices, o.batch, o.devices));
   if (!o.save.empty()) {  // refused before training, not after it
     std::filesystem::path folder = std::filesystem::path(o.save).parent_path();
     std::error_code ec;
@@ -118,16 +135,23 @@ Result run(const Options& o, std::ostream& out) {
       "hhlo demo: {} on UCI digits ({} train / {} test images), batch {}, Adam lr {}, {} epochs\n",
       model.description, ntrain, d.x_test.dims()[0], B, lr, o.evaluate_only ? 0 : epochs);
 
-  std::vector<TensorType> batch_types = {{DType::f32, {B, 64}}, {DType::i32, {B}}};
+  const int64_t local = B / o.processes;  // this process's share of each batch
+  std::vector<TensorType> batch_types = {{DType::f32, {local, 64}}, {DType::i32, {local}}};
   nn::BatchLossFn loss = [&model](const ad::Params& p, const std::vector<Value>& b) {
     return Value(nn::softmax_cross_entropy(model.forward(p, b[0]), b[1]));
   };
-  nn::Trainer trainer(loss, init, nn::adam(lr), batch_types, o.devices);
+  nn::Trainer trainer(loss, init, nn::adam(lr), batch_types,
+                      nn::DataParallel{.devices = o.devices, .processes = o.processes});
+  if (o.processes > 1)
+    out << fmt::format(
+        "data-parallel over {} MPI processes: batch split {} per process, gradients averaged by "
+        "MPI allreduce inside the compiled step\n",
+        o.processes, local);
   if (o.devices > 1)
     out << fmt::format(
         "data-parallel over {} devices: batch split {} per device, parameters and Adam state "
         "replicated, gradients summed by XLA's SPMD partitioner\n",
-        o.devices, B / o.devices);
+        o.devices, local / o.devices);
   nn::BatchFn logits = [&model](const ad::Params& p, const std::vector<Value>& b) {
     return std::vector<Value>{model.forward(p, b[0])};
   };
@@ -139,7 +163,7 @@ Result run(const Options& o, std::ostream& out) {
         since(t0));
 
   Result r;
-  bool tty = o.progress && isatty(STDOUT_FILENO);
+  bool tty = o.rank == 0 && o.progress && isatty(STDOUT_FILENO);
   std::vector<double> step_times;
   for (int e = 0; e < (o.evaluate_only ? 0 : epochs); ++e) {
     auto te = Clock::now();
@@ -147,10 +171,13 @@ Result run(const Options& o, std::ostream& out) {
         nn::permutation(ntrain, o.seed * 1000003 + static_cast<uint64_t>(e) + 1);
     double sum = 0;
     for (int64_t i = 0; i < nb; ++i) {
-      Array xb = gather_rows(d.x_train, order, static_cast<size_t>(i * B), static_cast<size_t>(B));
-      Array yb = gather_rows(d.y_train, order, static_cast<size_t>(i * B), static_cast<size_t>(B));
+      const auto from = static_cast<size_t>(i * B + o.rank * local);
+      Array xb = gather_rows(d.x_train, order, from, static_cast<size_t>(local));
+      Array yb = gather_rows(d.y_train, order, from, static_cast<size_t>(local));
       auto ts = Clock::now();
-      sum += trainer.step({xb, yb});
+      const float l = trainer.step({xb, yb});
+      sum += l;
+      r.losses.push_back(l);
       step_times.push_back(since(ts));
       if (tty && (i % 4 == 0 || i + 1 == nb)) {
         out << fmt::format("\repoch {:>3}/{} {} {:>3}/{} loss {:.4f}", e + 1, epochs,
@@ -174,7 +201,7 @@ Result run(const Options& o, std::ostream& out) {
     std::sort(step_times.begin(), step_times.end());
     r.step_seconds = step_times[step_times.size() / 2];
   }
-  if (!o.save.empty()) {
+  if (!o.save.empty() && o.rank == 0) {
     nn::save_npz(o.save, trainer.params());
     out << "saved the trained parameters to " << o.save << "\n";
   }

@@ -2,15 +2,92 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "hhlo/autodiff/autodiff.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/printer.h"
+#include "hhlo/ir/spmd.h"
+#include "hhlo/mpi/collectives.h"
+#include "hhlo/ops/shape_ops.h"
 
 namespace hhlo::nn {
+namespace {
+
+/// `values` averaged over `processes` MPI processes: per dtype (in order of first appearance, the
+/// same on every rank), one allreduce-sum of the values flattened and concatenated, divided by
+/// the process count and cut back into the values' shapes.
+///
+/// With `devices` D > 1 (the hybrid: SPMD over D devices inside each process) the values are
+/// replicated over the devices, and every device of a process runs the collective (inside an
+/// sdy.manual_computation over the mesh axis "batch": XLA's partitioner wants a sharding on a
+/// side-effecting call): D MPI calls per process, matched in whatever order the devices reach
+/// them, which is right because all D carry the same replica and the same signature. For that
+/// there is one collective only: every value is converted to f64 when one is f64, else to f32,
+/// and back after the mean.
+std::vector<Value> mean_over_processes(const std::vector<Value>& values, int processes,
+                                       int devices) {
+  std::vector<int64_t> world(static_cast<size_t>(processes));
+  for (int r = 0; r < processes; ++r) world[static_cast<size_t>(r)] = r;
+  const mpi::Comm comm = mpi::Comm::groups({world});  // its size is checked at run time
+  auto wire = [&](DType t) {                          // the dtype a value travels in
+    if (devices == 1) return t;
+    for (const Value& v : values)
+      if (v.dtype() == DType::f64) return DType::f64;
+    if (t != DType::f32 && t != DType::f16 && t != DType::bf16)
+      throw Error(fmt::format(
+          "build_train_step: data parallelism over devices and MPI processes together averages "
+          "real floating-point gradients only; a gradient or the loss is {}",
+          dtype_name(t)));
+    return DType::f32;
+  };
+  std::vector<DType> dtypes;
+  for (const Value& v : values)
+    if (std::find(dtypes.begin(), dtypes.end(), wire(v.dtype())) == dtypes.end())
+      dtypes.push_back(wire(v.dtype()));
+  std::vector<Value> out(values.size());
+  for (DType t : dtypes) {
+    std::vector<size_t> members;
+    std::vector<Tensor> flat;
+    for (size_t i = 0; i < values.size(); ++i)
+      if (wire(values[i].dtype()) == t) {
+        members.push_back(i);
+        Tensor v = np::reshape(Tensor(values[i]), {values[i].type().num_elements()});
+        flat.push_back(v.dtype() == t ? v : np::astype(v, t));
+      }
+    Tensor all = flat.size() == 1 ? flat[0] : np::concatenate(flat, 0);
+    Tensor sum;
+    if (devices == 1) {
+      sum = mpi::allreduce(all, mpi::ReduceOp::sum, comm);
+    } else {
+      const Sharding replicated = Sharding::replicated(1);
+      sum = detail::manual_computation_over(
+          Mesh{{{"batch", devices}}, {}}, "batch", {all}, {replicated}, {replicated}, {"batch"},
+          [&](const std::vector<Value>& in) {
+            return std::vector<Value>{mpi::allreduce(in[0], mpi::ReduceOp::sum, comm)};
+          })[0];
+    }
+    Tensor mean = sum / static_cast<double>(processes);
+    int64_t at = 0;
+    for (size_t i : members) {
+      int64_t n = values[i].type().num_elements();
+      Tensor v = reshape(slice(mean, {at}, {at + n}, {1}), values[i].type().dims);
+      out[i] = v.dtype() == values[i].dtype() ? v : np::astype(v, values[i].dtype());
+      at += n;
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 Module build_train_step(const BatchLossFn& loss_fn, const ad::ParamArrays& params,
                         const ad::ParamArrays& state, const Optimizer& opt,
-                        const std::vector<TensorType>& batch_types, int data_parallel_devices) {
+                        const std::vector<TensorType>& batch_types, int data_parallel_devices,
+                        int mpi_processes) {
+  if (data_parallel_devices < 1 || mpi_processes < 1)
+    throw Error(fmt::format("build_train_step: {} devices and {} processes asked for",
+                            data_parallel_devices, mpi_processes));
   std::vector<TensorType> types;
   for (const auto& [n, a] : params) types.push_back(a.type());
   for (const auto& [n, a] : state) types.push_back(a.type());
@@ -24,6 +101,15 @@ Module build_train_step(const BatchLossFn& loss_fn, const ad::ParamArrays& param
   std::vector<Value> batch(f.args().begin() + static_cast<long>(i), f.args().end());
   Value loss = loss_fn(p, batch);
   ad::Params g = ad::grad(loss, p);
+  if (mpi_processes > 1) {  // the gradient of the global batch's mean loss, and that loss
+    std::vector<Value> local;
+    for (const auto& kv : params) local.push_back(g.at(kv.first));
+    local.push_back(loss);
+    std::vector<Value> mean = mean_over_processes(local, mpi_processes, data_parallel_devices);
+    size_t k = 0;
+    for (const auto& kv : params) g.set(kv.first, mean[k++]);
+    loss = mean[k];
+  }
   auto [np_, ns] = opt.update(p, g, s);
   std::vector<Value> outs;
   for (const auto& kv : params) outs.push_back(np_.at(kv.first));
@@ -62,9 +148,27 @@ Module build_train_step(const BatchLossFn& loss_fn, const ad::ParamArrays& param
 
 Trainer::Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt,
                  std::vector<TensorType> batch_types, Session& session)
-    : session_(&session) {
+    : Trainer(std::move(loss), init, std::move(opt), std::move(batch_types), DataParallel{},
+              session) {}
+
+Trainer::Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt,
+                 std::vector<TensorType> batch_types, DataParallel dp, Session& session)
+    : session_(&session), processes_(dp.processes) {
+  if (dp.processes < 1)
+    throw Error(fmt::format("Trainer: {} MPI processes asked for", dp.processes));
+  if (dp.devices != 1 && dp.processes == 1) {
+    *this =
+        Trainer(std::move(loss), init, std::move(opt), std::move(batch_types), dp.devices, session);
+    return;
+  }
+  if (dp.devices != 1) {
+    if (dp.devices < 1) throw Error(fmt::format("Trainer: {} devices asked for", dp.devices));
+    devices_ = dp.devices;
+    init_sharded(loss, init, opt, batch_types);
+    return;
+  }
   ad::ParamArrays state = opt.init(init);
-  Module m = build_train_step(loss, init, state, opt, batch_types);
+  Module m = build_train_step(loss, init, state, opt, batch_types, 1, dp.processes);
   mlir_ = to_mlir(m, {.locations = false});
   exe_ = &session.compile(mlir_);
   for (const auto& [n, a] : init) {
@@ -83,9 +187,17 @@ Trainer::Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt,
     : session_(&session), devices_(devices) {
   if (devices < 1) throw Error(fmt::format("Trainer: {} devices asked for", devices));
   if (devices == 1) {
-    *this = Trainer(std::move(loss), init, std::move(opt), std::move(batch_types), session);
+    *this = Trainer(std::move(loss), init, std::move(opt), std::move(batch_types), DataParallel{},
+                    session);
     return;
   }
+  init_sharded(loss, init, opt, batch_types);
+}
+
+void Trainer::init_sharded(const BatchLossFn& loss, const ad::ParamArrays& init,
+                           const Optimizer& opt, const std::vector<TensorType>& batch_types) {
+  const int devices = devices_;
+  Session& session = *session_;
   std::size_t have = session.client().devices().size();
   if (static_cast<std::size_t>(devices) > have)
     throw ShardingError(
@@ -102,7 +214,7 @@ Trainer::Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt,
           }(),
           batch_types[i].dims);
   ad::ParamArrays state = opt.init(init);
-  Module m = build_train_step(loss, init, state, opt, batch_types, devices);
+  Module m = build_train_step(loss, init, state, opt, batch_types, devices, processes_);
   mlir_ = to_mlir(m, {.locations = false});
   exe_ = &session.compile(
       mlir_,

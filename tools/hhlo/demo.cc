@@ -1,12 +1,18 @@
 // `hhlo demo [--model mlp|cnn] [--epochs N] [--seed S] [--batch B] [--lr LR] [--save F] [--load F]
-// [--devices N]`: the main job — train a classifier on the UCI digits data through the EDSL,
-// autodiff and the CPU plugin (hhlo::demo::run, src/nn/demo.cc).
+// [--devices N] [--mpi [--mpi-unchecked]]`: the main job — train a classifier on the UCI digits
+// data through the EDSL, autodiff and the CPU plugin (hhlo::demo::run, src/train/demo.cc).
+// `mpirun -np 4 hhlo demo --mpi` trains data-parallel over 4 processes (docs/distributed.md).
 #include "hhlo/train/demo.h"
 
 #include <iostream>
 #include <memory>
 
 #include "commands.h"
+#include "hhlo/core/error.h"
+#ifdef HHLO_CLI_HAS_MPI
+#include "hhlo/mpi/kernels.h"
+#include "hhlo/session.h"
+#endif
 
 namespace hhlo::cli {
 namespace {
@@ -33,8 +39,29 @@ const bool registered = register_command({
       sub.add_option("--devices", o->devices,
                      "Train data-parallel over N devices (the batch split over them)")
           ->check(CLI::PositiveNumber);
+      auto mpi = std::make_shared<bool>(false), unchecked = std::make_shared<bool>(false);
+      CLI::Option* mpi_flag = sub.add_flag(
+          "--mpi", *mpi,
+          "Train data-parallel over the MPI processes of the job (mpirun -np P hhlo demo --mpi): "
+          "the batch split over them, gradients averaged by MPI inside the step");
+      sub.add_flag("--mpi-unchecked", *unchecked,
+                   "With --mpi: skip the check that every rank runs the same collective")
+          ->needs(mpi_flag);
       sub.add_flag("!--no-progress", o->progress, "One line per epoch, no progress bar");
-      return [o] {
+      return [o, mpi, unchecked] {
+        if (*mpi) {
+#ifdef HHLO_CLI_HAS_MPI
+          // Collective: every rank registers, then learns its place in the job.
+          register_mpi_kernels(default_session().client());
+          hhlo::mpi::set_checked(!*unchecked);
+          o->processes = hhlo::mpi::world_size();
+          o->rank = hhlo::mpi::world_rank();
+#else
+          throw Error(
+              "--mpi: this hhlo was built without MPI (CMake found no MPI; scripts/setup.sh "
+              "installs Open MPI)");
+#endif
+        }
         demo::Result r = demo::run(*o, std::cout);
         return r.test_accuracy > 0 ? 0 : 1;
       };

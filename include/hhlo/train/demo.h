@@ -11,7 +11,7 @@
 namespace hhlo::demo {
 
 /// Options of the demo (CLI: --model, --epochs, --seed, --batch, --lr, --save, --load, --data,
-/// --devices).
+/// --devices, --mpi).
 struct Options {
   /// "mlp" (64-256-10, ReLU) or "cnn" (two 3x3 conv + max-pool blocks, then dense).
   std::string model = "mlp";
@@ -33,9 +33,22 @@ struct Options {
   /// The digits gzip CSV; empty: `data/digits.csv.gz` in share_dirs() (hhlo/core/paths.h), i.e.
   /// P/share/hhlo/data of the installed package or the build tree's link to the set-up folder.
   std::string data;
-  /// Devices to train on, data-parallel (the batch split over them; must divide the batch and
-  /// be at most the client's device count, 4 on the CPU plugin). 1: one device.
+  /// Devices to train on, data-parallel (the batch, or with `processes` > 1 each process's share,
+  /// split over them; must divide it and be at most the client's device count, 4 on the CPU
+  /// plugin). 1: one device.
   int devices = 1;
+  /// MPI processes to train over, data-parallel (hhlo::nn::DataParallel::processes): each global
+  /// batch of `batch` images is split into `processes` equal shares by rank, each process steps
+  /// on its share and the step averages the gradients over the processes with MPI inside the
+  /// compiled executable. Must divide `batch`, equal hhlo::mpi::world_size() and, above 1, come
+  /// with the MPI kernels registered on default_session()'s client (`hhlo demo --mpi` does both:
+  /// tools/hhlo/demo.cc). With `devices` D > 1 too (the hybrid `--devices D --mpi`), each
+  /// process's share is split over its D devices: D must divide batch / processes. 1: no MPI.
+  int processes = 1;
+  /// This process's rank (hhlo::mpi::world_rank()), 0 .. processes-1: which share of each batch
+  /// it trains on. Only rank 0 writes to `out` and saves (--save); every rank returns the same
+  /// Result (the losses are averaged over the processes, the parameters equal).
+  int rank = 0;
   /// Draw a progress bar (when false, one line per epoch only).
   bool progress = true;
 };
@@ -53,13 +66,16 @@ struct Result {
   double wall_seconds = 0;
   /// Median time of one training step (execute + loss to host), seconds.
   double step_seconds = 0;
+  /// The loss of every training step, in order (the mean over the global batch).
+  std::vector<double> losses;
 };
 
-/// Runs the demo, printing progress to `out`. Throws, before anything is printed, hhlo::Error on
-/// bad options (unknown model, a batch or device count below 1) and ShardingError (dimension 0,
-/// axis "batch") when the device count does not divide the batch; hhlo::IoError on missing data
-/// or checkpoint files; ShardingError when the client has fewer devices than asked; and what
-/// compilation throws.
+/// Runs the demo, printing progress to `out` (rank 0 only). Throws, before anything is printed,
+/// hhlo::Error on bad options (unknown model, a batch, device or process count below 1, a rank
+/// outside 0 .. processes-1) and ShardingError (dimension 0, axis "batch") when the process
+/// count does not divide the batch or the device count does not divide each process's share;
+/// hhlo::IoError on missing data or checkpoint files; ShardingError when the client has fewer
+/// devices than asked; and what compilation throws.
 Result run(const Options& options, std::ostream& out);
 
 }  // namespace hhlo::demo

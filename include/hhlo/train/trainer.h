@@ -32,9 +32,38 @@ using BatchFn =
 /// for XLA's SPMD partitioner: a mesh @batch = <["batch"=N]>, every batch argument split on
 /// its first dimension over "batch", parameters, state and every result replicated, and
 /// `mhlo.num_partitions = N`; the partitioner inserts the gradient all-reduce.
+/// With `mpi_processes` P > 1 the module is written for this process's share of the batch
+/// (`batch_types` are the per-process shapes) and the gradients and the loss are averaged over
+/// the P processes inside the step, before the optimizer update: per dtype, one
+/// hhlo::mpi::allreduce (sum, over Comm::groups({{0, ..., P-1}}), so a job of another size is
+/// refused at run time) of every gradient flattened and concatenated with the loss, then divided
+/// by P. With equal shares this is the gradient of the mean loss over the global batch.
+/// With both N > 1 and P > 1 (the hybrid) `batch_types` are the process's share, split over its
+/// N devices as above, and the averaging runs on every device inside an sdy.manual_computation
+/// over "batch" (N MPI calls per process, all carrying the same replica): one allreduce in f64
+/// when any gradient is f64, else in f32, converted back after. Throws hhlo::Error when either
+/// count is below 1, and in the hybrid when a gradient or the loss is not a real floating-point
+/// type.
 Module build_train_step(const BatchLossFn& loss, const ad::ParamArrays& params,
                         const ad::ParamArrays& state, const Optimizer& opt,
-                        const std::vector<TensorType>& batch_types, int data_parallel_devices = 1);
+                        const std::vector<TensorType>& batch_types, int data_parallel_devices = 1,
+                        int mpi_processes = 1);
+
+/// How a Trainer splits each batch. Both 1: one device of one process.
+struct DataParallel {
+  /// Devices of this process (SPMD, XLA's partitioner; see the Trainer constructor taking
+  /// `int devices`). At least 1.
+  int devices = 1;
+  /// MPI processes (ranks of MPI_COMM_WORLD; launch with `mpirun -np P`). With P > 1 every
+  /// process runs its own Trainer on its own share of the global batch (the batch types and the
+  /// arrays given to step() are the per-process shapes: global batch / P rows), and the step
+  /// averages the gradients and the loss over the processes with hhlo::mpi::allreduce inside
+  /// the compiled executable (build_train_step). Parameters and optimizer state stay equal on
+  /// every process. Needs the MPI kernels registered on the session's client first
+  /// (register_mpi_kernels in hhlo/mpi/kernels.h, library hhlo_mpi) and P equal to
+  /// hhlo::mpi::world_size(). At least 1.
+  int processes = 1;
+};
 
 /// Owns the device copies of parameters and optimizer state and the compiled step.
 class Trainer {
@@ -52,7 +81,23 @@ class Trainer {
   /// devices, hhlo::PjrtError when compilation fails.
   Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt,
           std::vector<TensorType> batch_types, int devices, Session& session = default_session());
-  /// One step on host batch arrays (uploaded, not donated); returns the loss.
+  /// Data-parallel over `dp.devices` devices of this process and `dp.processes` MPI processes
+  /// (DataParallel). With dp.processes = 1 this is the constructor above taking `int devices`.
+  /// With dp.processes > 1: `batch_types` are this process's share of the batch, and
+  /// step() returns the loss averaged over the processes; every process must construct its
+  /// Trainer with the same arguments (the programs must match) and run the same steps. With both
+  /// above 1 (the hybrid), each process's share is split over its dp.devices devices (SPMD, as
+  /// the `int devices` constructor) and the average over processes is taken on every device
+  /// (build_train_step). Throws hhlo::Error when dp.processes or dp.devices < 1, ShardingError
+  /// as the `int devices` constructor (a device count that does not divide the share, or more
+  /// devices than the client has); hhlo::PjrtError when compilation fails
+  /// (e.g. the MPI kernels are not registered) and, at step(), when the job's world size is not
+  /// dp.processes (the MPI kernels refuse the communicator).
+  Trainer(BatchLossFn loss, const ad::ParamArrays& init, Optimizer opt,
+          std::vector<TensorType> batch_types, DataParallel dp,
+          Session& session = default_session());
+  /// One step on host batch arrays (uploaded, not donated); returns the loss (with MPI
+  /// processes, the mean over the processes of their losses).
   /// Throws hhlo::Error when the batch does not match the compiled types.
   float step(const std::vector<Array>& batch);
   /// One step on device batch buffers; returns the loss buffer (not yet copied to host).
@@ -60,6 +105,8 @@ class Trainer {
   Buffer step_on_device(const std::vector<const Buffer*>& batch);
   /// Number of devices the step runs on (1, or the data-parallel count).
   int devices() const { return devices_; }
+  /// Number of MPI processes the gradients are averaged over (1: none).
+  int processes() const { return processes_; }
   /// Number of steps run.
   int64_t steps() const { return steps_; }
   /// Current parameters copied to the host.
@@ -82,9 +129,13 @@ class Trainer {
   std::vector<TensorType> param_types_;
   std::vector<Buffer> params_, state_;
   int devices_ = 1;
+  int processes_ = 1;
   std::vector<ShardedArray> sparams_, sstate_;  // data-parallel: replicated over the devices
   std::string mlir_;
   const LoadedExecutable* exe_ = nullptr;
+  /// The SPMD step over devices_ devices (and processes_ MPI processes): compiles, uploads.
+  void init_sharded(const BatchLossFn& loss, const ad::ParamArrays& init, const Optimizer& opt,
+                    const std::vector<TensorType>& batch_types);
   int64_t steps_ = 0;
 };
 
