@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <set>
 #include <unordered_map>
 
 #include "hhlo/ir/spmd.h"
@@ -302,6 +303,44 @@ void Module::rename_func(std::string_view from, std::string to) {
   };
   for (auto& g : funcs_) walk(g->body_);
   f->name_ = std::move(to);
+}
+
+namespace {
+/// Adds every symbol `a` refers to (and the arrays and dictionaries it holds) to `out`.
+void symbols_in(const Attribute& a, std::set<std::string, std::less<>>& out) {
+  const Attribute::Variant& v = a.variant();
+  if (const auto* ref = std::get_if<SymbolRefAttr>(&v)) {
+    out.insert(ref->name);
+  } else if (const auto* array = std::get_if<ArrayAttr>(&v)) {
+    for (const Attribute& e : array->values) symbols_in(e, out);
+  } else if (const auto* dict = std::get_if<DictAttr>(&v)) {
+    for (const auto& [key, e] : dict->entries) symbols_in(e, out);
+  }
+}
+
+void symbols_in(const Block& b, std::set<std::string, std::less<>>& out) {
+  for (const auto& op : b.ops()) {
+    for (const NamedAttr& a : op->attrs()) symbols_in(a.value, out);
+    for (const auto& r : op->regions()) symbols_in(*r, out);
+  }
+}
+}  // namespace
+
+std::size_t Module::erase_unreferenced_funcs(std::size_t first) {
+  std::size_t removed = 0;
+  for (bool again = true; again;) {
+    std::set<std::string, std::less<>> referenced;
+    for (const auto& f : funcs_) symbols_in(f->body(), referenced);
+    again = false;
+    for (std::size_t i = funcs_.size(); i-- > first;) {
+      const Func& f = *funcs_[i];
+      if (f.visibility() == Visibility::public_ || referenced.contains(f.name())) continue;
+      funcs_.erase(funcs_.begin() + static_cast<std::ptrdiff_t>(i));
+      ++removed;
+      again = true;
+    }
+  }
+  return removed;
 }
 
 const Func* Module::find(std::string_view name) const {

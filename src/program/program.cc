@@ -50,9 +50,9 @@ bool refine(Module& m, std::span<const TensorType> types, const PreparedProgram&
   const Func& main = *m.find("main");
   if (!has_dynamic_shapes(main)) return false;
   if (types.size() != main.arg_types().size())
-    throw Error(fmt::format("@{} of '{}' takes {} argument(s) {}, {} given", p.entry, p.source_name,
-                            main.arg_types().size(), types_to_string(main.arg_types()),
-                            types.size()));
+    throw InputError(fmt::format("@{} of '{}' takes {} argument(s) {}, {} given", p.entry,
+                                 p.source_name, main.arg_types().size(),
+                                 types_to_string(main.arg_types()), types.size()));
   refine_shapes(m, types);
   return true;
 }
@@ -81,15 +81,16 @@ void check_input(const Exported& x, std::size_t i, const TensorType& given,
   const ExportedAval& a = x.in_avals[i];
   const std::string& name = i < x.in_names.size() ? x.in_names[i] : fmt::format("input {}", i);
   if (!a.dtype)
-    throw Error(fmt::format("input {} '{}' of '{}' has element type {}, which hhlo has no type for",
-                            i, name, source, a.dtype_name));
+    throw InputError(
+        fmt::format("input {} '{}' of '{}' has element type {}, which hhlo has no type for", i,
+                    name, source, a.dtype_name));
   bool fits = given.dtype == *a.dtype && given.dims.size() == a.shape.size();
   Dims want = a.dims();
   for (std::size_t d = 0; fits && d < want.size(); ++d)
     fits = want[d] == kDynamic || want[d] == given.dims[d];
   if (!fits)
-    throw Error(fmt::format("input {} '{}' of '{}' is {} ({}); {} given", i, name, source,
-                            a.to_string(), a.type().to_string(), given.to_string()));
+    throw InputError(fmt::format("input {} '{}' of '{}' is {} ({}); {} given", i, name, source,
+                                 a.to_string(), a.type().to_string(), given.to_string()));
 }
 
 /// The types of the inputs the artifact's module keeps, after checking every one of `given`
@@ -100,8 +101,8 @@ std::vector<TensorType> kept_types(const Exported& x, const std::vector<TensorTy
     std::vector<std::string> want;
     for (std::size_t i = 0; i < x.in_avals.size(); ++i)
       want.push_back(fmt::format("{} {}", x.in_names[i], x.in_avals[i].to_string()));
-    throw Error(fmt::format("'{}' takes {} input(s) ({}), {} given", source, x.in_avals.size(),
-                            fmt::join(want, ", "), given.size()));
+    throw InputError(fmt::format("'{}' takes {} input(s) ({}), {} given", source, x.in_avals.size(),
+                                 fmt::join(want, ", "), given.size()));
   }
   for (std::size_t i = 0; i < given.size(); ++i) check_input(x, i, given[i], source);
   return select_kept(x.module_kept_var_idx, given);

@@ -2,7 +2,10 @@
 // folder, keyed by a program's bytes and what is done with them, as JSON.
 #include "hhlo/program/program_cache.h"
 
+#include <openssl/evp.h>
+
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "hhlo/ir/infer.h"
@@ -19,6 +22,25 @@ void field(std::string& out, std::string_view name, std::string_view value) {
   out += ':';
   out += value;
   out += '\n';
+}
+
+/// The lowercase hex SHA-256 of the concatenation of `parts` (OpenSSL's EVP digest, fed part by
+/// part). Throws hhlo::Error if libcrypto fails.
+std::string sha256_hex_of(std::initializer_list<std::string_view> parts) {
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  bool ok = ctx && EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) == 1;
+  for (std::string_view p : parts) ok = ok && EVP_DigestUpdate(ctx.get(), p.data(), p.size()) == 1;
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (!ok || EVP_DigestFinal_ex(ctx.get(), md, &len) != 1 || len != 32)
+    throw Error("sha256: OpenSSL's EVP digest failed");
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < len; ++i) {
+    hex += kHex[md[i] >> 4];
+    hex += kHex[md[i] & 15];
+  }
+  return hex;
 }
 
 nlohmann::json names_json(const IoNames& n) { return {{"args", n.args}, {"results", n.results}}; }
@@ -81,8 +103,9 @@ std::string source_key(std::string_view bytes, int vjp_order, const PrepareOptio
   field(in, "platform", prepare.platform);
   field(in, "arg-types", prepare.arg_types ? types_to_string(*prepare.arg_types) : "none");
   field(in, "options", serialize_compile_options(options));
-  field(in, "bytes", bytes);
-  return sha256_hex(in);
+  // The program's bytes (megabytes: JAX's constants) hashed where they lie, not copied.
+  in += "bytes " + std::to_string(bytes.size()) + ':';
+  return sha256_hex_of({in, bytes, "\n"});
 }
 
 std::optional<SourceRecord> find_source(CompileCache& cache, const std::string& source_key) {
@@ -115,9 +138,9 @@ std::string names_key(std::string_view bytes, int vjp_order, std::string_view en
   field(in, "hhlo-names", "1");
   field(in, "vjp-order", std::to_string(vjp_order));
   field(in, "entry", entry);
-  field(in, "bytes", bytes);
+  in += "bytes " + std::to_string(bytes.size()) + ':';
   try {
-    return sha256_hex(in);
+    return sha256_hex_of({in, bytes, "\n"});
   } catch (const std::exception&) {  // libcrypto failed: a key that is never valid
     return "";
   }

@@ -131,7 +131,7 @@ TEST(RunExported, AnInputOfTheWrongDtypeOrShapeIsNamedWithItsAval) {
   std::swap(in[0], in[2]);  // i32[] where f32[3] goes
   ArtifactRun r = run_artifact("unused_input", in);
   EXPECT_EQ(r.result.exit_code, 1);
-  EXPECT_THAT(r.result.output, HasSubstr("input 0 'args[0]'"));
+  EXPECT_THAT(r.result.output, HasSubstr("does not accept these inputs: input 0 'args[0]'"));
   EXPECT_THAT(r.result.output, HasSubstr("is f32[3] (tensor<3xf32>); tensor<i32> given"));
 }
 
@@ -148,8 +148,20 @@ TEST(RunExported, UnknownMissingAndRepeatedNamesAreListed) {
   ArtifactRun r =
       run_artifact("unused_input", {"args[0]=" + in[0], "args[0]=" + in[0], "w=" + in[1]});
   EXPECT_EQ(r.result.exit_code, 1);
-  EXPECT_THAT(r.result.output, HasSubstr("unknown [w], given twice [args[0]], missing [args[1], "
+  EXPECT_THAT(r.result.output, HasSubstr("unknown [w]; given twice [args[0]]; missing [args[1], "
                                          "args[2]]"));
+  ArtifactRun one =
+      run_artifact("unused_input", {"args[0]=" + in[0], "args[1]=" + in[1], "args[3]=" + in[2]});
+  EXPECT_THAT(one.result.output, HasSubstr("(args[0], args[1], args[2]); unknown [args[3]]; "
+                                           "missing [args[2]]"));
+}
+
+TEST(RunExported, EachInputFlagTakesOneFileSoATypodFlagIsNotAnInput) {
+  std::vector<std::string> in = inputs_of("unused_input", 3);
+  ProcessResult r = run_hhlo(
+      {"run", file("unused_input.jax"), "-i", in[0], "-i", in[1], "-i", in[2], "-0", "out/"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;  // a usage error, not "'-0' does not exist"
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("does not exist")));
 }
 
 TEST(RunExported, NamedAndPositionalInputsDoNotMix) {

@@ -240,7 +240,8 @@ const bool registered = register_command({
       sub.add_option("--input,-i", o->inputs,
                      "Input .npy file, one per entry parameter, in order (default: zeros); or "
                      "NAME=FILE.npy per parameter, or one .npz by name (as `hhlo run`); a "
-                     "shape-polymorphic program is refined to their shapes");
+                     "shape-polymorphic program is refined to their shapes")
+          ->allow_extra_args(false);  // one file per -i: a mistyped flag is never an input
       sub.add_option("--iterations,-n", o->iterations, "Timed calls (default 100)")
           ->check(CLI::Range(1, 100000000));
       sub.add_option("--warmup", o->warmup, "Untimed calls first (default 5)")

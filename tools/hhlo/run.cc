@@ -51,7 +51,9 @@ PreparedProgram prepare_for_inputs(const RunOptions& o, RunInputs& in) {
                             types_to_string(*in.prepare.arg_types), e.what()));
   } catch (const ShapeError&) {
     throw;
-  } catch (const Error& e) {  // the entry, the platform index, the input count
+  } catch (const InputError& e) {  // the input count, an artifact's input against its aval
+    throw Error(fmt::format("'{}' does not accept these inputs: {}", path, e.what()));
+  } catch (const Error& e) {  // the entry, the platform index
     throw Error(fmt::format("cannot compile '{}': {}", path, e.what()));
   }
 }
@@ -261,8 +263,9 @@ struct Loaded {
 
 /// load_for_run with `tuned` applied (when present): its XLA options over `in.options`, its
 /// execution mode unless --execution was given (then the choice's mode is set to that one).
+/// `source` is the source key of `in` as given (recomputed when `tuned` changes the options).
 Loaded load_with(const RunOptions& given, RunInputs& in, CompileCache& cache,
-                 std::optional<RememberedChoice> tuned) {
+                 std::optional<RememberedChoice> tuned, std::string source) {
   RunOptions o = given;
   if (tuned) {
     in.options = tuned->choice.apply(in.options);
@@ -271,7 +274,7 @@ Loaded load_with(const RunOptions& given, RunInputs& in, CompileCache& cache,
     else
       o.execution = tuned->choice.synchronous ? "sync" : "async";
   }
-  std::string source = source_key(in.bytes, o.vjp_order, in.prepare, in.options);
+  if (tuned) source = source_key(in.bytes, o.vjp_order, in.prepare, in.options);
   if (std::optional<SourceRecord> record = find_source(cache, source)) {
     Client client = client_for_run(o, record->facts.num_partitions);
     if (std::optional<LoadedExecutable> exe = load_source(cache, client, *record))
@@ -288,12 +291,12 @@ Loaded load_with(const RunOptions& given, RunInputs& in, CompileCache& cache,
 Loaded load_for_run(const RunOptions& o, RunInputs& in, CompileCache& cache) {
   std::string source = source_key(in.bytes, o.vjp_order, in.prepare, in.options);
   std::optional<RememberedChoice> tuned = find_tuned_choice(o.program, cache, source);
-  if (!tuned) return load_with(o, in, cache, std::nullopt);
+  if (!tuned) return load_with(o, in, cache, std::nullopt, source);
   CompileOptions options = in.options;
-  Loaded loaded = load_with(o, in, cache, tuned);
+  Loaded loaded = load_with(o, in, cache, tuned, source);
   if (cache.client_identity(loaded.client) == tuned->client) return loaded;
   in.options = std::move(options);
-  return load_with(o, in, cache, std::nullopt);
+  return load_with(o, in, cache, std::nullopt, source);
 }
 
 int run_program(const RunOptions& o) {

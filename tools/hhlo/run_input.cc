@@ -58,7 +58,8 @@ void add_run_options(CLI::App& sub, RunOptions& o) {
                  "Input .npy file, one per @main parameter, in order; or NAME=FILE.npy for each "
                  "parameter by name (jax.arg_info, a jax.export artifact's names as `hhlo check` "
                  "prints them, or arg0, arg1, ...); or one .npz with a member per parameter by "
-                 "name");
+                 "name")
+      ->allow_extra_args(false);  // one file per -i: a mistyped flag is never an input
   sub.add_option("--vjp-order", o.vjp_order,
                  "For a jax.export artifact serialized with vjp_order >= K: run its K-th VJP "
                  "(inputs: the primals, then one cotangent per output)")

@@ -88,12 +88,16 @@ Inputs read_named_inputs(const std::vector<std::string>& specs, const IoNames& n
   for (std::size_t i = 0; i < count; ++i)
     if (!files[i])
       missing.push_back(i < names.args.size() ? names.args[i] : fmt::format("arg{}", i));
-  if (!unknown.empty() || !repeated.empty() || !missing.empty())
+  if (!unknown.empty() || !repeated.empty() || !missing.empty()) {
+    std::string what;
+    for (const auto& [label, list] :
+         {std::pair{"unknown", &unknown}, {"given twice", &repeated}, {"missing", &missing}})
+      if (!list->empty()) what += fmt::format("; {} [{}]", label, fmt::join(*list, ", "));
     throw Error(fmt::format(
-        "the inputs given by name do not match the program's ({}): unknown [{}], given twice [{}], "
-        "missing [{}]",
+        "the inputs given by name do not match the program's ({}){}",
         names.args.empty() ? "arg0, arg1, ..." : fmt::format("{}", fmt::join(names.args, ", ")),
-        fmt::join(unknown, ", "), fmt::join(repeated, ", "), fmt::join(missing, ", ")));
+        what));
+  }
   Inputs inputs;
   for (std::size_t i = 0; i < count; ++i) {
     inputs.arrays.push_back(read_npy(*files[i]));

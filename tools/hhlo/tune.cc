@@ -94,7 +94,8 @@ const bool registered = register_command({
           ->required();
       sub.add_option("--input,-i", o.inputs,
                      "Inputs as for `hhlo run` (.npy in order, NAME=FILE.npy, or one .npz); the "
-                     "choice is remembered for inputs of these types");
+                     "choice is remembered for inputs of these types")
+          ->allow_extra_args(false);  // one file per -i: a mistyped flag is never an input
       sub.add_option("--budget", t->budget,
                      "Seconds for the whole tuning (default 30); candidates past it are skipped");
       sub.add_option("--entry", o.entry,

@@ -68,6 +68,14 @@ class PluginError : public Error {
   using Error::Error;
 };
 
+/// The arguments given to a program do not fit it: their count, an argument's dtype, rank or
+/// static dimension (the program stage's check of a jax.export artifact's inputs against its
+/// avals, hhlo/program/program.h). The message names the argument and both types.
+class InputError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// A file could not be read or written, or its contents are malformed (e.g. a bad `.npy`).
 class IoError : public Error {
  public:

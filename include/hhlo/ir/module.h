@@ -366,6 +366,13 @@ class Module {
   /// `decomposition`), nested in arrays and dictionaries too. Attributes kept as opaque text are
   /// left alone. Throws hhlo::Error when `@from` does not exist, or `to` is empty or taken.
   void rename_func(std::string_view from, std::string to);
+  /// Removes the private functions at positions `first` and after in funcs() that nothing in
+  /// the module refers to (a `func.call` callee, a symbol reference such as a `composite`'s
+  /// `decomposition`, nested in arrays and dictionaries), until none is left (a function only
+  /// removed ones referred to goes too). Public functions stay. Returns how many were removed.
+  /// For transformations that trace into a region they then drop (ad::vmap of a traced
+  /// function): the functions that region's ops made are not left behind. Never throws.
+  std::size_t erase_unreferenced_funcs(std::size_t first);
   /// The module's symbol name (`module @jit_f`); empty by default (printed `module {`).
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }

@@ -493,9 +493,14 @@ std::vector<Value> vmap(const TraceFn& f, const std::vector<Value>& args,
   // Traced into a detached region of the batched arguments' function, so that `f` may read the
   // values of its enclosing blocks (closures; unbatched in the walk); the region is dropped
   // once batched.
+  Module& module = args[0].func().module();
+  std::size_t funcs_before = module.funcs().size();
   std::unique_ptr<Block> body =
       args[0].func().build_region("vmap", per, f, Location::from(Loc::current()));
-  return vmap_block({*body, "vmap body", per}, args, in_axes, out_axes, nullptr);
+  std::vector<Value> out = vmap_block({*body, "vmap body", per}, args, in_axes, out_axes, nullptr);
+  body.reset();  // and the functions only its ops called (e.g. unbatched decompositions)
+  module.erase_unreferenced_funcs(funcs_before);
+  return out;
 }
 
 Func& vmap_func(Module& module, std::string name, const std::vector<TensorType>& arg_types,
