@@ -225,3 +225,12 @@ if [[ -x "$BUILD/tools/hhlo/hhlo" && "linalg" =~ $ONLY ]]; then
   echo "== linalg_compare.py (solve/cholesky/eigh/svd 256x256 f32/f64, ours vs jax.jit)" >&2
   "$PY" "$ROOT/bench/linalg_compare.py" "$BUILD/tools/hhlo/hhlo" > "$OUT/linalg_compare.json"
 fi
+
+# Warm start, process start to result, from the compile cache's records (hhlo/program/
+# program_cache.h) against JAX's own warm start: a 25 MB transformer export (issue 26 item 3).
+if [[ -x "$BUILD/tools/hhlo/hhlo" && "warm_start" =~ $ONLY ]]; then
+  echo "== warm_start.py (hhlo run from the cache records vs parsing, vs JAX's deserialize().call)" >&2
+  "$PY" "$ROOT/bench/warm_start.py" "$BUILD" --rounds "$REPS" > "$OUT/warm_start.json"
+  "$PY" -c 'import json, sys; r = json.load(open(sys.argv[1]))["ratios"]; print("Warm start:",
+    ", ".join(f"{k} {v:.2f}x" for k, v in r.items()))' "$OUT/warm_start.json"
+fi
