@@ -14,6 +14,7 @@
 #include "hhlo/nn/layers.h"
 #include "hhlo/nn/models.h"
 #include "hhlo/nn/optim.h"
+#include "hhlo/program/tune.h"
 #include "hhlo/session.h"
 #include "hhlo/train/trainer.h"
 
@@ -94,18 +95,21 @@ void print_median(const char* name, const std::function<void()>& step, int n) {
   std::printf("%s step_ms=%.4f step_ms_p25=%.4f\n", name, t[t.size() / 2], t[t.size() / 4]);
 }
 
-int median_mode(int n) {
+int median_mode(int n, bool synchronous) {
+  Session sync_session(Client::create("cpu", execution_client_options(true)));
+  Session& session = synchronous ? sync_session : default_session();
+  const char* mode = synchronous ? "_sync" : "";
   for (const char* model_name : {"mlp", "cnn"}) {
     nn::Model model = nn::digits_model(model_name, 0);
     nn::BatchLossFn loss = [&model](const ad::Params& p, const std::vector<Value>& b) {
       return Value(nn::softmax_cross_entropy(model.forward(p, b[0]), b[1]));
     };
     nn::Trainer trainer(loss, model.init, nn::adam(2e-3),
-                        {{DType::f32, {32, 64}}, {DType::i32, {32}}});
+                        {{DType::f32, {32, 64}}, {DType::i32, {32}}}, session);
     Buffer xb = trainer.client().buffer_from_host(Array(DType::f32, {32, 64}));
     Buffer yb = trainer.client().buffer_from_host(Array(DType::i32, {32}));
     print_median(
-        model_name,
+        (std::string(model_name) + mode).c_str(),
         [&] {
           trainer.step_on_device({&xb, &yb}).to_host();
         },
@@ -115,13 +119,12 @@ int median_mode(int n) {
     if (const char* path = std::getenv(env.c_str())) {
       std::ifstream f(path);
       std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-      Session& s = default_session();
-      const LoadedExecutable& exe = s.compile(text);
+      const LoadedExecutable& exe = session.compile(text);
       std::vector<TensorType> types = *exe.input_types();
       std::vector<Buffer> args;
-      for (const auto& t : types) args.push_back(s.client().buffer_from_host(Array(t)));
+      for (const auto& t : types) args.push_back(session.client().buffer_from_host(Array(t)));
       size_t n_state = types.size() - 2;
-      print_median((std::string("jax_lowered_") + model_name).c_str(),
+      print_median((std::string("jax_lowered_") + model_name + mode).c_str(),
                    [&] {
                      std::vector<const Buffer*> ptrs;
                      for (const auto& b : args) ptrs.push_back(&b);
@@ -138,7 +141,9 @@ int median_mode(int n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 3 && std::string(argv[1]) == "--median") return median_mode(std::atoi(argv[2]));
+  // --median N [--execution sync]: the synchronous CPU client (hhlo/program/tune.h).
+  if ((argc == 3 || argc == 5) && std::string(argv[1]) == "--median")
+    return median_mode(std::atoi(argv[2]), argc == 5 && std::string(argv[4]) == "sync");
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -72,7 +72,8 @@ struct Bench {
 /// The outputs of one call of `exe` on `args`, copied to the host.
 std::vector<Array> run_once(const LoadedExecutable& exe, const std::vector<const Buffer*>& args) {
   std::vector<Array> out;
-  for (const Buffer& b : exe.execute(args)) out.push_back(b.to_host());
+  for (const Buffer& b : exe.execute(args, ExecuteOptions::keeping_inputs(args.size())))
+    out.push_back(b.to_host());
   return out;
 }
 
@@ -91,13 +92,15 @@ std::string disagreement(const std::vector<Array>& out, const std::vector<Array>
 /// max_calls), after the warm-up; fills median_us, min_us and calls of `t`.
 void time_calls(const LoadedExecutable& exe, const std::vector<const Buffer*>& args, double slice_s,
                 int min_calls, const TuneOptions& o, TuneTiming& t) {
-  for (int i = 0; i < o.warmup; ++i) exe.execute(args);
+  // Every call runs on the same inputs: a program that donates some (a training step) keeps them.
+  const ExecuteOptions keep = ExecuteOptions::keeping_inputs(args.size());
+  for (int i = 0; i < o.warmup; ++i) exe.execute(args, keep);
   std::vector<double> us;
   auto t0 = Clock::now();
   while (static_cast<int>(us.size()) < o.max_calls &&
          (static_cast<int>(us.size()) < min_calls || seconds_since(t0) < slice_s)) {
     auto s = Clock::now();
-    std::vector<Buffer> out = exe.execute(args);
+    std::vector<Buffer> out = exe.execute(args, keep);
     us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - s).count());
   }
   t.calls = static_cast<int>(us.size());

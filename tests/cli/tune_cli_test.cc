@@ -150,5 +150,41 @@ TEST(TuneCli, BadBudgetsAndRefusedOptionsAreErrors) {
   EXPECT_FALSE(fs::exists(choice_path(dir)));
 }
 
+// A training step donates its parameters (tf.aliasing_output): every candidate's calls run on the
+// same inputs, which the executions keep (ExecuteOptions::keeping_inputs), instead of the second
+// call finding its argument donated.
+TEST(TuneCli, AProgramThatDonatesItsInputsIsTimedOnTheSameInputs) {
+  std::string dir = temp_dir("tune_cli_donated");
+  write_text(dir + "/step.mlir",
+             "func.func public @main(%w: tensor<8xf32> {tf.aliasing_output = 0 : i32}, %x: "
+             "tensor<8xf32>) -> (tensor<8xf32>, tensor<f32>) {\n"
+             "  %0 = stablehlo.subtract %w, %x : tensor<8xf32>\n"
+             "  %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+             "  %1 = stablehlo.reduce(%0 init: %z) applies stablehlo.add across dimensions = [0] "
+             ": (tensor<8xf32>, tensor<f32>) -> tensor<f32>\n"
+             "  return %0, %1 : tensor<8xf32>, tensor<f32>\n}\n");
+  write_npy(dir + "/w.npy", Array::from<float>({8}, {1, 2, 3, 4, 5, 6, 7, 8}));
+  write_npy(dir + "/x.npy", Array::from<float>({8}, {1, 1, 1, 1, 1, 1, 1, 1}));
+  std::vector<std::string> inputs = {"-i", dir + "/w.npy", "-i", dir + "/x.npy"};
+  std::vector<std::string> tune = {"tune", dir + "/step.mlir", "--budget", "2"};
+  tune.insert(tune.end(), inputs.begin(), inputs.end());
+  ProcessResult r = hhlo_in(dir, tune);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("donated to an earlier execution")));
+  EXPECT_THAT(r.output, Not(HasSubstr("refused")));
+  EXPECT_THAT(r.output, HasSubstr("chosen: execution"));
+  std::vector<std::string> bench = {"bench", dir + "/step.mlir", "-n", "5"};
+  bench.insert(bench.end(), inputs.begin(), inputs.end());
+  r = hhlo_in(dir, bench);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("latency over 5 call(s)"));
+  // The sum of w - x = 36 - 8: the tuned choice runs the step as the defaults do.
+  std::vector<std::string> run = {"run", dir + "/step.mlir"};
+  run.insert(run.end(), inputs.begin(), inputs.end());
+  r = hhlo_in(dir, run);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("28"));
+}
+
 }  // namespace
 }  // namespace hhlo::test

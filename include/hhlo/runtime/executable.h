@@ -31,6 +31,17 @@ struct ExecuteOptions {
   std::optional<Device> device;
   /// Argument indices that must not be donated even if the program aliases them.
   std::vector<int64_t> non_donatable_inputs;
+  /// Options under which none of `num_inputs` arguments is donated: non_donatable_inputs lists
+  /// them all, so a program that aliases an input to an output (`tf.aliasing_output`,
+  /// `jax.buffer_donor`, a training step's `donate_argnums`) leaves its arguments valid for the
+  /// next call, and XLA copies where it would have reused (hhlo bench and tune repeat calls on
+  /// the same inputs this way).
+  static ExecuteOptions keeping_inputs(std::size_t num_inputs) {
+    ExecuteOptions o;
+    for (std::size_t i = 0; i < num_inputs; ++i)
+      o.non_donatable_inputs.push_back(static_cast<int64_t>(i));
+    return o;
+  }
   /// User data for custom-call handlers: when not empty, or when a typed handler was registered
   /// with the plugin (register_custom_call), the execution gets a PJRT_ExecuteContext
   /// (PJRT_ExecuteContext_Create) holding each entry, added through
