@@ -140,8 +140,9 @@ Result run(const Options& o, std::ostream& all_out) {
   nn::BatchLossFn loss = [&model](const ad::Params& p, const std::vector<Value>& b) {
     return Value(nn::softmax_cross_entropy(model.forward(p, b[0]), b[1]));
   };
+  Session& session = o.session ? *o.session : default_session();
   nn::Trainer trainer(loss, init, nn::adam(lr), batch_types,
-                      nn::DataParallel{.devices = o.devices, .processes = o.processes});
+                      nn::DataParallel{.devices = o.devices, .processes = o.processes}, session);
   if (o.processes > 1)
     out << fmt::format(
         "data-parallel over {} MPI processes: batch split {} per process, gradients averaged by "
@@ -155,8 +156,8 @@ Result run(const Options& o, std::ostream& all_out) {
   nn::BatchFn logits = [&model](const ad::Params& p, const std::vector<Value>& b) {
     return std::vector<Value>{model.forward(p, b[0])};
   };
-  nn::Evaluator eval_test(logits, init, {{DType::f32, d.x_test.dims()}});
-  nn::Evaluator eval_train(logits, init, {{DType::f32, d.x_train.dims()}});
+  nn::Evaluator eval_test(logits, init, {{DType::f32, d.x_test.dims()}}, session);
+  nn::Evaluator eval_train(logits, init, {{DType::f32, d.x_train.dims()}}, session);
   if (!o.evaluate_only)
     out << fmt::format(
         "compiled the training step (forward + backward + Adam, one executable) in {:.2f} s\n",

@@ -1,7 +1,8 @@
-// `hhlo run/bench --execution sync|async` (issue 26): the CPU client's `asynchronous = false` runs
-// each execution on the calling thread; the values are those of the default mode.
+// `hhlo run/bench/demo --execution sync|async` (issue 26): the CPU client's `asynchronous = false`
+// runs each execution on the calling thread; the values are those of the default mode.
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,28 @@ TEST(ExecutionMode, SyncOutsideTheCpuAndUnknownModesAreRefused) {
   r = test::run_hhlo(
       {"bench", dir + "/p.mlir", "-i", dir + "/x.npy", "--execution", "sync", "-n", "5"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+/// The lines of `hhlo demo --epochs 2 --no-progress --execution MODE` that carry numbers of the
+/// training (losses and accuracies), without the epochs' seconds.
+std::vector<std::string> demo_epochs(const std::string& mode) {
+  test::ProcessResult r =
+      test::run_hhlo({"demo", "--epochs", "2", "--no-progress", "--execution", mode});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::vector<std::string> lines;
+  std::istringstream in(r.output);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("epoch ", 0) == 0) lines.push_back(line.substr(0, line.find(" (")));
+  return lines;
+}
+
+// `hhlo demo --execution sync` trains on a synchronous client: the same losses and accuracies,
+// digit for digit, as the default client (the same executables, run on another thread).
+TEST(ExecutionMode, TheDemoTrainsTheSameInEitherMode) {
+  std::vector<std::string> sync = demo_epochs("sync");
+  ASSERT_EQ(sync.size(), 2u);
+  EXPECT_NE(sync[1].find("test acc"), std::string::npos) << sync[1];
+  EXPECT_EQ(sync, demo_epochs("async"));
 }
 
 }  // namespace

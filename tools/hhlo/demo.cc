@@ -1,7 +1,8 @@
 // `hhlo demo [--model mlp|cnn] [--epochs N] [--seed S] [--batch B] [--lr LR] [--save F] [--load F]
-// [--devices N] [--mpi [--mpi-unchecked]]`: the main job — train a classifier on the UCI digits
-// data through the EDSL, autodiff and the CPU plugin (hhlo::demo::run, src/train/demo.cc).
-// `mpirun -np 4 hhlo demo --mpi` trains data-parallel over 4 processes (docs/distributed.md).
+// [--devices N] [--mpi [--mpi-unchecked]] [--execution async|sync]`: the main job — train a
+// classifier on the UCI digits data through the EDSL, autodiff and the CPU plugin (hhlo::demo::run,
+// src/train/demo.cc). `mpirun -np 4 hhlo demo --mpi` trains data-parallel over 4 processes
+// (docs/distributed.md).
 #include "hhlo/train/demo.h"
 
 #include <iostream>
@@ -9,9 +10,10 @@
 
 #include "commands.h"
 #include "hhlo/core/error.h"
+#include "hhlo/session.h"
+#include "run_input.h"
 #ifdef HHLO_CLI_HAS_MPI
 #include "hhlo/mpi/kernels.h"
-#include "hhlo/session.h"
 #endif
 
 namespace hhlo::cli {
@@ -48,11 +50,20 @@ const bool registered = register_command({
                    "With --mpi: skip the check that every rank runs the same collective")
           ->needs(mpi_flag);
       sub.add_flag("!--no-progress", o->progress, "One line per epoch, no progress bar");
-      return [o, mpi, unchecked] {
+      auto execution = std::make_shared<std::string>("async");
+      add_execution_option(sub, *execution);
+      return [o, mpi, unchecked, execution] {
+        // --execution sync: a session of its own on a synchronous CPU client.
+        std::unique_ptr<Session> own;
+        if (*execution != "async")
+          own = std::make_unique<Session>(
+              Client::create("cpu", execution_options(*execution, "cpu")));
+        o->session = own.get();
+        [[maybe_unused]] Session& session = own ? *own : default_session();
         if (*mpi) {
 #ifdef HHLO_CLI_HAS_MPI
           // Collective: every rank registers, then learns its place in the job.
-          register_mpi_kernels(default_session().client());
+          register_mpi_kernels(session.client());
           hhlo::mpi::set_checked(!*unchecked);
           o->processes = hhlo::mpi::world_size();
           o->rank = hhlo::mpi::world_rank();

@@ -25,7 +25,7 @@ std::vector<ClientOption> execution_options(const std::string& mode, const std::
         fmt::format("--execution sync is an option of the CPU client; the {} plugin has "
                     "none",
                     platform));
-  return {{"asynchronous", false}};
+  return execution_client_options(true);
 }
 
 CLI::Option* add_execution_option(CLI::App& sub, std::string& mode) {

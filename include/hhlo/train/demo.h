@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+namespace hhlo {
+class Session;
+}
+
 namespace hhlo::demo {
 
 /// Options of the demo (CLI: --model, --epochs, --seed, --batch, --lr, --save, --load, --data,
@@ -51,6 +55,12 @@ struct Options {
   int rank = 0;
   /// Draw a progress bar (when false, one line per epoch only).
   bool progress = true;
+  /// The session (and so the client) to train and evaluate on; null: default_session(), the
+  /// CPU plugin's default asynchronous client. `hhlo demo --execution sync` passes a session
+  /// on a synchronous CPU client (execution_client_options(true), hhlo/program/tune.h), which
+  /// runs each step on the calling thread (docs/benchmarks.md, "Execution mode", says when that
+  /// is faster). With `processes` > 1 the MPI kernels must be registered on its client.
+  Session* session = nullptr;
 };
 
 /// Per-epoch figures.
