@@ -234,3 +234,10 @@ if [[ -x "$BUILD/tools/hhlo/hhlo" && "warm_start" =~ $ONLY ]]; then
   "$PY" -c 'import json, sys; r = json.load(open(sys.argv[1]))["ratios"]; print("Warm start:",
     ", ".join(f"{k} {v:.2f}x" for k, v in r.items()))' "$OUT/warm_start.json"
 fi
+
+# The execution mode's crossover (issue 26 item 1): hhlo bench --execution async vs sync over
+# programs of growing work per call.
+if [[ -x "$BUILD/tools/hhlo/hhlo" && "execution_mode" =~ $ONLY ]]; then
+  echo "== execution_mode.py (async vs sync client, MLP batch 1..1024, dot 16..512)" >&2
+  "$PY" "$ROOT/bench/execution_mode.py" "$BUILD" "$REPS" | tee "$OUT/execution_mode.txt"
+fi
