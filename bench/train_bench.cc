@@ -108,12 +108,11 @@ int median_mode(int n, bool synchronous) {
                         {{DType::f32, {32, 64}}, {DType::i32, {32}}}, session);
     Buffer xb = trainer.client().buffer_from_host(Array(DType::f32, {32, 64}));
     Buffer yb = trainer.client().buffer_from_host(Array(DType::i32, {32}));
-    print_median(
-        (std::string(model_name) + mode).c_str(),
-        [&] {
-          trainer.step_on_device({&xb, &yb}).to_host();
-        },
-        n);
+    print_median((std::string(model_name) + mode).c_str(),
+                 [&] {
+                   trainer.step_on_device({&xb, &yb}).to_host();
+                 },
+                 n);
     // The JAX-lowered step of the same model through our runtime, when given.
     std::string env = std::string("HHLO_TRAIN_MLIR_") + (model_name[0] == 'm' ? "MLP" : "CNN");
     if (const char* path = std::getenv(env.c_str())) {

@@ -59,7 +59,8 @@ void explicit_defaults(OpState& st) {
 
 class Inliner {
  public:
-  Inliner(Func& dest, const Module& source) : dest_(dest), source_(source) {}
+  Inliner(Func& dest, const Module& source, const OpRewrite* rewrite = nullptr)
+      : dest_(dest), source_(source), rewrite_(rewrite) {}
 
   std::vector<Value> call(std::string_view callee, const std::vector<Value>& args) {
     const Func* f = source_.find(callee);
@@ -124,6 +125,11 @@ class Inliner {
       st.attrs = op->attrs();
       st.loc = op->loc();
       explicit_defaults(st);
+      if (rewrite_ && *rewrite_ && op->regions().empty())
+        if (std::optional<std::vector<Value>> res = (*rewrite_)(dest_, st)) {
+          bind_rewritten(*op, *res, map);
+          continue;
+        }
       if (st.name == "stablehlo.composite") copy_decomposition(st);
       for (const auto& region : op->regions()) {
         std::vector<TensorType> types;
@@ -145,6 +151,21 @@ class Inliner {
     return {};
   }
 
+  // Binds the results of `op` to the values a rewrite gave for them, checked.
+  void bind_rewritten(const Op& op, const std::vector<Value>& res,
+                      std::unordered_map<uint32_t, Value>& map) {
+    if (res.size() != op.results().size())
+      throw Error(fmt::format("inline_call: the rewrite of {} gave {} values for its {} results",
+                              op.name(), res.size(), op.results().size()));
+    for (size_t i = 0; i < res.size(); ++i) {
+      if (res[i].type() != op.result(i).type())
+        throw Error(fmt::format("inline_call: the rewrite of {} gave a {} for its result {} of {}",
+                                op.name(), res[i].type().to_string(), i,
+                                op.result(i).type().to_string()));
+      map[op.result(i).id()] = res[i];
+    }
+  }
+
   // A composite copied into another module takes its decomposition along: a private copy (its
   // calls inlined, its composites copied likewise) under the same name, or a fresh one
   // (`name_1`, ...) when the destination has a function of that name.
@@ -161,13 +182,14 @@ class Inliner {
       std::string name = sym->name;
       for (int i = 1; dm.find(name); ++i) name = fmt::format("{}_{}", sym->name, i);
       Func& g = dm.add_func(name, d->arg_types(), Visibility::private_);
-      g.ret(Inliner(g, source_).call(sym->name, g.args()));
+      g.ret(Inliner(g, source_, rewrite_).call(sym->name, g.args()));
       a.value = SymbolRefAttr{name};
     }
   }
 
   Func& dest_;
   const Module& source_;
+  const OpRewrite* rewrite_;
   std::vector<const Func*> stack_;
 };
 
@@ -177,6 +199,12 @@ std::vector<Value> inline_call(Func& dest, const Module& source, std::string_vie
                                const std::vector<Value>& args) {
   dest.check_operands("inline_call", args);
   return Inliner(dest, source).call(callee, args);
+}
+
+std::vector<Value> inline_call(Func& dest, const Module& source, std::string_view callee,
+                               const std::vector<Value>& args, const OpRewrite& rewrite) {
+  dest.check_operands("inline_call", args);
+  return Inliner(dest, source, &rewrite).call(callee, args);
 }
 
 }  // namespace hhlo

@@ -13,6 +13,7 @@
 #include "hhlo/ir/infer.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/refine.h"
+#include "hhlo/program/onednn_rewrite.h"
 
 namespace hhlo {
 namespace {
@@ -224,6 +225,13 @@ PreparedProgram prepare_program(Program program, const PrepareOptions& options) 
   p.entry = select_entry(p.module, o.entry);
   bind_platform(p.module, o, p.source_name);
   if (o.arg_types) p.refined = refine(p.module, *o.arg_types, p);
+  if (o.onednn_convolution) {
+    OneDnnRewrite r = rewrite_convolutions_for_onednn(p.module);
+    p.module = std::move(r.module);
+    p.onednn_rewritten = r.rewritten;
+    p.onednn_kept = r.kept;
+    p.onednn_kept_reason = std::move(r.first_kept_reason);
+  }
   p.num_partitions = num_partitions_of(p.module);
   p.shardy = !p.module.meshes().empty();
   p.names = io_names(p.module);

@@ -23,6 +23,7 @@
 #include "hhlo/core/error.h"
 #include "hhlo/ir/printer.h"
 #include "hhlo/lapack/kernels.h"
+#include "hhlo/onednn/kernels.h"
 #include "hhlo/program/compile.h"
 #include "hhlo/program/program_cache.h"
 #include "hhlo/runtime/client.h"
@@ -42,6 +43,8 @@ struct BenchOptions {
   std::vector<std::string> inputs, xla_options;
   int iterations = 100, warmup = 5;
   bool json = false;
+  /// --onednn-convolution: PrepareOptions::onednn_convolution, the kernel registered.
+  bool onednn_convolution = false;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -61,8 +64,10 @@ double percentile(const std::vector<double>& v, double p) {
 /// it (entry, platform index, refinement to the input shapes when inputs are given; a jax.export
 /// artifact's inputs checked and its unused ones dropped from `in`).
 PreparedProgram prepare_for_bench(const BenchOptions& o, RunInputs& in) {
-  in.prepare = {
-      .entry = o.entry, .export_platforms = split_list(o.export_platforms), .platform = o.platform};
+  in.prepare = {.entry = o.entry,
+                .export_platforms = split_list(o.export_platforms),
+                .platform = o.platform,
+                .onednn_convolution = o.onednn_convolution};
   if (!o.inputs.empty()) {
     std::vector<TensorType> types;
     for (const Array& a : in.inputs) types.push_back(a.type());
@@ -150,6 +155,12 @@ int run_bench(const BenchOptions& o) {
   std::vector<Array>& inputs = in.inputs;
   auto [client, options, tuned] = setup_bench(o, in);
   if (o.platform == "cpu") register_jax_cpu_kernels(client);  // JAX's lapack_*_ffi targets
+  if (o.onednn_convolution) {
+    register_onednn_kernels(client);
+    fmt::print(stderr, "oneDNN: {} convolution(s) rewritten, {} kept{}\n", program.onednn_rewritten,
+               program.onednn_kept,
+               program.onednn_kept == 0 ? "" : " (the first: " + program.onednn_kept_reason + ")");
+  }
 
   auto t0 = Clock::now();
   LoadedExecutable exe;
@@ -261,6 +272,7 @@ const bool registered = register_command({
       add_timeout_option(sub, o->timeout);
       sub.add_option("--xla-option", o->xla_options, "XLA compile option NAME=VALUE, repeatable")
           ->allow_extra_args(false);
+      add_onednn_option(sub, o->onednn_convolution);
       return [o] { return run_bench(*o); };
     },
 });

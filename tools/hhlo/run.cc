@@ -27,6 +27,7 @@
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/refine.h"
 #include "hhlo/lapack/kernels.h"
+#include "hhlo/onednn/kernels.h"
 #include "hhlo/program/compile.h"
 #include "hhlo/program/program_cache.h"
 #include "hhlo/runtime/client.h"
@@ -71,6 +72,7 @@ Client client_for_run(const RunOptions& o, int partitions) {
   if (o.platform == "cpu") register_jax_cpu_kernels(client);  // JAX's lapack_*_ffi targets
   for (const std::string& lib : o.custom_call_libraries)
     register_kernel_library(client.plugin(), lib);
+  if (o.onednn_convolution) register_onednn_kernels(client);
   return client;
 }
 

@@ -36,6 +36,12 @@ CLI::Option* add_execution_option(CLI::App& sub, std::string& mode) {
       ->check(CLI::IsMember({"async", "sync"}));
 }
 
+void add_onednn_option(CLI::App& sub, bool& on) {
+  sub.add_flag("--onednn-convolution", on,
+               "Run the f32 convolutions oneDNN serves as oneDNN's kernel (opt-in: faster only "
+               "where measured, docs/benchmarks.md)");
+}
+
 void add_timeout_option(CLI::App& sub, double& seconds) {
   sub.add_option("--timeout", seconds,
                  "Seconds allowed for compiling and executing; past them the run stops with a "
@@ -85,6 +91,7 @@ void add_run_options(CLI::App& sub, RunOptions& o) {
     o.execution_given = true;
   });
   add_timeout_option(sub, o.timeout);
+  add_onednn_option(sub, o.onednn_convolution);
   sub.add_option("--repeat", o.repeat, "Run N more times and print per-call latency min/median")
       ->check(CLI::Range(1, 1000000));
   sub.add_option("--xla-option", o.xla_options,
@@ -193,8 +200,10 @@ RunInputs load_run_inputs(const RunOptions& o, CompileCache* cache) {
   RunInputs in;
   in.bytes = read_program_file_bytes(o.program);
   in.options = compile_options(o.xla_options);
-  in.prepare = {
-      .entry = o.entry, .export_platforms = split_list(o.export_platforms), .platform = o.platform};
+  in.prepare = {.entry = o.entry,
+                .export_platforms = split_list(o.export_platforms),
+                .platform = o.platform,
+                .onednn_convolution = o.onednn_convolution};
   if (inputs_by_name(o.inputs)) in.io = names_for_inputs(o, in, cache);
   Inputs read = read_inputs(o.inputs, in.io);
   in.inputs = std::move(read.arrays);

@@ -42,6 +42,8 @@ struct RunOptions {
   bool json = false;
   /// --vjp-order: for a jax.export artifact, run its k-th VJP (ReadProgramOptions::vjp_order).
   int vjp_order = 0;
+  /// --onednn-convolution: PrepareOptions::onednn_convolution, the kernel registered.
+  bool onednn_convolution = false;
 };
 
 /// `--execution async|sync` (`hhlo run`, `hhlo bench`): the client create options of that
@@ -51,6 +53,10 @@ struct RunOptions {
 /// `async` is the plugin's default (no option). Throws hhlo::Error for `sync` on another platform
 /// than "cpu" (the CUDA plugin rejects unknown option names) and for an unknown mode.
 std::vector<ClientOption> execution_options(const std::string& mode, const std::string& platform);
+
+/// Adds the `--onednn-convolution` flag to `sub` (PrepareOptions::onednn_convolution: the
+/// convolutions oneDNN serves run as its kernel, kernels/onednn), storing into `on`.
+void add_onednn_option(CLI::App& sub, bool& on);
 
 /// Adds the `--execution` option to `sub`, storing into `mode`; returns it.
 CLI::Option* add_execution_option(CLI::App& sub, std::string& mode);

@@ -9,6 +9,8 @@
 //   Value loss = inline_call(f, exported, "main", f.args())[0];
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -36,5 +38,18 @@ namespace hhlo {
 /// a function has not returned, or on recursion ("recursive call of @f").
 std::vector<Value> inline_call(Func& dest, const Module& source, std::string_view callee,
                                const std::vector<Value>& args);
+
+/// A substitute for an op while inlining: given the op about to be appended to `dest` (its
+/// operands already `dest`'s values, its default attributes made explicit), returns the values
+/// that stand for its results (one per result, of the result's type), appended to `dest` by the
+/// rewrite itself, or nullopt to copy the op as it is. Ops with regions are always copied (the
+/// ops inside their regions pass through the rewrite).
+using OpRewrite = std::function<std::optional<std::vector<Value>>(Func& dest, const OpState& op)>;
+
+/// inline_call with `rewrite` deciding, op by op, what is appended (a rewrite pass that copies a
+/// function: hhlo/program/onednn_rewrite.h). Throws as inline_call, hhlo::Error when a rewrite
+/// returns the wrong number or types of values (naming the op), and what `rewrite` throws.
+std::vector<Value> inline_call(Func& dest, const Module& source, std::string_view callee,
+                               const std::vector<Value>& args, const OpRewrite& rewrite);
 
 }  // namespace hhlo

@@ -117,6 +117,11 @@ struct PrepareOptions {
   /// checked against its aval). nullopt: the entry is not refined (a dynamic one then fails in
   /// the plugin).
   std::optional<std::vector<TensorType>> arg_types;
+  /// Last, rewrite the convolutions oneDNN serves into calls of its kernel
+  /// (rewrite_convolutions_for_onednn, hhlo/program/onednn_rewrite.h): opt-in, the client must
+  /// have the kernel registered (register_onednn_kernels, hhlo/onednn/kernels.h). Part of the
+  /// source key (hhlo/program/program_cache.h) when set.
+  bool onednn_convolution = false;
 };
 
 /// What prepare_program learned of a program besides its module: what a cache hit that reads
@@ -145,6 +150,9 @@ struct PreparedProgram : PreparedFacts {
   /// The entry as `@main` (select_entry), its platform index bound, refined to
   /// PrepareOptions::arg_types when it had dynamic dimensions.
   Module module;
+  /// With PrepareOptions::onednn_convolution: the convolutions rewritten and kept (OneDnnRewrite).
+  int onednn_rewritten = 0, onednn_kept = 0;
+  std::string onednn_kept_reason;
 };
 
 /// The items of `all` (one per flat input of a `jax.export` artifact: types, names, pointers to

@@ -1,0 +1,143 @@
+// The opt-in rewrite of convolutions into oneDNN's (hhlo/program/onednn_rewrite.h): @main copied
+// through inline_call with a rewrite that swaps each convolution oneDNN serves for a call of
+// `hhlo_onednn_convolution` carrying the dimension numbers and window as i64 arrays.
+#include "hhlo/program/onednn_rewrite.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hhlo/core/error.h"
+#include "hhlo/ir/inline.h"
+#include "hhlo/program/program.h"
+
+namespace hhlo {
+namespace {
+
+constexpr const char* kTarget = "hhlo_onednn_convolution";
+
+const Attribute* find(const OpState& op, std::string_view name) {
+  for (const NamedAttr& a : op.attrs)
+    if (a.name == name) return &a.value;
+  return nullptr;
+}
+
+std::vector<int64_t> i64s(const OpState& op, std::string_view name) {
+  const Attribute* a = find(op, name);
+  const auto* v = a ? a->get_if<I64ArrayAttr>() : nullptr;
+  return v ? v->values : std::vector<int64_t>{};
+}
+
+int64_t int_attr(const OpState& op, std::string_view name) {
+  const Attribute* a = find(op, name);
+  const auto* v = a ? a->get_if<IntAttr>() : nullptr;
+  return v ? v->value : 1;
+}
+
+/// A convolution's window as the kernel takes it.
+struct Window {
+  std::vector<int64_t> strides, low, high, dilation;
+  int64_t groups = 1;
+};
+
+/// Why oneDNN cannot run `op` as the spec defines it; empty when it can (then `w` is filled).
+std::string unsupported(const OpState& op, Window& w) {
+  for (const Value& v : op.operands)
+    if (v.dtype() != DType::f32) return fmt::format("a {} operand", dtype_name(v.dtype()));
+  if (op.result_types.at(0).dtype != DType::f32) return "a result that is not f32";
+  const auto* dn = find(op, "dimension_numbers")->get_if<ConvDimensionNumbers>();
+  size_t n = dn->input_spatial_dimensions.size();
+  if (n < 1 || n > 3) return fmt::format("{} spatial dimensions", n);
+  for (int64_t d : i64s(op, "lhs_dilation"))
+    if (d != 1) return "lhs dilation (a transposed convolution)";
+  if (const Attribute* r = find(op, "window_reversal"))
+    if (const auto* b = r->get_if<BoolArrayAttr>())
+      for (bool x : b->values)
+        if (x) return "window reversal";
+  if (int_attr(op, "batch_group_count") != 1) return "batch_group_count > 1";
+  w.strides = i64s(op, "window_strides");
+  w.dilation = i64s(op, "rhs_dilation");
+  w.groups = int_attr(op, "feature_group_count");
+  std::vector<int64_t> pad = find(op, "padding")->get_if<DenseAttr>()->array->to_vector<int64_t>();
+  for (size_t i = 0; i + 1 < pad.size(); i += 2) {
+    if (pad[i] < 0 || pad[i + 1] < 0) return "negative padding";
+    w.low.push_back(pad[i]);
+    w.high.push_back(pad[i + 1]);
+  }
+  return "";
+}
+
+/// [a, b, rest...] as one vector.
+std::vector<int64_t> order(int64_t a, int64_t b, const std::vector<int64_t>& rest) {
+  std::vector<int64_t> o = {a, b};
+  o.insert(o.end(), rest.begin(), rest.end());
+  return o;
+}
+
+/// The call of the oneDNN kernel standing for convolution `op` with window `w`.
+Value onednn_call(Func& f, const OpState& op, const Window& w) {
+  const auto& dn = *find(op, "dimension_numbers")->get_if<ConvDimensionNumbers>();
+  DictAttr config;
+  auto add = [&](const char* name, std::vector<int64_t> v) {
+    config.entries.emplace_back(name, I64ArrayAttr{std::move(v)});
+  };
+  add("input_dims",
+      order(dn.input_batch_dimension, dn.input_feature_dimension, dn.input_spatial_dimensions));
+  add("kernel_dims", order(dn.kernel_output_feature_dimension, dn.kernel_input_feature_dimension,
+                           dn.kernel_spatial_dimensions));
+  add("output_dims",
+      order(dn.output_batch_dimension, dn.output_feature_dimension, dn.output_spatial_dimensions));
+  add("window_strides", w.strides);
+  add("padding_low", w.low);
+  add("padding_high", w.high);
+  add("rhs_dilation", w.dilation);
+  config.entries.emplace_back("feature_group_count", IntAttr{w.groups});
+  // The attributes custom_call (hhlo/ir/ops.h) gives a typed-FFI call, at the convolution's own
+  // location (the builder would record this file's).
+  std::vector<NamedAttr> attrs = {{"call_target_name", StringAttr{kTarget}},
+                                  {"api_version", i32_attr(4)},
+                                  {"has_side_effect", BoolAttr{false}},
+                                  {"backend_config", std::move(config)}};
+  return f.append(
+      {"stablehlo.custom_call", op.operands, op.result_types, std::move(attrs), {}, op.loc})[0];
+}
+
+bool partitioned(const Module& m) { return num_partitions_of(m) > 1 || !m.meshes().empty(); }
+
+}  // namespace
+
+OneDnnRewrite rewrite_convolutions_for_onednn(const Module& module) {
+  const Func* main = module.find("main");
+  if (!main || !main->returned())
+    throw Error("rewrite_convolutions_for_onednn: the module has no @main that returns");
+  OneDnnRewrite r;
+  Module& out = r.module;
+  out.set_name(module.name());
+  for (const NamedAttr& a : module.attrs()) out.set_attr(a);
+  for (const auto& [name, mesh] : module.meshes()) out.add_mesh(name, mesh);
+  Func& f = out.add_func("main", main->arg_types());
+  for (const NamedAttr& a : main->attrs()) f.set_attr(a);
+  for (size_t i = 0; i < main->args().size(); ++i)
+    for (const NamedAttr& a : main->arg_attrs(i)) f.set_arg_attr(i, a);
+  bool rewrite = !partitioned(module);
+  OpRewrite swap = [&](Func& dest, const OpState& op) -> std::optional<std::vector<Value>> {
+    if (op.name != "stablehlo.convolution") return std::nullopt;
+    Window w;
+    std::string why = rewrite ? unsupported(op, w) : "a partitioned module";
+    if (!why.empty()) {
+      if (r.kept++ == 0) r.first_kept_reason = why;
+      return std::nullopt;
+    }
+    ++r.rewritten;
+    return std::vector<Value>{onednn_call(dest, op, w)};
+  };
+  // At the entry's own func.return location (ret would record this file's).
+  f.ret_at(inline_call(f, module, "main", f.args(), swap), main->body().ops().back()->loc());
+  for (size_t i = 0; i < main->result_types().size(); ++i)
+    for (const NamedAttr& a : main->result_attrs(i)) f.set_result_attr(i, a);
+  return r;
+}
+
+}  // namespace hhlo

@@ -1,0 +1,173 @@
+// `--onednn-convolution` (issue 26 item 4): the convolutions oneDNN serves run as its kernel
+// (kernels/onednn) and give XLA's own values (the same program without the flag, XLA's
+// convolution: an independent implementation) within f32 summation-order error, over layouts,
+// strides, padding, dilation, groups and 1-3 spatial dimensions; those it cannot run are kept
+// and counted with the reason.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "cli_util.h"
+#include "hhlo/core/array.h"
+
+namespace hhlo::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Case {
+  const char* name;
+  /// The convolution's text after `(%x, %w) `, through its type.
+  const char* conv;
+  Dims x, w, y;
+};
+
+std::string dims_text(const Dims& d, const char* dtype = "f32") {
+  std::string s = "tensor<";
+  for (int64_t n : d) s += std::to_string(n) + "x";
+  return s + dtype + ">";
+}
+
+std::string program(const Case& c, const char* dtype = "f32") {
+  std::string x = dims_text(c.x, dtype), w = dims_text(c.w, dtype), y = dims_text(c.y, dtype);
+  return "func.func public @main(%x: " + x + ", %w: " + w + ") -> " + y +
+         " {\n  %0 = stablehlo.convolution(%x, %w) " + c.conv + " : (" + x + ", " + w + ") -> " +
+         y + "\n  return %0 : " + y + "\n}\n";
+}
+
+/// Deterministic values in [-1, 1).
+Array values(const Dims& d, uint32_t seed) {
+  Array a(DType::f32, d);
+  float* p = static_cast<float*>(a.data());
+  uint32_t s = seed;
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
+    s = s * 1664525u + 1013904223u;
+    p[i] = static_cast<float>(s >> 8) / static_cast<float>(1u << 23) - 1.0f;
+  }
+  return a;
+}
+
+/// The output of `hhlo run` on DIR/p.mlir with DIR/x.npy, DIR/w.npy, with `flags`.
+Array run_conv(const std::string& dir, const std::string& out, std::vector<std::string> flags) {
+  std::vector<std::string> args = {"run", dir + "/p.mlir", "-i", dir + "/x.npy",
+                                   "-i",  dir + "/w.npy",  "-o", dir + "/" + out};
+  args.insert(args.end(), flags.begin(), flags.end());
+  ProcessResult r = run_hhlo(args, {.env = {"HHLO_COMPILE_CACHE=" + dir + "/cache"}});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return read_npy(dir + "/" + out + "/out0.npy");
+}
+
+const Case kCases[] = {
+    {"nhwc_same",
+     "dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = "
+     "[[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count "
+     "= 1 : i64}",
+     {4, 8, 8, 3},
+     {3, 3, 3, 16},
+     {4, 8, 8, 16}},
+    {"nchw_strided_dilated",
+     "dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 1], pad = "
+     "[[1, 2], [0, 1]], rhs_dilate = [1, 2]} {batch_group_count = 1 : i64, feature_group_count "
+     "= 1 : i64}",
+     {2, 4, 9, 10},
+     {6, 4, 3, 2},
+     {2, 6, 5, 9}},
+    {"mixed_layouts",
+     "dim_numbers = [b, f, 0, 1]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 2], pad = "
+     "[[0, 0], [2, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}",
+     {3, 5, 7, 6},
+     {2, 3, 5, 4},
+     {3, 6, 4, 4}},
+    {"grouped_1d",
+     "dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {stride = [1], pad = [[0, 0]]} "
+     "{batch_group_count = 1 : i64, feature_group_count = 2 : i64}",
+     {3, 4, 11},
+     {6, 2, 3},
+     {3, 6, 9}},
+    {"conv_3d",
+     "dim_numbers = [b, 0, 1, 2, f]x[0, 1, 2, i, o]->[b, 0, 1, 2, f], window = {stride = [1, 2, "
+     "1], pad = [[0, 1], [0, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 "
+     ": i64}",
+     {2, 5, 6, 7, 3},
+     {2, 3, 3, 3, 5},
+     {2, 5, 3, 7, 5}},
+};
+
+TEST(OneDnnConvolution, GivesXlasValuesOverLayoutsWindowsAndGroups) {
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(c.name);
+    std::string dir = temp_dir(std::string("onednn_") + c.name);
+    write_text(dir + "/p.mlir", program(c));
+    write_npy(dir + "/x.npy", values(c.x, 1));
+    write_npy(dir + "/w.npy", values(c.w, 2));
+    Array xla = run_conv(dir, "xla", {});
+    Array onednn = run_conv(dir, "onednn", {"--onednn-convolution", "--repeat", "3"});
+    ASSERT_EQ(onednn.type(), xla.type());
+    auto a = xla.values<float>(), b = onednn.values<float>();
+    double worst = 0, scale = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      worst = std::max(worst, static_cast<double>(std::fabs(a[i] - b[i])));
+      scale = std::max(scale, static_cast<double>(std::fabs(a[i])));
+    }
+    EXPECT_GT(scale, 0.5);               // not all zeros
+    EXPECT_LE(worst, 1e-5 * scale * 8);  // f32, sums of at most 135 products
+    ProcessResult r = run_hhlo({"bench", dir + "/p.mlir", "-i", dir + "/x.npy", "-i",
+                                dir + "/w.npy", "-n", "3", "--onednn-convolution"},
+                               {.env = {"HHLO_COMPILE_CACHE=" + dir + "/cache"}});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("oneDNN: 1 convolution(s) rewritten, 0 kept"));
+  }
+}
+
+TEST(OneDnnConvolution, ConvolutionsItCannotRunAreKeptWithTheReason) {
+  Case transposed = {"transposed",
+                     "dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = "
+                     "[1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [2, 2]} {batch_group_count = 1 "
+                     ": i64, feature_group_count = 1 : i64}",
+                     {1, 5, 5, 2},
+                     {3, 3, 2, 4},
+                     {1, 9, 9, 4}};
+  std::string dir = temp_dir("onednn_kept");
+  write_text(dir + "/p.mlir", program(transposed));
+  write_text(dir + "/p64.mlir", program(kCases[0], "f64"));
+  ProcessResult r = run_hhlo({"bench", dir + "/p.mlir", "-n", "2", "--onednn-convolution"},
+                             {.env = {"HHLO_COMPILE_CACHE=" + dir + "/cache"}});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("oneDNN: 0 convolution(s) rewritten, 1 kept (the first: lhs "
+                                  "dilation (a transposed convolution))"));
+  r = run_hhlo({"bench", dir + "/p64.mlir", "-n", "2", "--onednn-convolution"},
+               {.env = {"HHLO_COMPILE_CACHE=" + dir + "/cache"}});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("1 kept (the first: a f64 operand)"));
+}
+
+// The kernel checks what the program says of the convolution before describing it to oneDNN: a
+// hand-written call with dimension numbers that do not order the operand's dimensions is an
+// execution error naming the target, never a crash.
+TEST(OneDnnConvolution, AMalformedCallIsAnErrorNamingTheKernel) {
+  std::string dir = temp_dir("onednn_malformed");
+  write_text(dir + "/p.mlir",
+             "func.func public @main(%x: tensor<1x4x4x1xf32>, %w: tensor<3x3x1x2xf32>) -> "
+             "tensor<1x4x4x2xf32> {\n"
+             "  %0 = stablehlo.custom_call @hhlo_onednn_convolution(%x, %w) {api_version = 4 : "
+             "i32, backend_config = {input_dims = array<i64: 0, 3, 1, 1>, kernel_dims = "
+             "array<i64: 3, 2, 0, 1>, output_dims = array<i64: 0, 3, 1, 2>, window_strides = "
+             "array<i64: 1, 1>, padding_low = array<i64: 1, 1>, padding_high = array<i64: 1, 1>, "
+             "rhs_dilation = array<i64: 1, 1>, feature_group_count = 1 : i64}} : "
+             "(tensor<1x4x4x1xf32>, tensor<3x3x1x2xf32>) -> tensor<1x4x4x2xf32>\n"
+             "  return %0 : tensor<1x4x4x2xf32>\n}\n");
+  write_npy(dir + "/x.npy", values({1, 4, 4, 1}, 3));
+  write_npy(dir + "/w.npy", values({3, 3, 1, 2}, 4));
+  ProcessResult r = run_hhlo(
+      {"run", dir + "/p.mlir", "-i", dir + "/x.npy", "-i", dir + "/w.npy", "--onednn-convolution"},
+      {.env = {"HHLO_COMPILE_CACHE=" + dir + "/cache"}});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("hhlo_onednn_convolution: input_dims, kernel_dims and "
+                                  "output_dims must each order every dimension once"));
+}
+
+}  // namespace
+}  // namespace hhlo::test
