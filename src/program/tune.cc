@@ -12,6 +12,7 @@
 
 #include "hhlo/core/error.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/program/onednn_rewrite.h"
 
 namespace hhlo {
 namespace {
@@ -60,6 +61,8 @@ struct Bench {
   Clock::time_point start;
   /// The defaults' outputs, the reference every candidate agrees with.
   std::vector<Array> reference;
+  /// The program with its convolutions rewritten for oneDNN (try_onednn), or null.
+  const PreparedProgram* rewritten = nullptr;
 
   const Client& client(bool synchronous) {
     std::optional<Client>& c = clients[synchronous ? 1 : 0];
@@ -116,7 +119,8 @@ TuneTiming measure(Bench& b, const TunedChoice& candidate, double slice_s) {
   bool defaults = b.reference.empty();
   try {
     const Client& client = b.client(candidate.synchronous);
-    LoadedExecutable exe = compile(client, b.program, candidate.apply(b.base));
+    const PreparedProgram& program = candidate.onednn_convolution ? *b.rewritten : b.program;
+    LoadedExecutable exe = compile(client, program, candidate.apply(b.base));
     std::vector<Buffer> buffers;
     for (const Array& a : b.args) buffers.push_back(client.buffer_from_host(a));
     std::vector<const Buffer*> ptrs;
@@ -164,14 +168,26 @@ void keep_faster(const TuneTiming& t, TuneResult& result) {
   }
 }
 
+/// `program` with its convolutions rewritten for oneDNN, or nullopt when the rewrite serves none.
+std::optional<PreparedProgram> onednn_variant(const PreparedProgram& program) {
+  OneDnnRewrite r = rewrite_convolutions_for_onednn(program.module);
+  if (r.rewritten == 0) return std::nullopt;
+  PreparedProgram p;
+  static_cast<PreparedFacts&>(p) = program;
+  p.module = std::move(r.module);
+  p.onednn_rewritten = r.rewritten;
+  p.onednn_kept = r.kept;
+  return p;
+}
+
 }  // namespace
 
 std::string TunedChoice::describe() const {
   std::string s = synchronous ? "execution sync" : "execution async";
-  if (xla_options.empty()) return s + " (defaults)";
+  if (xla_options.empty() && !onednn_convolution) return s + " (defaults)";
   for (const auto& [name, value] : xla_options)
     s += fmt::format(", {}={}", name, value_text(value));
-  return s;
+  return onednn_convolution ? s + ", oneDNN convolutions" : s;
 }
 
 CompileOptions TunedChoice::apply(CompileOptions base) const {
@@ -206,8 +222,12 @@ TuneResult tune(const PreparedProgram& program, const std::vector<Array>& args,
     throw Error(
         fmt::format("tune: max_calls is {}; at least 3 calls are timed", options.max_calls));
   Bench b{program, args, base, options, {}, make_client, Clock::now(), {}};
+  std::optional<PreparedProgram> rewritten;
+  if (options.try_onednn) rewritten = onednn_variant(program);
+  b.rewritten = rewritten ? &*rewritten : nullptr;
   TuneResult result;
-  std::size_t count = 1 + (options.try_sync ? 1 : 0) + options.option_sets.size();
+  std::size_t count =
+      1 + (options.try_sync ? 1 : 0) + options.option_sets.size() + (rewritten ? 1 : 0);
   TuneTiming defaults = measure_in_budget(b, TunedChoice{}, count, result);
   result.default_median_us = result.choice_median_us = defaults.median_us;
   if (options.try_sync)
@@ -215,7 +235,14 @@ TuneResult tune(const PreparedProgram& program, const std::vector<Array>& args,
   bool synchronous = result.choice.synchronous;
   for (std::size_t i = 0; i < options.option_sets.size(); ++i) {
     TunedChoice c{.synchronous = synchronous, .xla_options = options.option_sets[i]};
-    keep_faster(measure_in_budget(b, c, options.option_sets.size() - i, result), result);
+    keep_faster(
+        measure_in_budget(b, c, options.option_sets.size() - i + (rewritten ? 1 : 0), result),
+        result);
+  }
+  if (rewritten) {
+    TunedChoice c = result.choice;
+    c.onednn_convolution = true;
+    keep_faster(measure_in_budget(b, c, 1, result), result);
   }
   return result;
 }
@@ -293,6 +320,7 @@ RememberedChoice remembered_from(const nlohmann::json& j) {
     if (name.empty()) throw Error("an XLA option without a name");
     r.choice.xla_options[name] = value_from(value);
   }
+  r.choice.onednn_convolution = j.value("onednn_convolution", false);  // absent in older records
   r.client = j.at("client").get<std::string>();
   r.median_us = j.at("median_us").get<double>();
   r.default_median_us = j.at("default_median_us").get<double>();
@@ -324,6 +352,7 @@ bool remember_tuned(CompileCache& cache, const std::string& key, const std::stri
   nlohmann::json j = {{"format", "hhlo-tuned-1"},
                       {"execution", result.choice.synchronous ? "sync" : "async"},
                       {"xla_options", options},
+                      {"onednn_convolution", result.choice.onednn_convolution},
                       {"client", client},
                       {"median_us", result.choice_median_us},
                       {"default_median_us", result.default_median_us}};

@@ -12,6 +12,9 @@
 
 #include "cli_util.h"
 #include "hhlo/core/array.h"
+#include "hhlo/program/program_cache.h"
+#include "hhlo/program/tune.h"
+#include "hhlo/runtime/client.h"
 
 namespace hhlo::test {
 namespace {
@@ -142,6 +145,38 @@ TEST(OneDnnConvolution, ConvolutionsItCannotRunAreKeptWithTheReason) {
                {.env = {"HHLO_COMPILE_CACHE=" + dir + "/cache"}});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("1 kept (the first: a f64 operand)"));
+}
+
+// A choice `hhlo tune` remembered with oneDNN convolutions (written here as tune writes it, for
+// this machine's CPU client) is followed by `hhlo run` and `hhlo bench`, with XLA's values.
+TEST(OneDnnConvolution, ARememberedChoiceOfOneDnnIsFollowedByRunAndBench) {
+  const Case& c = kCases[1];
+  std::string dir = temp_dir("onednn_tuned");
+  write_text(dir + "/p.mlir", program(c));
+  write_npy(dir + "/x.npy", values(c.x, 5));
+  write_npy(dir + "/w.npy", values(c.w, 6));
+  Array xla = run_conv(dir, "xla", {});
+  PrepareOptions prepare{
+      .platform = "cpu",
+      .arg_types = std::vector<TensorType>{{DType::f32, c.x}, {DType::f32, c.w}}};
+  CompileCache cache({.dir = dir + "/cache"});
+  TuneResult chosen;
+  chosen.choice.onednn_convolution = true;
+  ASSERT_TRUE(remember_tuned(cache, tuned_key(source_key(program(c), 0, prepare, {})),
+                             cache.client_identity(Client::create("cpu")), chosen));
+  ProcessResult r = run_hhlo(
+      {"run", dir + "/p.mlir", "-i", dir + "/x.npy", "-i", dir + "/w.npy", "-o", dir + "/tuned"},
+      {.env = {"HHLO_COMPILE_CACHE=" + dir + "/cache"}});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("tuned: execution async, oneDNN convolutions"));
+  Array tuned = read_npy(dir + "/tuned/out0.npy");
+  auto a = xla.values<float>(), b = tuned.values<float>();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-4) << i;
+  r = run_hhlo({"bench", dir + "/p.mlir", "-i", dir + "/x.npy", "-i", dir + "/w.npy", "-n", "3"},
+               {.env = {"HHLO_COMPILE_CACHE=" + dir + "/cache"}});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("oneDNN: 1 convolution(s) rewritten, 0 kept"));
 }
 
 // The kernel checks what the program says of the convolution before describing it to oneDNN: a

@@ -25,6 +25,7 @@
 #include "hhlo/lapack/kernels.h"
 #include "hhlo/onednn/kernels.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/program/onednn_rewrite.h"
 #include "hhlo/program/program_cache.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/compile_cache.h"
@@ -155,7 +156,14 @@ int run_bench(const BenchOptions& o) {
   std::vector<Array>& inputs = in.inputs;
   auto [client, options, tuned] = setup_bench(o, in);
   if (o.platform == "cpu") register_jax_cpu_kernels(client);  // JAX's lapack_*_ffi targets
-  if (o.onednn_convolution) {
+  if (tuned && tuned->choice.onednn_convolution && !o.onednn_convolution) {  // hhlo tune chose it
+    OneDnnRewrite r = rewrite_convolutions_for_onednn(program.module);
+    program.module = std::move(r.module);
+    program.onednn_rewritten = r.rewritten;
+    program.onednn_kept = r.kept;
+    program.onednn_kept_reason = std::move(r.first_kept_reason);
+  }
+  if (o.onednn_convolution || (tuned && tuned->choice.onednn_convolution)) {
     register_onednn_kernels(client);
     fmt::print(stderr, "oneDNN: {} convolution(s) rewritten, {} kept{}\n", program.onednn_rewritten,
                program.onednn_kept,

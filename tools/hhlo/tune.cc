@@ -63,6 +63,7 @@ int run_tune(const TuneCliOptions& t) {
   ClientFactory make_client = [&](bool synchronous) {
     RunOptions c = o;
     c.execution = synchronous ? "sync" : "async";
+    c.onednn_convolution = true;  // the kernel of the oneDNN candidate
     Client client = client_for_run(c, 1);
     if (identity.empty()) identity = cache.client_identity(client);
     return client;
@@ -72,7 +73,7 @@ int run_tune(const TuneCliOptions& t) {
   TuneResult r;
   try {
     r = tune(program, in.inputs, in.options, make_client,
-             {.budget_s = t.budget, .progress = print_progress});
+             {.budget_s = t.budget, .try_onednn = true, .progress = print_progress});
   } catch (const PjrtError& e) {
     throw Error(
         fmt::format("cannot compile '{}': {}", o.program, name_program_in(e.what(), o.program)));

@@ -27,6 +27,11 @@ struct TunedChoice {
   bool synchronous = false;
   /// XLA options (DebugOptions fields) set over the caller's CompileOptions::xla_options.
   std::map<std::string, XlaOptionValue> xla_options;
+  /// True: the program's f32 convolutions run as oneDNN's kernel (PrepareOptions::
+  /// onednn_convolution, hhlo/program/onednn_rewrite.h); the client must have it registered
+  /// (register_onednn_kernels, hhlo/onednn/kernels.h). `hhlo run` and `hhlo bench` follow it;
+  /// Session, which has no oneDNN kernel, applies only the other fields.
+  bool onednn_convolution = false;
 
   /// "execution sync, xla_cpu_use_xnnpack=false"; "execution async (defaults)" when nothing is
   /// changed.
@@ -76,6 +81,9 @@ struct TuneOptions {
   int warmup = 2;
   /// Try the synchronous client (CPU only).
   bool try_sync = true;
+  /// Last, try the chosen candidate with the program's convolutions rewritten for oneDNN, when
+  /// it has one the rewrite serves; make_client's clients must then have the kernel registered.
+  bool try_onednn = false;
   /// The option sets to try after the mode (default tune_option_sets()).
   std::vector<std::map<std::string, XlaOptionValue>> option_sets = tune_option_sets();
   /// Called once per candidate after it is measured or skipped (e.g. to print a progress line).
@@ -89,7 +97,7 @@ struct TuneResult {
   /// Median of the chosen candidate and of the defaults, microseconds.
   double choice_median_us = 0, default_median_us = 0;
   /// Every candidate, in the order tried: the defaults, the synchronous client, then each option
-  /// set under the faster mode.
+  /// set under the faster mode, then (try_onednn) the choice so far with oneDNN convolutions.
   std::vector<TuneTiming> timings;
 };
 
