@@ -63,10 +63,10 @@ void register_handler(const Plugin& plugin, const std::string& target_name, void
         fmt::format("PJRT plugin '{}' (PJRT C API {}): the FFI extension's "
                     "register_handler is null",
                     plugin.path(), api_version(plugin)));
-  auto fail = [&](int code, const std::string& message) {
-    return PjrtError("PJRT_FFI_Extension::register_handler", code,
+  auto fail = [&](const detail::TakenError& e) {
+    return PjrtError("PJRT_FFI_Extension::register_handler", e.code,
                      fmt::format("registering custom call target '{}' for platform '{}': {}",
-                                 target_name, platform, message));
+                                 target_name, platform, e.message));
   };
   detail::FfiRegisterHandlerArgs a{};
   a.struct_size = detail::kFfiRegisterHandlerArgsSize;
@@ -78,10 +78,9 @@ void register_handler(const Plugin& plugin, const std::string& target_name, void
   a.traits = traits;
   PJRT_Error* error = ffi.register_handler(&a);
   if (!error) return;
-  int code = 0;
-  std::string message = detail::take_error(api, error, &code);
-  if (message.find("PJRT_FFI_Register_Handler_Args size") == std::string::npos)
-    throw fail(code, message);
+  detail::TakenError first = detail::take_error(api, error);
+  if (first.message.find("PJRT_FFI_Register_Handler_Args size") == std::string::npos)
+    throw fail(first);
   detail::FfiRegisterHandlerArgsV v{};
   v.struct_size = detail::kFfiRegisterHandlerArgsVSize;
   v.target_name = target_name.data();
@@ -91,7 +90,7 @@ void register_handler(const Plugin& plugin, const std::string& target_name, void
   v.platform_name = platform.data();
   v.platform_name_size = platform.size();
   v.traits = traits;
-  if ((error = ffi.register_handler(&v))) throw fail(code, detail::take_error(api, error, &code));
+  if ((error = ffi.register_handler(&v))) throw fail(detail::take_error(api, error));
 }
 
 // XLA probes a handler at registration (a call frame carrying only a metadata extension) and,

@@ -16,16 +16,6 @@
 
 namespace hhlo::detail {
 
-ExecuteContext::~ExecuteContext() {
-  if (!context_) return;
-  auto a = args<PJRT_ExecuteContext_Destroy_Args>();
-  a.context = context_;
-  if (PJRT_Error* e = api_->PJRT_ExecuteContext_Destroy(&a)) {
-    int code;
-    take_error(api_, e, &code);  // nothing sensible to do in a destructor
-  }
-}
-
 std::shared_ptr<ExecuteContext> make_execute_context(
     const Plugin& plugin, const std::vector<CustomCallUserData>& user_data) {
   const PJRT_Api* api = plugin.state().api;

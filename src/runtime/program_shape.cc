@@ -212,21 +212,12 @@ std::optional<std::string> optimized_program(const PJRT_Api* api, PJRT_LoadedExe
   }
   auto g = args<PJRT_LoadedExecutable_GetExecutable_Args>();
   g.loaded_executable = loaded;
-  int code = 0;
   if (PJRT_Error* e = api->PJRT_LoadedExecutable_GetExecutable(&g)) {
-    why = "PJRT_LoadedExecutable_GetExecutable failed: " + take_error(api, e, &code);
+    why = "PJRT_LoadedExecutable_GetExecutable failed: " + take_error(api, e).message;
     return std::nullopt;
   }
-  struct Owner {  // PJRT_LoadedExecutable_GetExecutable allocates: destroy what it gave
-    const PJRT_Api* api;
-    PJRT_Executable* exe;
-    ~Owner() {
-      auto d = args<PJRT_Executable_Destroy_Args>();
-      d.executable = exe;
-      int c;
-      if (PJRT_Error* e = api->PJRT_Executable_Destroy(&d)) take_error(api, e, &c);
-    }
-  } owner{api, g.executable};
+  // PJRT_LoadedExecutable_GetExecutable allocates: destroy what it gave.
+  PjrtHandle<PJRT_Executable> owner(api, g.executable);
   auto program = args<PJRT_Program>();
   auto a = args<PJRT_Executable_OptimizedProgram_Args>();
   a.executable = g.executable;
@@ -239,7 +230,7 @@ std::optional<std::string> optimized_program(const PJRT_Api* api, PJRT_LoadedExe
     e = api->PJRT_Executable_OptimizedProgram(&a);
   }
   if (e) {
-    why = "PJRT_Executable_OptimizedProgram failed: " + take_error(api, e, &code);
+    why = "PJRT_Executable_OptimizedProgram failed: " + take_error(api, e).message;
     return std::nullopt;
   }
   bytes.resize(program.code_size);

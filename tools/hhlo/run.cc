@@ -123,7 +123,7 @@ std::vector<std::string> unregistered_targets(const Client& client, const Module
     try {
       compile(client, probe);
     } catch (const PjrtError& e) {
-      if (e.code() == 5) missing.push_back(target);
+      if (e.error_code() == PjrtErrorCode::not_found) missing.push_back(target);
     } catch (const Error&) {  // a target name our reader refuses: not a registration question
     }
   }
@@ -237,7 +237,7 @@ LoadedExecutable compile_for_run(const Client& client, const PreparedProgram& pr
     return compile_remembered(client, program, options, cache, source);
   } catch (const PjrtError& e) {
     std::string message = name_program_in(e.what(), path);
-    if (e.code() == 5) {  // NOT_FOUND: an unregistered custom-call target; name all of them
+    if (e.error_code() == PjrtErrorCode::not_found) {  // an unregistered custom-call target
       std::vector<std::string> missing = unregistered_targets(client, program.module);
       if (missing.size() > 1)
         message += fmt::format(
