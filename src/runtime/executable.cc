@@ -255,7 +255,8 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
   a.device_complete_events = done.data();
   // Kept alive until every device finished (by the events' callbacks when asynchronous).
   std::shared_ptr<detail::ExecuteContext> context;
-  if (!options.user_data.empty() || detail::has_custom_call_targets(client()->plugin)) {
+  if (!options.user_data.empty() ||
+      detail::custom_call_registry(client()->plugin).needs_execute_context()) {
     context = detail::make_execute_context(client()->plugin, options.user_data);
     opts.context = context->get();
   }

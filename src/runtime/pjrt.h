@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "custom_call_registry.h"
 #include "hhlo/core/dtype.h"
 #include "hhlo/core/error.h"
 #include "hhlo/runtime/key_value_store.h"
@@ -21,6 +22,8 @@ struct PluginState {
   void* library = nullptr;
   const PJRT_Api* api = nullptr;
   std::map<std::string, PluginAttribute> attributes;
+  /// What this process registered with the plugin through custom_call.h.
+  mutable CustomCallRegistry custom_calls;
 };
 
 /// Owns the PJRT_Client; shared by every object of the client, so it is destroyed last.

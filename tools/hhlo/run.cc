@@ -91,43 +91,32 @@ void prepare_output_dir(const std::string& dir) {
   std::filesystem::remove(probe, ec);
 }
 
-/// Every custom_call target named in `block` (and its regions) with its api_version, in order.
-void collect_targets(const Block& block, std::vector<std::pair<std::string, int64_t>>& out) {
+/// Every custom_call target named in `block` (and its regions), once each, in order.
+void collect_targets(const Block& block, std::vector<std::string>& out) {
   for (const auto& op : block.ops()) {
     if (op->name() == "stablehlo.custom_call") {
       const Attribute* t = op->attr("call_target_name");
-      const Attribute* v = op->attr("api_version");
       const StringAttr* name = t ? t->get_if<StringAttr>() : nullptr;
-      const IntAttr* version = v ? v->get_if<IntAttr>() : nullptr;
-      if (name && std::none_of(out.begin(), out.end(),
-                               [&](const auto& e) { return e.first == name->value; }))
-        out.emplace_back(name->value, version ? version->value : 0);
+      if (name && std::find(out.begin(), out.end(), name->value) == out.end())
+        out.push_back(name->value);
     }
     for (const auto& region : op->regions()) collect_targets(*region, out);
   }
 }
 
-/// After the plugin reported one unregistered custom-call target (NOT_FOUND), the others: each
-/// custom-call target of `module` is compiled alone in a one-op probe and kept when the plugin
-/// cannot resolve it either.
-std::vector<std::string> unregistered_targets(const Client& client, const Module& module) {
-  std::vector<std::pair<std::string, int64_t>> targets;
+/// After the plugin reported one unregistered custom-call target (NOT_FOUND, its `message`
+/// naming the first), all of them: the module's own custom-call targets that nothing registered
+/// with the plugin (unregistered_custom_call_targets); empty when the plugin's message names none
+/// of those (then it was not about them).
+std::vector<std::string> unregistered_targets(const Client& client, const Module& module,
+                                              const std::string& message) {
+  std::vector<std::string> targets;
   for (const auto& f : module.funcs()) collect_targets(f->body(), targets);
-  std::vector<std::string> missing;
-  for (const auto& [target, version] : targets) {
-    std::string probe = fmt::format(
-        "module @probe {{\n  func.func public @main(%a: tensor<f32>) -> tensor<f32> {{\n"
-        "    %0 = stablehlo.custom_call @\"{}\"(%a) {{api_version = {} : i32}} : (tensor<f32>) -> "
-        "tensor<f32>\n    return %0 : tensor<f32>\n  }}\n}}\n",
-        target, version ? version : 1);
-    try {
-      compile(client, probe);
-    } catch (const PjrtError& e) {
-      if (e.error_code() == PjrtErrorCode::not_found) missing.push_back(target);
-    } catch (const Error&) {  // a target name our reader refuses: not a registration question
-    }
-  }
-  return missing;
+  std::vector<std::string> missing = unregistered_custom_call_targets(client.plugin(), targets);
+  bool named = std::any_of(missing.begin(), missing.end(), [&](const std::string& t) {
+    return message.find(t) != std::string::npos;
+  });
+  return named ? missing : std::vector<std::string>{};
 }
 
 /// File stems for the outputs: each result's name (`results`: PreparedProgram::names, JAX's
@@ -238,7 +227,7 @@ LoadedExecutable compile_for_run(const Client& client, const PreparedProgram& pr
   } catch (const PjrtError& e) {
     std::string message = name_program_in(e.what(), path);
     if (e.error_code() == PjrtErrorCode::not_found) {  // an unregistered custom-call target
-      std::vector<std::string> missing = unregistered_targets(client, program.module);
+      std::vector<std::string> missing = unregistered_targets(client, program.module, message);
       if (missing.size() > 1)
         message += fmt::format(
             "\n{} custom-call targets of the program are not registered with "
