@@ -178,21 +178,26 @@ void emit_outputs(const RunOptions& o, const std::vector<Array>& host,
   if (!o.output_dir.empty()) fmt::print("wrote {} output(s) to {}\n", host.size(), o.output_dir);
 }
 
-/// Median and minimum of `repeat` timed calls of `call`, printed.
+/// The median of sorted, non-empty `us`.
+double median_of(const std::vector<double>& us) {
+  return us.size() % 2 ? us[us.size() / 2] : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
+}
+
+/// The per-call times of `repeat` timed calls of `call` in microseconds, sorted; their minimum
+/// and median printed. What a call returns (its outputs) is freed after its time is taken.
 template <typename F>
-void time_calls(int repeat, F call) {
+std::vector<double> time_calls(int repeat, F call) {
   std::vector<double> us;
   for (int r = 0; r < repeat; ++r) {
     auto t0 = std::chrono::steady_clock::now();
-    call();
+    auto outputs = call();
     auto t1 = std::chrono::steady_clock::now();
     us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
   }
   std::sort(us.begin(), us.end());
-  double median =
-      us.size() % 2 ? us[us.size() / 2] : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
   fmt::print("latency over {} call(s) (execute + await): min {:.1f} us, median {:.1f} us\n",
-             us.size(), us.front(), median);
+             us.size(), us.front(), median_of(us));
+  return us;
 }
 
 /// An SPMD executable: each global input split by the layout the partitioner chose, one
@@ -212,7 +217,7 @@ int run_sharded(const RunOptions& o, const Client& client, const LoadedExecutabl
   deadline.disarm();
   emit_outputs(o, host, output_names(program.names.results, host.size()), program.names);
   fmt::print("ran on {} devices (SPMD-partitioned by XLA)\n", devices.size());
-  if (o.repeat > 0) time_calls(o.repeat, [&] { exe.execute_sharded(ptrs); });
+  if (o.repeat > 0) time_calls(o.repeat, [&] { return exe.execute_sharded(ptrs); });
   return 0;
 }
 
@@ -314,25 +319,14 @@ int run_program(const RunOptions& o) {
   emit_outputs(o, host, output_names(program.names.results, host.size()), program.names);
 
   if (o.repeat > 0) {
-    std::vector<double> us;
-    for (int r = 0; r < o.repeat; ++r) {
-      auto t0 = std::chrono::steady_clock::now();
-      std::vector<Buffer> out = exe.execute(args);
-      auto t1 = std::chrono::steady_clock::now();
-      us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
-    }
-    std::sort(us.begin(), us.end());
-    double median =
-        us.size() % 2 ? us[us.size() / 2] : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
-    fmt::print("latency over {} call(s) (execute + await): min {:.1f} us, median {:.1f} us\n",
-               us.size(), us.front(), median);
+    std::vector<double> us = time_calls(o.repeat, [&] { return exe.execute(args); });
     if (o.json) {
       double mean = 0;
       for (double u : us) mean += u / static_cast<double>(us.size());
       nlohmann::json j = {{"calls", us.size()},
                           {"latency_us",
                            {{"min", us.front()},
-                            {"median", median},
+                            {"median", median_of(us)},
                             {"p90", us[(us.size() - 1) * 9 / 10]},
                             {"max", us.back()},
                             {"mean", mean}}},
