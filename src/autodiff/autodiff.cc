@@ -16,14 +16,6 @@ namespace {
 
 using detail::where;
 
-// Values used by `op`, including values of enclosing blocks captured by its regions.
-void collect_uses(const Block& b, std::vector<Value>& out) {
-  for (const auto& inner : b.ops()) {
-    for (Value v : inner->operands()) out.push_back(v);
-    for (const auto& r : inner->regions()) collect_uses(*r, out);
-  }
-}
-
 }  // namespace
 
 std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Cotangent>& cotangents,
@@ -58,7 +50,7 @@ std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Cota
   std::vector<const Op*> tape;
   for (const auto& op : block.ops()) {
     std::vector<Value> uses(op->operands().begin(), op->operands().end());
-    for (const auto& r : op->regions()) collect_uses(*r, uses);
+    for (const auto& r : op->regions()) detail::uses_in(*r, uses);
     bool on = false;
     for (Value v : uses) on = on || active.count(v.id());
     if (!on) continue;

@@ -8,15 +8,14 @@
 #include "hhlo/autodiff/autodiff.h"
 #include "hhlo/autodiff/jvp_registry.h"
 #include "hhlo/ir/ops.h"
+#include "rule_table.h"
 #include "rules/rules.h"
 
 namespace hhlo::ad {
 namespace {
 
-detail::JvpRegistry& jvp_registry() {
-  static detail::JvpRegistry r;
-  static std::once_flag once;
-  std::call_once(once, [] {
+detail::RuleTable<JvpRule>& jvp_registry() {
+  static detail::RuleTable<JvpRule> table([](detail::JvpRegistry& r) {
     detail::register_elementwise_jvps(r);
     detail::register_shape_jvps(r);
     detail::register_dot_general_jvps(r);
@@ -29,11 +28,7 @@ detail::JvpRegistry& jvp_registry() {
     detail::register_linalg_jvps(r);
     detail::register_collectives_jvps(r);
   });
-  return r;
-}
-std::mutex& jvp_mutex() {
-  static std::mutex m;
-  return m;
+  return table;
 }
 
 using detail::where;
@@ -45,25 +40,12 @@ bool is_control_flow(const std::string& n) {
 }  // namespace
 
 void register_jvp(std::string op_name, JvpRule rule) {
-  auto& r = jvp_registry();
-  std::lock_guard lock(jvp_mutex());
-  r.insert_or_assign(std::move(op_name), std::move(rule));
+  jvp_registry().add(std::move(op_name), std::move(rule));
 }
 
-const JvpRule* find_jvp(std::string_view op_name) {
-  auto& r = jvp_registry();
-  std::lock_guard lock(jvp_mutex());
-  auto it = r.find(op_name);
-  return it == r.end() ? nullptr : &it->second;
-}
+const JvpRule* find_jvp(std::string_view op_name) { return jvp_registry().find(op_name); }
 
-std::vector<std::string> registered_jvps() {
-  auto& r = jvp_registry();
-  std::lock_guard lock(jvp_mutex());
-  std::vector<std::string> out;
-  for (const auto& kv : r) out.push_back(kv.first);
-  return out;
-}
+std::vector<std::string> registered_jvps() { return jvp_registry().names(); }
 
 void register_custom_jvp(std::string target, JvpRule rule) {
   register_jvp("custom_call:" + target, std::move(rule));
@@ -112,6 +94,19 @@ JvpRule linear_jvp() {
     for (size_t i = 0; i < r.size(); ++i)
       if (detail::is_inexact(r[i].dtype())) out[i] = r[i];
     return out;
+  };
+}
+
+JvpRule bilinear_jvp() {
+  return [](const Op& op, const std::vector<Tangent>& ts) {
+    Value lhs = op.operands()[0], rhs = op.operands()[1];
+    Tangent acc;
+    if (ts[0]) acc = reapply(op, {*ts[0], rhs})[0];
+    if (ts[1]) {
+      Value b = reapply(op, {lhs, *ts[1]})[0];
+      acc = acc ? add(*acc, b) : b;
+    }
+    return std::vector<Tangent>{acc};
   };
 }
 

@@ -6,15 +6,14 @@
 
 #include "hhlo/autodiff/vjp_registry.h"
 #include "hhlo/ir/ops.h"
+#include "rule_table.h"
 #include "rules/rules.h"
 
 namespace hhlo::ad {
 namespace {
 
-detail::Registry& registry() {
-  static detail::Registry r;
-  static std::once_flag once;
-  std::call_once(once, [] {
+detail::RuleTable<VjpRule>& registry() {
+  static detail::RuleTable<VjpRule> table([](detail::Registry& r) {
     detail::register_elementwise_rules(r);
     detail::register_shape_rules(r);
     detail::register_dot_general_rules(r);
@@ -27,35 +26,18 @@ detail::Registry& registry() {
     detail::register_linalg_rules(r);
     detail::register_collectives_rules(r);
   });
-  return r;
-}
-std::mutex& registry_mutex() {
-  static std::mutex m;
-  return m;
+  return table;
 }
 
 }  // namespace
 
 void register_vjp(std::string op_name, VjpRule rule) {
-  auto& r = registry();
-  std::lock_guard lock(registry_mutex());
-  r.insert_or_assign(std::move(op_name), std::move(rule));
+  registry().add(std::move(op_name), std::move(rule));
 }
 
-const VjpRule* find_vjp(std::string_view op_name) {
-  auto& r = registry();
-  std::lock_guard lock(registry_mutex());
-  auto it = r.find(op_name);
-  return it == r.end() ? nullptr : &it->second;
-}
+const VjpRule* find_vjp(std::string_view op_name) { return registry().find(op_name); }
 
-std::vector<std::string> registered_vjps() {
-  auto& r = registry();
-  std::lock_guard lock(registry_mutex());
-  std::vector<std::string> out;
-  for (const auto& kv : r) out.push_back(kv.first);
-  return out;
-}
+std::vector<std::string> registered_vjps() { return registry().names(); }
 
 namespace {
 void defined_in(const Block& b, std::unordered_set<uint32_t>& out) {
@@ -65,20 +47,21 @@ void defined_in(const Block& b, std::unordered_set<uint32_t>& out) {
     for (const auto& r : op->regions()) defined_in(*r, out);
   }
 }
-void uses_in(const Block& b, std::vector<Value>& out) {
+}  // namespace
+
+void detail::uses_in(const Block& b, std::vector<Value>& out) {
   for (const auto& op : b.ops()) {
     for (Value v : op->operands()) out.push_back(v);
     for (const auto& r : op->regions()) uses_in(*r, out);
   }
 }
-}  // namespace
 
 std::vector<Value> captured_values(const Op& op) {
   std::unordered_set<uint32_t> inside, seen;
   std::vector<Value> uses, out;
   for (const auto& r : op.regions()) {
     defined_in(*r, inside);
-    uses_in(*r, uses);
+    detail::uses_in(*r, uses);
   }
   for (Value v : uses)
     if (!inside.count(v.id()) && seen.insert(v.id()).second) out.push_back(v);

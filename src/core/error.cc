@@ -19,9 +19,10 @@ ParseError::ParseError(std::string source, uint32_t line, uint32_t column, std::
       expected_(std::move(expected)),
       found_(std::move(found)) {}
 
-PjrtError::PjrtError(std::string function, int code, const std::string& message)
-    : Error(fmt::format("{} failed (PJRT error code {}): {}", function, code, message)),
+PjrtError::PjrtError(std::string function, PjrtErrorCode code, const std::string& message)
+    : Error(fmt::format("{} failed (PJRT error code {}): {}", function, static_cast<int>(code),
+                        message)),
       function_(std::move(function)),
-      code_(code) {}
+      code_(static_cast<int>(code)) {}
 
 }  // namespace hhlo

@@ -81,7 +81,8 @@ BcType Reader::read_type(const Entry& e, Cursor& c) {
         t.dtype = tt.dtype;
         t.dims = tt.dims;
         return t;
-      } catch (const ParseError&) {
+      } catch (const ParseError&) {  // a tensor type our parser does not read (an encoding, a
+                                     // bound): kept as opaque text below, as any other type is
       }
     }
     return other(std::string(text));

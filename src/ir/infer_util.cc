@@ -1,5 +1,7 @@
 #include "infer_util.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace hhlo {
@@ -48,6 +50,29 @@ void check_in_range(std::string_view op, std::string_view constraint, std::strin
   for (int64_t d : dims)
     if (d < 0 || d >= rank)
       fail(op, constraint, "{} {} has dimension {} outside [0, {})", what, list(dims), d, rank);
+}
+
+void check_batching_dims(std::string_view op, std::span<const std::string_view, 5> tags,
+                         std::string_view operand, const Dims& operand_dims,
+                         std::span<const int64_t> operand_batching, std::string_view indices,
+                         const Dims& indices_dims, std::span<const int64_t> indices_batching,
+                         int64_t index_vector_dim) {
+  std::string indices_field = fmt::format("{}_batching_dims", indices);
+  check_unique(op, tags[0], indices_field, indices_batching);
+  check_in_range(op, tags[1], indices_field, indices_batching,
+                 static_cast<int64_t>(indices_dims.size()));
+  if (std::count(indices_batching.begin(), indices_batching.end(), index_vector_dim))
+    fail(op, tags[2], "index_vector_dim {} is also a {} batching dim", index_vector_dim, indices);
+  if (operand_batching.size() != indices_batching.size())
+    fail(op, tags[3], "{}_batching_dims {} and {} {} differ in size", operand,
+         list(operand_batching), indices_field, list(indices_batching));
+  for (size_t i = 0; i < operand_batching.size(); ++i) {
+    int64_t a = operand_dims[static_cast<size_t>(operand_batching[i])];
+    int64_t b = indices_dims[static_cast<size_t>(indices_batching[i])];
+    if (!dim_compatible(a, b))
+      fail(op, tags[4], "{} batching dim {} has size {}, {} batching dim {} has size {}", operand,
+           operand_batching[i], a, indices, indices_batching[i], b);
+  }
 }
 
 }  // namespace detail

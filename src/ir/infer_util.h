@@ -34,6 +34,18 @@ void check_unique(std::string_view op, std::string_view constraint, std::string_
 void check_in_range(std::string_view op, std::string_view constraint, std::string_view what,
                     std::span<const int64_t> dims, int64_t rank);
 
+/// The batching-dims checks gather and scatter share (gather C13-C17, scatter C14-C18): the
+/// indices' batching dims unique (tags[0]), in [0, rank(indices)) (tags[1]) and not
+/// `index_vector_dim` (tags[2]); as many as the operand's (tags[3]); each pair of sizes compatible
+/// (tags[4]). `operand` and `indices` name the two sides in messages ("operand" and
+/// "start_indices" for gather, "input" and "scatter_indices" for scatter, whose fields are
+/// `<name>_batching_dims`).
+void check_batching_dims(std::string_view op, std::span<const std::string_view, 5> tags,
+                         std::string_view operand, const Dims& operand_dims,
+                         std::span<const int64_t> operand_batching, std::string_view indices,
+                         const Dims& indices_dims, std::span<const int64_t> indices_batching,
+                         int64_t index_vector_dim);
+
 /// The spec constraint an elementwise op's result type must satisfy, for a recorded result type
 /// that differs from the inferred one: abs/real/imag "C1" (shape) or "C2" (element type),
 /// complex "C2" or "C3", is_finite "C1" (shape) or "Results" (i1), every other op "C1".

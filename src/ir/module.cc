@@ -189,20 +189,13 @@ void Func::ret_at(const std::vector<Value>& results, const Location& loc) {
 Module::Module() : id_(std::make_unique<Module*>(this)) {}
 Module::~Module() = default;
 Module::Module(Module&& other) noexcept
-    : id_(std::move(other.id_)),
-      name_(std::move(other.name_)),
-      attrs_(std::move(other.attrs_)),
-      meshes_(std::move(other.meshes_)),
-      funcs_(std::move(other.funcs_)) {
+    : ModuleContents(std::move(other)), id_(std::move(other.id_)) {
   if (id_) *id_ = this;
 }
 Module& Module::operator=(Module&& other) noexcept {
   if (this == &other) return *this;
+  ModuleContents::operator=(std::move(other));
   id_ = std::move(other.id_);
-  name_ = std::move(other.name_);
-  attrs_ = std::move(other.attrs_);
-  meshes_ = std::move(other.meshes_);
-  funcs_ = std::move(other.funcs_);
   if (id_) *id_ = this;
   return *this;
 }

@@ -9,63 +9,39 @@ namespace hhlo {
 using detail::args;
 
 Buffer::Buffer(std::shared_ptr<const detail::ClientState> client, void* buffer)
-    : client_(std::move(client)), handle_(buffer) {}
+    : handle_(detail::owned_by<PJRT_Buffer>(std::move(client), buffer)) {}
 
-Buffer::Buffer(Buffer&& o) noexcept : client_(std::move(o.client_)), handle_(o.handle_) {
-  o.handle_ = nullptr;
-}
-
-Buffer& Buffer::operator=(Buffer&& o) noexcept {
-  if (this != &o) {
-    Buffer tmp(std::move(*this));
-    client_ = std::move(o.client_);
-    handle_ = o.handle_;
-    o.handle_ = nullptr;
-  }
-  return *this;
-}
-
-Buffer::~Buffer() {
-  if (!handle_) return;
-  auto a = args<PJRT_Buffer_Destroy_Args>();
-  a.buffer = static_cast<PJRT_Buffer*>(handle_);
-  if (PJRT_Error* e = client_->api->PJRT_Buffer_Destroy(&a)) {
-    int code;
-    detail::take_error(client_->api, e, &code);
-  }
-}
-
-static PJRT_Buffer* buf(void* h) {
-  if (!h) throw Error("Buffer: no buffer (default-constructed or moved-from)");
-  return static_cast<PJRT_Buffer*>(h);
+static PJRT_Buffer* buf(const detail::PjrtHandle<PJRT_Buffer>& h) {
+  if (!h.get()) throw Error("Buffer: no buffer (default-constructed or moved-from)");
+  return h.get();
 }
 
 Dims Buffer::dims() const {
   auto a = args<PJRT_Buffer_Dimensions_Args>();
   a.buffer = buf(handle_);
-  HHLO_PJRT_CALL(client_->api, PJRT_Buffer_Dimensions, a);
+  HHLO_PJRT_CALL(handle_.api(), PJRT_Buffer_Dimensions, a);
   return Dims(a.dims, a.dims + a.num_dims);
 }
 
 DType Buffer::dtype() const {
   auto a = args<PJRT_Buffer_ElementType_Args>();
   a.buffer = buf(handle_);
-  HHLO_PJRT_CALL(client_->api, PJRT_Buffer_ElementType, a);
+  HHLO_PJRT_CALL(handle_.api(), PJRT_Buffer_ElementType, a);
   return detail::from_pjrt(a.type);
 }
 
 int64_t Buffer::on_device_size() const {
   auto a = args<PJRT_Buffer_OnDeviceSizeInBytes_Args>();
   a.buffer = buf(handle_);
-  HHLO_PJRT_CALL(client_->api, PJRT_Buffer_OnDeviceSizeInBytes, a);
+  HHLO_PJRT_CALL(handle_.api(), PJRT_Buffer_OnDeviceSizeInBytes, a);
   return static_cast<int64_t>(a.on_device_size_in_bytes);
 }
 
 Device Buffer::device() const {
   auto a = args<PJRT_Buffer_Device_Args>();
   a.buffer = buf(handle_);
-  HHLO_PJRT_CALL(client_->api, PJRT_Buffer_Device, a);
-  return Device(client_, a.device);
+  HHLO_PJRT_CALL(handle_.api(), PJRT_Buffer_Device, a);
+  return Device(client_state(), a.device);
 }
 
 Event Buffer::to_host_async(void* dst, std::size_t size) const {
@@ -77,8 +53,8 @@ Event Buffer::to_host_async(void* dst, std::size_t size) const {
   a.src = buf(handle_);
   a.dst = dst;
   a.dst_size = size;
-  HHLO_PJRT_CALL(client_->api, PJRT_Buffer_ToHostBuffer, a);
-  return Event(client_, a.event);
+  HHLO_PJRT_CALL(handle_.api(), PJRT_Buffer_ToHostBuffer, a);
+  return Event(client_state(), a.event);
 }
 
 Array Buffer::to_host() const {
@@ -93,30 +69,30 @@ Array Buffer::to_host() const {
 Event Buffer::ready_event() const {
   auto a = args<PJRT_Buffer_ReadyEvent_Args>();
   a.buffer = buf(handle_);
-  HHLO_PJRT_CALL(client_->api, PJRT_Buffer_ReadyEvent, a);
-  return Event(client_, a.event);
+  HHLO_PJRT_CALL(handle_.api(), PJRT_Buffer_ReadyEvent, a);
+  return Event(client_state(), a.event);
 }
 
 Buffer Buffer::copy_to_device(const Device& device) const {
-  if (device.client_state() != client_)
+  if (device.client_state() != client_state())
     throw Error("Buffer::copy_to_device: the device belongs to another client");
   auto a = args<PJRT_Buffer_CopyToDevice_Args>();
   a.buffer = buf(handle_);
   a.dst_device = static_cast<PJRT_Device*>(device.handle());
-  HHLO_PJRT_CALL(client_->api, PJRT_Buffer_CopyToDevice, a);
-  return Buffer(client_, a.dst_buffer);
+  HHLO_PJRT_CALL(handle_.api(), PJRT_Buffer_CopyToDevice, a);
+  return Buffer(client_state(), a.dst_buffer);
 }
 
 void Buffer::delete_data() {
   auto a = args<PJRT_Buffer_Delete_Args>();
   a.buffer = buf(handle_);
-  HHLO_PJRT_CALL(client_->api, PJRT_Buffer_Delete, a);
+  HHLO_PJRT_CALL(handle_.api(), PJRT_Buffer_Delete, a);
 }
 
 bool Buffer::is_deleted() const {
   auto a = args<PJRT_Buffer_IsDeleted_Args>();
   a.buffer = buf(handle_);
-  HHLO_PJRT_CALL(client_->api, PJRT_Buffer_IsDeleted, a);
+  HHLO_PJRT_CALL(handle_.api(), PJRT_Buffer_IsDeleted, a);
   return a.is_deleted;
 }
 

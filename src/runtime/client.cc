@@ -85,21 +85,21 @@ const Plugin& Client::plugin() const { return state_->plugin; }
 
 std::string Client::platform_name() const {
   auto a = args<PJRT_Client_PlatformName_Args>();
-  a.client = state_->client;
+  a.client = state_->client.get();
   HHLO_PJRT_CALL(state_->api, PJRT_Client_PlatformName, a);
   return {a.platform_name, a.platform_name_size};
 }
 
 std::string Client::platform_version() const {
   auto a = args<PJRT_Client_PlatformVersion_Args>();
-  a.client = state_->client;
+  a.client = state_->client.get();
   HHLO_PJRT_CALL(state_->api, PJRT_Client_PlatformVersion, a);
   return {a.platform_version, a.platform_version_size};
 }
 
 std::vector<Device> Client::devices() const {
   auto a = args<PJRT_Client_AddressableDevices_Args>();
-  a.client = state_->client;
+  a.client = state_->client.get();
   HHLO_PJRT_CALL(state_->api, PJRT_Client_AddressableDevices, a);
   std::vector<Device> out;
   for (std::size_t i = 0; i < a.num_addressable_devices; ++i)
@@ -109,7 +109,7 @@ std::vector<Device> Client::devices() const {
 
 Device Client::device(int id) const {
   auto a = args<PJRT_Client_LookupDevice_Args>();
-  a.client = state_->client;
+  a.client = state_->client.get();
   a.id = id;
   HHLO_PJRT_CALL(state_->api, PJRT_Client_LookupDevice, a);
   return Device(state_, a.device);
@@ -131,7 +131,7 @@ Buffer Client::buffer_from_host(const void* data, std::size_t size, const Tensor
   PJRT_Device* dev = device ? static_cast<PJRT_Device*>(device->handle())
                             : static_cast<PJRT_Device*>(devices().at(0).handle());
   auto a = args<PJRT_Client_BufferFromHostBuffer_Args>();
-  a.client = state_->client;
+  a.client = state_->client.get();
   a.data = data;
   a.type = detail::to_pjrt(type.dtype);
   a.dims = type.dims.data();
@@ -155,7 +155,7 @@ LoadedExecutable Client::compile_program(std::string_view mlir,
   program.format = kFormat;
   program.format_size = sizeof(kFormat) - 1;
   auto a = args<PJRT_Client_Compile_Args>();
-  a.client = state_->client;
+  a.client = state_->client.get();
   a.program = &program;
   a.compile_options = opts.data();
   a.compile_options_size = opts.size();
@@ -170,7 +170,9 @@ LoadedExecutable Client::compile_program(std::string_view mlir,
     // absl::BadStatusOrAccess ("Bad StatusOr access: INVALID_ARGUMENT: overflow in static extent
     // product") through the C API instead of returning a PJRT_Error.
     std::string what = e.what();
-    int code = what.find("INVALID_ARGUMENT") != std::string::npos ? 3 : 13;  // else INTERNAL
+    PjrtErrorCode code = what.find("INVALID_ARGUMENT") != std::string::npos
+                             ? PjrtErrorCode::invalid_argument
+                             : PjrtErrorCode::internal;
     throw PjrtError("PJRT_Client_Compile", code,
                     "the plugin threw a C++ exception instead of returning an error: " + what);
   }
@@ -180,7 +182,7 @@ LoadedExecutable Client::compile_program(std::string_view mlir,
 
 LoadedExecutable Client::deserialize(std::string_view bytes) const {
   auto a = args<PJRT_Executable_DeserializeAndLoad_Args>();
-  a.client = state_->client;
+  a.client = state_->client.get();
   a.serialized_executable = bytes.data();
   a.serialized_executable_size = bytes.size();
   HHLO_PJRT_CALL(state_->api, PJRT_Executable_DeserializeAndLoad, a);

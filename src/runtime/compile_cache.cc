@@ -258,9 +258,10 @@ std::optional<std::string> CompileCache::read(const std::string& key, bool* bad)
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(path, ec))) return std::nullopt;
   std::string data;
-  try {  // not a regular file (a folder in the entry's place), unreadable: a damaged entry
+  try {
     data = read_regular_file(path, "compile cache entry");
-  } catch (const IoError&) {
+  } catch (const IoError&) {  // not a regular file (a folder in the entry's place), unreadable:
+                              // a damaged entry, left empty and so found bad just below
   }
   bool ok = data.size() >= kHeader && std::memcmp(data.data(), kMagic, 8) == 0 &&
             data.compare(8, 32, from_hex(key)) == 0 &&

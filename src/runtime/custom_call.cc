@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <tuple>
 
 #include "custom_call_registry.h"
 #include "elf_file.h"
@@ -63,10 +62,10 @@ void register_handler(const Plugin& plugin, const std::string& target_name, void
         fmt::format("PJRT plugin '{}' (PJRT C API {}): the FFI extension's "
                     "register_handler is null",
                     plugin.path(), api_version(plugin)));
-  auto fail = [&](int code, const std::string& message) {
-    return PjrtError("PJRT_FFI_Extension::register_handler", code,
+  auto fail = [&](const detail::TakenError& e) {
+    return PjrtError("PJRT_FFI_Extension::register_handler", e.code,
                      fmt::format("registering custom call target '{}' for platform '{}': {}",
-                                 target_name, platform, message));
+                                 target_name, platform, e.message));
   };
   detail::FfiRegisterHandlerArgs a{};
   a.struct_size = detail::kFfiRegisterHandlerArgsSize;
@@ -78,10 +77,9 @@ void register_handler(const Plugin& plugin, const std::string& target_name, void
   a.traits = traits;
   PJRT_Error* error = ffi.register_handler(&a);
   if (!error) return;
-  int code = 0;
-  std::string message = detail::take_error(api, error, &code);
-  if (message.find("PJRT_FFI_Register_Handler_Args size") == std::string::npos)
-    throw fail(code, message);
+  detail::TakenError first = detail::take_error(api, error);
+  if (first.message.find("PJRT_FFI_Register_Handler_Args size") == std::string::npos)
+    throw fail(first);
   detail::FfiRegisterHandlerArgsV v{};
   v.struct_size = detail::kFfiRegisterHandlerArgsVSize;
   v.target_name = target_name.data();
@@ -91,15 +89,17 @@ void register_handler(const Plugin& plugin, const std::string& target_name, void
   v.platform_name = platform.data();
   v.platform_name_size = platform.size();
   v.traits = traits;
-  if ((error = ffi.register_handler(&v))) throw fail(code, detail::take_error(api, error, &code));
+  if ((error = ffi.register_handler(&v))) throw fail(detail::take_error(api, error));
 }
 
 // XLA probes a handler at registration (a call frame carrying only a metadata extension) and,
 // in xla-cpu-pjrt 0.0.1 (seen there), silently drops the registration when the handler reports an
 // XLA FFI version newer than its own; the program then fails to compile with "No FFI handler
 // registered". We catch that at registration instead: the plugin's XLA_FFI_Api (with its version)
-// is learnt once per plugin by registering a probe handler of our own, then each user handler is
-// asked for its version with the same metadata call XLA makes.
+// is learnt once per plugin (kept in its registry) by registering a probe handler of our own,
+// then each user handler is asked for its version with the same metadata call XLA makes.
+// The probe's callback has no user argument: it reports through this one slot, which probe_mu
+// keeps to one probe at a time in the process.
 std::mutex probe_mu;
 const XLA_FFI_Api* probed_api = nullptr;  // written by version_probe under probe_mu
 
@@ -118,14 +118,13 @@ XLA_FFI_Error* version_probe(XLA_FFI_CallFrame* frame) {
 
 /// The plugin's XLA_FFI_Api, or null when its registration does not probe handlers.
 const XLA_FFI_Api* plugin_ffi_api(const Plugin& plugin, const std::string& platform) {
-  static std::map<const detail::PluginState*, const XLA_FFI_Api*> known;
+  detail::CustomCallRegistry& registry = detail::custom_call_registry(plugin);
   std::lock_guard lock(probe_mu);
-  auto it = known.find(&plugin.state());
-  if (it != known.end()) return it->second;
+  if (std::optional<const XLA_FFI_Api*> known = registry.ffi_api()) return *known;
   probed_api = nullptr;
   register_handler(plugin, "hhlo.internal.ffi_version_probe",
                    reinterpret_cast<void*>(&version_probe), platform, 0);
-  known[&plugin.state()] = probed_api;
+  registry.set_ffi_api(probed_api);
   return probed_api;
 }
 
@@ -183,16 +182,12 @@ void check_ffi_version(const Plugin& plugin, const std::string& platform, void* 
 
 namespace {
 
-/// What one (plugin, platform, target) was registered with, and by which kernel library ("" for
-/// a direct register_custom_call).
-struct Registration {
-  void* handler;
-  std::string library;
-};
-
-std::string registered_by(const std::string& library) {
-  return library.empty() ? "a direct register_custom_call"
-                         : fmt::format("kernel library '{}'", library);
+/// Can `plugin` make execute contexts carrying FFI user data?
+bool makes_execute_contexts(const Plugin& plugin) {
+  const PJRT_Api* api = plugin.state().api;
+  const auto* ffi = detail::find_extension(api, PJRT_Extension_Type_FFI);
+  return api->struct_size >= offsetof(PJRT_Api, PJRT_ExecuteContext_Create) + sizeof(void*) &&
+         ffi && ffi->struct_size >= offsetof(FfiExtension, user_data_add) + sizeof(void*);
 }
 
 /// register_custom_call, with the kernel library `library` that lists the handler named in the
@@ -205,26 +200,12 @@ void register_from(const Plugin& plugin, const std::string& target_name, void* h
     throw Error(
         fmt::format("register_custom_call: the handler for target '{}' is null", target_name));
   // The plugin keeps the first handler of a (target, platform) and ignores a second one without
-  // an error; refuse that here (for registrations made through this function).
-  static std::mutex mu;
-  static std::map<std::tuple<const detail::PluginState*, std::string, std::string>, Registration>
-      seen;
-  std::string canonical_platform;
-  for (char c : platform) canonical_platform += static_cast<char>(std::tolower(c));
-  auto key = std::make_tuple(&plugin.state(), canonical_platform, target_name);
-  std::lock_guard lock(mu);
-  if (auto it = seen.find(key); it != seen.end()) {
-    if (it->second.handler == handler) return;
-    throw Error(fmt::format(
-        "register_custom_call: target '{}' is already registered for platform '{}' by {}; {} "
-        "registers it with another handler, which the plugin would ignore without an error (its "
-        "registry has no unregister): register the new handler under another target name",
-        target_name, platform, registered_by(it->second.library), registered_by(library)));
-  }
-  check_ffi_version(plugin, platform, handler, target_name);
-  register_handler(plugin, target_name, handler, platform, static_cast<uint32_t>(traits));
-  seen[key] = {handler, library};
-  detail::note_custom_call_target(plugin, target_name);
+  // an error: the registry refuses that (for registrations made through this function).
+  detail::custom_call_registry(plugin).add_handler(
+      platform, target_name, handler, library, makes_execute_contexts(plugin), [&] {
+        check_ffi_version(plugin, platform, handler, target_name);
+        register_handler(plugin, target_name, handler, platform, static_cast<uint32_t>(traits));
+      });
 }
 
 }  // namespace
@@ -252,7 +233,7 @@ int64_t register_custom_call_type(const Plugin& plugin, const std::string& type_
   a.type_id = type_id;
   a.type_info = &no_callbacks;
   detail::check(plugin.state().api, ffi.type_register(&a), "PJRT_FFI_Extension::type_register");
-  detail::note_custom_call_type(plugin, a.type_id, type_name);
+  detail::custom_call_registry(plugin).add_type(a.type_id, type_name);
   return a.type_id;
 }
 
@@ -387,6 +368,7 @@ void register_gpu_custom_call(const Plugin& plugin, const std::string& lib_path,
   a.api_version = static_cast<int>(api);
   a.handler_execute = fn;
   detail::check(papi, gpu.custom_call(&a), "PJRT_Gpu_Register_Custom_Call");
+  detail::custom_call_registry(plugin).add_gpu_target(target_name);
 }
 
 }  // namespace hhlo

@@ -18,13 +18,13 @@ using detail::args;
 
 LoadedExecutable::LoadedExecutable(std::shared_ptr<const detail::ClientState> client,
                                    void* executable)
-    : client_(std::move(client)), handle_(executable) {
+    : handle_(detail::owned_by<PJRT_LoadedExecutable>(std::move(client), executable)) {
   num_outputs_ = query_num_outputs();  // constant for the executable's lifetime: asked once
   // The parameter types of what the plugin compiled: the one source that is right for text,
   // bytecode and deserialized executables alike.
   detail::ProgramShardings shardings;
-  auto shape = detail::executable_program_shape(
-      client_->api, static_cast<PJRT_LoadedExecutable*>(handle_), &shardings, &sharding_error_);
+  auto shape =
+      detail::executable_program_shape(handle_.api(), handle_.get(), &shardings, &sharding_error_);
   if (auto* s = std::get_if<detail::ProgramShape>(&shape)) {
     for (const TensorType& t : s->results) output_dtypes_.push_back(t.dtype);
     if (shardings.has_parameters && shardings.has_results) {
@@ -63,78 +63,22 @@ LoadedExecutable::LoadedExecutable(std::shared_ptr<const detail::ClientState> cl
   }
 }
 
-LoadedExecutable::LoadedExecutable(LoadedExecutable&& o) noexcept
-    : client_(std::move(o.client_)),
-      handle_(o.handle_),
-      input_types_(std::move(o.input_types_)),
-      signature_error_(std::move(o.signature_error_)),
-      input_layouts_(std::move(o.input_layouts_)),
-      output_layouts_(std::move(o.output_layouts_)),
-      output_dtypes_(std::move(o.output_dtypes_)),
-      sharding_error_(std::move(o.sharding_error_)),
-      num_outputs_(o.num_outputs_) {
-  o.handle_ = nullptr;
-}
-
-LoadedExecutable& LoadedExecutable::operator=(LoadedExecutable&& o) noexcept {
-  if (this != &o) {
-    LoadedExecutable tmp(std::move(*this));
-    client_ = std::move(o.client_);
-    handle_ = o.handle_;
-    input_types_ = std::move(o.input_types_);
-    signature_error_ = std::move(o.signature_error_);
-    input_layouts_ = std::move(o.input_layouts_);
-    output_layouts_ = std::move(o.output_layouts_);
-    output_dtypes_ = std::move(o.output_dtypes_);
-    sharding_error_ = std::move(o.sharding_error_);
-    num_outputs_ = o.num_outputs_;
-    o.handle_ = nullptr;
-  }
-  return *this;
-}
-
-LoadedExecutable::~LoadedExecutable() {
-  if (!handle_) return;
-  auto a = args<PJRT_LoadedExecutable_Destroy_Args>();
-  a.executable = static_cast<PJRT_LoadedExecutable*>(handle_);
-  if (PJRT_Error* e = client_->api->PJRT_LoadedExecutable_Destroy(&a)) {
-    int code;
-    detail::take_error(client_->api, e, &code);
-  }
-}
-
 namespace {
 
-PJRT_LoadedExecutable* loaded(void* h) {
-  if (!h) throw Error("LoadedExecutable: no executable (default-constructed or moved-from)");
-  return static_cast<PJRT_LoadedExecutable*>(h);
+PJRT_LoadedExecutable* loaded(const detail::PjrtHandle<PJRT_LoadedExecutable>& h) {
+  if (!h.get()) throw Error("LoadedExecutable: no executable (default-constructed or moved-from)");
+  return h.get();
 }
 
-/// PJRT_LoadedExecutable_GetExecutable allocates a PJRT_Executable each call: own it here.
-class ExecutableView {
- public:
-  ExecutableView(const PJRT_Api* api, void* loaded_exe) : api_(api) {
-    auto a = args<PJRT_LoadedExecutable_GetExecutable_Args>();
-    a.loaded_executable = loaded(loaded_exe);
-    HHLO_PJRT_CALL(api, PJRT_LoadedExecutable_GetExecutable, a);
-    exe_ = a.executable;
-  }
-  ~ExecutableView() {
-    auto a = args<PJRT_Executable_Destroy_Args>();
-    a.executable = exe_;
-    if (PJRT_Error* e = api_->PJRT_Executable_Destroy(&a)) {
-      int code;
-      detail::take_error(api_, e, &code);
-    }
-  }
-  ExecutableView(const ExecutableView&) = delete;
-  ExecutableView& operator=(const ExecutableView&) = delete;
-  PJRT_Executable* get() const { return exe_; }
-
- private:
-  const PJRT_Api* api_;
-  PJRT_Executable* exe_;
-};
+/// The PJRT_Executable of `exe`: PJRT_LoadedExecutable_GetExecutable allocates one each call,
+/// owned by what this returns.
+detail::PjrtHandle<PJRT_Executable> executable_of(
+    const detail::PjrtHandle<PJRT_LoadedExecutable>& exe) {
+  auto a = args<PJRT_LoadedExecutable_GetExecutable_Args>();
+  a.loaded_executable = loaded(exe);
+  HHLO_PJRT_CALL(exe.api(), PJRT_LoadedExecutable_GetExecutable, a);
+  return {exe.api(), a.executable};
+}
 
 }  // namespace
 
@@ -144,21 +88,21 @@ std::size_t LoadedExecutable::num_outputs() const {
 }
 
 std::size_t LoadedExecutable::query_num_outputs() const {
-  ExecutableView exe(client_->api, handle_);
+  auto exe = executable_of(handle_);
   auto a = args<PJRT_Executable_NumOutputs_Args>();
   a.executable = exe.get();
-  HHLO_PJRT_CALL(client_->api, PJRT_Executable_NumOutputs, a);
+  HHLO_PJRT_CALL(client()->api, PJRT_Executable_NumOutputs, a);
   return a.num_outputs;
 }
 
 std::vector<TensorType> LoadedExecutable::output_types() const {
-  ExecutableView exe(client_->api, handle_);
+  auto exe = executable_of(handle_);
   auto t = args<PJRT_Executable_OutputElementTypes_Args>();
   t.executable = exe.get();
-  HHLO_PJRT_CALL(client_->api, PJRT_Executable_OutputElementTypes, t);
+  HHLO_PJRT_CALL(client()->api, PJRT_Executable_OutputElementTypes, t);
   auto d = args<PJRT_Executable_OutputDimensions_Args>();
   d.executable = exe.get();
-  HHLO_PJRT_CALL(client_->api, PJRT_Executable_OutputDimensions, d);
+  HHLO_PJRT_CALL(client()->api, PJRT_Executable_OutputDimensions, d);
   std::vector<TensorType> out;
   const int64_t* dims = d.dims;
   for (std::size_t i = 0; i < t.num_output_types; ++i) {
@@ -172,16 +116,15 @@ std::vector<TensorType> LoadedExecutable::output_types() const {
 std::string LoadedExecutable::fingerprint() const {
   auto a = args<PJRT_LoadedExecutable_Fingerprint_Args>();
   a.executable = loaded(handle_);
-  PJRT_Error* e = HHLO_PJRT_FN(client_->api, PJRT_LoadedExecutable_Fingerprint)(&a);
+  PJRT_Error* e = HHLO_PJRT_FN(client()->api, PJRT_LoadedExecutable_Fingerprint)(&a);
   if (e) {  // UNIMPLEMENTED on some plugins: try the executable's fingerprint
-    int code;
-    detail::take_error(client_->api, e, &code);
-    ExecutableView exe(client_->api, handle_);
+    detail::discard_error(client()->api, e);
+    auto exe = executable_of(handle_);
     auto b = args<PJRT_Executable_Fingerprint_Args>();
     b.executable = exe.get();
-    e = HHLO_PJRT_FN(client_->api, PJRT_Executable_Fingerprint)(&b);
+    e = HHLO_PJRT_FN(client()->api, PJRT_Executable_Fingerprint)(&b);
     if (e) {
-      detail::take_error(client_->api, e, &code);
+      detail::discard_error(client()->api, e);
       return {};
     }
     return {b.executable_fingerprint, b.executable_fingerprint_size};
@@ -192,18 +135,18 @@ std::string LoadedExecutable::fingerprint() const {
 std::vector<Device> LoadedExecutable::devices() const {
   auto a = args<PJRT_LoadedExecutable_AddressableDevices_Args>();
   a.executable = loaded(handle_);
-  HHLO_PJRT_CALL(client_->api, PJRT_LoadedExecutable_AddressableDevices, a);
+  HHLO_PJRT_CALL(client()->api, PJRT_LoadedExecutable_AddressableDevices, a);
   std::vector<Device> out;
   for (std::size_t i = 0; i < a.num_addressable_devices; ++i)
-    out.emplace_back(client_, a.addressable_devices[i]);
+    out.emplace_back(client(), a.addressable_devices[i]);
   return out;
 }
 
 std::string LoadedExecutable::serialize() const {
-  ExecutableView exe(client_->api, handle_);
+  auto exe = executable_of(handle_);
   auto a = args<PJRT_Executable_Serialize_Args>();
   a.executable = exe.get();
-  HHLO_PJRT_CALL(client_->api, PJRT_Executable_Serialize, a);
+  HHLO_PJRT_CALL(client()->api, PJRT_Executable_Serialize, a);
   std::string out(a.serialized_bytes, a.serialized_bytes_size);
   if (a.serialized_executable_deleter) a.serialized_executable_deleter(a.serialized_executable);
   return out;
@@ -252,7 +195,7 @@ bool has_type(const PJRT_Api* api, const Buffer& b, const TensorType& want) {
 void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_per_device,
                               const ExecuteOptions& options, std::vector<Event>* events,
                               std::vector<Buffer>* results) const {
-  const PJRT_Api* api = client_->api;
+  const PJRT_Api* api = client()->api;
   if (!input_types_)
     throw Error(
         fmt::format("execute: the parameter types of this executable could not be read "
@@ -273,7 +216,7 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
       const Buffer* b = list[i];
       if (!b || !b->valid())
         throw Error(fmt::format("execute: argument {}{} is an empty Buffer", i, where()));
-      if (b->client_state() != client_)
+      if (b->client_state() != client())
         throw Error(
             fmt::format("execute: argument {}{} is a buffer of another client; copy it "
                         "through the host to this executable's client first",
@@ -312,12 +255,13 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
   a.device_complete_events = done.data();
   // Kept alive until every device finished (by the events' callbacks when asynchronous).
   std::shared_ptr<detail::ExecuteContext> context;
-  if (!options.user_data.empty() || detail::has_custom_call_targets(client_->plugin)) {
-    context = detail::make_execute_context(client_->plugin, options.user_data);
+  if (!options.user_data.empty() ||
+      detail::custom_call_registry(client()->plugin).needs_execute_context()) {
+    context = detail::make_execute_context(client()->plugin, options.user_data);
     opts.context = context->get();
   }
   if (options.device) {
-    if (options.device->client_state() != client_)
+    if (options.device->client_state() != client())
       throw Error("execute: the device belongs to another client");
     a.execute_device = static_cast<PJRT_Device*>(options.device->handle());
   }
@@ -327,9 +271,8 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
     // on the hot path.
     // An execution that failed while running (on CPU the call runs inline: a custom call's
     // error) has consumed its donated arguments too: then the plugin's message is the error.
-    int code = 0;
-    std::string message = detail::take_error(api, e, &code);
-    std::string lower = message;
+    detail::TakenError error = detail::take_error(api, e);
+    std::string lower = error.message;
     for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     const bool refused_argument = lower.find("delet") != std::string::npos ||
                                   lower.find("donat") != std::string::npos ||
@@ -341,17 +284,17 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
               fmt::format("execute: argument {}{} was deleted or donated to an earlier "
                           "execution and cannot be used again",
                           i, num_devices > 1 ? fmt::format(" (device {})", d) : ""));
-    throw PjrtError("PJRT_LoadedExecutable_Execute", code,
-                    detail::explain_execute_error(client_->plugin, a.executable, message));
+    throw PjrtError("PJRT_LoadedExecutable_Execute", error.code,
+                    detail::explain_execute_error(client()->plugin, a.executable, error.message));
   }
 
   for (std::size_t d = 0; d < num_devices; ++d) {
     results[d].reserve(n_out);
-    for (std::size_t o = 0; o < n_out; ++o) results[d].emplace_back(client_, out_lists[d][o]);
+    for (std::size_t o = 0; o < n_out; ++o) results[d].emplace_back(client(), out_lists[d][o]);
   }
   if (events) {
     for (std::size_t d = 0; d < num_devices; ++d) {
-      events->emplace_back(client_, done[d]);
+      events->emplace_back(client(), done[d]);
       if (context) events->back().on_ready([context](std::exception_ptr) {});
     }
     return;
@@ -360,24 +303,19 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
   // the first failure.
   PJRT_Error* first = nullptr;
   for (std::size_t d = 0; d < num_devices; ++d) {
+    detail::PjrtHandle<PJRT_Event> event(api, done[d]);
     auto w = args<PJRT_Event_Await_Args>();
-    w.event = done[d];
+    w.event = event.get();
     PJRT_Error* e = api->PJRT_Event_Await(&w);
-    auto x = args<PJRT_Event_Destroy_Args>();
-    x.event = done[d];
-    api->PJRT_Event_Destroy(&x);
-    if (e && !first) {
+    if (e && !first)
       first = e;
-    } else if (e) {
-      int code;
-      detail::take_error(api, e, &code);
-    }
+    else
+      detail::discard_error(api, e);
   }
   if (first) {
-    int code = 0;
-    std::string message = detail::take_error(api, first, &code);
-    throw PjrtError("PJRT_Event_Await", code,
-                    detail::explain_execute_error(client_->plugin, a.executable, message));
+    detail::TakenError error = detail::take_error(api, first);
+    throw PjrtError("PJRT_Event_Await", error.code,
+                    detail::explain_execute_error(client()->plugin, a.executable, error.message));
   }
 }
 

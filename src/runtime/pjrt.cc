@@ -6,7 +6,7 @@
 
 namespace hhlo::detail {
 
-std::string take_error(const PJRT_Api* api, PJRT_Error* error, int* code) {
+TakenError take_error(const PJRT_Api* api, PJRT_Error* error) {
   auto m = args<PJRT_Error_Message_Args>();
   m.error = error;
   api->PJRT_Error_Message(&m);
@@ -14,22 +14,24 @@ std::string take_error(const PJRT_Api* api, PJRT_Error* error, int* code) {
   auto c = args<PJRT_Error_GetCode_Args>();
   c.error = error;
   PJRT_Error* code_error = api->PJRT_Error_GetCode(&c);
-  *code = code_error ? static_cast<int>(PJRT_Error_Code_UNKNOWN) : static_cast<int>(c.code);
+  PjrtErrorCode code =
+      code_error ? PjrtErrorCode::unknown : static_cast<PjrtErrorCode>(static_cast<int>(c.code));
+  discard_error(api, code_error);
+  discard_error(api, error);
+  return {code, std::move(message)};
+}
+
+void discard_error(const PJRT_Api* api, PJRT_Error* error) noexcept {
+  if (!error) return;
   auto d = args<PJRT_Error_Destroy_Args>();
-  if (code_error) {
-    d.error = code_error;
-    api->PJRT_Error_Destroy(&d);
-  }
   d.error = error;
   api->PJRT_Error_Destroy(&d);
-  return message;
 }
 
 void check(const PJRT_Api* api, PJRT_Error* error, const char* function) {
   if (!error) return;
-  int code = 0;
-  std::string message = take_error(api, error, &code);
-  throw PjrtError(function, code, message);
+  TakenError e = take_error(api, error);
+  throw PjrtError(function, e.code, e.message);
 }
 
 void require(const PJRT_Api* api, std::size_t offset, const char* function) {
@@ -47,13 +49,42 @@ void require(const PJRT_Api* api, std::size_t offset, const char* function) {
         function, api->pjrt_api_version.major_version, api->pjrt_api_version.minor_version));
 }
 
-ClientState::~ClientState() {
+// ---- destroy_handle (pjrt_handle.h): one per handle type --------------------------------------
+
+void destroy_handle(const PJRT_Api* api, PJRT_Buffer* handle) noexcept {
+  auto a = args<PJRT_Buffer_Destroy_Args>();
+  a.buffer = handle;
+  discard_error(api, api->PJRT_Buffer_Destroy(&a));
+}
+
+void destroy_handle(const PJRT_Api* api, PJRT_Client* handle) noexcept {
   auto a = args<PJRT_Client_Destroy_Args>();
-  a.client = client;
-  if (PJRT_Error* e = api->PJRT_Client_Destroy(&a)) {
-    int code;
-    take_error(api, e, &code);  // nothing sensible to do in a destructor
-  }
+  a.client = handle;
+  discard_error(api, api->PJRT_Client_Destroy(&a));
+}
+
+void destroy_handle(const PJRT_Api* api, PJRT_Event* handle) noexcept {
+  auto a = args<PJRT_Event_Destroy_Args>();
+  a.event = handle;
+  discard_error(api, api->PJRT_Event_Destroy(&a));
+}
+
+void destroy_handle(const PJRT_Api* api, PJRT_ExecuteContext* handle) noexcept {
+  auto a = args<PJRT_ExecuteContext_Destroy_Args>();
+  a.context = handle;
+  discard_error(api, api->PJRT_ExecuteContext_Destroy(&a));
+}
+
+void destroy_handle(const PJRT_Api* api, PJRT_Executable* handle) noexcept {
+  auto a = args<PJRT_Executable_Destroy_Args>();
+  a.executable = handle;
+  discard_error(api, api->PJRT_Executable_Destroy(&a));
+}
+
+void destroy_handle(const PJRT_Api* api, PJRT_LoadedExecutable* handle) noexcept {
+  auto a = args<PJRT_LoadedExecutable_Destroy_Args>();
+  a.executable = handle;
+  discard_error(api, api->PJRT_LoadedExecutable_Destroy(&a));
 }
 
 namespace {

@@ -154,19 +154,7 @@ static_assert(offsetof(GpuCustomCallExtension, custom_call) == 24 &&
 
 /// Owns a PJRT_ExecuteContext (PJRT_ExecuteContext_Create / _Destroy) that carries FFI user data
 /// into one execution.
-class ExecuteContext {
- public:
-  ExecuteContext(const PJRT_Api* api, PJRT_ExecuteContext* context)
-      : api_(api), context_(context) {}
-  ExecuteContext(const ExecuteContext&) = delete;
-  ExecuteContext& operator=(const ExecuteContext&) = delete;
-  ~ExecuteContext();
-  PJRT_ExecuteContext* get() const { return context_; }
-
- private:
-  const PJRT_Api* api_;
-  PJRT_ExecuteContext* context_;
-};
+using ExecuteContext = PjrtHandle<PJRT_ExecuteContext>;
 
 /// A new execute context of `plugin` holding every entry of `user_data` (PJRT_FFI_Extension::
 /// user_data_add, no deleter: the caller owns the data). Throws PluginError when the plugin lacks

@@ -62,6 +62,26 @@ class Wire {
   const char* end_;
 };
 
+/// One field of a message, as Wire::field reads it.
+struct Field {
+  uint32_t number = 0, type = 0;
+  uint64_t scalar = 0;
+  std::string_view payload;
+};
+
+/// Reads the fields of message `bytes` in order, calling `visit(field)` on each until it returns
+/// false (stop). False when `bytes` is malformed before that.
+template <typename Visit>
+bool read_fields(std::string_view bytes, Visit visit) {
+  Wire w(bytes);
+  while (!w.done()) {
+    Field f;
+    if (!w.field(f.number, f.type, f.scalar, f.payload)) return false;
+    if (!visit(f)) return true;
+  }
+  return true;
+}
+
 /// xla_data.proto PrimitiveType -> DType.
 std::optional<DType> dtype_of(uint64_t primitive_type) {
   switch (primitive_type) {
@@ -111,27 +131,25 @@ struct Shape {
 
 std::optional<Shape> read_shape(std::string_view bytes) {
   Shape s;
-  Wire w(bytes);
-  while (!w.done()) {
-    uint32_t number, type;
-    uint64_t scalar = 0;
-    std::string_view payload;
-    if (!w.field(number, type, scalar, payload)) return std::nullopt;
-    if (number == 2 && type == 0) s.element_type = scalar;
-    if (number == 3 && type == 0) s.dims.push_back(static_cast<int64_t>(scalar));
-    if (number == 3 && type == 2) {  // packed repeated int64
-      Wire packed(payload);
+  bool bad_dims = false;
+  bool read = read_fields(bytes, [&](const Field& f) {
+    if (f.number == 2 && f.type == 0) s.element_type = f.scalar;
+    if (f.number == 3 && f.type == 0) s.dims.push_back(static_cast<int64_t>(f.scalar));
+    if (f.number == 3 && f.type == 2) {  // packed repeated int64
+      Wire packed(f.payload);
       while (!packed.done()) {
         uint64_t d;
-        if (!packed.varint(d)) return std::nullopt;
+        if (!packed.varint(d)) return !(bad_dims = true);
         s.dims.push_back(static_cast<int64_t>(d));
       }
     }
-    if (number == 4 && type == 2) s.tuple.push_back(payload);
-    if (number == 6 && type == 0 && scalar) s.dynamic = true;
-    if (number == 6 && type == 2)
-      for (char c : payload) s.dynamic |= c != 0;
-  }
+    if (f.number == 4 && f.type == 2) s.tuple.push_back(f.payload);
+    if (f.number == 6 && f.type == 0 && f.scalar) s.dynamic = true;
+    if (f.number == 6 && f.type == 2)
+      for (char c : f.payload) s.dynamic |= c != 0;
+    return true;
+  });
+  if (!read || bad_dims) return std::nullopt;
   return s;
 }
 
@@ -153,39 +171,34 @@ std::variant<TensorType, std::string> tensor_type(const Shape& s, std::string_vi
 
 std::variant<ProgramShape, std::string> decode_hlo_program_shape(std::string_view proto) {
   std::optional<std::string_view> program_shape;
-  Wire module(proto);
-  while (!module.done()) {
-    uint32_t number, type;
-    uint64_t scalar;
-    std::string_view payload;
-    if (!module.field(number, type, scalar, payload))
-      return std::string("the optimized program is not a valid HloModuleProto");
-    if (number == 4 && type == 2) program_shape = payload;
-  }
+  if (!read_fields(proto, [&](const Field& f) {
+        if (f.number == 4 && f.type == 2) program_shape = f.payload;
+        return true;
+      }))
+    return std::string("the optimized program is not a valid HloModuleProto");
   if (!program_shape) return std::string("the optimized program has no host_program_shape");
 
   ProgramShape out;
-  Wire ps(*program_shape);
-  while (!ps.done()) {
-    uint32_t number, type;
-    uint64_t scalar;
-    std::string_view payload;
-    if (!ps.field(number, type, scalar, payload))
-      return std::string("the program shape is not a valid ProgramShapeProto");
-    if (type != 2 || (number != 1 && number != 2)) continue;
-    std::optional<Shape> shape = read_shape(payload);
-    if (!shape) return std::string("a ShapeProto of the program shape is malformed");
-    if (number == 1) {
+  std::string error;
+  auto fail = [&](std::string why) {
+    error = std::move(why);
+    return false;
+  };
+  bool read = read_fields(*program_shape, [&](const Field& f) {
+    if (f.type != 2 || (f.number != 1 && f.number != 2)) return true;
+    std::optional<Shape> shape = read_shape(f.payload);
+    if (!shape) return fail("a ShapeProto of the program shape is malformed");
+    if (f.number == 1) {
       auto t = tensor_type(*shape, fmt::format("parameter {}", out.parameters.size()));
-      if (auto* why = std::get_if<std::string>(&t)) return *why;
+      if (auto* why = std::get_if<std::string>(&t)) return fail(*why);
       out.parameters.push_back(std::get<TensorType>(t));
-      continue;
+      return true;
     }
     std::vector<Shape> results;
     if (shape->element_type == kTuple) {
       for (std::string_view element : shape->tuple) {
         std::optional<Shape> e = read_shape(element);
-        if (!e) return std::string("a result ShapeProto is malformed");
+        if (!e) return fail("a result ShapeProto is malformed");
         results.push_back(std::move(*e));
       }
     } else {
@@ -193,10 +206,13 @@ std::variant<ProgramShape, std::string> decode_hlo_program_shape(std::string_vie
     }
     for (const Shape& r : results) {
       auto t = tensor_type(r, fmt::format("result {}", out.results.size()));
-      if (auto* why = std::get_if<std::string>(&t)) return *why;
+      if (auto* why = std::get_if<std::string>(&t)) return fail(*why);
       out.results.push_back(std::get<TensorType>(t));
     }
-  }
+    return true;
+  });
+  if (!read) return std::string("the program shape is not a valid ProgramShapeProto");
+  if (!error.empty()) return error;
   return out;
 }
 
@@ -212,21 +228,12 @@ std::optional<std::string> optimized_program(const PJRT_Api* api, PJRT_LoadedExe
   }
   auto g = args<PJRT_LoadedExecutable_GetExecutable_Args>();
   g.loaded_executable = loaded;
-  int code = 0;
   if (PJRT_Error* e = api->PJRT_LoadedExecutable_GetExecutable(&g)) {
-    why = "PJRT_LoadedExecutable_GetExecutable failed: " + take_error(api, e, &code);
+    why = "PJRT_LoadedExecutable_GetExecutable failed: " + take_error(api, e).message;
     return std::nullopt;
   }
-  struct Owner {  // PJRT_LoadedExecutable_GetExecutable allocates: destroy what it gave
-    const PJRT_Api* api;
-    PJRT_Executable* exe;
-    ~Owner() {
-      auto d = args<PJRT_Executable_Destroy_Args>();
-      d.executable = exe;
-      int c;
-      if (PJRT_Error* e = api->PJRT_Executable_Destroy(&d)) take_error(api, e, &c);
-    }
-  } owner{api, g.executable};
+  // PJRT_LoadedExecutable_GetExecutable allocates: destroy what it gave.
+  PjrtHandle<PJRT_Executable> owner(api, g.executable);
   auto program = args<PJRT_Program>();
   auto a = args<PJRT_Executable_OptimizedProgram_Args>();
   a.executable = g.executable;
@@ -239,7 +246,7 @@ std::optional<std::string> optimized_program(const PJRT_Api* api, PJRT_LoadedExe
     e = api->PJRT_Executable_OptimizedProgram(&a);
   }
   if (e) {
-    why = "PJRT_Executable_OptimizedProgram failed: " + take_error(api, e, &code);
+    why = "PJRT_Executable_OptimizedProgram failed: " + take_error(api, e).message;
     return std::nullopt;
   }
   bytes.resize(program.code_size);
@@ -277,19 +284,22 @@ std::optional<std::string> read_op_sharding(std::string_view bytes, std::vector<
   TileSharding t;
   std::vector<int64_t> reshape, perm;
   std::vector<std::string_view> tuple;
-  Wire w(bytes);
-  while (!w.done()) {
-    uint32_t number, type;
-    uint64_t scalar = 0;
-    std::string_view payload;
-    if (!w.field(number, type, scalar, payload)) return "an OpSharding is malformed";
-    if (number == 1 && type == 0) kind = scalar;
-    if (number == 3 && !read_ints(type, scalar, payload, t.tile_dims)) return "bad tile dims";
-    if (number == 4 && !read_ints(type, scalar, payload, t.devices)) return "bad tile devices";
-    if (number == 5 && type == 2) tuple.push_back(payload);
-    if (number == 9 && !read_ints(type, scalar, payload, reshape)) return "bad iota dims";
-    if (number == 10 && !read_ints(type, scalar, payload, perm)) return "bad iota perm";
-  }
+  const char* error = nullptr;
+  bool read = read_fields(bytes, [&](const Field& f) {
+    auto ints = [&](std::vector<int64_t>& out, const char* why) {
+      if (!read_ints(f.type, f.scalar, f.payload, out)) error = why;
+      return !error;
+    };
+    if (f.number == 1 && f.type == 0) kind = f.scalar;
+    if (f.number == 3) return ints(t.tile_dims, "bad tile dims");
+    if (f.number == 4) return ints(t.devices, "bad tile devices");
+    if (f.number == 5 && f.type == 2) tuple.push_back(f.payload);
+    if (f.number == 9) return ints(reshape, "bad iota dims");
+    if (f.number == 10) return ints(perm, "bad iota perm");
+    return true;
+  });
+  if (!read) return "an OpSharding is malformed";
+  if (error) return error;
   if (kind == 2) {
     if (!top_level) return "a nested tuple sharding";
     for (std::string_view e : tuple)
@@ -337,14 +347,12 @@ std::variant<std::string_view, std::string> hlo_module_of(const std::string& for
   if (format != "hlo_with_config")
     return fmt::format("the optimized program has format '{}', not 'hlo'", format);
   // HloModuleProtoWithConfig { hlo_module = 1, config = 2 }
-  Wire w(bytes);
-  while (!w.done()) {
-    uint32_t number, type;
-    uint64_t scalar;
-    std::string_view payload;
-    if (!w.field(number, type, scalar, payload)) break;
-    if (number == 1 && type == 2) return payload;
-  }
+  std::optional<std::string_view> module;
+  read_fields(bytes, [&](const Field& f) {
+    if (f.number == 1 && f.type == 2) module = f.payload;
+    return !module;
+  });
+  if (module) return *module;
   return std::string("the optimized program has no hlo_module");
 }
 
@@ -352,22 +360,21 @@ std::variant<std::string_view, std::string> hlo_module_of(const std::string& for
 
 std::variant<ProgramShardings, std::string> decode_hlo_shardings(std::string_view proto) {
   ProgramShardings out;
-  Wire module(proto);
-  while (!module.done()) {
-    uint32_t number, type;
-    uint64_t scalar;
-    std::string_view payload;
-    if (!module.field(number, type, scalar, payload))
-      return std::string("the optimized program is not a valid HloModuleProto");
-    if (number == 12 && type == 2) {
+  std::string error;
+  bool read = read_fields(proto, [&](const Field& f) {
+    if (f.number == 12 && f.type == 2) {
       out.has_results = true;
-      if (auto why = read_op_sharding(payload, out.results, true)) return "output: " + *why;
+      if (auto why = read_op_sharding(f.payload, out.results, true)) error = "output: " + *why;
     }
-    if (number == 14 && type == 2) {
+    if (f.number == 14 && f.type == 2) {
       out.has_parameters = true;
-      if (auto why = read_op_sharding(payload, out.parameters, false)) return "parameter: " + *why;
+      if (auto why = read_op_sharding(f.payload, out.parameters, false))
+        error = "parameter: " + *why;
     }
-  }
+    return error.empty();
+  });
+  if (!read) return std::string("the optimized program is not a valid HloModuleProto");
+  if (!error.empty()) return error;
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include "hhlo/nn/layers.h"
 #include "hhlo/ops/tensor.h"
 #include "hhlo/session.h"
+#include "jax_case_util.h"
 #include "vectors_util.h"
 
 namespace hhlo {
@@ -30,11 +31,6 @@ const std::map<std::string, Array>& vectors() {
       test::read_generated_vectors("nonsmooth_vectors.txt", "gen_nonsmooth_vectors.py");
   return v;
 }
-const Array& vec(const std::string& name) {
-  auto it = vectors().find(name);
-  if (it == vectors().end()) throw Error("no JAX vector " + name);
-  return it->second;
-}
 
 Value c(Value like, double v) { return ad::full_like(like, v); }
 Value gt0(Value x) { return compare(x, c(x, 0.0), D::GT); }
@@ -45,56 +41,9 @@ Value reduce_all(Value x, const char* op, double init) {
                 [op](Value a, Value b) { return binary(op, a, b); });
 }
 
-// Equal as JAX's special values are: NaN for NaN, the same infinity, else within 1e-12
-// relative (0.0 and -0.0 compare equal).
-void expect_same(const Array& got, const Array& want, const std::string& what) {
-  ASSERT_EQ(got.dims(), want.dims()) << what;
-  auto g = got.to_vector<double>(), w = want.to_vector<double>();
-  for (size_t i = 0; i < g.size(); ++i) {
-    if (std::isnan(w[i])) {
-      EXPECT_TRUE(std::isnan(g[i])) << what << "[" << i << "]: " << g[i] << ", JAX nan";
-    } else if (std::isinf(w[i])) {
-      EXPECT_EQ(g[i], w[i]) << what << "[" << i << "]";
-    } else {
-      EXPECT_NEAR(g[i], w[i], 1e-12 * (1 + std::abs(w[i]))) << what << "[" << i << "]";
-    }
-  }
-}
-
-// Builds fn over the case's inputs with its VJP (JAX's cotangent, w.r.t. every input) and JVP
-// (JAX's tangents), runs it, and compares out, vjp/<i> and jvp with JAX's.
+// The case `name` with its VJP and JVP against JAX's (jax_case_util.h).
 void check_case(const std::string& name, const Fn& fn) {
-  std::vector<Array> in, ts;
-  for (size_t i = 0; vectors().count(name + "/in/" + std::to_string(i)); ++i) {
-    in.push_back(vec(name + "/in/" + std::to_string(i)));
-    ts.push_back(vec(name + "/t/" + std::to_string(i)));
-  }
-  ASSERT_FALSE(in.empty()) << "no inputs for case " << name;
-  const Array& ct = vec(name + "/ct");
-  size_t n = in.size();
-  std::vector<TensorType> types;
-  for (const Array& a : in) types.push_back(a.type());
-  types.push_back(ct.type());
-  for (const Array& a : ts) types.push_back(a.type());
-  Module m;
-  Func& f = m.add_func("main", types);
-  Vs x(f.args().begin(), f.args().begin() + static_cast<long>(n));
-  Value out = fn(x);
-  Vs rets = {out};
-  for (Value g : ad::vjp({out}, {ad::Cotangent{f.arg(n)}}, x)) rets.push_back(g);
-  std::vector<ad::Tangent> tangents;
-  for (size_t i = 0; i < n; ++i) tangents.push_back(f.arg(n + 1 + i));
-  rets.push_back(ad::jvp({out}, x, tangents)[0]);
-  f.ret(rets);
-  std::vector<Array> args = in;
-  args.push_back(ct);
-  args.insert(args.end(), ts.begin(), ts.end());
-  std::vector<Array> r = run(m, args);
-  expect_same(r[0], vec(name + "/out"), name + " out");
-  for (size_t i = 0; i < n; ++i)
-    expect_same(r[1 + i], vec(name + "/vjp/" + std::to_string(i)),
-                name + " vjp/" + std::to_string(i));
-  expect_same(r[n + 1], vec(name + "/jvp"), name + " jvp");
+  test::check_vjp_jvp_case(vectors(), name, fn);
 }
 
 TEST(NonSmooth, AbsAtSignedZero) {  // select(x >= 0, g, -g): 1 at 0.0 and -0.0, -1 for NaN

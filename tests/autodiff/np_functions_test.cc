@@ -19,6 +19,7 @@
 #include "hhlo/ir/printer.h"
 #include "hhlo/ops/ops.h"
 #include "hhlo/session.h"
+#include "jax_case_util.h"
 #include "vectors_util.h"
 
 namespace hhlo {
@@ -26,6 +27,7 @@ namespace {
 
 using Vs = std::vector<Value>;
 using Fn = std::function<Value(const Vs&)>;
+using test::expect_same;
 using ::testing::HasSubstr;
 
 const std::map<std::string, Array>& vectors() {
@@ -39,66 +41,9 @@ const Array& vec(const std::string& name) {
   return it->second;
 }
 
-// Equal to JAX's within `tol` relative (NaN for NaN, the same infinity), real or complex.
-void expect_same(const Array& got, const Array& want, const std::string& what, double tol = 1e-12) {
-  ASSERT_EQ(got.dims(), want.dims()) << what;
-  ASSERT_EQ(got.dtype(), want.dtype()) << what;
-  if (is_complex(want.dtype())) {
-    auto g = got.to_vector<std::complex<double>>(), w = want.to_vector<std::complex<double>>();
-    for (size_t i = 0; i < g.size(); ++i)
-      EXPECT_LE(std::abs(g[i] - w[i]), tol * (1 + std::abs(w[i])))
-          << what << "[" << i << "]: " << g[i] << ", JAX " << w[i];
-    return;
-  }
-  auto g = got.to_vector<double>(), w = want.to_vector<double>();
-  for (size_t i = 0; i < g.size(); ++i) {
-    if (std::isnan(w[i]))
-      EXPECT_TRUE(std::isnan(g[i])) << what << "[" << i << "]: " << g[i] << ", JAX nan";
-    else if (std::isinf(w[i]))
-      EXPECT_EQ(g[i], w[i]) << what << "[" << i << "]";
-    else
-      EXPECT_NEAR(g[i], w[i], tol * (1 + std::abs(w[i]))) << what << "[" << i << "]";
-  }
-}
-
-std::vector<Array> inputs(const std::string& name, const char* kind) {
-  std::vector<Array> out;
-  for (size_t i = 0; vectors().count(name + "/" + kind + "/" + std::to_string(i)); ++i)
-    out.push_back(vec(name + "/" + kind + "/" + std::to_string(i)));
-  return out;
-}
-
-// Builds fn over the case's inputs with its VJP (JAX's cotangent, w.r.t. every input) and JVP
-// (JAX's tangents), runs it, and compares out, vjp/<i> and jvp with JAX's.
+// The case `name` with its VJP and JVP against JAX's (jax_case_util.h).
 void check_case(const std::string& name, const Fn& fn, double tol = 1e-12) {
-  SCOPED_TRACE(name);
-  std::vector<Array> in = inputs(name, "in"), ts = inputs(name, "t");
-  ASSERT_FALSE(in.empty()) << "no inputs for case " << name;
-  const Array& ct = vec(name + "/ct");
-  size_t n = in.size();
-  std::vector<TensorType> types;
-  for (const Array& a : in) types.push_back(a.type());
-  types.push_back(ct.type());
-  for (const Array& a : ts) types.push_back(a.type());
-  Module m;
-  Func& f = m.add_func("main", types);
-  Vs x(f.args().begin(), f.args().begin() + static_cast<long>(n));
-  Value out = fn(x);
-  Vs rets = {out};
-  for (Value g : ad::vjp({out}, {ad::Cotangent{f.arg(n)}}, x)) rets.push_back(g);
-  std::vector<ad::Tangent> tangents;
-  for (size_t i = 0; i < n; ++i) tangents.push_back(f.arg(n + 1 + i));
-  rets.push_back(ad::jvp({out}, x, tangents)[0]);
-  f.ret(rets);
-  std::vector<Array> args = in;
-  args.push_back(ct);
-  args.insert(args.end(), ts.begin(), ts.end());
-  std::vector<Array> r = run(m, args);
-  expect_same(r[0], vec(name + "/out"), name + " out", tol);
-  for (size_t i = 0; i < n; ++i)
-    expect_same(r[1 + i], vec(name + "/vjp/" + std::to_string(i)),
-                name + " vjp/" + std::to_string(i), tol);
-  expect_same(r[n + 1], vec(name + "/jvp"), name + " jvp", tol);
+  test::check_vjp_jvp_case(vectors(), name, fn, tol);
 }
 
 // vmap over axis 0 of a one-input case whose rows are independent: the per-row function `row`

@@ -96,8 +96,7 @@ TEST(PjrtAbi, EveryArgsStructIsAtLeastThePluginsSize) {
     std::memcpy(zeros, &tiny, sizeof(tiny));
     PJRT_Error* error = fn(zeros);
     ASSERT_NE(error, nullptr) << p.function << " accepted an 8-byte args struct";
-    int code = 0;
-    std::string message = detail::take_error(api, error, &code);
+    std::string message = detail::take_error(api, error).message;
     std::smatch m;
     ASSERT_TRUE(std::regex_search(message, m, expected)) << p.function << ": " << message;
     EXPECT_LE(std::stoul(m[1].str()), p.ours)

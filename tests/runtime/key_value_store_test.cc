@@ -369,7 +369,7 @@ TEST(SpmdFacts, CpuPluginsHaveNoUseForNodeIdAndNeverCallTheKeyValueStore) {
       FAIL() << name << " accepted";
     } catch (const PjrtError& e) {
       EXPECT_EQ(e.function(), "PJRT_Client_Create");
-      EXPECT_EQ(e.code(), 3);
+      EXPECT_EQ(e.error_code(), PjrtErrorCode::invalid_argument);
       EXPECT_THAT(e.what(), HasSubstr(std::string("Unexpected option name passed to "
                                                   "PJRT_Client_Create: ") +
                                       name));

@@ -206,7 +206,7 @@ TEST(SpmdFacts, PartitionsWithoutSpmdPartitioningAreRefused) {
     compile_as_given(kShardedProgram, {.num_partitions = 4});
     FAIL();
   } catch (const PjrtError& e) {
-    EXPECT_EQ(e.code(), 3);
+    EXPECT_EQ(e.error_code(), PjrtErrorCode::invalid_argument);
     EXPECT_NE(std::string(e.what()).find("num_partitions=4 but SPMD partitioning not enabled"),
               std::string::npos)
         << e.what();
@@ -244,7 +244,7 @@ TEST(SpmdFacts, ShardMapNeedsTheShardyPartitioner) {
     compile_as_given(text.str());
     FAIL();
   } catch (const PjrtError& e) {
-    EXPECT_EQ(e.code(), 5);
+    EXPECT_EQ(e.error_code(), PjrtErrorCode::not_found);
     EXPECT_NE(std::string(e.what()).find("xla.sdy.GlobalToLocalShape"), std::string::npos)
         << e.what();
   }
@@ -252,7 +252,7 @@ TEST(SpmdFacts, ShardMapNeedsTheShardyPartitioner) {
     compile_as_given(text.str(), {.num_partitions = 4, .use_spmd_partitioning = true});
     FAIL();
   } catch (const PjrtError& e) {
-    EXPECT_EQ(e.code(), 13);
+    EXPECT_EQ(e.error_code(), PjrtErrorCode::internal);
     EXPECT_NE(std::string(e.what()).find("custom call named 'xla.sdy.*'"), std::string::npos)
         << e.what();
   }

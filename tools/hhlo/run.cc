@@ -93,43 +93,32 @@ void prepare_output_dir(const std::string& dir) {
   std::filesystem::remove(probe, ec);
 }
 
-/// Every custom_call target named in `block` (and its regions) with its api_version, in order.
-void collect_targets(const Block& block, std::vector<std::pair<std::string, int64_t>>& out) {
+/// Every custom_call target named in `block` (and its regions), once each, in order.
+void collect_targets(const Block& block, std::vector<std::string>& out) {
   for (const auto& op : block.ops()) {
     if (op->name() == "stablehlo.custom_call") {
       const Attribute* t = op->attr("call_target_name");
-      const Attribute* v = op->attr("api_version");
       const StringAttr* name = t ? t->get_if<StringAttr>() : nullptr;
-      const IntAttr* version = v ? v->get_if<IntAttr>() : nullptr;
-      if (name && std::none_of(out.begin(), out.end(),
-                               [&](const auto& e) { return e.first == name->value; }))
-        out.emplace_back(name->value, version ? version->value : 0);
+      if (name && std::find(out.begin(), out.end(), name->value) == out.end())
+        out.push_back(name->value);
     }
     for (const auto& region : op->regions()) collect_targets(*region, out);
   }
 }
 
-/// After the plugin reported one unregistered custom-call target (NOT_FOUND), the others: each
-/// custom-call target of `module` is compiled alone in a one-op probe and kept when the plugin
-/// cannot resolve it either.
-std::vector<std::string> unregistered_targets(const Client& client, const Module& module) {
-  std::vector<std::pair<std::string, int64_t>> targets;
+/// After the plugin reported one unregistered custom-call target (NOT_FOUND, its `message`
+/// naming the first), all of them: the module's own custom-call targets that nothing registered
+/// with the plugin (unregistered_custom_call_targets); empty when the plugin's message names none
+/// of those (then it was not about them).
+std::vector<std::string> unregistered_targets(const Client& client, const Module& module,
+                                              const std::string& message) {
+  std::vector<std::string> targets;
   for (const auto& f : module.funcs()) collect_targets(f->body(), targets);
-  std::vector<std::string> missing;
-  for (const auto& [target, version] : targets) {
-    std::string probe = fmt::format(
-        "module @probe {{\n  func.func public @main(%a: tensor<f32>) -> tensor<f32> {{\n"
-        "    %0 = stablehlo.custom_call @\"{}\"(%a) {{api_version = {} : i32}} : (tensor<f32>) -> "
-        "tensor<f32>\n    return %0 : tensor<f32>\n  }}\n}}\n",
-        target, version ? version : 1);
-    try {
-      compile(client, probe);
-    } catch (const PjrtError& e) {
-      if (e.code() == 5) missing.push_back(target);
-    } catch (const Error&) {  // a target name our reader refuses: not a registration question
-    }
-  }
-  return missing;
+  std::vector<std::string> missing = unregistered_custom_call_targets(client.plugin(), targets);
+  bool named = std::any_of(missing.begin(), missing.end(), [&](const std::string& t) {
+    return message.find(t) != std::string::npos;
+  });
+  return named ? missing : std::vector<std::string>{};
 }
 
 /// File stems for the outputs: each result's name (`results`: PreparedProgram::names, JAX's
@@ -191,21 +180,26 @@ void emit_outputs(const RunOptions& o, const std::vector<Array>& host,
   if (!o.output_dir.empty()) fmt::print("wrote {} output(s) to {}\n", host.size(), o.output_dir);
 }
 
-/// Median and minimum of `repeat` timed calls of `call`, printed.
+/// The median of sorted, non-empty `us`.
+double median_of(const std::vector<double>& us) {
+  return us.size() % 2 ? us[us.size() / 2] : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
+}
+
+/// The per-call times of `repeat` timed calls of `call` in microseconds, sorted; their minimum
+/// and median printed. What a call returns (its outputs) is freed after its time is taken.
 template <typename F>
-void time_calls(int repeat, F call) {
+std::vector<double> time_calls(int repeat, F call) {
   std::vector<double> us;
   for (int r = 0; r < repeat; ++r) {
     auto t0 = std::chrono::steady_clock::now();
-    call();
+    auto outputs = call();
     auto t1 = std::chrono::steady_clock::now();
     us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
   }
   std::sort(us.begin(), us.end());
-  double median =
-      us.size() % 2 ? us[us.size() / 2] : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
   fmt::print("latency over {} call(s) (execute + await): min {:.1f} us, median {:.1f} us\n",
-             us.size(), us.front(), median);
+             us.size(), us.front(), median_of(us));
+  return us;
 }
 
 /// An SPMD executable: each global input split by the layout the partitioner chose, one
@@ -225,7 +219,7 @@ int run_sharded(const RunOptions& o, const Client& client, const LoadedExecutabl
   deadline.disarm();
   emit_outputs(o, host, output_names(program.names.results, host.size()), program.names);
   fmt::print("ran on {} devices (SPMD-partitioned by XLA)\n", devices.size());
-  if (o.repeat > 0) time_calls(o.repeat, [&] { exe.execute_sharded(ptrs); });
+  if (o.repeat > 0) time_calls(o.repeat, [&] { return exe.execute_sharded(ptrs); });
   return 0;
 }
 
@@ -239,8 +233,8 @@ LoadedExecutable compile_for_run(const Client& client, const PreparedProgram& pr
     return compile_remembered(client, program, options, cache, source);
   } catch (const PjrtError& e) {
     std::string message = name_program_in(e.what(), path);
-    if (e.code() == 5) {  // NOT_FOUND: an unregistered custom-call target; name all of them
-      std::vector<std::string> missing = unregistered_targets(client, program.module);
+    if (e.error_code() == PjrtErrorCode::not_found) {  // an unregistered custom-call target
+      std::vector<std::string> missing = unregistered_targets(client, program.module, message);
       if (missing.size() > 1)
         message += fmt::format(
             "\n{} custom-call targets of the program are not registered with "
@@ -331,25 +325,14 @@ int run_program(const RunOptions& o) {
   emit_outputs(o, host, output_names(program.names.results, host.size()), program.names);
 
   if (o.repeat > 0) {
-    std::vector<double> us;
-    for (int r = 0; r < o.repeat; ++r) {
-      auto t0 = std::chrono::steady_clock::now();
-      std::vector<Buffer> out = exe.execute(args);
-      auto t1 = std::chrono::steady_clock::now();
-      us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
-    }
-    std::sort(us.begin(), us.end());
-    double median =
-        us.size() % 2 ? us[us.size() / 2] : (us[us.size() / 2 - 1] + us[us.size() / 2]) / 2;
-    fmt::print("latency over {} call(s) (execute + await): min {:.1f} us, median {:.1f} us\n",
-               us.size(), us.front(), median);
+    std::vector<double> us = time_calls(o.repeat, [&] { return exe.execute(args); });
     if (o.json) {
       double mean = 0;
       for (double u : us) mean += u / static_cast<double>(us.size());
       nlohmann::json j = {{"calls", us.size()},
                           {"latency_us",
                            {{"min", us.front()},
-                            {"median", median},
+                            {"median", median_of(us)},
                             {"p90", us[(us.size() - 1) * 9 / 10]},
                             {"max", us.back()},
                             {"mean", mean}}},

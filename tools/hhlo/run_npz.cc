@@ -8,7 +8,7 @@
 #include <set>
 
 #include "hhlo/core/error.h"
-#include "hhlo/nn/checkpoint.h"
+#include "hhlo/core/npz.h"
 
 namespace hhlo::cli {
 
@@ -32,7 +32,7 @@ bool is_named(const std::string& spec) {
 
 /// Every argument from one `.npz` archive, by name.
 Inputs read_npz_inputs(const std::string& path, const IoNames& names) {
-  ad::ParamArrays members = nn::load_npz(path);
+  NpzArrays members = read_npz(path);
   std::vector<std::string> want = names.args;
   if (want.empty())  // no readable signature: arg0, arg1, ... as many as there are
     for (std::size_t i = 0; members.contains(fmt::format("arg{}", i)); ++i)
@@ -54,7 +54,7 @@ Inputs read_npz_inputs(const std::string& path, const IoNames& names) {
     inputs.labels.push_back(fmt::format("{}:{}", path, *hit));
   }
   std::vector<std::string> unused;
-  for (const std::string& n : members.names())
+  for (const auto& [n, array] : members)
     if (!used.contains(n)) unused.push_back(n);
   if (!missing.empty() || !unused.empty())
     throw Error(fmt::format("'{}' does not match @main's arguments ({}): missing {}; unused {}",
@@ -130,10 +130,11 @@ Inputs read_inputs(const std::vector<std::string>& specs, const IoNames& names) 
 
 void write_outputs_npz(const std::string& path, const std::vector<Array>& outputs,
                        const IoNames& names) {
-  ad::ParamArrays members;
+  NpzArrays members;
   for (std::size_t i = 0; i < outputs.size(); ++i)
-    members.set(i < names.results.size() ? names.results[i] : fmt::format("out{}", i), outputs[i]);
-  nn::save_npz(path, members);
+    members.insert_or_assign(i < names.results.size() ? names.results[i] : fmt::format("out{}", i),
+                             outputs[i]);
+  write_npz(path, members);
 }
 
 }  // namespace hhlo::cli

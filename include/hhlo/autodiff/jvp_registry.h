@@ -1,6 +1,6 @@
 // The JVP rule registry (forward mode), keyed by full op name ("stablehlo.add"), plus JAX-style
-// helpers (ad.py: deflinear, defjvp_zero). Built-in rules live next to the VJP rules of the same
-// op family (src/autodiff/rules/<family>.cc) and are registered on first use.
+// helpers (ad.py: deflinear, defbilinear, defjvp_zero). Built-in rules live next to the VJP rules
+// of the same op family (src/autodiff/rules/<family>.cc) and are registered on first use.
 #pragma once
 
 #include <functional>
@@ -37,6 +37,10 @@ JvpRule zero_jvp();
 /// their tangents (zeros for symbolic zeros), other operands (indices, predicates) kept; tangents
 /// of integer or pred results are zero.
 JvpRule linear_jvp();
+/// A rule for an op bilinear in its two operands (dot_general, convolution; JAX's defbilinear):
+/// d(x . y) = dx . y + x . dy, each term the op applied again with one operand's tangent and the
+/// other's primal (a zero tangent's term left out).
+JvpRule bilinear_jvp();
 /// The op `op` re-emitted at the insertion point with `operands` in place of its own (same
 /// attributes, regions copied, same result types): how linear ops apply themselves to tangents.
 /// Throws hhlo::Error when the count differs; the caller keeps the types equal.

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace hhlo {
 
@@ -48,13 +49,39 @@ class ParseError : public Error {
   std::string expected_, found_;
 };
 
-/// A PJRT C API call returned an error. `code()` is the PJRT_Error_Code value (the absl status
-/// code numbering: 3 INVALID_ARGUMENT, 5 NOT_FOUND, 9 FAILED_PRECONDITION, 12 UNIMPLEMENTED, ...),
-/// `function()` the C API function that failed (e.g. "PJRT_Client_Compile").
+/// PJRT_Error_Code of the PJRT C API (pjrt_c_api.h), the absl status code numbering: what a
+/// failed PJRT call reports as PjrtError::error_code().
+enum class PjrtErrorCode : int {
+  ok = 0,
+  cancelled = 1,
+  unknown = 2,
+  invalid_argument = 3,
+  deadline_exceeded = 4,
+  not_found = 5,
+  already_exists = 6,
+  permission_denied = 7,
+  resource_exhausted = 8,
+  failed_precondition = 9,
+  aborted = 10,
+  out_of_range = 11,
+  unimplemented = 12,
+  internal = 13,
+  unavailable = 14,
+  data_loss = 15,
+  unauthenticated = 16,
+};
+
+/// A PJRT C API call returned an error. `error_code()` is its PJRT_Error_Code (`code()` the same
+/// as an int), `function()` the C API function that failed (e.g. "PJRT_Client_Compile").
 class PjrtError : public Error {
  public:
-  PjrtError(std::string function, int code, const std::string& message);
+  PjrtError(std::string function, PjrtErrorCode code, const std::string& message);
+  /// The same with the code as an int (PJRT_Error_Code's value).
+  PjrtError(std::string function, int code, const std::string& message)
+      : PjrtError(std::move(function), static_cast<PjrtErrorCode>(code), message) {}
   const std::string& function() const { return function_; }
+  PjrtErrorCode error_code() const { return static_cast<PjrtErrorCode>(code_); }
+  /// error_code() as an int.
   int code() const { return code_; }
 
  private:

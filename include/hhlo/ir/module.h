@@ -345,8 +345,19 @@ class Func {
   std::vector<Block*> stack_;
 };
 
+namespace detail {
+/// Everything a Module holds but its identity, moved as one by Module's move operations: a member
+/// added here cannot be left out of them. Add new Module members here, not to Module.
+struct ModuleContents {
+  std::string name_;
+  std::vector<NamedAttr> attrs_;
+  std::vector<std::pair<std::string, Mesh>> meshes_;
+  std::vector<std::unique_ptr<Func>> funcs_;
+};
+}  // namespace detail
+
 /// A `module`: an ordered list of functions; the entry point is `@main`. Movable, not copyable.
-class Module {
+class Module : private detail::ModuleContents {
  public:
   Module();
   /// Moves the functions; Func::module() of each then returns the new Module.
@@ -390,12 +401,9 @@ class Module {
 
  private:
   // Stable identity across moves (what Func::same_module compares), holding the current owner
-  // (what Func::module returns; the move operations update it).
+  // (what Func::module returns; the move operations update it). Every other member is in
+  // detail::ModuleContents, moved as one.
   std::unique_ptr<Module*> id_;
-  std::string name_;
-  std::vector<NamedAttr> attrs_;
-  std::vector<std::pair<std::string, Mesh>> meshes_;
-  std::vector<std::unique_ptr<Func>> funcs_;
 };
 
 }  // namespace hhlo

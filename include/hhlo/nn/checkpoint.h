@@ -1,5 +1,6 @@
 // Parameter checkpoints as NumPy `.npz` archives (a zip of `.npy` members, one per parameter,
-// member name "<param name>.npy"; readable with numpy.load).
+// member name "<param name>.npy"; readable with numpy.load): ad::ParamArrays through the reader
+// and writer of hhlo/core/npz.h.
 #pragma once
 
 #include <cstddef>

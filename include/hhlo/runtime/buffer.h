@@ -7,6 +7,7 @@
 #include "hhlo/core/array.h"
 #include "hhlo/runtime/device.h"
 #include "hhlo/runtime/event.h"
+#include "hhlo/runtime/pjrt_handle.h"
 
 namespace hhlo {
 
@@ -14,11 +15,8 @@ namespace hhlo {
 class Buffer {
  public:
   Buffer() = default;
-  Buffer(Buffer&&) noexcept;
-  Buffer& operator=(Buffer&&) noexcept;
-  ~Buffer();
 
-  bool valid() const { return handle_ != nullptr; }
+  bool valid() const { return handle_.get() != nullptr; }
   /// Dimension sizes (PJRT_Buffer_Dimensions).
   Dims dims() const;
   /// Element type (PJRT_Buffer_ElementType); throws hhlo::Error for a type HHLO-C++ lacks.
@@ -46,12 +44,11 @@ class Buffer {
 
   /// Internal: takes ownership of a PJRT_Buffer*.
   Buffer(std::shared_ptr<const detail::ClientState> client, void* buffer);
-  void* handle() const { return handle_; }
-  const std::shared_ptr<const detail::ClientState>& client_state() const { return client_; }
+  void* handle() const { return handle_.get(); }
+  const std::shared_ptr<const detail::ClientState>& client_state() const { return handle_.keep(); }
 
  private:
-  std::shared_ptr<const detail::ClientState> client_;
-  void* handle_ = nullptr;
+  detail::PjrtHandle<PJRT_Buffer> handle_;
 };
 
 }  // namespace hhlo

@@ -64,6 +64,17 @@ void register_custom_call(const Plugin& plugin, const std::string& target_name, 
 void register_custom_call(const Plugin& plugin, const std::string& target_name, void* handler,
                           const std::string& platform, CustomCallTraits traits);
 
+/// The targets of `targets` (custom_call target names, e.g. those a program calls) that nothing
+/// in this process registered with `plugin` through this header (register_custom_call, a kernel
+/// or custom-call library, register_gpu_custom_call) and that XLA does not resolve itself (the
+/// SPMD partitioner's `Sharding`, `SPMDFullToShardShape` and `SPMDShardToFullShape`, Shardy's
+/// `xla.sdy.*`, `annotate_device_placement`, `MoveToHost`, `MoveToDevice`, `LayoutConstraint`,
+/// `TopK`, `ApproxTopK`): in the order given, each once. Compiles nothing: after the plugin
+/// refused a program for an unregistered target (PjrtErrorCode::not_found, naming only the
+/// first), this names the others. Never throws.
+std::vector<std::string> unregistered_custom_call_targets(const Plugin& plugin,
+                                                          const std::vector<std::string>& targets);
+
 /// A kernel library loaded for the lifetime of the process (never dlclose'd: XLA keeps pointers
 /// to registered handlers). Cheap to copy.
 class CustomCallLibrary {

@@ -5,23 +5,17 @@
 #include <functional>
 #include <memory>
 
-namespace hhlo {
+#include "hhlo/runtime/pjrt_handle.h"
 
-namespace detail {
-struct ClientState;
-struct EventHandle;
-}  // namespace detail
+namespace hhlo {
 
 /// A move-only owner of a PJRT_Event. Destroying it (PJRT_Event_Destroy) does not cancel the work.
 class Event {
  public:
   Event() = default;
-  Event(Event&&) noexcept;
-  Event& operator=(Event&&) noexcept;
-  ~Event();
 
   /// True when this object holds an event.
-  bool valid() const { return handle_ != nullptr; }
+  bool valid() const { return handle_.get() != nullptr; }
   /// Blocks until the event is ready (PJRT_Event_Await); throws hhlo::PjrtError if the work failed.
   void await() const;
   /// Non-blocking readiness check (PJRT_Event_IsReady).
@@ -35,8 +29,7 @@ class Event {
   Event(std::shared_ptr<const detail::ClientState> client, void* event);
 
  private:
-  std::shared_ptr<const detail::ClientState> client_;
-  void* handle_ = nullptr;
+  detail::PjrtHandle<PJRT_Event> handle_;
 };
 
 }  // namespace hhlo

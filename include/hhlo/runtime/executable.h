@@ -62,9 +62,6 @@ struct ExecuteResult {
 class LoadedExecutable {
  public:
   LoadedExecutable() = default;
-  LoadedExecutable(LoadedExecutable&&) noexcept;
-  LoadedExecutable& operator=(LoadedExecutable&&) noexcept;
-  ~LoadedExecutable();
 
   /// Number of outputs per device (PJRT_Executable_NumOutputs).
   std::size_t num_outputs() const;
@@ -128,7 +125,7 @@ class LoadedExecutable {
 
   /// Internal.
   LoadedExecutable(std::shared_ptr<const detail::ClientState> client, void* executable);
-  void* handle() const { return handle_; }
+  void* handle() const { return handle_.get(); }
 
  private:
   /// Checks and runs; `results` points to one output vector per device. With `events`, returns
@@ -136,8 +133,8 @@ class LoadedExecutable {
   void launch(std::span<const std::vector<const Buffer*>> args, const ExecuteOptions& options,
               std::vector<Event>* events, std::vector<Buffer>* results) const;
   std::size_t query_num_outputs() const;
-  std::shared_ptr<const detail::ClientState> client_;
-  void* handle_ = nullptr;
+  const std::shared_ptr<const detail::ClientState>& client() const { return handle_.keep(); }
+  detail::PjrtHandle<PJRT_LoadedExecutable> handle_;
   std::optional<std::vector<TensorType>> input_types_;
   std::string signature_error_;
   std::optional<std::vector<ShardLayout>> input_layouts_, output_layouts_;

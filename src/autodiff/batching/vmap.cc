@@ -7,16 +7,15 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "../rule_table.h"
 #include "batching.h"
 #include "hhlo/autodiff/vjp_registry.h"
 
 namespace hhlo::ad {
 namespace {
 
-detail::BatchRegistry& batch_registry() {
-  static detail::BatchRegistry r;
-  static std::once_flag once;
-  std::call_once(once, [] {
+detail::RuleTable<BatchRule>& batch_registry() {
+  static detail::RuleTable<BatchRule> table([](detail::BatchRegistry& r) {
     detail::register_elementwise_batching(r);
     detail::register_shape_batching(r);
     detail::register_dot_general_batching(r);
@@ -29,11 +28,7 @@ detail::BatchRegistry& batch_registry() {
     detail::register_linalg_batching(r);
     detail::register_collectives_batching(r);
   });
-  return r;
-}
-std::mutex& batch_mutex() {
-  static std::mutex m;
-  return m;
+  return table;
 }
 
 // One vmap walk: per-example value -> batched value, the axis size and the target function.
@@ -113,25 +108,12 @@ bool composite_batched(const Op& op, const std::vector<Batched>& xs, std::vector
 }  // namespace
 
 void register_batching(std::string op_name, BatchRule rule) {
-  auto& r = batch_registry();
-  std::lock_guard lock(batch_mutex());
-  r.insert_or_assign(std::move(op_name), std::move(rule));
+  batch_registry().add(std::move(op_name), std::move(rule));
 }
 
-const BatchRule* find_batching(std::string_view op_name) {
-  auto& r = batch_registry();
-  std::lock_guard lock(batch_mutex());
-  auto it = r.find(op_name);
-  return it == r.end() ? nullptr : &it->second;
-}
+const BatchRule* find_batching(std::string_view op_name) { return batch_registry().find(op_name); }
 
-std::vector<std::string> registered_batchings() {
-  auto& r = batch_registry();
-  std::lock_guard lock(batch_mutex());
-  std::vector<std::string> out;
-  for (const auto& kv : r) out.push_back(kv.first);
-  return out;
-}
+std::vector<std::string> registered_batchings() { return batch_registry().names(); }
 
 void register_custom_batching(std::string target, BatchRule rule) {
   register_batching("custom_call:" + target, std::move(rule));

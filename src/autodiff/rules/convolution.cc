@@ -191,17 +191,6 @@ void register_convolution_rules(Registry& r) {
 }
 
 // JVP: bilinear in (lhs, rhs), one convolution per operand with the same attributes.
-void register_convolution_jvps(JvpRegistry& r) {
-  r["stablehlo.convolution"] = [](const Op& op, const std::vector<Tangent>& ts) {
-    Value lhs = op.operands()[0], rhs = op.operands()[1];
-    Tangent acc;
-    if (ts[0]) acc = reapply(op, {*ts[0], rhs})[0];
-    if (ts[1]) {
-      Value b = reapply(op, {lhs, *ts[1]})[0];
-      acc = acc ? add(*acc, b) : b;
-    }
-    return std::vector<Tangent>{acc};
-  };
-}
+void register_convolution_jvps(JvpRegistry& r) { r["stablehlo.convolution"] = bilinear_jvp(); }
 
 }  // namespace hhlo::ad::detail

@@ -79,17 +79,6 @@ void register_dot_general_rules(Registry& r) {
 }
 
 // JVP: bilinear, one term per operand (d(x . y) = dx . y + x . dy), each the op applied again.
-void register_dot_general_jvps(JvpRegistry& r) {
-  r["stablehlo.dot_general"] = [](const Op& op, const std::vector<Tangent>& ts) {
-    Value lhs = op.operands()[0], rhs = op.operands()[1];
-    Tangent acc;
-    if (ts[0]) acc = reapply(op, {*ts[0], rhs})[0];
-    if (ts[1]) {
-      Value b = reapply(op, {lhs, *ts[1]})[0];
-      acc = acc ? add(*acc, b) : b;
-    }
-    return std::vector<Tangent>{acc};
-  };
-}
+void register_dot_general_jvps(JvpRegistry& r) { r["stablehlo.dot_general"] = bilinear_jvp(); }
 
 }  // namespace hhlo::ad::detail

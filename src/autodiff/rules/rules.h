@@ -16,6 +16,10 @@ namespace hhlo::ad::detail {
 
 using Registry = std::map<std::string, VjpRule, std::less<>>;
 
+/// Appends every operand of the ops of `b` and of their regions, in order, repeats kept: the
+/// values a region uses, its own and those of enclosing blocks it captures (registry.cc).
+void uses_in(const Block& b, std::vector<Value>& out);
+
 void register_elementwise_rules(Registry& r);
 void register_shape_rules(Registry& r);
 void register_dot_general_rules(Registry& r);

@@ -69,30 +69,11 @@ TensorType infer_gather(const TensorType& operand, const TensorType& si,
     if (slice_sizes[static_cast<size_t>(c)] > 1)
       detail::fail(op, "C12", "operand batching dim {} has slice size {}; it must be 0 or 1", c,
                    slice_sizes[static_cast<size_t>(c)]);
-  // (C13), (C14), (C15)
-  detail::check_unique(op, "C13", "start_indices_batching_dims", d.start_indices_batching_dims);
-  detail::check_in_range(op, "C14", "start_indices_batching_dims", d.start_indices_batching_dims,
-                         irank);
-  if (std::count(d.start_indices_batching_dims.begin(), d.start_indices_batching_dims.end(),
-                 d.index_vector_dim))
-    detail::fail(op, "C15", "index_vector_dim {} is also a start_indices batching dim",
-                 d.index_vector_dim);
-  // (C16), (C17)
-  if (d.operand_batching_dims.size() != d.start_indices_batching_dims.size())
-    detail::fail(op, "C16",
-                 "operand_batching_dims {} and start_indices_batching_dims {} differ in "
-                 "size",
-                 detail::list(d.operand_batching_dims),
-                 detail::list(d.start_indices_batching_dims));
-  for (size_t i = 0; i < d.operand_batching_dims.size(); ++i) {
-    int64_t a = operand.dims[static_cast<size_t>(d.operand_batching_dims[i])];
-    int64_t b = si.dims[static_cast<size_t>(d.start_indices_batching_dims[i])];
-    if (!detail::dim_compatible(a, b))
-      detail::fail(op, "C17",
-                   "operand batching dim {} has size {}, start_indices batching dim {} "
-                   "has size {}",
-                   d.operand_batching_dims[i], a, d.start_indices_batching_dims[i], b);
-  }
+  // (C13)-(C17)
+  static constexpr std::string_view kBatchingTags[] = {"C13", "C14", "C15", "C16", "C17"};
+  detail::check_batching_dims(op, kBatchingTags, "operand", operand.dims, d.operand_batching_dims,
+                              "start_indices", si.dims, d.start_indices_batching_dims,
+                              d.index_vector_dim);
   // (C18), (C19)
   std::vector<int64_t> sb = d.start_index_map;
   sb.insert(sb.end(), d.operand_batching_dims.begin(), d.operand_batching_dims.end());

@@ -60,28 +60,10 @@ std::vector<TensorType> infer_scatter(std::span<const TensorType> inputs, const 
                  detail::list(d.input_batching_dims));
   detail::check_in_range(op, "C13", "input_batching_dims", d.input_batching_dims, irank);
   // (C14)-(C18)
-  detail::check_unique(op, "C14", "scatter_indices_batching_dims", d.scatter_indices_batching_dims);
-  detail::check_in_range(op, "C15", "scatter_indices_batching_dims",
-                         d.scatter_indices_batching_dims, srank);
-  if (std::count(d.scatter_indices_batching_dims.begin(), d.scatter_indices_batching_dims.end(),
-                 d.index_vector_dim))
-    detail::fail(op, "C16", "index_vector_dim {} is also a scatter_indices batching dim",
-                 d.index_vector_dim);
-  if (d.input_batching_dims.size() != d.scatter_indices_batching_dims.size())
-    detail::fail(op, "C17",
-                 "input_batching_dims {} and scatter_indices_batching_dims {} differ in "
-                 "size",
-                 detail::list(d.input_batching_dims),
-                 detail::list(d.scatter_indices_batching_dims));
-  for (size_t i = 0; i < d.input_batching_dims.size(); ++i) {
-    int64_t a = in0.dims[static_cast<size_t>(d.input_batching_dims[i])];
-    int64_t b = si.dims[static_cast<size_t>(d.scatter_indices_batching_dims[i])];
-    if (!detail::dim_compatible(a, b))
-      detail::fail(op, "C18",
-                   "input batching dim {} has size {}, scatter_indices batching dim {} "
-                   "has size {}",
-                   d.input_batching_dims[i], a, d.scatter_indices_batching_dims[i], b);
-  }
+  static constexpr std::string_view kBatchingTags[] = {"C14", "C15", "C16", "C17", "C18"};
+  detail::check_batching_dims(op, kBatchingTags, "input", in0.dims, d.input_batching_dims,
+                              "scatter_indices", si.dims, d.scatter_indices_batching_dims,
+                              d.index_vector_dim);
   // (C22)
   if (d.index_vector_dim < 0 || d.index_vector_dim > srank)
     detail::fail(op, "C22", "index_vector_dim {} outside [0, {}]", d.index_vector_dim, srank);

@@ -38,7 +38,7 @@ std::string condense(const std::string& message, std::size_t max = 400) {
 /// Is a compile error a limitation of the plugin (rather than a bad program or a bug of ours)?
 bool plugin_limitation(const PjrtError& e) {
   const std::string m = e.what();
-  if (e.code() == 12) return true;  // UNIMPLEMENTED
+  if (e.error_code() == PjrtErrorCode::unimplemented) return true;
   for (const char* pattern :
        {"is not supported", "not implemented", "Unimplemented", "unsupported",
         "failed to legalize operation", "Unknown custom-call API version enum value"})
@@ -146,7 +146,9 @@ FileResult run_file(const Client& client, const std::string& path, CheckMode mod
     // A check handler's mismatch: keep its message, without the PJRT prefix.
     if (std::size_t at = m.find("check.expect_"); at != std::string::npos)
       return done(Status::failed, m.substr(at));
-    return done(e.code() == 12 ? Status::unsupported : Status::failed, "execute: " + m);
+    return done(
+        e.error_code() == PjrtErrorCode::unimplemented ? Status::unsupported : Status::failed,
+        "execute: " + m);
   } catch (const std::exception& e) {
     return done(Status::failed, std::string("execute: ") + e.what());
   }
