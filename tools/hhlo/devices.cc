@@ -1,4 +1,7 @@
-// `hhlo devices [--platform cpu|cuda]`: the plugin, its versions and each device of a client.
+// `hhlo devices [--platform cpu|cuda] [--mpi]`: the plugin, its versions and each device of a
+// client. With --mpi, each process of an MPI job (`mpirun -np N hhlo devices --platform cuda
+// --mpi`) is one node of a multi-process client (node_id = rank, num_nodes = N, the key-value
+// store served over MPI: hhlo/mpi/key_value_store.h), so the list is the job's global one.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
@@ -11,6 +14,10 @@
 #include <vector>
 
 #include "commands.h"
+#ifdef HHLO_CLI_HAS_MPI
+#include "hhlo/mpi/kernels.h"
+#include "hhlo/mpi/key_value_store.h"
+#endif
 #include "hhlo/runtime/client.h"
 
 namespace hhlo::cli {
@@ -80,7 +87,17 @@ class HeldStderr {
   int saved_ = -1;
 };
 
-int run_devices(const std::string& platform) {
+/// No options, or with `mpi` this process as a node of the job's multi-process client.
+ClientCreateOptions client_options(bool mpi) {
+  if (!mpi) return {};
+#ifdef HHLO_CLI_HAS_MPI
+  return mpi::multi_process_client_options();
+#else
+  throw Error("hhlo devices --mpi: this hhlo was built without MPI (no libopenmpi-dev)");
+#endif
+}
+
+int run_devices(const std::string& platform, bool mpi) {
   // The CUDA plugin logs its failed cuInit while it initializes (loaded and client created).
   std::optional<HeldStderr> held;
   if (platform == "cuda") held.emplace();
@@ -92,9 +109,10 @@ int run_devices(const std::string& platform) {
     throw;
   }
   Plugin& plugin = *loaded;
+  const ClientCreateOptions options = client_options(mpi);
   std::optional<Client> created;
   try {
-    created.emplace(Client::create(plugin));
+    created.emplace(Client::create(plugin, options));
   } catch (const Error& e) {
     if (platform != "cuda") throw;
     // One line: the plugin loaded but found no GPU it can use (no NVIDIA driver or device). Its
@@ -119,10 +137,13 @@ int run_devices(const std::string& platform) {
   fmt::print("StableHLO:       {} .. {}\n", version_string(plugin.stablehlo_minimum_version()),
              version_string(plugin.stablehlo_current_version()));
   std::vector<Device> devices = client.devices();
+  if (mpi)
+    fmt::print("MPI process:     {} of {} (node_id, num_nodes)\n", *options.node_id,
+               *options.num_nodes);
   fmt::print("devices:         {}\n", devices.size());
   for (const Device& d : devices)
-    fmt::print("  [{}] {} kind={} local_hardware_id={}\n", d.id(), d.to_string(), d.kind(),
-               d.local_hardware_id());
+    fmt::print("  [{}] {} kind={} local_hardware_id={}{}\n", d.id(), d.to_string(), d.kind(),
+               d.local_hardware_id(), d.is_addressable() ? "" : " (another process's)");
   return 0;
 }
 
@@ -133,7 +154,12 @@ const bool registered = register_command({
       auto platform = std::make_shared<std::string>("cpu");
       sub.add_option("--platform", *platform, "Platform whose plugin to load")
           ->check(CLI::IsMember({"cpu", "cuda"}));
-      return [platform] { return run_devices(*platform); };
+      auto mpi = std::make_shared<bool>(false);
+      sub.add_flag("--mpi", *mpi,
+                   "Be one node of a multi-process client over the processes of an MPI job "
+                   "(mpirun -np N hhlo devices --platform cuda --mpi): node_id = rank, num_nodes = "
+                   "N, the key-value store served over MPI. For the CUDA plugin");
+      return [platform, mpi] { return run_devices(*platform, *mpi); };
     },
 });
 
