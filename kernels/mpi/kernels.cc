@@ -363,19 +363,22 @@ using Clock = std::chrono::steady_clock;
 
 /// MPI_Test on every request until all completed or `deadline`; the indices still pending then.
 std::vector<int> wait_until(std::vector<MPI_Request>& reqs, Clock::time_point deadline) {
-  for (int spins = 0;; ++spins) {
+  const Clock::time_point spin_until = Clock::now() + std::chrono::milliseconds(20);
+  for (;;) {
     std::vector<int> pending;
     for (size_t i = 0; i < reqs.size(); ++i) {
       int done = 1;
       if (reqs[i] != MPI_REQUEST_NULL) MPI_Test(&reqs[i], &done, MPI_STATUS_IGNORE);
       if (!done) pending.push_back(static_cast<int>(i));
     }
-    if (pending.empty() || Clock::now() >= deadline) return pending;
-    // Spin first (the common case: the others are microseconds away), then give the core away.
-    if (spins < 2000)
+    const Clock::time_point now = Clock::now();
+    if (pending.empty() || now >= deadline) return pending;
+    // Spin for the first 20 ms (the common case: the others are microseconds to milliseconds
+    // away; MPI progresses only inside MPI_Test), then poll every half millisecond.
+    if (now < spin_until)
       std::this_thread::yield();
     else
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
   }
 }
 

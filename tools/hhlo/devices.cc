@@ -87,11 +87,30 @@ class HeldStderr {
   int saved_ = -1;
 };
 
-/// No options, or with `mpi` this process as a node of the job's multi-process client.
-ClientCreateOptions client_options(bool mpi) {
+/// Every device of a multi-process client, this process's and the others' (Client::devices()
+/// lists only this process's): PJRT_Client_LookupDevice of global ids 0, 1, ... until one is
+/// missing.
+std::vector<Device> all_devices(const Client& client) {
+  std::vector<Device> out;
+  for (int id = 0; id < 65536; ++id) {
+    try {
+      out.push_back(client.device(id));
+    } catch (const PjrtError&) {
+      break;
+    }
+  }
+  return out;
+}
+
+/// No options, or with `mpi` this process as a node of the job's multi-process client; on cuda
+/// without preallocating the GPU memory pool, so processes may share one GPU (each would take 75%
+/// of its memory at creation otherwise).
+ClientCreateOptions client_options(const std::string& platform, bool mpi) {
   if (!mpi) return {};
 #ifdef HHLO_CLI_HAS_MPI
-  return mpi::multi_process_client_options();
+  std::vector<ClientOption> o;
+  if (platform == "cuda") o.push_back({"preallocate", false});
+  return mpi::multi_process_client_options(std::move(o));
 #else
   throw Error("hhlo devices --mpi: this hhlo was built without MPI (no libopenmpi-dev)");
 #endif
@@ -109,7 +128,7 @@ int run_devices(const std::string& platform, bool mpi) {
     throw;
   }
   Plugin& plugin = *loaded;
-  const ClientCreateOptions options = client_options(mpi);
+  const ClientCreateOptions options = client_options(platform, mpi);
   std::optional<Client> created;
   try {
     created.emplace(Client::create(plugin, options));
@@ -137,6 +156,7 @@ int run_devices(const std::string& platform, bool mpi) {
   fmt::print("StableHLO:       {} .. {}\n", version_string(plugin.stablehlo_minimum_version()),
              version_string(plugin.stablehlo_current_version()));
   std::vector<Device> devices = client.devices();
+  if (mpi) devices = all_devices(client);
   if (mpi)
     fmt::print("MPI process:     {} of {} (node_id, num_nodes)\n", *options.node_id,
                *options.num_nodes);
