@@ -6,6 +6,9 @@
 //            plugin's default (asynchronous) client: execute() on a device buffer, waited for,
 //   sync     the same on a synchronous client (asynchronous = false: no thread hop),
 //   checked  sync with checked mode on (the signature exchange first),
+//   donated  sync with the argument donated to the result (tf.aliasing_output): the allreduce
+//            runs in place (MPI_IN_PLACE) on a buffer that stays allocated, as the raw loop's,
+//            instead of a fresh output buffer per execution,
 //   exec     the sync program without the allreduce (a negate): what one execution costs, so
 //            sync - exec is what the collective costs inside a program.
 // Each is timed in `rounds` rounds that alternate the four (so they see the same load), each
@@ -56,9 +59,10 @@ struct Program {
   Buffer x;
 };
 
-Program allreduce_program(Client& client, int64_t n, bool empty = false) {
+Program allreduce_program(Client& client, int64_t n, bool empty = false, bool donated = false) {
   hhlo::Module m;
   hhlo::Func& f = m.add_func("main", {TensorType{DType::f32, {n}}});
+  if (donated) f.set_arg_attr(0, {"tf.aliasing_output", hhlo::IntAttr{0, DType::i32}});
   f.ret({empty ? hhlo::negate(f.arg(0)) : hhlo::Value(hhlo::mpi::allreduce(f.arg(0)))});
   Program p{hhlo::compile(client, std::move(m), hhlo::CompileOptions{}),
             client.buffer_from_host(Array(DType::f32, {n}))};
@@ -78,9 +82,9 @@ int main(int argc, char** argv) {
   if (rank == 0)
     std::printf(
         "# %d processes, %d rounds; times in us (median over rounds of rank 0's mean)\n"
-        "# %10s %10s %10s %10s %10s %10s %8s %8s %8s %12s\n",
-        hhlo::mpi::world_size(), rounds, "bytes", "raw", "async", "sync", "checked", "exec",
-        "async/r", "sync/r", "chk/r", "raw MB/s");
+        "# %10s %10s %10s %10s %10s %10s %10s %8s %8s %8s %8s %12s\n",
+        hhlo::mpi::world_size(), rounds, "bytes", "raw", "async", "sync", "checked", "donated",
+        "exec", "async/r", "sync/r", "chk/r", "don/r", "raw MB/s");
   // 8 B, 64 B, ... (x8), and max_bytes last.
   for (int64_t bytes = 8; bytes <= max_bytes;
        bytes = bytes == max_bytes ? max_bytes + 1 : std::min(bytes * 8, max_bytes)) {
@@ -88,9 +92,10 @@ int main(int argc, char** argv) {
     // About 0.2 s per variant and round at the raw loop's speed, at least 5 calls.
     const int iters = static_cast<int>(std::clamp<int64_t>((int64_t{1} << 26) / bytes, 5, 2000));
     Program pa = allreduce_program(async, n), ps = allreduce_program(sync, n),
-            pe = allreduce_program(sync, n, /*empty=*/true);
+            pe = allreduce_program(sync, n, /*empty=*/true),
+            pd = allreduce_program(sync, n, /*empty=*/false, /*donated=*/true);
     std::vector<float> a(static_cast<size_t>(n), 1.0f), b(a.size());
-    std::vector<double> raw, ta, ts, tc, te;
+    std::vector<double> raw, ta, ts, tc, td, te;
     for (int r = 0; r < rounds; ++r) {
       raw.push_back(seconds_per(iters, [&] {
         MPI_Allreduce(a.data(), b.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
@@ -101,13 +106,16 @@ int main(int argc, char** argv) {
       hhlo::mpi::set_checked(true);
       tc.push_back(seconds_per(iters, [&] { ps.exe.execute({&ps.x}); }));
       hhlo::mpi::set_checked(false);
+      td.push_back(seconds_per(iters, [&] { pd.x = std::move(pd.exe.execute({&pd.x})[0]); }));
       te.push_back(seconds_per(iters, [&] { pe.exe.execute({&pe.x}); }));
     }
-    double R = median(raw), A = median(ta), S = median(ts), C = median(tc), E = median(te);
+    double R = median(raw), A = median(ta), S = median(ts), C = median(tc), D = median(td),
+           E = median(te);
     if (rank == 0)
-      std::printf("  %10lld %10.2f %10.2f %10.2f %10.2f %10.2f %8.2f %8.2f %8.2f %12.1f\n",
-                  static_cast<long long>(bytes), R * 1e6, A * 1e6, S * 1e6, C * 1e6, E * 1e6, A / R,
-                  S / R, C / R, bytes / R / 1e6);
+      std::printf(
+          "  %10lld %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f %8.2f %8.2f %8.2f %8.2f %12.1f\n",
+          static_cast<long long>(bytes), R * 1e6, A * 1e6, S * 1e6, C * 1e6, D * 1e6, E * 1e6,
+          A / R, S / R, C / R, D / R, bytes / R / 1e6);
     std::fflush(stdout);
   }
   return 0;

@@ -14,18 +14,10 @@
 #include "hhlo/mpi/collectives.h"
 #include "hhlo/mpi/kernels.h"
 #include "hhlo/session.h"
+#include "mpi_session.h"
 
 namespace hhlo {
 namespace {
-
-Session& batching_session() {
-  static Session* s = [] {
-    auto* p = new Session(Client::create("cpu"), {.enabled = false});
-    register_mpi_kernels(p->client());
-    return p;
-  }();
-  return *s;
-}
 
 using PerExample = std::function<Value(Value)>;
 
@@ -86,7 +78,7 @@ TEST(MpiBatching, EveryCollectiveVmappedEqualsThePerExampleOp) {
     f.ret({batched, looped});
     std::vector<float> x(static_cast<size_t>(kBatch * n * 2));
     std::iota(x.begin(), x.end(), float(100 * r));  // rank r: 100 r + flat index
-    std::vector<Array> got = batching_session().run(m, {Array::from<float>({kBatch, n, 2}, x)});
+    std::vector<Array> got = mpi_session().run(m, {Array::from<float>({kBatch, n, 2}, x)});
     EXPECT_EQ(got[0].to_vector<float>(), got[1].to_vector<float>());
   }
 }
@@ -106,8 +98,8 @@ TEST(MpiBatching, AnUnbatchedOperandStaysUnbatched) {
   EXPECT_EQ(ys[1].type(), (TensorType{DType::f32, {3}}));
   f.ret(ys);
   std::vector<Array> got =
-      batching_session().run(m, {Array::from<float>({2, 3}, std::vector<float>(6, float(r))),
-                                 Array::from<float>({3}, std::vector<float>(3, float(r + 1)))});
+      mpi_session().run(m, {Array::from<float>({2, 3}, std::vector<float>(6, float(r))),
+                            Array::from<float>({3}, std::vector<float>(3, float(r + 1)))});
   EXPECT_EQ(got[0].to_vector<float>(), std::vector<float>(6, float(n * (n - 1) / 2)));
   EXPECT_EQ(got[1].to_vector<float>(), std::vector<float>(3, float(n * (n + 1) / 2)));
 }

@@ -14,18 +14,10 @@
 #include "hhlo/mpi/kernels.h"
 #include "hhlo/ops/reductions.h"
 #include "hhlo/session.h"
+#include "mpi_session.h"
 
 namespace hhlo {
 namespace {
-
-Session& p2p_session() {
-  static Session* s = [] {
-    auto* p = new Session(Client::create("cpu"), {.enabled = false});
-    register_mpi_kernels(p->client());
-    return p;
-  }();
-  return *s;
-}
 
 // Rank 0 sends x = [1, 2] to rank n - 1; each rank's loss is (r + 1) * sum(y). The global loss is
 // n * sum(x of rank 0), so rank 0's gradient is n everywhere and every other rank's is 0.
@@ -38,7 +30,7 @@ TEST(MpiPointToPoint, ASendIsASendrecvOverOnePairAndItsGradientComesBack) {
   Value g = ad::grad(loss, {f.arg(0)})[0];
   f.ret({y, g});
   std::vector<Array> got =
-      p2p_session().run(m, {Array::from<double>({2}, {double(r + 1), double(r + 2)})});
+      mpi_session().run(m, {Array::from<double>({2}, {double(r + 1), double(r + 2)})});
   const std::vector<double> want =
       r == n - 1 ? std::vector<double>{1, 2} : std::vector<double>{0, 0};
   EXPECT_EQ(got[0].to_vector<double>(), want);
