@@ -10,9 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "hhlo/autodiff/autodiff.h"
 #include "hhlo/autodiff/vmap.h"
 #include "hhlo/mpi/collectives.h"
 #include "hhlo/mpi/kernels.h"
+#include "hhlo/ops/reductions.h"
 #include "hhlo/session.h"
 #include "mpi_session.h"
 
@@ -81,6 +83,33 @@ TEST(MpiBatching, EveryCollectiveVmappedEqualsThePerExampleOp) {
     std::vector<Array> got = mpi_session().run(m, {Array::from<float>({kBatch, n, 2}, x)});
     EXPECT_EQ(got[0].to_vector<float>(), got[1].to_vector<float>());
   }
+}
+
+// vmap of grad (per-example gradients): the backward allreduce the VJP rule builds is batched
+// too. L(x) = sum(allreduce(x) * x) on each rank; the vmapped gradient must equal the gradient of
+// each example in turn.
+TEST(MpiBatching, PerExampleGradientsThroughAnAllreduce) {
+  const int r = mpi::world_rank();
+  constexpr int64_t kBatch = 3;
+  auto grad_of = [](Value x) {
+    Value loss = np::sum(Tensor(mpi::allreduce(x)) * Tensor(x));
+    return ad::grad(loss, {x})[0];
+  };
+  Module m;
+  Func& f = m.add_func("main", {TensorType{DType::f64, {kBatch, 4}}});
+  Value batched =
+      ad::vmap([&](const std::vector<Value>& x) { return std::vector<Value>{grad_of(x[0])}; },
+               {f.arg(0)})[0];
+  std::vector<Value> looped;
+  for (int64_t b = 0; b < kBatch; ++b) {
+    Value x = reshape(slice(f.arg(0), {b, 0}, {b + 1, 4}, {1, 1}), {4});
+    looped.push_back(reshape(grad_of(x), {1, 4}));
+  }
+  f.ret({batched, concatenate(looped, 0)});
+  std::vector<double> x(static_cast<size_t>(kBatch * 4));
+  std::iota(x.begin(), x.end(), double(10 * r));
+  std::vector<Array> got = mpi_session().run(m, {Array::from<double>({kBatch, 4}, x)});
+  EXPECT_EQ(got[0].to_vector<double>(), got[1].to_vector<double>());
 }
 
 // A collective whose operand is the same for every example (closed over) is rebuilt unbatched;
