@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -63,7 +64,7 @@ std::vector<char> receive(MPI_Comm comm, int source, int tag, std::string_view k
 struct MpiKeyValueStore::Impl {
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0, size = 1;
-  std::atomic<int> next_tag{100};
+  std::atomic<unsigned> next_tag{0};
   // Rank 0: the values and the server.
   std::mutex mu;
   std::map<std::string, std::string, std::less<>> values;
@@ -114,11 +115,9 @@ struct MpiKeyValueStore::Impl {
 
   /// Sends one request to rank 0 and returns the reply.
   std::vector<char> request(char kind, std::string_view key, std::string_view value) {
-    int tag = next_tag.fetch_add(1);
-    if (tag > 30000) {  // MPI guarantees tags up to 32767; wrap (requests in flight are few)
-      next_tag.store(101);
-      tag = 100;
-    }
+    // Tags 100 .. 30099 (MPI guarantees tags up to 32767), unique among a process's requests
+    // in flight unless 30,000 are.
+    const int tag = 100 + static_cast<int>(next_tag.fetch_add(1) % 30000);
     std::string msg(1, kind);
     int32_t t = tag;
     uint32_t k = static_cast<uint32_t>(key.size());
@@ -142,7 +141,15 @@ MpiKeyValueStore::MpiKeyValueStore() : impl_(std::make_unique<Impl>()) {
   MPI_Comm_set_errhandler(impl_->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(impl_->comm, &impl_->rank);
   MPI_Comm_size(impl_->comm, &impl_->size);
-  if (impl_->rank == 0) impl_->server = std::thread([this] { impl_->serve(); });
+  if (impl_->rank == 0)
+    impl_->server = std::thread([this] {
+      try {
+        impl_->serve();
+      } catch (const std::exception& e) {  // an MPI failure: the job cannot rendezvous
+        std::fprintf(stderr, "hhlo::mpi::MpiKeyValueStore: the server on rank 0 stopped: %s\n",
+                     e.what());
+      }
+    });
 }
 
 MpiKeyValueStore::~MpiKeyValueStore() {
