@@ -12,14 +12,17 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "hhlo/core/dtype.h"
@@ -46,6 +49,7 @@ struct State {
   bool initialized_here = false;
   int thread_level = -1;
   MPI_Comm world = MPI_COMM_NULL;  // our duplicate of MPI_COMM_WORLD
+  MPI_Comm check = MPI_COMM_NULL;  // another one, for checked mode's signature exchange
   std::map<std::vector<int64_t>, MPI_Comm> groups;
   MPI_Op f16_ops[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
   MPI_Op bf16_ops[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
@@ -110,6 +114,9 @@ std::string initialize_locked() {
   int rc = MPI_Comm_dup(MPI_COMM_WORLD, &s.world);
   if (rc != MPI_SUCCESS) return "MPI_Comm_dup(MPI_COMM_WORLD) failed: " + mpi_message(rc);
   MPI_Comm_set_errhandler(s.world, MPI_ERRORS_RETURN);
+  rc = MPI_Comm_dup(MPI_COMM_WORLD, &s.check);
+  if (rc != MPI_SUCCESS) return "MPI_Comm_dup(MPI_COMM_WORLD) failed: " + mpi_message(rc);
+  MPI_Comm_set_errhandler(s.check, MPI_ERRORS_RETURN);
   MPI_User_function* f16[4] = {reduce16<f16_t, 0>, reduce16<f16_t, 1>, reduce16<f16_t, 2>,
                                reduce16<f16_t, 3>};
   MPI_User_function* bf16[4] = {reduce16<bf16_t, 0>, reduce16<bf16_t, 1>, reduce16<bf16_t, 2>,
@@ -333,14 +340,109 @@ ffi::Error leading_n(const char* target, const char* what, ffi::Span<const int64
 }
 
 // ---- Checked mode -------------------------------------------------------------------------------
-// Before its own MPI call, each collective gathers every rank's signature of it over the world
-// (MPI_Allgather of 16 int64, the same size on every rank whatever the call, so it always
-// matches) and refuses to go on when they differ: every rank then returns the same error instead
-// of MPI mixing data or waiting forever.
+// Before its own MPI call, each collective gathers every rank's signature of it (16 int64, the
+// same size on every rank whatever the call, so the messages always match) and refuses to go on
+// when they differ: every rank then returns the same error instead of MPI mixing data or waiting
+// forever. The gather is bounded in time: every rank sends its signature to world rank 0, which
+// waits for them until the timeout, then sends every signature back to every rank (point to
+// point on a communicator of its own, polled with MPI_Test). A rank that does not arrive in time
+// (it hangs, died without ending the job, or runs other code) is named by rank 0, and the job is
+// ended (MPI_Abort); ranks waiting for rank 0 wait twice the timeout, then name rank 0.
 
 std::atomic<bool>& checked_flag() {
   static std::atomic<bool> on{false};
   return on;
+}
+
+std::atomic<int64_t>& timeout_ms() {
+  static std::atomic<int64_t> ms{120'000};
+  return ms;
+}
+
+using Clock = std::chrono::steady_clock;
+
+/// MPI_Test on every request until all completed or `deadline`; the indices still pending then.
+std::vector<int> wait_until(std::vector<MPI_Request>& reqs, Clock::time_point deadline) {
+  const Clock::time_point spin_until = Clock::now() + std::chrono::milliseconds(20);
+  for (;;) {
+    std::vector<int> pending;
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      int done = 1;
+      if (reqs[i] != MPI_REQUEST_NULL) MPI_Test(&reqs[i], &done, MPI_STATUS_IGNORE);
+      if (!done) pending.push_back(static_cast<int>(i));
+    }
+    const Clock::time_point now = Clock::now();
+    if (pending.empty() || now >= deadline) return pending;
+    // Spin for the first 20 ms (the common case: the others are microseconds to milliseconds
+    // away; MPI progresses only inside MPI_Test), then poll every half millisecond.
+    if (now < spin_until)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+  }
+}
+
+std::string ranks_text(const std::vector<int>& ranks) {
+  std::string t = ranks.size() == 1 ? "rank " : "ranks ";
+  for (size_t k = 0; k < ranks.size(); ++k) t += (k ? ", " : "") + std::to_string(ranks[k]);
+  return t;
+}
+
+std::string seconds_text(int64_t ms) {
+  std::string t = std::to_string(ms / 1000);
+  if (ms % 1000) t += "." + std::to_string(1000 + ms % 1000).substr(1);
+  return t + " s";
+}
+
+/// Prints "hhlo::mpi: <target>: <why>" on stderr and ends the job (MPI_Abort on the world): the
+/// ranks that did not arrive may never return, so no error can reach them.
+[[noreturn]] void abort_job(const char* target, const std::string& why) {
+  std::fprintf(stderr, "hhlo::mpi: %s: %s; ending the job (MPI_Abort)\n", target, why.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();
+}
+
+/// Gathers every rank's signature into `all` (n * kSigLen) within the timeout, or ends the job.
+void exchange_signatures(const char* target, const int64_t* mine, int len,
+                         std::vector<int64_t>& all) {
+  const MPI_Comm comm = state().check;
+  int n = 0, rank = 0;
+  MPI_Comm_size(comm, &n);
+  MPI_Comm_rank(comm, &rank);
+  all.assign(static_cast<size_t>(n) * static_cast<size_t>(len), 0);
+  constexpr int kUp = 2418, kDown = 2419;
+  const int64_t ms = timeout_ms().load();
+  const Clock::time_point start = Clock::now();
+  if (rank == 0) {
+    std::copy_n(mine, len, all.begin());
+    std::vector<MPI_Request> reqs(static_cast<size_t>(n), MPI_REQUEST_NULL);
+    for (int q = 1; q < n; ++q)
+      MPI_Irecv(all.data() + static_cast<size_t>(q) * static_cast<size_t>(len), len, MPI_INT64_T, q,
+                kUp, comm, &reqs[static_cast<size_t>(q)]);
+    std::vector<int> late = wait_until(reqs, start + std::chrono::milliseconds(ms));
+    if (!late.empty())
+      abort_job(target, ranks_text(late) + " did not reach this collective within " +
+                            seconds_text(ms) +
+                            " (checked mode, hhlo::mpi::set_timeout): hung, too slow, dead "
+                            "without ending the job, or at other collectives");
+    std::vector<MPI_Request> sends(static_cast<size_t>(n), MPI_REQUEST_NULL);
+    for (int q = 1; q < n; ++q)
+      MPI_Isend(all.data(), n * len, MPI_INT64_T, q, kDown, comm, &sends[static_cast<size_t>(q)]);
+    std::vector<int> stuck = wait_until(sends, Clock::now() + std::chrono::milliseconds(ms));
+    if (!stuck.empty())
+      abort_job(target, ranks_text(stuck) + " did not take the signatures within " +
+                            seconds_text(ms) + " (checked mode)");
+    return;
+  }
+  std::vector<MPI_Request> reqs(2, MPI_REQUEST_NULL);
+  MPI_Isend(mine, len, MPI_INT64_T, 0, kUp, comm, &reqs[0]);
+  MPI_Irecv(all.data(), n * len, MPI_INT64_T, 0, kDown, comm, &reqs[1]);
+  if (!wait_until(reqs, start + std::chrono::milliseconds(2 * ms)).empty())
+    abort_job(target, "rank 0 did not answer within " + seconds_text(2 * ms) +
+                          " (checked mode, twice hhlo::mpi::set_timeout): it did not reach this "
+                          "collective (hung, too slow, dead without ending the job, or at other "
+                          "collectives)");
 }
 
 constexpr int kSigLen = 16;
@@ -405,14 +507,10 @@ std::string signature_text(const Signature& s) {
 
 /// Compares this rank's signature with every rank's (the mutex is held, MPI initialized).
 ffi::Error check_signatures(const char* target, const Signature& mine) {
-  const State& st = state();
   int n = 0;
-  MPI_Comm_size(st.world, &n);
-  std::vector<int64_t> all(static_cast<size_t>(n) * kSigLen);
-  if (int rc = MPI_Allgather(mine.data(), kSigLen, MPI_INT64_T, all.data(), kSigLen, MPI_INT64_T,
-                             st.world);
-      rc)
-    return mpi_failed(target, "MPI_Allgather (checked mode)", rc);
+  MPI_Comm_size(state().check, &n);
+  std::vector<int64_t> all;
+  exchange_signatures(target, mine.data(), kSigLen, all);
   bool same = true;
   for (int q = 0; q < n && same; ++q)
     same = std::equal(mine.begin(), mine.end(), all.begin() + q * kSigLen);
@@ -770,6 +868,14 @@ int world_size() {
 }
 
 void set_checked(bool on) { checked_flag().store(on); }
+
+void set_timeout(std::chrono::milliseconds t) {
+  if (t.count() <= 0)
+    throw Error("hhlo::mpi::set_timeout: the timeout must be positive, got " +
+                std::to_string(t.count()) + " ms");
+  timeout_ms().store(t.count());
+}
+std::chrono::milliseconds timeout() { return std::chrono::milliseconds(timeout_ms().load()); }
 bool checked() { return checked_flag().load(); }
 
 int thread_level() {

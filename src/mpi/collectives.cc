@@ -14,6 +14,7 @@
 
 #include "hhlo/autodiff/jvp_registry.h"
 #include "hhlo/autodiff/vjp_registry.h"
+#include "hhlo/autodiff/vmap.h"
 
 namespace hhlo::mpi {
 namespace {
@@ -360,6 +361,72 @@ Value apply(const Op& op, Value v, bool transpose) {
   throw Error(fmt::format("hhlo::mpi: {} has no derivative rule", t));
 }
 
+// ---- Batching rules
+// ------------------------------------------------------------------------------ vmap of a
+// collective: every example of the batch takes part in its own collective, and all of them go in
+// one MPI call. Elementwise over ranks (allreduce, bcast, sendrecv): the op on the stacked operand
+// [B, ...]. With the communicator axis at dimension 0 (allgather's result, reduce_scatter's and
+// alltoall's operand): the op on the operand with the batch axis moved behind it, [n, B, ...], and
+// back. The token operand is ignored: the builders order the new call after the last collective of
+// the batched function. A collective whose operand is not batched (only its token is) is rebuilt
+// unbatched.
+
+ReduceOp reduce_op_of(const Op& op) {
+  std::string s = op_attr(op);
+  return s == "prod"  ? ReduceOp::prod
+         : s == "min" ? ReduceOp::min
+         : s == "max" ? ReduceOp::max
+                      : ReduceOp::sum;
+}
+
+/// Swaps dimensions 0 and 1 of v.
+Value swap01(Value v) {
+  std::vector<int64_t> perm(static_cast<size_t>(v.rank()));
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[0], perm[1]);
+  return transpose(v, perm);
+}
+
+/// `op` rebuilt on `v` (the per-example operand, or the stacked one for the elementwise ops).
+Value rebuild(const Op& op, Value v) {
+  const std::string& t = *target_of(op);
+  Comm c = comm_of(op);
+  if (t == "hhlo_mpi_allreduce") return allreduce(v, reduce_op_of(op), c);
+  if (t == "hhlo_mpi_bcast") {
+    const Attribute* a = entry(op, "root");
+    const IntAttr* root = a ? a->get_if<IntAttr>() : nullptr;
+    return bcast(v, root ? root->value : 0, c);
+  }
+  if (t == "hhlo_mpi_sendrecv") return sendrecv(v, pairs_of(op, false), c);
+  if (t == "hhlo_mpi_allgather") return allgather(v, sized(c, op.results()[0].dim(0)));
+  int64_t n = op.operands()[0].dim(0);
+  if (t == "hhlo_mpi_reduce_scatter") return reduce_scatter(v, reduce_op_of(op), sized(c, n));
+  if (t == "hhlo_mpi_alltoall") return alltoall(v, sized(c, n));
+  throw Error(fmt::format("hhlo::mpi: vmap of {} has no batching rule", t));
+}
+
+std::vector<ad::Batched> mpi_batch(const Op& op, const std::vector<ad::Batched>& xs, int64_t) {
+  const std::string& t = *target_of(op);
+  Func& f = xs.back().value.func();
+  if (t == "hhlo_mpi_barrier") {
+    barrier(f, comm_of(op));
+    return {{ordering_token(f), false}};
+  }
+  const ad::Batched& x = xs[0];
+  Value y;
+  if (!x.batched)
+    y = rebuild(op, x.value);
+  else if (t == "hhlo_mpi_allgather")
+    y = swap01(rebuild(op, x.value));
+  else if (t == "hhlo_mpi_reduce_scatter")
+    y = rebuild(op, swap01(x.value));
+  else if (t == "hhlo_mpi_alltoall")
+    y = swap01(rebuild(op, swap01(x.value)));
+  else
+    y = rebuild(op, x.value);
+  return {{y, x.batched}, {ordering_token(f), false}};
+}
+
 std::vector<Cotangent> mpi_vjp(const Op& op, const std::vector<Cotangent>& cts) {
   // Operands (x, token); results (y, token): the token carries no gradient.
   if (!cts[0]) return {Cotangent{}, Cotangent{}};
@@ -379,6 +446,7 @@ void register_rules() {
       ad::register_custom_vjp(t, mpi_vjp);
       ad::register_custom_jvp(t, mpi_jvp);
     }
+    for (const std::string& t : builder_targets()) ad::register_custom_batching(t, mpi_batch);
   });
 }
 

@@ -14,7 +14,8 @@
 # reaches PyPI; the runtime then finds the plugin and preloads its NVIDIA wheels by itself); else
 # the Python packages (jax_plugins/xla_cuda*/xla_cuda_plugin.so, nvidia/*/lib on LD_LIBRARY_PATH).
 #
-# Runs: nvidia-smi; `hhlo devices --platform cuda` (the set-up's plugin found, its devices); the
+# Runs: nvidia-smi; `hhlo devices --platform cuda` (the set-up's plugin found, its devices);
+# `mpirun -np 2 hhlo devices --platform cuda --mpi` (one client over two processes); the
 # CPU custom-call tests (sanity of the same build); the GPU tests
 # (build-gpu/tests/gpu/hhlo_gpu_tests with HHLO_TEST_GPU=1). Exit status: 0 when all passed.
 set -uo pipefail
@@ -72,6 +73,29 @@ ninja -C build-gpu -j"$(nproc)" hhlo_custom_call_gpu_kernels hhlo_gpu_tests hhlo
 status=0
 log "hhlo devices --platform cuda"
 build-gpu/tools/hhlo/hhlo devices --platform cuda 2>&1 | tee "$out/devices.log" || status=1
+
+# Issue 24, item 5: two processes of an MPI job as one multi-process CUDA client (node_id = rank,
+# num_nodes = 2, the key-value store served over MPI: hhlo/mpi/key_value_store.h). Each process
+# must list the job's global devices: twice the one-process count, half of them another
+# process's. Both processes share this host's GPUs here; across GPU hosts, run the same line
+# with a hostfile (mpirun -np 2 --host a,b ...).
+log "mpirun -np 2 hhlo devices --platform cuda --mpi"
+if command -v mpirun >/dev/null && build-gpu/tools/hhlo/hhlo devices --help | grep -q -- --mpi; then
+  root=(); [[ "$(id -u)" == 0 ]] && root=(--allow-run-as-root)
+  timeout 300 mpirun "${root[@]}" --oversubscribe -np 2 build-gpu/tools/hhlo/hhlo devices \
+    --platform cuda --mpi 2>&1 | tee "$out/devices_mpi.log" || status=1
+  one=$(sed -n 's/^devices: *//p' "$out/devices.log" | head -1)
+  both=$(grep -c "^devices: *$((2 * ${one:-0}))\$" "$out/devices_mpi.log")
+  others=$(grep -c "(another process's)" "$out/devices_mpi.log")
+  if [[ -n "$one" && "$both" == 2 && "$others" == $((2 * one)) ]]; then
+    echo "ok: each process lists $((2 * one)) devices, $one of them the other process's"
+  else
+    echo "FAILED: expected each process to list $((2 * ${one:-0})) devices (see $out/devices_mpi.log)"
+    status=1
+  fi
+else
+  echo "skipped: no mpirun, or hhlo built without MPI (apt-get install openmpi-bin libopenmpi-dev)"
+fi
 
 if [[ -f third_party/pjrt/cpu/pjrt_c_api_cpu_plugin.so ]]; then
   log "CPU custom-call tests"

@@ -21,20 +21,14 @@
 #include "hhlo/mpi/kernels.h"
 #include "hhlo/ops/reductions.h"
 #include "hhlo/session.h"
+#include "mpi_session.h"
 
 namespace hhlo {
 namespace {
 
 using cd = std::complex<double>;
 
-Session& session() {
-  static Session* s = [] {
-    auto* p = new Session(Client::create("cpu"), {.enabled = false});
-    register_mpi_kernels(p->client());
-    return p;
-  }();
-  return *s;
-}
+Session& session() { return mpi_session(); }
 
 int N() { return mpi::world_size(); }
 int R() { return mpi::world_rank(); }

@@ -1,10 +1,11 @@
 // `hhlo demo [--model mlp|cnn] [--epochs N] [--seed S] [--batch B] [--lr LR] [--save F] [--load F]
-// [--devices N] [--mpi [--mpi-unchecked]] [--execution async|sync]`: the main job — train a
-// classifier on the UCI digits data through the EDSL, autodiff and the CPU plugin (hhlo::demo::run,
-// src/train/demo.cc). `mpirun -np 4 hhlo demo --mpi` trains data-parallel over 4 processes
-// (docs/distributed.md).
+// [--devices N] [--mpi [--mpi-unchecked] [--mpi-timeout S]] [--execution async|sync]`: the main job
+// — train a classifier on the UCI digits data through the EDSL, autodiff and the CPU plugin
+// (hhlo::demo::run, src/train/demo.cc). `mpirun -np 4 hhlo demo --mpi` trains data-parallel over 4
+// processes (docs/distributed.md).
 #include "hhlo/train/demo.h"
 
+#include <chrono>
 #include <iostream>
 #include <memory>
 
@@ -49,10 +50,16 @@ const bool registered = register_command({
       sub.add_flag("--mpi-unchecked", *unchecked,
                    "With --mpi: skip the check that every rank runs the same collective")
           ->needs(mpi_flag);
+      auto timeout = std::make_shared<double>(120);
+      sub.add_option("--mpi-timeout", *timeout,
+                     "With --mpi: seconds every rank may be late at a collective before the job "
+                     "is ended naming it (checked mode; default 120)")
+          ->check(CLI::PositiveNumber)
+          ->needs(mpi_flag);
       sub.add_flag("!--no-progress", o->progress, "One line per epoch, no progress bar");
       auto execution = std::make_shared<std::string>("async");
       add_execution_option(sub, *execution);
-      return [o, mpi, unchecked, execution] {
+      return [o, mpi, unchecked, timeout, execution] {
         // --execution sync: a session of its own on a synchronous CPU client.
         std::unique_ptr<Session> own;
         if (*execution != "async")
@@ -65,6 +72,7 @@ const bool registered = register_command({
           // Collective: every rank registers, then learns its place in the job.
           register_mpi_kernels(session.client());
           hhlo::mpi::set_checked(!*unchecked);
+          hhlo::mpi::set_timeout(std::chrono::milliseconds(static_cast<int64_t>(*timeout * 1000)));
           o->processes = hhlo::mpi::world_size();
           o->rank = hhlo::mpi::world_rank();
 #else

@@ -1,4 +1,7 @@
-// `hhlo devices [--platform cpu|cuda]`: the plugin, its versions and each device of a client.
+// `hhlo devices [--platform cpu|cuda] [--mpi]`: the plugin, its versions and each device of a
+// client. With --mpi, each process of an MPI job (`mpirun -np N hhlo devices --platform cuda
+// --mpi`) is one node of a multi-process client (node_id = rank, num_nodes = N, the key-value
+// store served over MPI: hhlo/mpi/key_value_store.h), so the list is the job's global one.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
@@ -11,6 +14,10 @@
 #include <vector>
 
 #include "commands.h"
+#ifdef HHLO_CLI_HAS_MPI
+#include "hhlo/mpi/kernels.h"
+#include "hhlo/mpi/key_value_store.h"
+#endif
 #include "hhlo/runtime/client.h"
 
 namespace hhlo::cli {
@@ -80,7 +87,36 @@ class HeldStderr {
   int saved_ = -1;
 };
 
-int run_devices(const std::string& platform) {
+/// Every device of a multi-process client, this process's and the others' (Client::devices()
+/// lists only this process's): PJRT_Client_LookupDevice of global ids 0, 1, ... until one is
+/// missing.
+std::vector<Device> all_devices(const Client& client) {
+  std::vector<Device> out;
+  for (int id = 0; id < 65536; ++id) {
+    try {
+      out.push_back(client.device(id));
+    } catch (const PjrtError&) {
+      break;
+    }
+  }
+  return out;
+}
+
+/// No options, or with `mpi` this process as a node of the job's multi-process client; on cuda
+/// without preallocating the GPU memory pool, so processes may share one GPU (each would take 75%
+/// of its memory at creation otherwise).
+ClientCreateOptions client_options(const std::string& platform, bool mpi) {
+  if (!mpi) return {};
+#ifdef HHLO_CLI_HAS_MPI
+  std::vector<ClientOption> o;
+  if (platform == "cuda") o.push_back({"preallocate", false});
+  return mpi::multi_process_client_options(std::move(o));
+#else
+  throw Error("hhlo devices --mpi: this hhlo was built without MPI (no libopenmpi-dev)");
+#endif
+}
+
+int run_devices(const std::string& platform, bool mpi) {
   // The CUDA plugin logs its failed cuInit while it initializes (loaded and client created).
   std::optional<HeldStderr> held;
   if (platform == "cuda") held.emplace();
@@ -92,9 +128,10 @@ int run_devices(const std::string& platform) {
     throw;
   }
   Plugin& plugin = *loaded;
+  const ClientCreateOptions options = client_options(platform, mpi);
   std::optional<Client> created;
   try {
-    created.emplace(Client::create(plugin));
+    created.emplace(Client::create(plugin, options));
   } catch (const Error& e) {
     if (platform != "cuda") throw;
     // One line: the plugin loaded but found no GPU it can use (no NVIDIA driver or device). Its
@@ -119,10 +156,14 @@ int run_devices(const std::string& platform) {
   fmt::print("StableHLO:       {} .. {}\n", version_string(plugin.stablehlo_minimum_version()),
              version_string(plugin.stablehlo_current_version()));
   std::vector<Device> devices = client.devices();
+  if (mpi) devices = all_devices(client);
+  if (mpi)
+    fmt::print("MPI process:     {} of {} (node_id, num_nodes)\n", *options.node_id,
+               *options.num_nodes);
   fmt::print("devices:         {}\n", devices.size());
   for (const Device& d : devices)
-    fmt::print("  [{}] {} kind={} local_hardware_id={}\n", d.id(), d.to_string(), d.kind(),
-               d.local_hardware_id());
+    fmt::print("  [{}] {} kind={} local_hardware_id={}{}\n", d.id(), d.to_string(), d.kind(),
+               d.local_hardware_id(), d.is_addressable() ? "" : " (another process's)");
   return 0;
 }
 
@@ -133,7 +174,12 @@ const bool registered = register_command({
       auto platform = std::make_shared<std::string>("cpu");
       sub.add_option("--platform", *platform, "Platform whose plugin to load")
           ->check(CLI::IsMember({"cpu", "cuda"}));
-      return [platform] { return run_devices(*platform); };
+      auto mpi = std::make_shared<bool>(false);
+      sub.add_flag("--mpi", *mpi,
+                   "Be one node of a multi-process client over the processes of an MPI job "
+                   "(mpirun -np N hhlo devices --platform cuda --mpi): node_id = rank, num_nodes = "
+                   "N, the key-value store served over MPI. For the CUDA plugin");
+      return [platform, mpi] { return run_devices(*platform, *mpi); };
     },
 });
 

@@ -17,6 +17,7 @@
 //    execution error (hhlo::PjrtError) naming the target and MPI's message.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -51,14 +52,23 @@ int world_rank();
 /// The number of processes in MPI_COMM_WORLD (MPI_Comm_size); initializes as world_rank.
 int world_size();
 /// Checked mode (off by default): before each collective, every rank's signature of it (target,
-/// element type, operand dims, attributes, communicator) is gathered over the world
-/// (MPI_Allgather of 16 int64, which matches whatever call each rank is at) and compared; ranks
-/// that disagree all fail the execution with the same error naming every rank's signature,
-/// instead of MPI mixing data or waiting forever. Costs one small allgather per collective. Set
-/// it the same way on every rank, before the executions it should cover.
+/// element type, operand dims, attributes, communicator) is gathered (16 int64 sent to world rank
+/// 0 and every signature sent back, on a communicator of its own, which matches whatever call
+/// each rank is at) and compared; ranks that disagree all fail the execution with the same error
+/// naming every rank's signature, instead of MPI mixing data or waiting forever. The gather is
+/// bounded by timeout(): when a rank has not arrived by then (it hangs, is slower than the
+/// timeout, or runs other code), rank 0 prints "hhlo::mpi: <target>: rank R did not reach this
+/// collective within T s ..." on stderr and ends the job with MPI_Abort (the other ranks name
+/// rank 0 after twice the timeout when rank 0 is the one missing). Costs two small messages per
+/// rank per collective. Set it the same way on every rank, before the executions it should cover.
 void set_checked(bool on);
 /// Whether checked mode is on.
 bool checked();
+/// How long checked mode waits for every rank at a collective (default 120 s; see set_checked).
+/// Throws hhlo::Error when `t` is not positive. Set it the same way on every rank.
+void set_timeout(std::chrono::milliseconds t);
+/// The timeout of checked mode.
+std::chrono::milliseconds timeout();
 /// The thread support level MPI gave (MPI_THREAD_SINGLE 0 .. MPI_THREAD_MULTIPLE 3); initializes
 /// as world_rank.
 int thread_level();
