@@ -2,12 +2,13 @@
 # The peers benchmark (issue 26 item 5): four JAX models (MLP, CNN, transformer encoder, LSTM) at
 # batch 1 and 64 through ours (`hhlo bench`, defaults and after `hhlo tune`), JAX (`jax.jit`),
 # ONNX Runtime (via jax2onnx) and IREE (llvm-cpu, local-task), plus the cold start (process start
-# to first result, batch 1), in interleaved rounds; prints the table of medians and ratios.
+# to first result, batch 1, three per round), in interleaved rounds; prints the table of medians
+# (each round's median, then the median over the rounds) and ratios, and the issue's goals.
 #
 # Usage: bench/peers.sh [BUILD_DIR] [ROUNDS]      (defaults: build, 2)
 # Env:   HHLO_PEERS_SCALE   factor on the number of timed calls (default 1; e.g. 0.1 to try it)
 #        HHLO_PEERS_CONFIGS comma-separated configs (default all: mlp_b1,mlp_b64,cnn_b1,...)
-#        HHLO_PEERS_BUDGET  seconds for each `hhlo tune` (default 20)
+#        HHLO_PEERS_BUDGET  seconds for each `hhlo tune` (default 30, as hhlo tune's)
 #
 # The peers live in their own venv, .venv-peers (git-ignored), made on the first run from the
 # pinned bench/peers-requirements.txt and reused while the pins are unchanged; it has its own jax.
@@ -23,7 +24,8 @@ VENV="$ROOT/.venv-peers"
 REQS="$ROOT/bench/peers-requirements.txt"
 PY="$VENV/bin/python"
 HHLO="$BUILD/tools/hhlo/hhlo"
-BUDGET="${HHLO_PEERS_BUDGET:-20}"
+BUDGET="${HHLO_PEERS_BUDGET:-30}"
+COLD_STARTS=3  # cold starts per runner, config and round (their median is the round's)
 
 # The venv of the peers, installed once per version of the pins.
 ensure_venv() {
@@ -98,15 +100,18 @@ for ((round = 1; round <= ROUNDS; round++)); do
   for c in "${CONFIGS[@]}"; do
     for r in "${order[@]}"; do peer time "$r" "$c" "$round"; done
   done
-  for c in "${cold_configs[@]}"; do
-    for r in "${cold_order[@]}"; do peer cold "$r" "$c" "$round"; done
+  for ((k = 1; k <= COLD_STARTS; k++)); do
+    for c in "${cold_configs[@]}"; do
+      for r in "${cold_order[@]}"; do peer cold "$r" "$c" "$round"; done
+    done
   done
 done
 
 mkdir -p "$BUILD/bench-results"
 cp "$RESULTS" "$BUILD/bench-results/peers.jsonl"
 echo
-echo "Peers ($ROUNDS interleaved rounds, medians over the rounds of per-round medians; $(nproc) cores)"
+echo "Peers ($ROUNDS interleaved rounds; medians over the rounds of each round's median;" \
+  "$(nproc) cores)"
 echo "versions: $(cat "$TMP/versions.json")"
 echo "load after: $(uptime | sed 's/.*load/load/')"
 "$PY" "$ROOT/bench/peers.py" table "$RESULTS"
