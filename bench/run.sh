@@ -7,7 +7,8 @@
 # medians of the per-round ratios.
 # Usage: bench/run.sh [BUILD_DIR]   (default: build; `make bench` passes its build folder)
 # Env: HHLO_BENCH_REPS (repetitions per benchmark, default 10), HHLO_BENCH_ROUNDS (dispatch
-# rounds, default 5), HHLO_BENCH_ONLY (regex on executable names, e.g. 'dispatch').
+# rounds, default 5), HHLO_BENCH_ONLY (regex on executable names, e.g. 'dispatch'; 'peers' runs
+# bench/peers.sh, which only an explicit HHLO_BENCH_ONLY does: it installs its own venv).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${1:-$ROOT/build}"
@@ -23,7 +24,7 @@ rm -f "$OUT"/dispatch_round_*.json "$OUT"/hhlo_bench_dispatch.json "$OUT"/build_
 
 shopt -s nullglob
 benches=("$BUILD"/bench/hhlo_bench_*)
-[[ ${#benches[@]} -gt 0 ]] || { echo "bench/run.sh: no hhlo_bench_* in $BUILD/bench: build first" >&2; exit 1; }
+[[ ${#benches[@]} -gt 0 || "$ONLY" == peers ]] || { echo "bench/run.sh: no hhlo_bench_* in $BUILD/bench: build first" >&2; exit 1; }
 for exe in "${benches[@]}"; do
   name="$(basename "$exe")"
   [[ -x "$exe" && "$name" =~ $ONLY ]] || continue
@@ -240,4 +241,11 @@ fi
 if [[ -x "$BUILD/tools/hhlo/hhlo" && "execution_mode" =~ $ONLY ]]; then
   echo "== execution_mode.py (async vs sync client, MLP batch 1..1024, dot 16..512)" >&2
   "$PY" "$ROOT/bench/execution_mode.py" "$BUILD" "$REPS" | tee "$OUT/execution_mode.txt"
+fi
+
+# ours against JAX, ONNX Runtime and IREE on four models (issue 26 item 5): opt-in only, since it
+# makes a venv of its own (.venv-peers) from the registry; HHLO_BENCH_ROUNDS rounds (default 2).
+if [[ -n "${HHLO_BENCH_ONLY:-}" && "peers" =~ $ONLY ]]; then
+  echo "== peers.sh (four models: ours, JAX, ONNX Runtime, IREE)" >&2
+  "$ROOT/bench/peers.sh" "$BUILD" "${HHLO_BENCH_ROUNDS:-2}" | tee "$OUT/peers.txt"
 fi
