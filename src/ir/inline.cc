@@ -59,7 +59,8 @@ void explicit_defaults(OpState& st) {
 
 class Inliner {
  public:
-  Inliner(Func& dest, const Module& source) : dest_(dest), source_(source) {}
+  Inliner(Func& dest, const Module& source, const InlineRewrite* rewrite = nullptr)
+      : dest_(dest), source_(source), rewrite_(rewrite) {}
 
   std::vector<Value> call(std::string_view callee, const std::vector<Value>& args) {
     const Func* f = source_.find(callee);
@@ -117,6 +118,7 @@ class Inliner {
         for (size_t i = 0; i < res.size(); ++i) map[op->result(i).id()] = res[i];
         continue;
       }
+      if (body && rewritten(*op, operands, map)) continue;
       OpState st;
       st.name = op->name();
       st.operands = std::move(operands);
@@ -145,6 +147,25 @@ class Inliner {
     return {};
   }
 
+  // Whether the rewrite replaced `op` (its results then mapped to the rewrite's values).
+  bool rewritten(const Op& op, const std::vector<Value>& operands,
+                 std::unordered_map<uint32_t, Value>& map) {
+    if (!rewrite_ || !*rewrite_) return false;
+    std::optional<std::vector<Value>> res = (*rewrite_)(op, operands);
+    if (!res) return false;
+    if (res->size() != op.results().size())
+      throw Error(fmt::format("inline_call: the rewrite of '{}' gave {} values for {} results",
+                              op.name(), res->size(), op.results().size()));
+    for (size_t i = 0; i < res->size(); ++i) {
+      if ((*res)[i].type() != op.result(i).type())
+        throw Error(fmt::format("inline_call: the rewrite of '{}' gave result {} type {}, not {}",
+                                op.name(), i, (*res)[i].type().to_string(),
+                                op.result(i).type().to_string()));
+      map[op.result(i).id()] = (*res)[i];
+    }
+    return true;
+  }
+
   // A composite copied into another module takes its decomposition along: a private copy (its
   // calls inlined, its composites copied likewise) under the same name, or a fresh one
   // (`name_1`, ...) when the destination has a function of that name.
@@ -168,6 +189,7 @@ class Inliner {
 
   Func& dest_;
   const Module& source_;
+  const InlineRewrite* rewrite_;
   std::vector<const Func*> stack_;
 };
 
@@ -177,6 +199,12 @@ std::vector<Value> inline_call(Func& dest, const Module& source, std::string_vie
                                const std::vector<Value>& args) {
   dest.check_operands("inline_call", args);
   return Inliner(dest, source).call(callee, args);
+}
+
+std::vector<Value> inline_call(Func& dest, const Module& source, std::string_view callee,
+                               const std::vector<Value>& args, const InlineRewrite& rewrite) {
+  dest.check_operands("inline_call", args);
+  return Inliner(dest, source, &rewrite).call(callee, args);
 }
 
 }  // namespace hhlo

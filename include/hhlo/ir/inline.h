@@ -9,6 +9,8 @@
 //   Value loss = inline_call(f, exported, "main", f.args())[0];
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -36,5 +38,19 @@ namespace hhlo {
 /// a function has not returned, or on recursion ("recursive call of @f").
 std::vector<Value> inline_call(Func& dest, const Module& source, std::string_view callee,
                                const std::vector<Value>& args);
+
+/// A substitution inline_call consults before copying an op (any op but `func.call`, the
+/// terminators and the ops inside regions): given the source op and its operands, already values
+/// of `dest`, it returns the values `dest` uses for the op's results instead of a copy (emitted by
+/// the rewrite at `dest`'s insertion point, one per result, of the result's type), or
+/// std::nullopt to have the op copied. The autodiff layer recognises JAX's QR this way
+/// (src/autodiff/imported_qr.cc).
+using InlineRewrite = std::function<std::optional<std::vector<Value>>(
+    const Op& op, const std::vector<Value>& operands)>;
+
+/// inline_call with `rewrite` consulted for each op of the body. Throws what inline_call throws,
+/// and hhlo::Error naming the op when the rewrite returns the wrong number or types of values.
+std::vector<Value> inline_call(Func& dest, const Module& source, std::string_view callee,
+                               const std::vector<Value>& args, const InlineRewrite& rewrite);
 
 }  // namespace hhlo
