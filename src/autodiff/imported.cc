@@ -128,7 +128,7 @@ Module vjp_module(const Module& source, const ImportedOptions& o) {
       cts.emplace_back(std::nullopt);
   }
   auto [w, names] = wrt_args(f, wrt, "cotangent");
-  std::vector<Value> g = vjp(results, cts, w);
+  std::vector<Value> g = vjp(results, w, cts);
   results.insert(results.end(), g.begin(), g.end());
   finish(f, entry, results, names);
   return m;

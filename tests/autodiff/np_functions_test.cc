@@ -85,7 +85,7 @@ void check_case(const std::string& name, const Fn& fn, double tol = 1e-12) {
   Vs x(f.args().begin(), f.args().begin() + static_cast<long>(n));
   Value out = fn(x);
   Vs rets = {out};
-  for (Value g : ad::vjp({out}, {ad::Cotangent{f.arg(n)}}, x)) rets.push_back(g);
+  for (Value g : ad::vjp({out}, x, {ad::Cotangent{f.arg(n)}})) rets.push_back(g);
   std::vector<ad::Tangent> tangents;
   for (size_t i = 0; i < n; ++i) tangents.push_back(f.arg(n + 1 + i));
   rets.push_back(ad::jvp({out}, x, tangents)[0]);
@@ -111,7 +111,7 @@ void check_vmap(const std::string& name, const Fn& row) {
   Vs outs = ad::vmap(
       [&row](const Vs& a) {
         Value y = row({a[0]});
-        Value g = ad::vjp({y}, {ad::Cotangent{a[1]}}, {a[0]})[0];
+        Value g = ad::vjp({y}, {a[0]}, {ad::Cotangent{a[1]}})[0];
         Value j = ad::jvp({y}, {a[0]}, {ad::Tangent{a[2]}})[0];
         return Vs{y, g, j};
       },
@@ -289,7 +289,7 @@ TEST(NpIndexing, TakeAlongAxisBatchedIndices) {
   Vs outs = ad::vmap(
       [](const Vs& a) {
         Value y = np::take_along_axis(a[0], a[1], 0);
-        Value g = ad::vjp({y}, {ad::Cotangent{a[2]}}, {a[0]})[0];
+        Value g = ad::vjp({y}, {a[0]}, {ad::Cotangent{a[2]}})[0];
         Value j = ad::jvp({y}, {a[0]}, {ad::Tangent{a[3]}})[0];
         return Vs{y, g, j};
       },

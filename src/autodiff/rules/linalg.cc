@@ -430,7 +430,7 @@ Cotangent transpose_of_jvp(Value x, const std::vector<Cotangent>& cts,
       gs.push_back(*cts[i]);
     }
   if (ys.empty()) return {};
-  return vjp(ys, gs, {dx})[0];
+  return vjp(ys, {dx}, gs)[0];
 }
 
 /// x as a complex value of x's dtype's real part only (the real tensor itself for a real x).
