@@ -90,6 +90,15 @@ void expect_jax(const std::function<Vs(const Vs&)>& build, const std::vector<std
     test::expect_close(got[i], jax(names[i]), 1e-12, names[i]);
 }
 
+// Expects `part` in the error message `msg`.
+void has(const std::string& msg, const std::string& part) {
+  EXPECT_NE(msg.find(part), std::string::npos) << msg;
+}
+
+// The arguments of a new @main(x [3] f64, y [3] f64) in `m`.
+Vs two_args(Module& m) { return m.add_func("main", {{DType::f64, {3}}, {DType::f64, {3}}}).args(); }
+
+// The message of the hhlo::Error `fn` throws ("" when none).
 std::string error_of(const std::function<void()>& fn) {
   try {
     fn();
@@ -190,11 +199,7 @@ TEST(CustomJvp, ReverseModeOfANonLinearRuleIsAnError) {
   // A rule that is not linear in the tangents: forward mode uses it as it is (as JAX), reverse
   // mode, which transposes it, names the function and the op.
   Module m;
-  Func& fn = m.add_func("main", {{DType::f64, {3}}, {DType::f64, {3}}});
-  Vs a = fn.args();
-  auto has = [](const std::string& msg, const std::string& part) {
-    EXPECT_NE(msg.find(part), std::string::npos) << msg;
-  };
+  Vs a = two_args(m);
   auto rule_of = [](std::function<Tensor(Tensor, Tensor)> tangent) {
     ad::CustomJvp f("nonlinear", [](const Vs& p) { return Vs{sin_times(p)}; });
     f.defjvp([tangent](const Vs& p, const Vs& t) {
@@ -256,14 +261,9 @@ TEST(CustomVjp, VmapOfGradAndGradOfVmap) {
       {"vjp_grad_of_vmap/0", "vjp_grad_of_vmap/1"});
 }
 
-// The message of the hhlo::Error `fn` throws ("" when none).
 TEST(CustomRules, Errors) {
   Module m;
-  Func& fn = m.add_func("main", {{DType::f64, {3}}, {DType::f64, {3}}});
-  Vs a = fn.args();
-  auto has = [](const std::string& msg, const std::string& part) {
-    EXPECT_NE(msg.find(part), std::string::npos) << msg;
-  };
+  Vs a = two_args(m);
   auto g = make_g();
   has(error_of([&] { ad::jvp(g, a, a); }),
       "can't apply forward-mode autodiff (jvp) to custom_vjp function 'g'");
