@@ -9,7 +9,7 @@ the exported text does not record).
 
   .venv/bin/python tests/import/gen_lapack_grad_exports.py OUT_DIR
 
-For each case NAME and dtype DT (float32, float64) writes OUT_DIR/lapack_NAME_DT.mlir and, in
+For each case NAME and dtype DT (float32, float64; complex64, complex128 for eig_complex) writes OUT_DIR/lapack_NAME_DT.mlir and, in
 OUT_DIR/vectors/ (nothing committed, all at build time):
   lapack_NAME_DT.inK.npy    inputs (params first, then data), from a seeded generator
   lapack_NAME_DT.outK.npy   jax.value_and_grad: the loss, then d loss / d param k
@@ -31,9 +31,9 @@ jax.config.update("jax_default_matmul_precision", "highest")
 CASES = []
 
 
-def case(name, params, data, disabled=()):
+def case(name, params, data, disabled=(), dtypes=("float32", "float64")):
     def wrap(fn):
-        CASES.append((name, fn, params, data, disabled))
+        CASES.append((name, fn, params, data, disabled, dtypes))
         return fn
     return wrap
 
@@ -113,12 +113,28 @@ def eig(a, b):
             + jnp.sum(jnp.abs(vl[0])))
 
 
+# The same of complex matrices (geev's complex variant: {w, vl, vr, info}); a real loss, JAX's
+# gradient convention for complex inputs (dL/dx - i dL/dy).
+@case("eig_complex", [(3, 3)], [], dtypes=("complex64", "complex128"))
+def eig_complex(a):
+    w, vl, vr = lax.linalg.eig(a, compute_left_eigenvectors=True, enable_eigvec_derivs=True)
+    return (jnp.sum(jnp.real(w) ** 2) + jnp.sum(jnp.imag(w)) + jnp.sum(jnp.abs(vr[1]) ** 2 * jnp.real(vr[0]))
+            + jnp.sum(jnp.real(vl[2])))
+
+
+def sample(rng, shape, dt):
+    x = rng.standard_normal(shape)
+    if np.issubdtype(np.dtype(dt), np.complexfloating):
+        x = x + 1j * rng.standard_normal(shape)
+    return np.asarray(x, dtype=dt)
+
+
 def main():
     out = sys.argv[1]
     vdir = os.path.join(out, "vectors")
     os.makedirs(vdir, exist_ok=True)
-    for name, fn, params, data, disabled in CASES:
-        for dt in ("float32", "float64"):
+    for name, fn, params, data, disabled, dtypes in CASES:
+        for dt in dtypes:
             shapes = params + data
             specs = [jax.ShapeDtypeStruct(s, jnp.dtype(dt)) for s in shapes]
             checks = [export.DisabledSafetyCheck.custom_call(f"lapack_{'s' if dt == 'float32' else 'd'}{r}_ffi")
@@ -128,23 +144,23 @@ def main():
             with open(os.path.join(out, stem + ".mlir"), "w") as f:
                 f.write(text)
             rng = np.random.default_rng(sum(map(ord, name)))
-            inputs = [np.asarray(rng.standard_normal(s), dtype=dt) for s in shapes]
+            inputs = [sample(rng, s, dt) for s in shapes]
             n = len(params)
             argnums = tuple(range(n))
             loss, grads = jax.value_and_grad(fn, argnums=argnums)(*inputs)
-            tangents = [np.asarray(rng.standard_normal(s), dtype=dt) for s in params]
+            tangents = [sample(rng, s, dt) for s in params]
             primal, tangent = jax.jvp(lambda *p: fn(*p, *inputs[n:]), tuple(inputs[:n]),
                                       tuple(tangents))
-            batched = [np.stack([x + 0.1 * np.asarray(rng.standard_normal(x.shape), dtype=dt)
-                                 for _ in range(3)]) for x in inputs[:n]]
+            batched = [np.stack([x + 0.1 * sample(rng, x.shape, dt) for _ in range(3)])
+                       for x in inputs[:n]]
             vgrads = jax.vmap(jax.grad(fn, argnums=argnums),
                               in_axes=(0,) * n + (None,) * len(data))(*batched, *inputs[n:])
             vecs = {"in": inputs, "out": [loss, *grads], "tan": tangents,
                     "jout": [primal, tangent], "vin": batched, "vout": list(vgrads)}
             for kind, arrays in vecs.items():
                 for k, a in enumerate(arrays):
-                    np.save(os.path.join(vdir, f"{stem}.{kind}{k}.npy"), np.asarray(a, dtype=dt))
-    print(f"{2 * len(CASES)} LAPACK losses in {out}, vectors in {vdir}")
+                    np.save(os.path.join(vdir, f"{stem}.{kind}{k}.npy"), np.asarray(a))
+    print(f"{sum(len(c[5]) for c in CASES)} LAPACK losses in {out}, vectors in {vdir}")
 
 
 if __name__ == "__main__":
