@@ -18,8 +18,8 @@ using detail::where;
 
 }  // namespace
 
-std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Cotangent>& cotangents,
-                       const std::vector<Value>& wrt) {
+std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Value>& wrt,
+                       const std::vector<Cotangent>& cotangents) {
   if (outputs.size() != cotangents.size())
     throw Error(
         fmt::format("vjp: {} outputs but {} cotangents", outputs.size(), cotangents.size()));
@@ -127,13 +127,32 @@ std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Cota
   return out;
 }
 
+std::pair<std::vector<Value>, Pullback> vjp(const TraceFn& f, const std::vector<Value>& primals) {
+  if (primals.empty())
+    throw Error("vjp: no primals (the function to differentiate needs arguments)");
+  Func& fn = primals[0].func();
+  for (size_t i = 0; i < primals.size(); ++i) {
+    if (&primals[i].func() != &fn) throw Error("vjp: primals belong to different functions");
+    if (!detail::is_inexact(primals[i].dtype()))
+      throw Error(fmt::format(
+          "vjp: cannot differentiate with respect to an integer tensor (primal {} has type {}); "
+          "only f16/bf16/f32/f64 and complex values have gradients",
+          i, primals[i].type().to_string()));
+  }
+  std::vector<Value> outs = f(primals);
+  Pullback pullback = [outs, primals](const std::vector<Cotangent>& cts) {
+    return vjp(outs, primals, cts);
+  };
+  return {outs, pullback};
+}
+
 std::vector<Value> grad(Value loss, const std::vector<Value>& wrt) {
   if (loss.rank() != 0 || !detail::is_float(loss.dtype()))
     throw Error(
         fmt::format("grad requires a scalar loss of a float type, got {}; reduce it first "
                     "(e.g. with ad::reduce_sum) or use vjp with an explicit cotangent",
                     loss.type().to_string()));
-  return vjp({loss}, {full_like(loss, 1.0)}, wrt);
+  return vjp({loss}, wrt, {full_like(loss, 1.0)});
 }
 
 namespace detail {
@@ -250,7 +269,7 @@ Func& vjp_func(Module& module, std::string name, const std::vector<TensorType>& 
   for (size_t i = 0; i < results.size(); ++i) cts.emplace_back(f.arg(arg_types.size() + i));
   std::vector<Value> w;
   for (size_t i : wrt) w.push_back(f.arg(i));
-  std::vector<Value> g = vjp(results, cts, w);
+  std::vector<Value> g = vjp(results, w, cts);
   results.insert(results.end(), g.begin(), g.end());
   f.ret(results);
   return f;

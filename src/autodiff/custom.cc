@@ -9,8 +9,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "hhlo/autodiff/vmap.h"
 #include "rules/rules.h"
@@ -23,6 +26,7 @@ struct CustomRules {
   bool is_vjp = false;  // custom_vjp (fwd / bwd), else custom_jvp (jvp)
   int64_t id = 0;
   TraceFn fn;
+  std::vector<size_t> nondiff;  // custom_jvp's nondiff_argnums
   JvpRuleFn jvp;
   FwdFn fwd;
   BwdFn bwd;
@@ -124,6 +128,10 @@ std::vector<TensorType> types_of(ValueRange vs) {
 /// (one per rule set and argument types, shared by the module).
 std::vector<Value> call(const CustomRules& r, const std::vector<Value>& args, Loc loc) {
   if (args.empty()) throw Error(fmt::format("{} '{}': called with no arguments", kind(r), r.name));
+  for (size_t i : r.nondiff)
+    if (i >= args.size())
+      throw Error(fmt::format("{} '{}': nondiff_argnums entry {} out of range ({} arguments)",
+                              kind(r), r.name, i, args.size()));
   std::vector<TensorType> types = types_of(args);
   std::string fname = fmt::format("hhlo_{}_{}", kind(r), r.id);
   for (const TensorType& t : types) {
@@ -179,6 +187,73 @@ std::vector<Tangent> custom_jvp_jvp(const Op& op, const std::vector<Tangent>& ts
   return std::vector<Tangent>(touts.begin(), touts.end());
 }
 
+/// Why `op`, one of whose operands `active` marks as a tangent, is not linear in the tangents
+/// ("" when it is or cannot be told: control flow and custom calls pass).
+std::string nonlinear_use(const Op& op, const std::vector<bool>& active) {
+  static const std::unordered_set<std::string_view> any_use = {"stablehlo.abs",
+                                                               "stablehlo.cbrt",
+                                                               "stablehlo.ceil",
+                                                               "stablehlo.cosine",
+                                                               "stablehlo.exponential",
+                                                               "stablehlo.exponential_minus_one",
+                                                               "stablehlo.floor",
+                                                               "stablehlo.log",
+                                                               "stablehlo.log_plus_one",
+                                                               "stablehlo.logistic",
+                                                               "stablehlo.round_nearest_afz",
+                                                               "stablehlo.round_nearest_even",
+                                                               "stablehlo.rsqrt",
+                                                               "stablehlo.sign",
+                                                               "stablehlo.sine",
+                                                               "stablehlo.sqrt",
+                                                               "stablehlo.tan",
+                                                               "stablehlo.tanh",
+                                                               "stablehlo.is_finite",
+                                                               "stablehlo.power",
+                                                               "stablehlo.atan2",
+                                                               "stablehlo.maximum",
+                                                               "stablehlo.minimum",
+                                                               "stablehlo.remainder",
+                                                               "stablehlo.compare",
+                                                               "stablehlo.clamp",
+                                                               "stablehlo.select_and_scatter"};
+  std::string_view n = op.name();
+  if (any_use.count(n)) return "takes a tangent";
+  if (n == "stablehlo.multiply" && active[0] && active[1]) return "multiplies two tangents";
+  if (n == "stablehlo.divide" && active[1]) return "divides by a tangent";
+  if (n == "stablehlo.sort" && active[0]) return "sorts by a tangent";
+  if ((n == "stablehlo.reduce" || n == "stablehlo.reduce_window") && !op.regions().empty()) {
+    const auto& body = op.regions()[0]->ops();
+    if (body.empty() || body[0]->name() != "stablehlo.add") return "reduces tangents by a non-sum";
+  }
+  return "";
+}
+
+/// Throws when the ops the JVP rule of `r` appended to `block` (from index `start`) use the
+/// placeholder tangents `wrt` non-linearly: reverse mode transposes the rule (JAX raises too).
+void check_linear(const CustomRules& r, const Block& block, size_t start,
+                  const std::vector<Value>& wrt) {
+  std::unordered_set<uint32_t> active;
+  for (Value w : wrt) active.insert(w.id());
+  for (size_t k = start; k < block.ops().size(); ++k) {
+    const Op& op = *block.ops()[k];
+    std::vector<bool> uses;
+    bool any = false;
+    for (Value v : op.operands()) {
+      uses.push_back(active.count(v.id()) > 0);
+      any = any || uses.back();
+    }
+    if (!any) continue;
+    std::string why = nonlinear_use(op, uses);
+    if (!why.empty())
+      throw Error(fmt::format(
+          "custom_jvp '{}': the JVP rule is not linear in the tangents: '{}' (at {}) {}; reverse "
+          "mode (grad, vjp, jacrev) transposes the rule, as JAX does, and needs it linear",
+          r.name, op.name(), where(op), why));
+    for (Value res : op.results()) active.insert(res.id());
+  }
+}
+
 /// custom_jvp's VJP: the transpose of the user's JVP rule (linear in the tangents), by the
 /// reverse walk over the rule built on placeholder (zero) tangents of the float operands.
 std::vector<Cotangent> custom_jvp_vjp(const Op& op, const std::vector<Cotangent>& cts) {
@@ -192,12 +267,16 @@ std::vector<Cotangent> custom_jvp_vjp(const Op& op, const std::vector<Cotangent>
   std::vector<size_t> slots;
   for (size_t i = 0; i < primals.size(); ++i) {
     dxs.push_back(full_like(primals[i], 0.0));
-    if (detail::is_inexact(primals[i].dtype())) {
+    bool nondiff = std::find(r.nondiff.begin(), r.nondiff.end(), i) != r.nondiff.end();
+    if (detail::is_inexact(primals[i].dtype()) && !nondiff) {
       wrt.push_back(dxs.back());
       slots.push_back(i);
     }
   }
+  const Block& block = primals[0].func().insertion_block();
+  size_t start = block.ops().size();
   auto [outs, touts] = r.jvp(primals, dxs);
+  check_linear(r, block, start, wrt);
   check_types(r, "the JVP rule's primal outputs", outs, types_of(op.results()));
   check_types(r, "the JVP rule's tangents", touts, types_of(op.results()));
   std::vector<Value> ys;
@@ -209,7 +288,7 @@ std::vector<Cotangent> custom_jvp_vjp(const Op& op, const std::vector<Cotangent>
     }
   std::vector<Cotangent> out(primals.size());
   if (ys.empty() || wrt.empty()) return out;
-  std::vector<Value> g = vjp(ys, gs, wrt);
+  std::vector<Value> g = vjp(ys, wrt, gs);
   for (size_t k = 0; k < slots.size(); ++k) out[slots[k]] = g[k];
   return out;
 }
@@ -353,6 +432,7 @@ std::shared_ptr<CustomRules> derived(CustomRules& r, const std::vector<bool>& ba
   auto& d = r.derived[key];
   if (!d) {
     d = new_rules(r.name + "/vmap", r.is_vjp, vmapped(r.fn, batched));
+    d->nondiff = r.nondiff;
     if (r.jvp) d->jvp = vmapped_jvp(r.jvp, batched);
     if (r.fwd) d->fwd = vmapped_fwd(r.fwd, batched);
     if (r.bwd) d->bwd = vmapped_bwd(r.bwd, batched, per_example);
@@ -391,11 +471,43 @@ void register_rules() {
 
 }  // namespace
 
-CustomJvp::CustomJvp(std::string name, TraceFn fn)
-    : rules_(new_rules(std::move(name), false, std::move(fn))) {}
+CustomJvp::CustomJvp(std::string name, TraceFn fn, std::vector<size_t> nondiff_argnums)
+    : rules_(new_rules(std::move(name), false, std::move(fn))) {
+  std::sort(nondiff_argnums.begin(), nondiff_argnums.end());
+  if (std::adjacent_find(nondiff_argnums.begin(), nondiff_argnums.end()) != nondiff_argnums.end())
+    throw Error(fmt::format("custom_jvp '{}': repeated index in nondiff_argnums", rules_->name));
+  rules_->nondiff = std::move(nondiff_argnums);
+}
 
 CustomJvp& CustomJvp::defjvp(JvpRuleFn rule) {
+  if (!rules_->nondiff.empty())
+    throw Error(
+        fmt::format("custom_jvp '{}': it has nondiff_argnums, so its rule takes (nondiff, primals, "
+                    "tangents), as JAX's",
+                    rules_->name));
   rules_->jvp = std::move(rule);
+  return *this;
+}
+
+CustomJvp& CustomJvp::defjvp(JvpRuleNondiffFn rule) {
+  if (rules_->nondiff.empty())
+    throw Error(fmt::format(
+        "custom_jvp '{}': a rule taking (nondiff, primals, tangents) needs nondiff_argnums",
+        rules_->name));
+  // The rule over all arguments: the nondiff ones apart, the others with their tangents.
+  rules_->jvp = [rule = std::move(rule), nd = rules_->nondiff](const std::vector<Value>& p,
+                                                               const std::vector<Value>& t) {
+    std::vector<Value> nondiff, primals, tangents;
+    for (size_t i = 0; i < p.size(); ++i) {
+      if (std::binary_search(nd.begin(), nd.end(), i)) {
+        nondiff.push_back(p[i]);
+      } else {
+        primals.push_back(p[i]);
+        tangents.push_back(t[i]);
+      }
+    }
+    return rule(nondiff, primals, tangents);
+  };
   return *this;
 }
 

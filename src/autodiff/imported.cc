@@ -8,6 +8,7 @@
 
 #include "hhlo/autodiff/autodiff.h"
 #include "hhlo/ir/inline.h"
+#include "imported_qr.h"
 #include "rules/rules.h"
 
 namespace hhlo::ad {
@@ -100,7 +101,7 @@ Module value_and_grad_module(const Module& source, const ImportedOptions& o) {
                     what, o.loss, entry.name(), lt.to_string()));
   Module m;
   Func& f = new_function(m, source, entry, entry.arg_types(), o.name);
-  std::vector<Value> results = inline_call(f, source, o.entry, f.args());
+  std::vector<Value> results = inline_call(f, source, o.entry, f.args(), detail::jax_qr_rewrite());
   auto [w, names] = wrt_args(f, wrt, "grad");
   std::vector<Value> g = grad(results[o.loss], w);
   results.insert(results.end(), g.begin(), g.end());
@@ -118,7 +119,7 @@ Module vjp_module(const Module& source, const ImportedOptions& o) {
   Func& f = new_function(m, source, entry, types, o.name);
   size_t n = entry.arg_types().size();
   std::vector<Value> args(f.args().begin(), f.args().begin() + static_cast<long>(n));
-  std::vector<Value> results = inline_call(f, source, o.entry, args);
+  std::vector<Value> results = inline_call(f, source, o.entry, args, detail::jax_qr_rewrite());
   std::vector<Cotangent> cts;
   for (size_t i = 0; i < results.size(); ++i) {
     if (detail::is_inexact(results[i].dtype()))
@@ -127,7 +128,7 @@ Module vjp_module(const Module& source, const ImportedOptions& o) {
       cts.emplace_back(std::nullopt);
   }
   auto [w, names] = wrt_args(f, wrt, "cotangent");
-  std::vector<Value> g = vjp(results, cts, w);
+  std::vector<Value> g = vjp(results, w, cts);
   results.insert(results.end(), g.begin(), g.end());
   finish(f, entry, results, names);
   return m;
@@ -143,7 +144,7 @@ Module jvp_module(const Module& source, const ImportedOptions& o) {
   Func& f = new_function(m, source, entry, types, o.name);
   size_t n = entry.arg_types().size();
   std::vector<Value> args(f.args().begin(), f.args().begin() + static_cast<long>(n));
-  std::vector<Value> results = inline_call(f, source, o.entry, args);
+  std::vector<Value> results = inline_call(f, source, o.entry, args, detail::jax_qr_rewrite());
   std::vector<Value> w;
   std::vector<Tangent> ts;
   for (size_t k = 0; k < wrt.size(); ++k) {

@@ -6,6 +6,7 @@
 
 #include "hhlo/autodiff/vjp_registry.h"
 #include "hhlo/ir/ops.h"
+#include "hhlo/ops/tensor.h"
 #include "rule_table.h"
 #include "rules/rules.h"
 
@@ -173,9 +174,7 @@ Value reduce_sum(Value x, const std::vector<int64_t>& dims, Loc loc) {
       x, zero, dims, [](Value a, Value b) { return add(a, b); }, loc);
 }
 
-Value full_like(Value x, double value, Loc loc) {
-  return constant(x.func(), value, x.dtype(), x.dims(), loc);
-}
+Value full_like(Value x, double value, Loc loc) { return np::full_like(x, value, loc); }
 
 Value unbroadcast(Value ct, const Dims& operand_dims, const std::vector<int64_t>& bdims) {
   const Dims& rd = ct.dims();

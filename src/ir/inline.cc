@@ -59,7 +59,7 @@ void explicit_defaults(OpState& st) {
 
 class Inliner {
  public:
-  Inliner(Func& dest, const Module& source, const OpRewrite* rewrite = nullptr)
+  Inliner(Func& dest, const Module& source, const InlineRewrite* rewrite = nullptr)
       : dest_(dest), source_(source), rewrite_(rewrite) {}
 
   std::vector<Value> call(std::string_view callee, const std::vector<Value>& args) {
@@ -118,6 +118,7 @@ class Inliner {
         for (size_t i = 0; i < res.size(); ++i) map[op->result(i).id()] = res[i];
         continue;
       }
+      if (body && rewritten(*op, operands, map)) continue;
       OpState st;
       st.name = op->name();
       st.operands = std::move(operands);
@@ -125,11 +126,6 @@ class Inliner {
       st.attrs = op->attrs();
       st.loc = op->loc();
       explicit_defaults(st);
-      if (rewrite_ && *rewrite_ && op->regions().empty())
-        if (std::optional<std::vector<Value>> res = (*rewrite_)(dest_, st)) {
-          bind_rewritten(*op, *res, map);
-          continue;
-        }
       if (st.name == "stablehlo.composite") copy_decomposition(st);
       for (const auto& region : op->regions()) {
         std::vector<TensorType> types;
@@ -151,19 +147,23 @@ class Inliner {
     return {};
   }
 
-  // Binds the results of `op` to the values a rewrite gave for them, checked.
-  void bind_rewritten(const Op& op, const std::vector<Value>& res,
-                      std::unordered_map<uint32_t, Value>& map) {
-    if (res.size() != op.results().size())
-      throw Error(fmt::format("inline_call: the rewrite of {} gave {} values for its {} results",
-                              op.name(), res.size(), op.results().size()));
-    for (size_t i = 0; i < res.size(); ++i) {
-      if (res[i].type() != op.result(i).type())
-        throw Error(fmt::format("inline_call: the rewrite of {} gave a {} for its result {} of {}",
-                                op.name(), res[i].type().to_string(), i,
+  // Whether the rewrite replaced `op` (its results then mapped to the rewrite's values).
+  bool rewritten(const Op& op, const std::vector<Value>& operands,
+                 std::unordered_map<uint32_t, Value>& map) {
+    if (!rewrite_ || !*rewrite_) return false;
+    std::optional<std::vector<Value>> res = (*rewrite_)(op, operands);
+    if (!res) return false;
+    if (res->size() != op.results().size())
+      throw Error(fmt::format("inline_call: the rewrite of '{}' gave {} values for {} results",
+                              op.name(), res->size(), op.results().size()));
+    for (size_t i = 0; i < res->size(); ++i) {
+      if ((*res)[i].type() != op.result(i).type())
+        throw Error(fmt::format("inline_call: the rewrite of '{}' gave result {} type {}, not {}",
+                                op.name(), i, (*res)[i].type().to_string(),
                                 op.result(i).type().to_string()));
-      map[op.result(i).id()] = res[i];
+      map[op.result(i).id()] = (*res)[i];
     }
+    return true;
   }
 
   // A composite copied into another module takes its decomposition along: a private copy (its
@@ -182,14 +182,14 @@ class Inliner {
       std::string name = sym->name;
       for (int i = 1; dm.find(name); ++i) name = fmt::format("{}_{}", sym->name, i);
       Func& g = dm.add_func(name, d->arg_types(), Visibility::private_);
-      g.ret(Inliner(g, source_, rewrite_).call(sym->name, g.args()));
+      g.ret(Inliner(g, source_).call(sym->name, g.args()));
       a.value = SymbolRefAttr{name};
     }
   }
 
   Func& dest_;
   const Module& source_;
-  const OpRewrite* rewrite_;
+  const InlineRewrite* rewrite_;
   std::vector<const Func*> stack_;
 };
 
@@ -202,7 +202,7 @@ std::vector<Value> inline_call(Func& dest, const Module& source, std::string_vie
 }
 
 std::vector<Value> inline_call(Func& dest, const Module& source, std::string_view callee,
-                               const std::vector<Value>& args, const OpRewrite& rewrite) {
+                               const std::vector<Value>& args, const InlineRewrite& rewrite) {
   dest.check_operands("inline_call", args);
   return Inliner(dest, source, &rewrite).call(callee, args);
 }

@@ -18,20 +18,16 @@ namespace {
 
 constexpr const char* kTarget = "hhlo_onednn_convolution";
 
-const Attribute* find(const OpState& op, std::string_view name) {
-  for (const NamedAttr& a : op.attrs)
-    if (a.name == name) return &a.value;
-  return nullptr;
-}
-
-std::vector<int64_t> i64s(const OpState& op, std::string_view name) {
-  const Attribute* a = find(op, name);
+/// The i64 array attribute `name` of `op`, or `n` ones when the printer left it out (its default).
+std::vector<int64_t> i64s(const Op& op, std::string_view name, size_t n) {
+  const Attribute* a = op.attr(name);
   const auto* v = a ? a->get_if<I64ArrayAttr>() : nullptr;
-  return v ? v->values : std::vector<int64_t>{};
+  return v ? v->values : std::vector<int64_t>(n, 1);
 }
 
-int64_t int_attr(const OpState& op, std::string_view name) {
-  const Attribute* a = find(op, name);
+/// The integer attribute `name` of `op`, or 1 (the group counts' default).
+int64_t int_attr(const Op& op, std::string_view name) {
+  const Attribute* a = op.attr(name);
   const auto* v = a ? a->get_if<IntAttr>() : nullptr;
   return v ? v->value : 1;
 }
@@ -43,24 +39,26 @@ struct Window {
 };
 
 /// Why oneDNN cannot run `op` as the spec defines it; empty when it can (then `w` is filled).
-std::string unsupported(const OpState& op, Window& w) {
-  for (const Value& v : op.operands)
+std::string unsupported(const Op& op, Window& w) {
+  for (Value v : op.operands())
     if (v.dtype() != DType::f32) return fmt::format("a {} operand", dtype_name(v.dtype()));
-  if (op.result_types.at(0).dtype != DType::f32) return "a result that is not f32";
-  const auto* dn = find(op, "dimension_numbers")->get_if<ConvDimensionNumbers>();
+  if (op.result(0).dtype() != DType::f32) return "a result that is not f32";
+  const auto* dn = op.attr("dimension_numbers")->get_if<ConvDimensionNumbers>();
   size_t n = dn->input_spatial_dimensions.size();
   if (n < 1 || n > 3) return fmt::format("{} spatial dimensions", n);
-  for (int64_t d : i64s(op, "lhs_dilation"))
+  for (int64_t d : i64s(op, "lhs_dilation", n))
     if (d != 1) return "lhs dilation (a transposed convolution)";
-  if (const Attribute* r = find(op, "window_reversal"))
+  if (const Attribute* r = op.attr("window_reversal"))
     if (const auto* b = r->get_if<BoolArrayAttr>())
       for (bool x : b->values)
         if (x) return "window reversal";
   if (int_attr(op, "batch_group_count") != 1) return "batch_group_count > 1";
-  w.strides = i64s(op, "window_strides");
-  w.dilation = i64s(op, "rhs_dilation");
+  w.strides = i64s(op, "window_strides", n);
+  w.dilation = i64s(op, "rhs_dilation", n);
   w.groups = int_attr(op, "feature_group_count");
-  std::vector<int64_t> pad = find(op, "padding")->get_if<DenseAttr>()->array->to_vector<int64_t>();
+  const Attribute* padding = op.attr("padding");
+  std::vector<int64_t> pad = padding ? padding->get_if<DenseAttr>()->array->to_vector<int64_t>()
+                                     : std::vector<int64_t>(2 * n, 0);
   for (size_t i = 0; i + 1 < pad.size(); i += 2) {
     if (pad[i] < 0 || pad[i + 1] < 0) return "negative padding";
     w.low.push_back(pad[i]);
@@ -77,8 +75,8 @@ std::vector<int64_t> order(int64_t a, int64_t b, const std::vector<int64_t>& res
 }
 
 /// The call of the oneDNN kernel standing for convolution `op` with window `w`.
-Value onednn_call(Func& f, const OpState& op, const Window& w) {
-  const auto& dn = *find(op, "dimension_numbers")->get_if<ConvDimensionNumbers>();
+Value onednn_call(Func& f, const Op& op, const std::vector<Value>& operands, const Window& w) {
+  const auto& dn = *op.attr("dimension_numbers")->get_if<ConvDimensionNumbers>();
   DictAttr config;
   auto add = [&](const char* name, std::vector<int64_t> v) {
     config.entries.emplace_back(name, I64ArrayAttr{std::move(v)});
@@ -122,8 +120,9 @@ OneDnnRewrite rewrite_convolutions_for_onednn(const Module& module) {
   for (size_t i = 0; i < main->args().size(); ++i)
     for (const NamedAttr& a : main->arg_attrs(i)) f.set_arg_attr(i, a);
   bool rewrite = !partitioned(module);
-  OpRewrite swap = [&](Func& dest, const OpState& op) -> std::optional<std::vector<Value>> {
-    if (op.name != "stablehlo.convolution") return std::nullopt;
+  InlineRewrite swap =
+      [&](const Op& op, const std::vector<Value>& operands) -> std::optional<std::vector<Value>> {
+    if (op.name() != "stablehlo.convolution") return std::nullopt;
     Window w;
     std::string why = rewrite ? unsupported(op, w) : "a partitioned module";
     if (!why.empty()) {
@@ -131,7 +130,7 @@ OneDnnRewrite rewrite_convolutions_for_onednn(const Module& module) {
       return std::nullopt;
     }
     ++r.rewritten;
-    return std::vector<Value>{onednn_call(dest, op, w)};
+    return std::vector<Value>{onednn_call(operands.at(0).func(), op, operands, w)};
   };
   // At the entry's own func.return location (ret would record this file's).
   f.ret_at(inline_call(f, module, "main", f.args(), swap), main->body().ops().back()->loc());

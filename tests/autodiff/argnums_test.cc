@@ -58,6 +58,69 @@ Vs flat(const std::vector<Vs>& blocks) {
   return out;
 }
 
+// One argument order (issue 23): the traced forms are JAX's `vjp(f, *primals)` (results and a
+// pullback) and `jvp(f, primals, tangents)`; the value-level cores both take (outputs, wrt, seeds).
+Vs seeds(const Vs& a, const char* kind, int n) {
+  Vs out;
+  for (int i = 0; i < n; ++i)
+    out.push_back(constant(a[0].func(), jax(std::string(kind) + "/" + std::to_string(i))));
+  return out;
+}
+
+TEST(ArgumentOrder, TracedVjpAndJvpMatchJax) {
+  expect_jax(
+      [](const Vs& a) {
+        auto [ys, pullback] = ad::vjp(g, a);
+        Vs cts = seeds(a, "ct", 2);
+        Vs out = ys;
+        for (Value c : pullback({cts[0], cts[1]})) out.push_back(c);
+        return out;
+      },
+      {"vjp/0", "vjp/1", "vjp/2", "vjp/3", "vjp/4"});
+  expect_jax(
+      [](const Vs& a) {
+        auto [ys, ts] = ad::jvp(g, a, seeds(a, "tan", 3));
+        Vs out = ys;
+        out.insert(out.end(), ts.begin(), ts.end());
+        return out;
+      },
+      {"jvp/0", "jvp/1", "jvp/2", "jvp/3"});
+}
+
+TEST(ArgumentOrder, CoreVjpAndJvpTakeOutputsWrtSeeds) {
+  expect_jax(
+      [](const Vs& a) {
+        Vs ys = g(a), cts = seeds(a, "ct", 2);
+        Vs out = ad::vjp(ys, a, {cts[0], cts[1]});
+        out.insert(out.begin(), ys.begin(), ys.end());
+        return out;
+      },
+      {"vjp/0", "vjp/1", "vjp/2", "vjp/3", "vjp/4"});
+  expect_jax(
+      [](const Vs& a) {
+        Vs ys = g(a), ts = seeds(a, "tan", 3);
+        Vs out = ad::jvp(ys, a, {ts[0], ts[1], ts[2]});
+        out.insert(out.begin(), ys.begin(), ys.end());
+        return out;
+      },
+      {"jvp/0", "jvp/1", "jvp/2", "jvp/3"});
+}
+
+TEST(ArgumentOrder, TracedVjpErrors) {
+  Module m;
+  Func& fn = m.add_func("main", {{DType::f64, {3}}, {DType::i32, {3}}});
+  EXPECT_THROW(ad::vjp(g, Vs{}), Error);
+  try {
+    ad::vjp([](const Vs& a) { return a; }, {fn.arg(0), fn.arg(1)});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("integer tensor (primal 1"), std::string::npos)
+        << e.what();
+  }
+  auto [ys, pullback] = ad::vjp([](const Vs& a) { return Vs{np::sin(Tensor(a[0]))}; }, {fn.arg(0)});
+  EXPECT_THROW(pullback({}), Error);  // one cotangent per result
+}
+
 TEST(Argnums, GradWithATupleOfArgnumsMatchesJax) {
   expect_jax([](const Vs& a) { return ad::grad(f, a, Ix{2, 0}); }, {"grad_2_0/0", "grad_2_0/1"});
   expect_jax([](const Vs& a) { return Vs{ad::grad(f, a, 1)}; }, {"grad_1"});

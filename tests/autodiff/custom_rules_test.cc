@@ -40,6 +40,16 @@ ad::CustomJvp make_f() {
   return f;
 }
 
+// h(x, s) = sin(x) s with nondiff_argnums (1,) and the rule (s, x, tx) -> 3 cos(x) s tx.
+ad::CustomJvp make_h() {
+  ad::CustomJvp h("h", [](const Vs& a) { return Vs{sin_times(a)}; }, {1});
+  h.defjvp([](const Vs& nondiff, const Vs& p, const Vs& t) {
+    Tensor x = p[0], s = nondiff[0];
+    return std::pair{Vs{sin_times({p[0], nondiff[0]})}, Vs{3.0 * np::cos(x) * s * t[0]}};
+  });
+  return h;
+}
+
 // g(x, y) = sin(x) y with fwd residuals (cos x, y, sin x) and bwd (3 ct cos(x) y, ct sin(x) / 2);
 // with `none`, bwd gives y no cotangent.
 ad::CustomVjp make_g(bool none = false) {
@@ -78,6 +88,24 @@ void expect_jax(const std::function<Vs(const Vs&)>& build, const std::vector<std
       run(m, {jax("in/x"), jax("in/y"), jax("in/tx"), jax("in/ty"), jax("in/xs"), jax("in/txs")});
   for (size_t i = 0; i < names.size(); ++i)
     test::expect_close(got[i], jax(names[i]), 1e-12, names[i]);
+}
+
+// Expects `part` in the error message `msg`.
+void has(const std::string& msg, const std::string& part) {
+  EXPECT_NE(msg.find(part), std::string::npos) << msg;
+}
+
+// The arguments of a new @main(x [3] f64, y [3] f64) in `m`.
+Vs two_args(Module& m) { return m.add_func("main", {{DType::f64, {3}}, {DType::f64, {3}}}).args(); }
+
+// The message of the hhlo::Error `fn` throws ("" when none).
+std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 TEST(CustomJvp, JvpUsesTheRule) {
@@ -141,6 +169,59 @@ TEST(CustomJvp, VmapOfGradAndGradOfVmap) {
       {"jvp_jvp_of_vmap/0", "jvp_jvp_of_vmap/1"});
 }
 
+TEST(CustomJvp, NondiffArgnumsAsJax) {
+  // JAX's custom_jvp(h, nondiff_argnums=(1,)): the rule gets s apart and no tangent for it; s's
+  // gradient is zero (JAX stops it), in jvp, grad and vmap of grad.
+  auto h = make_h();
+  expect_jax(
+      [&](const Vs& a) {
+        auto [ys, ts] = ad::jvp(h, {a[0], a[1]}, {a[2], a[3]});
+        return Vs{ys[0], ts[0]};
+      },
+      {"nondiff_jvp/0", "nondiff_jvp/1"});
+  expect_jax(
+      [&](const Vs& a) {
+        return ad::grad(sq(h), {a[0], a[1]}, Ix{0, 1});
+      },
+      {"nondiff_grad/0", "nondiff_grad/1"});
+  expect_jax(
+      [&](const Vs& a) {
+        return ad::vmap(
+            [&](const Vs& p) {
+              return ad::grad(sq(h), p, Ix{0, 1});
+            },
+            {a[4], a[1]}, {0, std::nullopt});
+      },
+      {"nondiff_vmap_of_grad/0", "nondiff_vmap_of_grad/1"});
+}
+
+TEST(CustomJvp, ReverseModeOfANonLinearRuleIsAnError) {
+  // A rule that is not linear in the tangents: forward mode uses it as it is (as JAX), reverse
+  // mode, which transposes it, names the function and the op.
+  Module m;
+  Vs a = two_args(m);
+  auto rule_of = [](std::function<Tensor(Tensor, Tensor)> tangent) {
+    ad::CustomJvp f("nonlinear", [](const Vs& p) { return Vs{sin_times(p)}; });
+    f.defjvp([tangent](const Vs& p, const Vs& t) {
+      return std::pair{Vs{sin_times(p)}, Vs{tangent(t[0], t[1])}};
+    });
+    return f;
+  };
+  auto sine = rule_of([](Tensor tx, Tensor) { return np::sin(tx); });
+  EXPECT_NO_THROW(ad::jvp(sine, a, a));
+  std::string e = error_of([&] { ad::grad(sq(sine), a); });
+  has(e, "custom_jvp 'nonlinear': the JVP rule is not linear in the tangents");
+  has(e, "'stablehlo.sine'");
+  has(e, "takes a tangent");
+  auto square = rule_of([](Tensor tx, Tensor ty) { return tx * ty; });
+  has(error_of([&] { ad::grad(sq(square), a); }), "multiplies two tangents");
+  auto quotient = rule_of([](Tensor tx, Tensor ty) { return tx / ty; });
+  has(error_of([&] { ad::grad(sq(quotient), a); }), "divides by a tangent");
+  // Linear rules of every shape pass: scaled, summed, broadcast, divided by a primal.
+  auto linear = rule_of([](Tensor tx, Tensor ty) { return (tx * 2.0 + ty) / 3.0 - np::sum(tx); });
+  EXPECT_NO_THROW(ad::grad(sq(linear), a));
+}
+
 TEST(CustomVjp, GradUsesFwdAndBwd) {
   auto g = make_g();
   expect_jax(
@@ -180,23 +261,9 @@ TEST(CustomVjp, VmapOfGradAndGradOfVmap) {
       {"vjp_grad_of_vmap/0", "vjp_grad_of_vmap/1"});
 }
 
-// The message of the hhlo::Error `fn` throws ("" when none).
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 TEST(CustomRules, Errors) {
   Module m;
-  Func& fn = m.add_func("main", {{DType::f64, {3}}, {DType::f64, {3}}});
-  Vs a = fn.args();
-  auto has = [](const std::string& msg, const std::string& part) {
-    EXPECT_NE(msg.find(part), std::string::npos) << msg;
-  };
+  Vs a = two_args(m);
   auto g = make_g();
   has(error_of([&] { ad::jvp(g, a, a); }),
       "can't apply forward-mode autodiff (jvp) to custom_vjp function 'g'");
@@ -216,6 +283,22 @@ TEST(CustomRules, Errors) {
     y = gone({a[0], a[1]})[0];
   }
   has(error_of([&] { ad::grad(np::sum(Tensor(y)), {a[0]}); }), "no longer exists");
+  // nondiff_argnums: repeated, out of range, and the rule of the other form.
+  has(error_of([&] {
+        ad::CustomJvp("rep", [](const Vs& p) { return p; }, {1, 1});
+      }),
+      "custom_jvp 'rep': repeated index in nondiff_argnums");
+  ad::CustomJvp far("far", [](const Vs& p) { return p; }, {2});
+  has(error_of([&] { far(a); }), "nondiff_argnums entry 2 out of range (2 arguments)");
+  has(error_of([&] { far.defjvp([](const Vs& p, const Vs& t) {
+                       return std::pair{p, t};
+                     }); }),
+      "it has nondiff_argnums, so its rule takes (nondiff, primals, tangents)");
+  ad::CustomJvp plain("plain", [](const Vs& p) { return p; });
+  has(error_of([&] {
+        plain.defjvp([](const Vs&, const Vs& p, const Vs& t) { return std::pair{p, t}; });
+      }),
+      "a rule taking (nondiff, primals, tangents) needs nondiff_argnums");
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-"""JAX's values of the transforms with a set of argnums (issue 23, docs/autodiff.md): jax.grad,
+"""JAX's values of the transforms with a set of argnums (issue 23, docs/autodiff.md): jax.vjp and
+jax.jvp (their argument orders, seeds ct/<i> and tan/<i>), jax.grad,
 jax.value_and_grad, jax.jacfwd, jax.jacrev and jax.hessian with `argnums=(a, b)` (a tuple of
 results; the Hessian's nested blocks, cross blocks included) and with a single int argnum, in f64.
 
@@ -32,7 +33,25 @@ def g(x, y, z):
     return jnp.sin(x) * y**2, jnp.sum(x * y) * jnp.exp(z)
 
 
+# Seeds of the jax.vjp / jax.jvp cases (the argument orders of issue 23): one cotangent per
+# result of g, one tangent per primal.
+CT = (np.array([1.0, -2.0, 0.5]), np.array([0.25, 3.0]))
+TAN = (np.array([0.2, 0.1, -1.0]), np.array([1.0, 0.0, 0.5]), np.array([-0.3, 0.7]))
+
+
+def vjp_case(x, y, z):
+    outs, pullback = jax.vjp(g, x, y, z)
+    return (*outs, *pullback(CT))
+
+
+def jvp_case(x, y, z):
+    outs, tans = jax.jvp(g, (x, y, z), TAN)
+    return (*outs, *tans)
+
+
 CASES = {
+    "vjp": vjp_case,
+    "jvp": jvp_case,
     "grad_1": jax.grad(f, argnums=1),
     "grad_2_0": jax.grad(f, argnums=(2, 0)),
     "value_and_grad_0_2": jax.value_and_grad(f, argnums=(0, 2)),
@@ -63,6 +82,8 @@ def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     lines = [line(f"in/{i}", v) for i, v in enumerate((X, Y, Z))]
+    lines += [line(f"ct/{i}", v) for i, v in enumerate(CT)]
+    lines += [line(f"tan/{i}", v) for i, v in enumerate(TAN)]
     for case, fn in CASES.items():
         flatten(case, fn(X, Y, Z), lines)
     with open(os.path.join(out, "argnums_vectors.txt"), "w") as fh:

@@ -11,6 +11,7 @@ in/tx, in/ty, in/xs, in/txs, then `<case>` or `<case>/<i>` per result.
 tests/autodiff/custom_rules_test.cc writes the same functions and rules with hhlo ops."""
 import os
 import sys
+from functools import partial
 
 import jax
 import jax.numpy as jnp
@@ -60,6 +61,17 @@ def g_none(x, y):
 g_none.defvjp(g_fwd, lambda res, ct: (ct * res[0] * res[1] * 3.0, None))
 
 
+@partial(jax.custom_jvp, nondiff_argnums=(1,))
+def h(x, s):
+    return jnp.sin(x) * s
+
+
+@h.defjvp
+def h_jvp(s, primals, tangents):
+    (x,), (tx,) = primals, tangents
+    return h(x, s), 3.0 * jnp.cos(x) * s * tx   # not sin(x) s's derivative
+
+
 def sq(fn):
     return lambda x, y: jnp.sum(fn(x, y) ** 2)
 
@@ -72,6 +84,9 @@ CASES = {
     "jvp_grad_of_vmap": lambda: jax.grad(
         lambda xs, y: jnp.sum(jax.vmap(f, (0, None))(xs, y) ** 2), argnums=(0, 1))(XS, Y),
     "jvp_jvp_of_vmap": lambda: jax.jvp(jax.vmap(f, (0, None)), (XS, Y), (TXS, TY)),
+    "nondiff_jvp": lambda: jax.jvp(h, (X, Y), (TX, TY)),
+    "nondiff_grad": lambda: jax.grad(sq(h), argnums=(0, 1))(X, Y),
+    "nondiff_vmap_of_grad": lambda: jax.vmap(jax.grad(sq(h), argnums=(0, 1)), (0, None))(XS, Y),
     "vjp_value": lambda: g(X, Y),
     "vjp_grad": lambda: jax.grad(sq(g), argnums=(0, 1))(X, Y),
     "vjp_grad_none": lambda: jax.grad(sq(g_none), argnums=(0, 1))(X, Y),

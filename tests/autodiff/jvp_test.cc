@@ -376,7 +376,7 @@ TEST(AutodiffJvp, EveryOpThatAVjpRuleEmitsHasAJvpRule) {
     Func& f = m.add_func("main", {{t, {2, 3}}, {t, {2, 3}}});
     Value out = prog(f);
     differentiable_ops(f.body(), forward);
-    ad::vjp({out}, {ad::full_like(out, 1.0)}, {f.arg(0), f.arg(1)});
+    ad::vjp({out}, {f.arg(0), f.arg(1)}, {ad::full_like(out, 1.0)});
     differentiable_ops(f.body(), emitted);  // forward and backward ops
   }
   // Coverage: every registered VJP rule (built-in) is exercised by the programs above.

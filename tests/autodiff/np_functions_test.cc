@@ -56,7 +56,7 @@ void check_vmap(const std::string& name, const Fn& row) {
   Vs outs = ad::vmap(
       [&row](const Vs& a) {
         Value y = row({a[0]});
-        Value g = ad::vjp({y}, {ad::Cotangent{a[1]}}, {a[0]})[0];
+        Value g = ad::vjp({y}, {a[0]}, {ad::Cotangent{a[1]}})[0];
         Value j = ad::jvp({y}, {a[0]}, {ad::Tangent{a[2]}})[0];
         return Vs{y, g, j};
       },
@@ -234,7 +234,7 @@ TEST(NpIndexing, TakeAlongAxisBatchedIndices) {
   Vs outs = ad::vmap(
       [](const Vs& a) {
         Value y = np::take_along_axis(a[0], a[1], 0);
-        Value g = ad::vjp({y}, {ad::Cotangent{a[2]}}, {a[0]})[0];
+        Value g = ad::vjp({y}, {a[0]}, {ad::Cotangent{a[2]}})[0];
         Value j = ad::jvp({y}, {a[0]}, {ad::Tangent{a[3]}})[0];
         return Vs{y, g, j};
       },

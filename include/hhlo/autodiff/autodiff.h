@@ -26,7 +26,9 @@ namespace hhlo::ad {
 /// A cotangent that may be a symbolic zero (std::nullopt): rules skip work for it.
 using Cotangent = std::optional<Value>;
 
-/// Vector-Jacobian product: cotangents of `wrt` given cotangents of `outputs`.
+/// Vector-Jacobian product: cotangents of `wrt` given cotangents of `outputs`. The arguments come
+/// in the order of `jvp(outputs, wrt, tangents)` and of JAX's `vjp(f, *primals)(cotangents)`: what
+/// is differentiated, with respect to what, then the seeds.
 /// - `outputs` and `wrt` are values of the same function, visible from its insertion block;
 ///   `cotangents[i]` (same type as outputs[i], or nullopt for zero) seeds outputs[i].
 /// - Returns one value per `wrt` entry, of the same type (zeros when an output does not depend on
@@ -41,8 +43,8 @@ using Cotangent = std::optional<Value>;
 /// source location) or has one for real operands only and meets a complex one ("VJP of
 /// 'stablehlo.x' at file:line: no VJP rule for complex operands"), or a rule returns the wrong
 /// number or types of cotangents.
-std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Cotangent>& cotangents,
-                       const std::vector<Value>& wrt);
+std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Value>& wrt,
+                       const std::vector<Cotangent>& cotangents);
 
 /// Gradient of a scalar `loss` (rank 0, float) with respect to each `wrt` value (seed 1).
 /// Throws hhlo::Error when `loss` is not a floating-point scalar ("grad requires a scalar loss"),
@@ -140,6 +142,17 @@ std::vector<Value> jvp(const std::vector<Value>& outputs, const std::vector<Valu
 std::pair<std::vector<Value>, std::vector<Value>> jvp(const TraceFn& f,
                                                       const std::vector<Value>& primals,
                                                       const std::vector<Value>& tangents);
+
+/// The pullback `vjp(f, primals)` returns: one cotangent per primal (zeros where none reaches
+/// it) for one cotangent per result of `f` (nullopt for zero), appended where it is called.
+using Pullback = std::function<std::vector<Value>(const std::vector<Cotangent>&)>;
+
+/// JAX's `jax.vjp(f, *primals)`: calls `f(primals)` at the insertion point and returns (its
+/// results, the pullback), which runs `vjp(results, primals, cotangents)` when called (in the same
+/// function, while it is being built). `primals` must be non-empty float or complex values of one
+/// function. Throws hhlo::Error for no primals, an integer primal or primals of different
+/// functions; the pullback throws what `vjp` above throws.
+std::pair<std::vector<Value>, Pullback> vjp(const TraceFn& f, const std::vector<Value>& primals);
 
 /// JAX's `jax.jacfwd(f, argnums=argnum)(*primals)`: one Jacobian per result y of `f`, of dims
 /// y.dims ++ primals[argnum].dims and y's dtype, from one JVP per element of primals[argnum] (a

@@ -31,10 +31,16 @@ struct CustomRules;
 /// A custom JVP rule (JAX's `defjvp` function): given the primals and one tangent per primal (same
 /// types; zeros for symbolic zeros and for integer primals), returns (the primal outputs, one
 /// tangent per output, of the output's type). It must be linear in the tangents for reverse mode,
-/// which transposes it (as JAX does; a non-linear rule is not detected and gives a wrong
-/// gradient, where JAX raises).
+/// which transposes it (as JAX does): reverse mode of a rule that applies a non-linear op to a
+/// tangent (sin(t), t * t, t / t, abs, max, compare, ...) is an error naming the function and the
+/// op, as JAX's transpose raises.
 using JvpRuleFn = std::function<std::pair<std::vector<Value>, std::vector<Value>>(
     const std::vector<Value>& primals, const std::vector<Value>& tangents)>;
+/// The rule of a CustomJvp with nondiff_argnums (JAX's `f_jvp(*nondiff_args, primals, tangents)`):
+/// the non-differentiated arguments (in their order), then the other primals and their tangents.
+using JvpRuleNondiffFn = std::function<std::pair<std::vector<Value>, std::vector<Value>>(
+    const std::vector<Value>& nondiff, const std::vector<Value>& primals,
+    const std::vector<Value>& tangents)>;
 
 /// JAX's `jax.custom_jvp`: a traced function `fn` whose forward-mode derivative is the rule given
 /// to `defjvp`; reverse mode (grad, vjp, jacrev) transposes that rule, vmap batches the function
@@ -42,11 +48,18 @@ using JvpRuleFn = std::function<std::pair<std::vector<Value>, std::vector<Value>
 class CustomJvp {
  public:
   /// `name` appears in the composite's attributes and in errors; `fn` maps the primals to the
-  /// outputs and must build only from its arguments (pass closed-over values as arguments: JAX's
-  /// nondiff_argnums are arguments whose tangents the rule ignores).
-  CustomJvp(std::string name, TraceFn fn);
-  /// JAX's `f.defjvp(rule)`: sets (or replaces) the JVP rule. Returns *this.
+  /// outputs and must build only from its arguments (pass closed-over values as arguments).
+  /// `nondiff_argnums` (JAX's `custom_jvp(f, nondiff_argnums=...)`): argument indices that are
+  /// not differentiated: the rule gets them apart, without tangents, and they get zero gradients
+  /// and tangents (JAX stops their gradient). Throws hhlo::Error for a repeated index; an index
+  /// beyond a call's arguments is an error of that call.
+  CustomJvp(std::string name, TraceFn fn, std::vector<size_t> nondiff_argnums = {});
+  /// JAX's `f.defjvp(rule)`: sets (or replaces) the JVP rule. Returns *this. Throws hhlo::Error
+  /// when the function has nondiff_argnums (give a JvpRuleNondiffFn).
   CustomJvp& defjvp(JvpRuleFn rule);
+  /// JAX's `f.defjvp(rule)` for a function with nondiff_argnums. Returns *this. Throws
+  /// hhlo::Error when the function has none.
+  CustomJvp& defjvp(JvpRuleNondiffFn rule);
   /// Calls the function on `args` (values of the function being built; any dtypes and dims):
   /// emits the composite and returns its results (fn's result types). The rule is needed only
   /// when the call is differentiated, and this object (or a copy) must live until then.

@@ -73,7 +73,9 @@ Value unbroadcast(Value ct, const Dims& operand_dims);
 
 /// Sum of `x` over `dims` (stablehlo.reduce with add); result: x's shape without `dims`.
 Value reduce_sum(Value x, const std::vector<int64_t>& dims, Loc loc = Loc::current());
-/// A splat constant of x's type (shape and dtype) with `value`.
+/// np::full_like(x, value) as a Value (the same constant, for rule code that works with Values): a
+/// splat constant of x's type (shape and dtype) with `value`. docs/autodiff.md, "One name per
+/// function".
 Value full_like(Value x, double value, Loc loc = Loc::current());
 
 }  // namespace hhlo::ad

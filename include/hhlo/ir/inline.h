@@ -39,17 +39,18 @@ namespace hhlo {
 std::vector<Value> inline_call(Func& dest, const Module& source, std::string_view callee,
                                const std::vector<Value>& args);
 
-/// A substitute for an op while inlining: given the op about to be appended to `dest` (its
-/// operands already `dest`'s values, its default attributes made explicit), returns the values
-/// that stand for its results (one per result, of the result's type), appended to `dest` by the
-/// rewrite itself, or nullopt to copy the op as it is. Ops with regions are always copied (the
-/// ops inside their regions pass through the rewrite).
-using OpRewrite = std::function<std::optional<std::vector<Value>>(Func& dest, const OpState& op)>;
+/// A substitution inline_call consults before copying an op (any op but `func.call`, the
+/// terminators and the ops inside regions): given the source op and its operands, already values
+/// of `dest`, it returns the values `dest` uses for the op's results instead of a copy (emitted by
+/// the rewrite at `dest`'s insertion point, one per result, of the result's type), or
+/// std::nullopt to have the op copied. The autodiff layer recognises JAX's QR this way
+/// (src/autodiff/imported_qr.cc).
+using InlineRewrite = std::function<std::optional<std::vector<Value>>(
+    const Op& op, const std::vector<Value>& operands)>;
 
-/// inline_call with `rewrite` deciding, op by op, what is appended (a rewrite pass that copies a
-/// function: hhlo/program/onednn_rewrite.h). Throws as inline_call, hhlo::Error when a rewrite
-/// returns the wrong number or types of values (naming the op), and what `rewrite` throws.
+/// inline_call with `rewrite` consulted for each op of the body. Throws what inline_call throws,
+/// and hhlo::Error naming the op when the rewrite returns the wrong number or types of values.
 std::vector<Value> inline_call(Func& dest, const Module& source, std::string_view callee,
-                               const std::vector<Value>& args, const OpRewrite& rewrite);
+                               const std::vector<Value>& args, const InlineRewrite& rewrite);
 
 }  // namespace hhlo

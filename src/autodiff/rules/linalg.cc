@@ -16,11 +16,14 @@
 // cholesky dL = L Phi(L^{-1} da L^{-T}) with da the read triangle mirrored; fft is linear.
 #include "hhlo/ops/linalg.h"
 
+#include <algorithm>
 #include <array>
 #include <functional>
+#include <limits>
 #include <numeric>
 
 #include "hhlo/autodiff/autodiff.h"
+#include "hhlo/ops/reductions.h"
 #include "rules.h"
 
 namespace hhlo::ad::detail {
@@ -68,41 +71,51 @@ Value mm(Value a, Value b) {
   return dot_general(a, b, dn);
 }
 
-std::vector<Cotangent> triangular_solve_vjp(const Op& op, const std::vector<Cotangent>& cts) {
+/// A triangular solve's configuration: the native op's attributes, or the LAPACK trsm call's.
+struct TriSolve {
+  bool left, lower, unit;
+  Transpose t;
+};
+
+TriSolve native_solve(const Op& op) {
+  return {op.attr("left_side")->get_if<BoolAttr>()->value,
+          op.attr("lower")->get_if<BoolAttr>()->value,
+          op.attr("unit_diagonal")->get_if<BoolAttr>()->value,
+          *op.attr("transpose_a")->get_if<Transpose>()};
+}
+
+/// {ct_a, ct_b} of x = op(a)^{-1} b (or b op(a)^{-1}) for the cotangent `g` of x.
+std::vector<Cotangent> solve_cotangents(Value a, Value b, Value x, Value g, const TriSolve& s) {
   std::vector<Cotangent> out(2);
-  if (!cts[0]) return out;
-  Value a = op.operands()[0], b = op.operands()[1], x = op.results()[0], g = *cts[0];
   if (!is_inexact(a.dtype()) || !is_inexact(b.dtype())) return out;
-  bool left = op.attr("left_side")->get_if<BoolAttr>()->value;
-  bool lower = op.attr("lower")->get_if<BoolAttr>()->value;
-  bool unit = op.attr("unit_diagonal")->get_if<BoolAttr>()->value;
-  Transpose t = *op.attr("transpose_a")->get_if<Transpose>();
-  bool trans = t != Transpose::NO_TRANSPOSE;
+  bool trans = s.t != Transpose::NO_TRANSPOSE;
   // op(a) = conj(a)^T (ADJOINT, complex): op(a)^T = conj(a), and the a cotangent is conjugated.
-  bool adjoint = t == Transpose::ADJOINT && is_complex(a.dtype());
-  TriangularSolveOptions o{.left_side = left,
-                           .lower = lower,
-                           .unit_diagonal = unit,
+  bool adjoint = s.t == Transpose::ADJOINT && is_complex(a.dtype());
+  TriangularSolveOptions o{.left_side = s.left,
+                           .lower = s.lower,
+                           .unit_diagonal = s.unit,
                            .transpose_a = trans ? Transpose::NO_TRANSPOSE : Transpose::TRANSPOSE};
   Value gb = triangular_solve(adjoint ? conj_of(a) : a, g, o);  // op(a)^{-T} g or g op(a)^{-T}
   out[1] = gb;
   if (needs_cotangent(0)) {
     Value ga =
-        left ? (trans ? mm(x, mT(gb)) : mm(gb, mT(x))) : (trans ? mm(mT(gb), x) : mm(mT(x), gb));
-    out[0] = triangle(negate(adjoint ? conj_of(ga) : ga), lower, unit);
+        s.left ? (trans ? mm(x, mT(gb)) : mm(gb, mT(x))) : (trans ? mm(mT(gb), x) : mm(mT(x), gb));
+    out[0] = triangle(negate(adjoint ? conj_of(ga) : ga), s.lower, s.unit);
   }
   return out;
 }
 
-std::vector<Cotangent> cholesky_vjp(const Op& op, const std::vector<Cotangent>& cts) {
-  std::vector<Cotangent> out(1);
-  if (!cts[0]) return out;
-  Value a = op.operands()[0];
-  if (!real_tangent(op, a)) return out;
-  const Attribute* la = op.attr("lower");
-  bool lower = la && la->get_if<BoolAttr>() ? la->get_if<BoolAttr>()->value : false;
-  // Work with the lower factor L (= U^T for an upper factor) and its cotangent.
-  Value l = triangle(op.results()[0], lower, false), g = triangle(*cts[0], lower, false);
+std::vector<Cotangent> triangular_solve_vjp(const Op& op, const std::vector<Cotangent>& cts) {
+  if (!cts[0]) return std::vector<Cotangent>(2);
+  return solve_cotangents(op.operands()[0], op.operands()[1], op.results()[0], *cts[0],
+                          native_solve(op));
+}
+
+/// With L the lower factor of the op's read triangle of `factor` (upper: its transpose) and g
+/// that triangle of the cotangent `ct`: P = Phi(L^T g), S = L^{-T} P L^{-1}; the cotangent of the
+/// read triangle is that triangle of S + S^T with S's diagonal once.
+Value cholesky_cotangent(Value factor, Value ct, bool lower) {
+  Value l = triangle(factor, lower, false), g = triangle(ct, lower, false);
   if (!lower) {
     l = mT(l);
     g = mT(g);
@@ -113,7 +126,18 @@ std::vector<Cotangent> cholesky_vjp(const Op& op, const std::vector<Cotangent>& 
       l, p, {.left_side = true, .lower = true, .transpose_a = Transpose::TRANSPOSE});  // L^{-T} P
   s = triangular_solve(l, s, {.left_side = false, .lower = true});                     // ... L^{-1}
   Value sym = add(s, mT(s));
-  out[0] = subtract(triangle(sym, lower, false), diagonal_part(s));
+  return subtract(triangle(sym, lower, false), diagonal_part(s));
+}
+
+bool cholesky_lower(const Op& op) {
+  const Attribute* la = op.attr("lower");
+  return la && la->get_if<BoolAttr>() ? la->get_if<BoolAttr>()->value : false;
+}
+
+std::vector<Cotangent> cholesky_vjp(const Op& op, const std::vector<Cotangent>& cts) {
+  std::vector<Cotangent> out(1);
+  if (!cts[0] || !real_tangent(op, op.operands()[0])) return out;
+  out[0] = cholesky_cotangent(op.results()[0], *cts[0], cholesky_lower(op));
   return out;
 }
 
@@ -165,42 +189,46 @@ std::vector<Cotangent> fft_vjp(const Op& op, const std::vector<Cotangent>& cts) 
 /// The tangent of the matrix a triangular_solve or cholesky reads: its triangle only.
 Value read_triangle(Value t, bool lower, bool unit) { return triangle(t, lower, unit); }
 
-std::vector<Tangent> triangular_solve_jvp(const Op& op, const std::vector<Tangent>& ts) {
-  Value a = op.operands()[0], x = op.results()[0];
-  if (!is_inexact(a.dtype())) return {Tangent{}};
-  bool left = op.attr("left_side")->get_if<BoolAttr>()->value;
-  bool lower = op.attr("lower")->get_if<BoolAttr>()->value;
-  bool unit = op.attr("unit_diagonal")->get_if<BoolAttr>()->value;
-  Transpose t = *op.attr("transpose_a")->get_if<Transpose>();
-  // d(op(a)^{-1} b) = op(a)^{-1} (db - op(da) x) (left); (db - x op(da)) op(a)^{-1} (right).
-  Tangent rhs = ts[1];
-  if (ts[0]) {
-    Value da = read_triangle(*ts[0], lower, unit);
-    if (t == Transpose::ADJOINT) da = mH(da);
-    if (t == Transpose::TRANSPOSE) da = mT(da);
-    Value term = left ? mm(da, x) : mm(x, da);
+/// The tangent of x = op(a)^{-1} b (left; b op(a)^{-1} right) for the tangents `da`, `db`:
+/// op(a)^{-1} (db - op(da) x), (db - x op(da)) op(a)^{-1}; none when both are absent.
+Tangent solve_tangent(Value a, Value x, const Tangent& da_t, const Tangent& db, const TriSolve& s) {
+  if (!is_inexact(a.dtype())) return {};
+  Tangent rhs = db;
+  if (da_t) {
+    Value da = read_triangle(*da_t, s.lower, s.unit);
+    if (s.t == Transpose::ADJOINT) da = mH(da);
+    if (s.t == Transpose::TRANSPOSE) da = mT(da);
+    Value term = s.left ? mm(da, x) : mm(x, da);
     rhs = rhs ? subtract(*rhs, term) : negate(term);
   }
-  if (!rhs) return {Tangent{}};
-  return {reapply(op, {a, *rhs})[0]};
+  if (!rhs) return {};
+  return triangular_solve(
+      a, *rhs,
+      {.left_side = s.left, .lower = s.lower, .unit_diagonal = s.unit, .transpose_a = s.t});
 }
 
-std::vector<Tangent> cholesky_jvp(const Op& op, const std::vector<Tangent>& ts) {
-  if (!ts[0] || !real_tangent(op, op.operands()[0], "JVP")) return {Tangent{}};
-  const Attribute* la = op.attr("lower");
-  bool lower = la && la->get_if<BoolAttr>() ? la->get_if<BoolAttr>()->value : false;
-  // The symmetric perturbation the op sees: its triangle of da mirrored.
-  Value e = triangle(*ts[0], lower, false);
+std::vector<Tangent> triangular_solve_jvp(const Op& op, const std::vector<Tangent>& ts) {
+  return {solve_tangent(op.operands()[0], op.results()[0], ts[0], ts[1], native_solve(op))};
+}
+
+/// dL = L Phi(L^{-1} da L^{-T}) (cholesky_jvp_rule) with da the op's read triangle of `t`
+/// mirrored, L the read triangle of `factor` (upper factors transposed there and back).
+Value cholesky_tangent(Value factor, Value t, bool lower) {
+  Value e = triangle(t, lower, false);
   Value da = subtract(add(e, mT(e)), diagonal_part(e));
-  Value l = triangle(op.results()[0], lower, false);
+  Value l = triangle(factor, lower, false);
   if (!lower) l = mT(l);
-  // dL = L Phi(L^{-1} da L^{-T}) (cholesky_jvp_rule).
   Value y = triangular_solve(l, da, {.left_side = true, .lower = true});
   y = triangular_solve(l, y,
                        {.left_side = false, .lower = true, .transpose_a = Transpose::TRANSPOSE});
   Value phi = add(triangle(y, true, true), multiply(diagonal_part(y), full_like(y, 0.5)));
   Value dl = mm(l, phi);
-  return {lower ? dl : mT(dl)};
+  return lower ? dl : mT(dl);
+}
+
+std::vector<Tangent> cholesky_jvp(const Op& op, const std::vector<Tangent>& ts) {
+  if (!ts[0] || !real_tangent(op, op.operands()[0], "JVP")) return {Tangent{}};
+  return {cholesky_tangent(op.results()[0], *ts[0], cholesky_lower(op))};
 }
 
 std::vector<Tangent> fft_jvp(const Op& op, const std::vector<Tangent>& ts) {
@@ -223,6 +251,10 @@ std::vector<Tangent> fft_jvp(const Op& op, const std::vector<Tangent>& ts) {
 //    S^{-1}; the VJP is its transpose, ct_A = U (diag ct_s + (Ju + Ju^T) S + S (Jv + Jv^T)) V^T
 //    + the two projections, Ju = F o (U^T ct_U), Jv = F o (V^T ct_V). Mode 'N' recomputes U, V
 //    with a thin SVD.
+//  - lapack_?trsm_ffi and lapack_?potrf_ffi (jax.export of solve_triangular, cho_factor,
+//    cholesky): the native triangular_solve and cholesky formulas (potrf's untouched triangle
+//    passes through); lapack_?gesvd_ffi: gesdd's rule; lapack_?geev_ffi: JAX's eig_jvp_rule
+//    (below, with the eigenvectors' _eig_vec_jvp) and its transpose.
 // Complex operands: getrf's formulas hold as they are (holomorphic, plain transposes); heevd's
 // and gesdd's JVPs are JAX's complex ones (V^H, U^H, real diagonals, svd's imaginary diagonal
 // term), and their VJPs the transposes of those JVPs (transpose_of_jvp), as JAX derives them.
@@ -336,6 +368,53 @@ std::vector<Tangent> getrf_jvp(const Op& op, const std::vector<Tangent>& ts) {
   return {d, Tangent{}, Tangent{}};
 }
 
+/// lapack_?trsm_ffi's configuration (side, uplo, trans_x, diag).
+TriSolve trsm_solve(const Op& op) {
+  char t = lapack_attr(op, "trans_x", 'N');
+  return {
+      lapack_attr(op, "side", 'L') == 'L', lapack_attr(op, "uplo", 'L') == 'L',
+      lapack_attr(op, "diag", 'N') == 'U',
+      t == 'N' ? Transpose::NO_TRANSPOSE : (t == 'C' ? Transpose::ADJOINT : Transpose::TRANSPOSE)};
+}
+
+void need_matching_batch(const Op& op, Value a, Value b, const char* mode) {
+  if (a.rank() != b.rank() || !std::equal(a.dims().begin(), a.dims().end() - 2, b.dims().begin()))
+    unsupported(op, "the rule needs the triangular matrix batched as the right-hand side", mode);
+}
+
+std::vector<Cotangent> trsm_vjp(const Op& op, const std::vector<Cotangent>& cts) {
+  if (!cts[0]) return std::vector<Cotangent>(2);
+  Value a = op.operands()[0], b = op.operands()[1];
+  need_matching_batch(op, a, b, "VJP");
+  return solve_cotangents(a, b, op.results()[0], *cts[0], trsm_solve(op));
+}
+
+std::vector<Tangent> trsm_jvp(const Op& op, const std::vector<Tangent>& ts) {
+  Value a = op.operands()[0], b = op.operands()[1];
+  if (ts[0] || ts[1]) need_matching_batch(op, a, b, "JVP");
+  return {solve_tangent(a, op.results()[0], ts[0], ts[1], trsm_solve(op))};
+}
+
+// lapack_?potrf_ffi: results {factor, info}. The kernel factors the triangle `uplo` of its operand
+// and leaves the other strict triangle as it was (JAX's lowering zeroes it afterwards, and
+// jnp.linalg.cholesky symmetrizes the operand before the call), so that triangle's cotangent and
+// tangent pass straight through, and the factor's are the native cholesky rule's.
+std::vector<Cotangent> potrf_vjp(const Op& op, const std::vector<Cotangent>& cts) {
+  std::vector<Cotangent> out(1);
+  if (!cts[0] || !real_tangent(op, op.operands()[0])) return out;
+  bool lower = lapack_attr(op, "uplo", 'L') == 'L';
+  out[0] =
+      add(cholesky_cotangent(op.results()[0], *cts[0], lower), triangle(*cts[0], !lower, true));
+  return out;
+}
+
+std::vector<Tangent> potrf_jvp(const Op& op, const std::vector<Tangent>& ts) {
+  if (!ts[0] || !real_tangent(op, op.operands()[0], "JVP")) return {Tangent{}, Tangent{}};
+  bool lower = lapack_attr(op, "uplo", 'L') == 'L';
+  return {add(cholesky_tangent(op.results()[0], *ts[0], lower), triangle(*ts[0], !lower, true)),
+          Tangent{}};
+}
+
 /// The cotangent of `x` for a rule whose JVP, `tangents(dx)` (one per result of the op, empty
 /// where none), is linear in x's tangent dx: its transpose (what JAX's VJP is), by the reverse
 /// walk over that JVP built on a placeholder tangent (zeros). Empty when no result has both.
@@ -351,7 +430,7 @@ Cotangent transpose_of_jvp(Value x, const std::vector<Cotangent>& cts,
       gs.push_back(*cts[i]);
     }
   if (ys.empty()) return {};
-  return vjp(ys, gs, {dx})[0];
+  return vjp(ys, {dx}, gs)[0];
 }
 
 /// x as a complex value of x's dtype's real part only (the real tensor itself for a real x).
@@ -497,6 +576,98 @@ std::vector<Tangent> gesdd_jvp(const Op& op, const std::vector<Tangent>& ts) {
   return gesdd_tangents(op, svd_mode(op, "JVP"), *ts[0]);
 }
 
+// lapack_?geev_ffi (jnp.linalg.eig / eigvals): results {wr, wi, vl, vr, info} for a real operand
+// (the eigenvalues wr + i wi, complex eigenvector columns), {w, vl, vr, info} for a complex one;
+// attributes compute_left / compute_right ('V' or 'N'). JAX's eig_jvp_rule: with vr the right
+// eigenvectors (recomputed by a second call when the op has none), P = vr^{-1} dA vr,
+// dw = diag P; the eigenvectors' tangents are JAX's _eig_vec_jvp (JAX computes them only with
+// lax.linalg.eig(enable_eigvec_derivs=True), which an exported program does not record): with
+// F_ij = 1 / (w_j - w_i), U = v (F o P), dv = U + v diag(c), c fixing LAPACK's normalisation
+// (unit 2-norm, real largest-magnitude component): c_j = -Re(v_j^H u_j) - i Im(u_kj) / Re(v_kj),
+// k = argmax_i |v_ij|; the left ones the same of (conj w, vl, dA^H). The VJP is the transpose.
+
+/// The op's attributes with the ui8 backend_config entry `key` set to `value`.
+std::vector<NamedAttr> with_lapack_attr(const Op& op, const char* key, char value) {
+  std::vector<NamedAttr> attrs = op.attrs();
+  for (NamedAttr& a : attrs)
+    if (a.name == "backend_config" || a.name == "mhlo.backend_config")
+      if (const auto* d = a.value.get_if<DictAttr>()) {
+        DictAttr copy = *d;
+        for (auto& [k, v] : copy.entries)
+          if (k == key) v = IntAttr{static_cast<unsigned char>(value), DType::ui8};
+        a.value = copy;
+      }
+  return attrs;
+}
+
+/// {w (complex), vl, vr} of the geev op, vr from a second call computing it when the op has none.
+std::array<Value, 3> geev_parts(const Op& op) {
+  bool real_op = op.results().size() == 5;
+  size_t iv = real_op ? 2 : 1;
+  auto parts = [&](const std::vector<Value>& r) -> std::array<Value, 3> {
+    return {real_op ? complex(r[0], r[1]) : r[0], r[iv], r[iv + 1]};
+  };
+  std::vector<Value> res(op.results().begin(), op.results().end());
+  if (lapack_attr(op, "compute_right", 'N') == 'V') return parts(res);
+  OpState st;
+  st.name = op.name();
+  st.operands = std::vector<Value>(op.operands().begin(), op.operands().end());
+  for (Value r : res) st.result_types.push_back(r.type());
+  st.attrs = with_lapack_attr(op, "compute_right", 'V');
+  st.loc = op.loc();
+  std::array<Value, 3> p = parts(op.results()[0].func().append(std::move(st)));
+  p[1] = res[iv];
+  return p;
+}
+
+/// {dw, dv} for eigenvalues w, eigenvectors v (columns) and the complex operand tangent da.
+std::array<Value, 2> eig_vec_jvp(Value w, Value v, Value da) {
+  Value p = mm(np::linalg::inv(v), mm(da, v));
+  Value dw = diag_of(p);
+  Value u = mm(v, multiply(gap_reciprocals(w), p));
+  int64_t rows = v.rank() - 2, n = v.dims().back();
+  Value k = np::argmax(abs(v), rows);  // [..., n]: the row of each column's largest element
+  Value row = iota(v.func(), TensorType{DType::i32, v.dims()}, rows);
+  Value mask = convert(compare(row, spread_rows(k, n), ComparisonDirection::EQ), v.dtype());
+  Value re = negate(real(reduce_sum(multiply(conj_of(v), u), {rows})));
+  Value im = divide(imag(reduce_sum(multiply(mask, u), {rows})),
+                    real(reduce_sum(multiply(mask, v), {rows})));
+  Value c = complex(re, negate(im));
+  return {dw, add(u, multiply(v, spread_rows(c, n)))};
+}
+
+std::vector<Tangent> geev_tangents(const Op& op, Value dx) {
+  std::vector<Tangent> out(op.results().size());
+  bool real_op = out.size() == 5;
+  auto [w, vl, vr] = geev_parts(op);
+  Value da = cast_to(dx, vr.dtype());
+  auto [dw, dvr] = eig_vec_jvp(w, vr, da);
+  size_t iv = real_op ? 2 : 1;
+  if (real_op) {
+    out[0] = real(dw);
+    out[1] = imag(dw);
+  } else {
+    out[0] = dw;
+  }
+  if (lapack_attr(op, "compute_left", 'N') == 'V') out[iv] = eig_vec_jvp(conj_of(w), vl, mH(da))[1];
+  if (lapack_attr(op, "compute_right", 'N') == 'V') out[iv + 1] = dvr;
+  return out;
+}
+
+std::vector<Tangent> geev_jvp(const Op& op, const std::vector<Tangent>& ts) {
+  if (!ts[0] || !is_inexact(op.operands()[0].dtype()))
+    return std::vector<Tangent>(op.results().size());
+  return geev_tangents(op, *ts[0]);
+}
+
+std::vector<Cotangent> geev_vjp(const Op& op, const std::vector<Cotangent>& cts) {
+  Value a = op.operands()[0];
+  if (!is_inexact(a.dtype()) ||
+      std::none_of(cts.begin(), cts.end(), [](const Cotangent& c) { return c.has_value(); }))
+    return {Cotangent{}};
+  return {transpose_of_jvp(a, cts, [&op](Value dx) { return geev_tangents(op, dx); })};
+}
+
 // ---- the QR composite (np::linalg::qr_composite, "hhlo.qr"): JAX's qr_jvp_rule. With
 // _thin_qr_jvp(q, r, dx) for m >= n: Y = dx r^{-1}, Z = q^H Y, O = tril(Z, -1) - tril(Z, -1)^H
 // + i imag(diag Z), dq = q (O - Z) + Y, dr = (Z - O) r. Wide (m < n): the thin rule on the
@@ -575,10 +746,36 @@ std::vector<Cotangent> qr_vjp(const Op& op, const std::vector<Cotangent>& cts) {
   })};
 }
 
+// "hhlo.householder_vectors" (src/autodiff/imported_qr.cc): (x, a) -> x, the Householder part
+// of an imported geqrf whose derivative nothing of ours computes: NaN (in `like`'s dims and
+// dtype) wherever a nonzero cotangent or tangent `v` would pass it, zero otherwise.
+Value nan_if_nonzero(Value v, Value like) {
+  Value mag = abs(v);
+  std::vector<int64_t> all(static_cast<size_t>(mag.rank()));
+  std::iota(all.begin(), all.end(), 0);
+  Value s = reduce_sum(mag, all);
+  Value zero = constant(v.func(), 0.0, s.dtype());
+  Value nan = constant(v.func(), std::numeric_limits<double>::quiet_NaN(), s.dtype());
+  Value flag = select(compare(s, zero, ComparisonDirection::NE), nan, zero);
+  return cast_to(broadcast_in_dim(flag, like.dims(), {}), like.dtype());
+}
+
+std::vector<Cotangent> householder_vjp(const Op& op, const std::vector<Cotangent>& cts) {
+  std::vector<Cotangent> out(2);
+  if (cts[0]) out[1] = nan_if_nonzero(*cts[0], op.operands()[1]);
+  return out;
+}
+
+std::vector<Tangent> householder_jvp(const Op& op, const std::vector<Tangent>& ts) {
+  if (!ts[1]) return {Tangent{}};
+  return {nan_if_nonzero(*ts[1], op.results()[0])};
+}
+
 }  // namespace
 
 void register_linalg_jvps(JvpRegistry& r) {
   r["composite:hhlo.qr"] = qr_jvp;
+  r["composite:hhlo.householder_vectors"] = householder_jvp;
   r["stablehlo.triangular_solve"] = triangular_solve_jvp;
   r["stablehlo.cholesky"] = cholesky_jvp;
   r["stablehlo.fft"] = fft_jvp;
@@ -587,11 +784,16 @@ void register_linalg_jvps(JvpRegistry& r) {
     r[fmt::format("custom_call:lapack_{}getrf_ffi", p)] = getrf_jvp;
     r[fmt::format("custom_call:lapack_{}{}_ffi", p, cplx ? "heevd" : "syevd")] = syevd_jvp;
     r[fmt::format("custom_call:lapack_{}gesdd_ffi", p)] = gesdd_jvp;
+    r[fmt::format("custom_call:lapack_{}gesvd_ffi", p)] = gesdd_jvp;
+    r[fmt::format("custom_call:lapack_{}trsm_ffi", p)] = trsm_jvp;
+    r[fmt::format("custom_call:lapack_{}potrf_ffi", p)] = potrf_jvp;
+    r[fmt::format("custom_call:lapack_{}geev_ffi", p)] = geev_jvp;
   }
 }
 
 void register_linalg_rules(Registry& r) {
   r["composite:hhlo.qr"] = qr_vjp;
+  r["composite:hhlo.householder_vectors"] = householder_vjp;
   r["stablehlo.triangular_solve"] = triangular_solve_vjp;
   r["stablehlo.cholesky"] = cholesky_vjp;
   r["stablehlo.fft"] = fft_vjp;
@@ -600,6 +802,10 @@ void register_linalg_rules(Registry& r) {
     r[fmt::format("custom_call:lapack_{}getrf_ffi", p)] = getrf_vjp;
     r[fmt::format("custom_call:lapack_{}{}_ffi", p, cplx ? "heevd" : "syevd")] = syevd_vjp;
     r[fmt::format("custom_call:lapack_{}gesdd_ffi", p)] = gesdd_vjp;
+    r[fmt::format("custom_call:lapack_{}gesvd_ffi", p)] = gesdd_vjp;
+    r[fmt::format("custom_call:lapack_{}trsm_ffi", p)] = trsm_vjp;
+    r[fmt::format("custom_call:lapack_{}potrf_ffi", p)] = potrf_vjp;
+    r[fmt::format("custom_call:lapack_{}geev_ffi", p)] = geev_vjp;
   }
 }
 
