@@ -9,7 +9,7 @@ the exported text does not record).
 
   .venv/bin/python tests/import/gen_lapack_grad_exports.py OUT_DIR
 
-For each case NAME and dtype DT (float32, float64; complex64, complex128 for eig_complex) writes OUT_DIR/lapack_NAME_DT.mlir and, in
+For each case NAME and dtype DT (float32, float64; complex64, complex128 for the *_complex cases) writes OUT_DIR/lapack_NAME_DT.mlir and, in
 OUT_DIR/vectors/ (nothing committed, all at build time):
   lapack_NAME_DT.inK.npy    inputs (params first, then data), from a seeded generator
   lapack_NAME_DT.outK.npy   jax.value_and_grad: the loss, then d loss / d param k
@@ -120,6 +120,16 @@ def eig_complex(a):
     w, vl, vr = lax.linalg.eig(a, compute_left_eigenvectors=True, enable_eigvec_derivs=True)
     return (jnp.sum(jnp.real(w) ** 2) + jnp.sum(jnp.imag(w)) + jnp.sum(jnp.abs(vr[1]) ** 2 * jnp.real(vr[0]))
             + jnp.sum(jnp.real(vl[2])))
+
+
+# Cholesky and cho_solve of a Hermitian positive-definite complex matrix (potrf and trsm's complex
+# variants, trsm with trans_x 'C').
+@case("cho_complex", [(3, 3), (3, 2)], [], dtypes=("complex64", "complex128"))
+def cho_complex(m, b):
+    a = m @ jnp.conj(m.T) + 4 * eye(3, m)
+    c = jnp.linalg.cholesky(a)
+    x = jsl.cho_solve((c, True), b)
+    return jnp.sum(jnp.real(c) * jnp.imag(c)) + jnp.sum(jnp.abs(x) ** 2) + jnp.sum(jnp.real(x))
 
 
 def sample(rng, shape, dt):

@@ -148,10 +148,11 @@ INSTANTIATE_TEST_SUITE_P(
       return fmt::format("{}_{}", std::get<0>(info.param).name, std::get<1>(info.param));
     });
 
-// geev's complex variant (w, vl, vr, info): eigenvalues and both eigenvectors of complex
-// matrices, a real loss (JAX's cotangent convention for complex inputs).
+// The complex variants: geev's (w, vl, vr, info), eigenvalues and both eigenvectors; potrf and
+// trsm ('C' too) in cholesky and cho_solve. Real losses (JAX's convention for complex inputs).
 INSTANTIATE_TEST_SUITE_P(JaxComplex, LapackGrad,
-                         ::testing::Combine(::testing::Values(LapackCase{"eig_complex", 1}),
+                         ::testing::Combine(::testing::Values(LapackCase{"eig_complex", 1},
+                                                              LapackCase{"cho_complex", 2}),
                                             ::testing::Values("complex64", "complex128")),
                          [](const auto& info) {
                            return fmt::format("{}_{}", std::get<0>(info.param).name,

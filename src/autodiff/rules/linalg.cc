@@ -42,6 +42,11 @@ Value conj_of(Value x) { return is_complex(x.dtype()) ? complex(real(x), negate(
 /// The conjugate transpose of each trailing matrix.
 Value mH(Value x) { return conj_of(mT(x)); }
 
+/// x as a complex value of x's dtype's real part only (the real tensor itself for a real x).
+Value real_part_as(Value x) {
+  return is_complex(x.dtype()) ? complex(real(x), full_like(real(x), 0.0)) : x;
+}
+
 /// `x` with the elements outside its lower (or upper) triangle zeroed; `strict` zeroes the
 /// diagonal too.
 Value triangle(Value x, bool lower, bool strict) {
@@ -214,16 +219,17 @@ std::vector<Tangent> triangular_solve_jvp(const Op& op, const std::vector<Tangen
 /// dL = L Phi(L^{-1} da L^{-T}) (cholesky_jvp_rule) with da the op's read triangle of `t`
 /// mirrored, L the read triangle of `factor` (upper factors transposed there and back).
 Value cholesky_tangent(Value factor, Value t, bool lower) {
-  Value e = triangle(t, lower, false);
-  Value da = subtract(add(e, mT(e)), diagonal_part(e));
+  // The Hermitian perturbation the factorisation sees: strict E + strict E^H + real diag E.
+  Value e = triangle(t, lower, true);
+  Value da = add(add(e, mH(e)), real_part_as(diagonal_part(t)));
   Value l = triangle(factor, lower, false);
-  if (!lower) l = mT(l);
+  if (!lower) l = mH(l);
+  Transpose h = is_complex(l.dtype()) ? Transpose::ADJOINT : Transpose::TRANSPOSE;
   Value y = triangular_solve(l, da, {.left_side = true, .lower = true});
-  y = triangular_solve(l, y,
-                       {.left_side = false, .lower = true, .transpose_a = Transpose::TRANSPOSE});
+  y = triangular_solve(l, y, {.left_side = false, .lower = true, .transpose_a = h});
   Value phi = add(triangle(y, true, true), multiply(diagonal_part(y), full_like(y, 0.5)));
   Value dl = mm(l, phi);
-  return lower ? dl : mT(dl);
+  return lower ? dl : mH(dl);
 }
 
 std::vector<Tangent> cholesky_jvp(const Op& op, const std::vector<Tangent>& ts) {
@@ -399,9 +405,23 @@ std::vector<Tangent> trsm_jvp(const Op& op, const std::vector<Tangent>& ts) {
 // and leaves the other strict triangle as it was (JAX's lowering zeroes it afterwards, and
 // jnp.linalg.cholesky symmetrizes the operand before the call), so that triangle's cotangent and
 // tangent pass straight through, and the factor's are the native cholesky rule's.
+Cotangent transpose_of_jvp(Value x, const std::vector<Cotangent>& cts,
+                           const std::function<std::vector<Tangent>(Value)>& tangents);
+
+/// {dL, -} of potrf for the operand tangent `dx` (complex: JAX's cholesky_jvp_rule with L^{-H}).
+std::vector<Tangent> potrf_tangents(const Op& op, Value dx) {
+  bool lower = lapack_attr(op, "uplo", 'L') == 'L';
+  return {add(cholesky_tangent(op.results()[0], dx, lower), triangle(dx, !lower, true)), Tangent{}};
+}
+
 std::vector<Cotangent> potrf_vjp(const Op& op, const std::vector<Cotangent>& cts) {
   std::vector<Cotangent> out(1);
-  if (!cts[0] || !real_tangent(op, op.operands()[0])) return out;
+  Value a = op.operands()[0];
+  if (!cts[0] || !is_inexact(a.dtype())) return out;
+  if (is_complex(a.dtype())) {  // the transpose of the JVP
+    out[0] = transpose_of_jvp(a, cts, [&op](Value dx) { return potrf_tangents(op, dx); });
+    return out;
+  }
   bool lower = lapack_attr(op, "uplo", 'L') == 'L';
   out[0] =
       add(cholesky_cotangent(op.results()[0], *cts[0], lower), triangle(*cts[0], !lower, true));
@@ -409,10 +429,8 @@ std::vector<Cotangent> potrf_vjp(const Op& op, const std::vector<Cotangent>& cts
 }
 
 std::vector<Tangent> potrf_jvp(const Op& op, const std::vector<Tangent>& ts) {
-  if (!ts[0] || !real_tangent(op, op.operands()[0], "JVP")) return {Tangent{}, Tangent{}};
-  bool lower = lapack_attr(op, "uplo", 'L') == 'L';
-  return {add(cholesky_tangent(op.results()[0], *ts[0], lower), triangle(*ts[0], !lower, true)),
-          Tangent{}};
+  if (!ts[0] || !is_inexact(op.operands()[0].dtype())) return {Tangent{}, Tangent{}};
+  return potrf_tangents(op, *ts[0]);
 }
 
 /// The cotangent of `x` for a rule whose JVP, `tangents(dx)` (one per result of the op, empty
@@ -431,11 +449,6 @@ Cotangent transpose_of_jvp(Value x, const std::vector<Cotangent>& cts,
     }
   if (ys.empty()) return {};
   return vjp(ys, {dx}, gs)[0];
-}
-
-/// x as a complex value of x's dtype's real part only (the real tensor itself for a real x).
-Value real_part_as(Value x) {
-  return is_complex(x.dtype()) ? complex(real(x), full_like(real(x), 0.0)) : x;
 }
 
 /// {dV, dw, -} of syevd / heevd for the operand tangent `dx`: the kernel reads one triangle E of
