@@ -98,8 +98,12 @@ Value onednn_call(Func& f, const Op& op, const std::vector<Value>& operands, con
                                   {"api_version", i32_attr(4)},
                                   {"has_side_effect", BoolAttr{false}},
                                   {"backend_config", std::move(config)}};
-  return f.append(
-      {"stablehlo.custom_call", op.operands, op.result_types, std::move(attrs), {}, op.loc})[0];
+  return f.append({"stablehlo.custom_call",
+                   operands,
+                   {op.result(0).type()},
+                   std::move(attrs),
+                   {},
+                   op.loc()})[0];
 }
 
 bool partitioned(const Module& m) { return num_partitions_of(m) > 1 || !m.meshes().empty(); }
