@@ -233,7 +233,7 @@ CompileOptions TunedChoice::apply(CompileOptions base) const {
   return base;
 }
 
-PrepareOptions TunedChoice::apply(PrepareOptions base) const {
+PrepareOptions TunedChoice::with_rewrites(PrepareOptions base) const {
   if (unroll_loops != 0) base.unroll_loops = unroll_loops;
   if (onednn_convolution) {
     base.onednn_convolution = true;

@@ -164,7 +164,7 @@ int run_bench(const BenchOptions& o) {
   RunInputs in = read_bench_inputs(o);
   in.prepare = bench_prepare_options(o, in);
   auto [client, options, tuned] = setup_bench(o, in);
-  if (tuned) in.prepare = tuned->choice.apply(in.prepare);  // the rewrites hhlo tune chose
+  if (tuned) in.prepare = tuned->choice.with_rewrites(in.prepare);  // the rewrites hhlo tune chose
   PreparedProgram program = prepare_for_bench(o, in);
   std::vector<Array>& inputs = in.inputs;
   if (o.platform == "cpu") register_jax_cpu_kernels(client);  // JAX's lapack_*_ffi targets

@@ -265,7 +265,7 @@ Loaded load_with(const RunOptions& given, RunInputs& in, CompileCache& cache,
   RunOptions o = given;
   if (tuned) {
     in.options = tuned->choice.apply(in.options);
-    in.prepare = tuned->choice.apply(in.prepare);          // its rewrites in the program stage
+    in.prepare = tuned->choice.with_rewrites(in.prepare);  // its rewrites in the program stage
     o.onednn_convolution = in.prepare.onednn_convolution;  // and the oneDNN kernel registered
     if (o.execution_given)  // --execution wins: the choice in use says so
       tuned->choice.synchronous = o.execution == "sync";

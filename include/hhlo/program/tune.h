@@ -47,7 +47,7 @@ struct TunedChoice {
   CompileOptions apply(CompileOptions base) const;
   /// `base` with the choice's program rewrites set: unroll_loops when not 0, the oneDNN
   /// convolutions (and their threads) when chosen; the others of `base` kept.
-  PrepareOptions apply(PrepareOptions base) const;
+  PrepareOptions with_rewrites(PrepareOptions base) const;
   bool operator==(const TunedChoice&) const = default;
 };
 
