@@ -1,6 +1,6 @@
 // The StableHLO text parser's state and grammar pieces (internal). One Parser parses one text;
 // its member functions are split by topic over parser_types.cc, parser_attrs.cc,
-// parser_ops.cc, parser_pretty.cc and parser_module.cc.
+// parser_ops.cc, parser_pretty.cc (+ parser_keywords.cc) and parser_module.cc.
 #pragma once
 
 #include <cstdint>
@@ -85,6 +85,13 @@ class Parser {
   // ---- tokens (parser_module.cc)
   const Token& tok() const { return tok_; }
   void advance() { tok_ = lex_.next(); }
+  /// The token after the current one, without moving.
+  Token peek() {
+    size_t save = lex_.pos();
+    Token next = lex_.next();
+    lex_.reset(save);
+    return next;
+  }
   bool is(Tok k) const { return tok_.kind == k; }
   bool is_id(std::string_view id) const { return tok_.kind == Tok::bare_id && tok_.text == id; }
   bool consume(Tok k);
@@ -143,7 +150,8 @@ class Parser {
   /// Appends the op (converting IR errors to ParseError at `pos`) and binds result names.
   std::vector<Value> append(OpState st, size_t pos);
   void parse_generic_op(std::string name, size_t pos);
-  /// Pretty form of `name`; returns false when the op has no pretty parser here.
+  /// Pretty form of `name` (the table in parser_pretty.cc); returns false when the op has no
+  /// pretty parser here.
   bool parse_pretty_op(std::string_view name, size_t pos);
   void parse_unknown_pretty(std::string_view name, size_t pos);
   Value parse_value_use();
@@ -183,6 +191,19 @@ class Parser {
   std::vector<std::pair<const Op*, size_t>> op_pos_;  // in append order
   std::vector<Value> value_scratch_;                  // operand lists being gathered
 };
+
+/// The pretty forms of the `op %a, %b [, key = value]* [{attrs}] : types` family
+/// (parser_keywords.cc), rows of parse_pretty_op's table: `st.name` holds the op's name, `op` is it
+/// without the dialect, `pos` is where the op starts; each appends the op.
+void form_operands(Parser& p, OpState& st, std::string_view op, size_t pos);
+/// `compare GT, %a, %b[, FLOAT]`
+void form_compare(Parser& p, OpState& st, std::string_view op, size_t pos);
+/// `convolution(%a, %b) dim_numbers = ..., window = {...}`
+void form_convolution(Parser& p, OpState& st, std::string_view op, size_t pos);
+/// `top_k(%x, k = 2)`
+void form_top_k(Parser& p, OpState& st, std::string_view op, size_t pos);
+/// `slice %x [0:4:2, 1:3]`
+void form_slice(Parser& p, OpState& st, std::string_view op, size_t pos);
 
 /// The DType spelled `name` (`f32`, `ui8`, `i1`, `bf16`), or nullopt.
 std::optional<DType> dtype_named(std::string_view name);
