@@ -146,6 +146,22 @@ class Parser {
   /// `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]` (attrs/dimension_numbers.cc).
   ConvDimensionNumbers parse_conv_layouts();
 
+  // ---- module and functions (parser_module.cc)
+  /// `module [@name] [attributes {...}] { (func.func | sdy.mesh)* }`; false (after the
+  /// attributes) when only the header is wanted.
+  bool parse_module_op();
+  /// `func.func [private] @name(%arg0: T, ...) -> R [attributes {...}] { ... }`
+  void parse_func();
+  /// The body `{ ... }` of function `f`, its arguments named `arg_names`, its declared results
+  /// `results`; `fpos` is where the function starts.
+  void parse_func_body(Func& f, const std::vector<std::string_view>& arg_names,
+                       const std::vector<TensorType>& results, size_t fpos);
+  /// `sdy.mesh @name = <...>`
+  void parse_mesh();
+  /// The checks after parsing: the verifier (ParseOptions::verify), else call cycles only; an
+  /// error names the op's position.
+  void check_parsed();
+
   // ---- locations (parser_module.cc)
   /// `loc(...)` if present.
   std::optional<Location> parse_opt_loc();
