@@ -95,10 +95,12 @@ struct TuneOptions {
   /// it has one the rewrite serves, once per count of onednn_threads; make_client's clients must
   /// then have the kernel registered.
   bool try_onednn = false;
-  /// The OpenMP thread counts of oneDNN to try (TunedChoice::onednn_threads): its default (0,
-  /// every core) and the calling thread alone (1), which measured fastest inside a training
-  /// step, where oneDNN's threads contend with XLA's (docs/benchmarks.md "oneDNN convolutions").
-  std::vector<int> onednn_threads = {0, 1};
+  /// The OpenMP thread counts of oneDNN to try (TunedChoice::onednn_threads), in order: the
+  /// calling thread alone (1), which measured fastest inside a training step, where oneDNN's
+  /// threads contend with XLA's, and never stalls when another process holds a core; then its
+  /// default (0, every core), kept only when more than the noise margin faster (docs/facts.md:
+  /// on a shared machine 2 OpenMP threads had rounds of 24 ms for a 77 us call).
+  std::vector<int> onednn_threads = {1, 0};
   /// The loop unrolling factors to try (TunedChoice::unroll_loops), each over the choice of the
   /// mode and option sets, when the program has a loop unroll_loops unrolls: 4 measured 15% faster
   /// on a 64-step LSTM at batch 1 (docs/benchmarks.md "Tuning"); empty: none.
