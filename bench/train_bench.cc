@@ -10,10 +10,13 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <optional>
+#include <string>
 
 #include "hhlo/nn/layers.h"
 #include "hhlo/nn/models.h"
 #include "hhlo/nn/optim.h"
+#include "hhlo/onednn/kernels.h"
 #include "hhlo/program/tune.h"
 #include "hhlo/session.h"
 #include "hhlo/train/trainer.h"
@@ -95,10 +98,37 @@ void print_median(const char* name, const std::function<void()>& step, int n) {
   std::printf("%s step_ms=%.4f step_ms_p25=%.4f\n", name, t[t.size() / 2], t[t.size() / 4]);
 }
 
-int median_mode(int n, bool synchronous) {
-  Session sync_session(Client::create("cpu", execution_client_options(true)));
-  Session& session = synchronous ? sync_session : default_session();
-  const char* mode = synchronous ? "_sync" : "";
+/// How median mode runs: the client's execution mode and the opt-in oneDNN convolutions.
+struct MedianMode {
+  int steps = 0;
+  bool synchronous = false;
+  OneDnnConvolutions onednn;
+};
+
+/// `--median N [--execution sync|async] [--onednn-threads T]` (T: oneDNN convolutions on T
+/// OpenMP threads, 0 its default); nullopt for other arguments (Google Benchmark's).
+std::optional<MedianMode> median_args(int argc, char** argv) {
+  if (argc < 3 || std::string(argv[1]) != "--median") return std::nullopt;
+  MedianMode m{.steps = std::atoi(argv[2])};
+  for (int i = 3; i + 1 < argc; i += 2) {
+    std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--execution")
+      m.synchronous = value == "sync";
+    else if (flag == "--onednn-threads")
+      m.onednn = {.enabled = true, .threads = std::atoi(value.c_str())};
+    else
+      return std::nullopt;
+  }
+  return m;
+}
+
+int median_mode(const MedianMode& m) {
+  Client client = Client::create("cpu", execution_client_options(m.synchronous));
+  if (m.onednn.enabled) register_onednn_kernels(client);
+  Session session(std::move(client), CompileCacheOptions::from_environment(), m.onednn);
+  std::string mode = m.synchronous ? "_sync" : "";
+  if (m.onednn.enabled) mode += "_onednn" + std::to_string(m.onednn.threads);
+  const int n = m.steps;
   for (const char* model_name : {"mlp", "cnn"}) {
     nn::Model model = nn::digits_model(model_name, 0);
     nn::BatchLossFn loss = [&model](const ad::Params& p, const std::vector<Value>& b) {
@@ -108,7 +138,7 @@ int median_mode(int n, bool synchronous) {
                         {{DType::f32, {32, 64}}, {DType::i32, {32}}}, session);
     Buffer xb = trainer.client().buffer_from_host(Array(DType::f32, {32, 64}));
     Buffer yb = trainer.client().buffer_from_host(Array(DType::i32, {32}));
-    print_median((std::string(model_name) + mode).c_str(),
+    print_median((model_name + mode).c_str(),
                  [&] {
                    trainer.step_on_device({&xb, &yb}).to_host();
                  },
@@ -123,7 +153,7 @@ int median_mode(int n, bool synchronous) {
       std::vector<Buffer> args;
       for (const auto& t : types) args.push_back(session.client().buffer_from_host(Array(t)));
       size_t n_state = types.size() - 2;
-      print_median((std::string("jax_lowered_") + model_name + mode).c_str(),
+      print_median(("jax_lowered_" + std::string(model_name) + mode).c_str(),
                    [&] {
                      std::vector<const Buffer*> ptrs;
                      for (const auto& b : args) ptrs.push_back(&b);
@@ -140,9 +170,9 @@ int median_mode(int n, bool synchronous) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // --median N [--execution sync]: the synchronous CPU client (hhlo/program/tune.h).
-  if ((argc == 3 || argc == 5) && std::string(argv[1]) == "--median")
-    return median_mode(std::atoi(argv[2]), argc == 5 && std::string(argv[4]) == "sync");
+  // --median N [--execution sync] [--onednn-threads T]: the synchronous CPU client
+  // (hhlo/program/tune.h); the convolutions as oneDNN's kernel on T threads (hhlo/session.h).
+  if (std::optional<MedianMode> m = median_args(argc, argv)) return median_mode(*m);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -2,7 +2,8 @@
 # One run of the "Training step" figures of docs/benchmarks.md: time per training step of the
 # digits MLP and CNN (batch 32, Adam, parameters and state donated, loss to host every step),
 # ours vs JAX jit on CPU with the same methodology (median of single timed steps), alternated over
-# ROUNDS rounds; then the Google Benchmark view including the JAX-lowered step run through our
+# ROUNDS rounds (ours with XLA's convolutions and with oneDNN's on one thread); then the Google
+# Benchmark view including the JAX-lowered step run through our
 # runtime; then the `hhlo demo` end-to-end wall time.
 # Usage: bench/train_compare.sh [build-dir] [rounds]
 set -euo pipefail
@@ -16,6 +17,9 @@ for r in $(seq "$ROUNDS"); do
   echo "== round $r"
   HHLO_TRAIN_MLIR_MLP="$tmp/jax_mlp.mlir" HHLO_TRAIN_MLIR_CNN="$tmp/jax_cnn.mlir" \
     "$BUILD/bench/hhlo_bench_train" --median 2000 | sed 's/^/ours /'
+  # The steps' convolutions as oneDNN's kernel on the calling thread (hhlo/session.h
+  # OneDnnConvolutions; the MLP has none, its line repeats the default step).
+  "$BUILD/bench/hhlo_bench_train" --median 2000 --onednn-threads 1 2>/dev/null | grep -v jax_lowered | sed 's/^/ours /'
   for m in mlp cnn; do echo "jax $m $($PY bench/train_jax.py --model $m --epochs 0 --steps 2000 2>/dev/null | tr '\n' ' ')"; done
 done
 echo "== Google Benchmark (mean-based), ours vs the JAX-lowered step through our runtime"

@@ -6,6 +6,8 @@
 // (hhlo::kernel::guarded): a problem oneDNN refuses is an INVALID_ARGUMENT naming the target.
 #include "hhlo/onednn/kernels.h"
 
+#include <omp.h>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -99,21 +101,41 @@ void choose(Operand& o, const dnnl::memory::desc& chosen, bool input) {
             : dnnl::reorder::primitive_desc(engine(), chosen, engine(), o.plain, attr));
 }
 
-/// The cache key: every number that defines the problem.
-std::vector<int64_t> key_of(std::initializer_list<ffi::Span<const int64_t>> parts, int64_t groups) {
+/// The cache key: every number that defines the problem, and the threads it runs on (oneDNN
+/// partitions a primitive's work for the thread count at its creation).
+std::vector<int64_t> key_of(std::initializer_list<ffi::Span<const int64_t>> parts, int64_t groups,
+                            int threads) {
   std::vector<int64_t> k;
   for (const auto& p : parts) {
     k.push_back(static_cast<int64_t>(p.size()));
     k.insert(k.end(), p.begin(), p.end());
   }
   k.push_back(groups);
+  k.push_back(threads);
   return k;
 }
 
 struct Attrs {
   ffi::Span<const int64_t> input_dims, kernel_dims, output_dims, strides, pad_lo, pad_hi, dilation;
   int64_t groups;
+  int64_t threads;
 };
+
+/// OpenMP's thread count of a thread that never set one (OMP_NUM_THREADS, else every core), read
+/// once at registration, before any call of ours sets one.
+int default_threads() {
+  static const int n = omp_get_max_threads();
+  return n;
+}
+
+/// The OpenMP threads this thread's next oneDNN calls use: `threads`, or default_threads() for 0.
+/// OpenMP's count is a per-thread setting (nthreads-var), so this changes nothing for XLA's other
+/// threads, and every call sets it again.
+int use_threads(int64_t threads) {
+  int n = threads > 0 ? static_cast<int>(threads) : default_threads();
+  omp_set_num_threads(n);
+  return n;
+}
 
 /// Whether `order` holds each of 0 .. rank-1 once.
 bool permutation(ffi::Span<const int64_t> order, size_t rank) {
@@ -140,18 +162,19 @@ std::string malformed(ffi::Span<const int64_t> lhs, ffi::Span<const int64_t> rhs
   if (a.groups < 1 || in_features % a.groups != 0 || out_features % a.groups != 0 ||
       rhs[a.kernel_dims[1]] * a.groups != in_features)
     return "feature_group_count does not divide the features";
+  if (a.threads < 0) return "threads must be 0 (oneDNN's default) or a positive count";
   return "";
 }
 
 /// The primitive of (lhs, rhs, out, a), made on first use (oneDNN throws dnnl::error for a
 /// problem it cannot serve).
 const Problem& problem(ffi::Span<const int64_t> lhs, ffi::Span<const int64_t> rhs,
-                       ffi::Span<const int64_t> out, const Attrs& a) {
+                       ffi::Span<const int64_t> out, const Attrs& a, int threads) {
   static std::mutex mu;
   static std::map<std::vector<int64_t>, Problem> cache;
   std::vector<int64_t> key = key_of({lhs, rhs, out, a.input_dims, a.kernel_dims, a.output_dims,
                                      a.strides, a.pad_lo, a.pad_hi, a.dilation},
-                                    a.groups);
+                                    a.groups, threads);
   std::lock_guard lock(mu);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
@@ -208,16 +231,18 @@ ffi::Error convolution(ffi::Buffer<ffi::F32> lhs, ffi::Buffer<ffi::F32> rhs,
                        ffi::Span<const int64_t> kernel_dims, ffi::Span<const int64_t> output_dims,
                        ffi::Span<const int64_t> window_strides,
                        ffi::Span<const int64_t> padding_low, ffi::Span<const int64_t> padding_high,
-                       ffi::Span<const int64_t> rhs_dilation, int64_t feature_group_count) {
+                       ffi::Span<const int64_t> rhs_dilation, int64_t feature_group_count,
+                       int64_t threads) {
   return hhlo::kernel::guarded(kOneDnnConvolutionTarget, [&]() -> ffi::Error {
-    Attrs a{input_dims,  kernel_dims,  output_dims,  window_strides,
-            padding_low, padding_high, rhs_dilation, feature_group_count};
+    Attrs a{input_dims,   kernel_dims,  output_dims,         window_strides, padding_low,
+            padding_high, rhs_dilation, feature_group_count, threads};
     if (std::string why = malformed(lhs.dimensions(), rhs.dimensions(), out->dimensions(), a);
         !why.empty())
       return ffi::Error::InvalidArgument(std::string(kOneDnnConvolutionTarget) + ": " + why);
+    int n = use_threads(threads);  // before the primitive is made: it is made for this count
     const Problem* p = nullptr;
     try {
-      p = &problem(lhs.dimensions(), rhs.dimensions(), out->dimensions(), a);
+      p = &problem(lhs.dimensions(), rhs.dimensions(), out->dimensions(), a, n);
     } catch (const dnnl::error& e) {
       return ffi::Error::InvalidArgument(std::string(kOneDnnConvolutionTarget) +
                                          ": oneDNN refuses the problem: " + e.what());
@@ -256,11 +281,13 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_onednn_convolution_ffi, hhlo::onednn::convolu
                                   .Attr<ffi::Span<const int64_t>>("padding_low")
                                   .Attr<ffi::Span<const int64_t>>("padding_high")
                                   .Attr<ffi::Span<const int64_t>>("rhs_dilation")
-                                  .Attr<int64_t>("feature_group_count"));
+                                  .Attr<int64_t>("feature_group_count")
+                                  .Attr<int64_t>("threads"));
 
 namespace hhlo {
 
 void register_onednn_kernels(const Plugin& plugin) {
+  onednn::default_threads();  // read before any call sets a thread's count
   register_custom_call(plugin, kOneDnnConvolutionTarget,
                        reinterpret_cast<void*>(hhlo_onednn_convolution_ffi), "Host");
 }

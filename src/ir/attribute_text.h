@@ -17,11 +17,6 @@ std::string format_float(double v, DType t);
 std::string symbol_ref(std::string_view name);
 /// MLIR string literal with quotes and escapes.
 std::string escape_string(std::string_view s);
-/// `dense<...> : tensor<...>`: splats as one literal, pred and small integer arrays (<= 16
-/// elements) as nested lists, others as hex bytes. pred is a list at every size because MLIR's
-/// hex form of i1 changed (packed bits, 8 a byte, up to the 0.81 plugin; one byte per element in
-/// the 0.115 one): a list is read alike by every plugin.
-std::string dense_literal(const Array& a);
 /// `{a = ..., b = ...}` in the order given (function, result and module attributes).
 std::string attr_dict(const std::vector<NamedAttr>& attrs);
 /// The value of a float given by its bit pattern (`0x7FC00000` in text, the APFloat bits of

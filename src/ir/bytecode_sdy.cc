@@ -1,6 +1,6 @@
 // Shardy's attributes in Shardy's bytecode encoding (shardy/dialect/sdy/ir/bytecode.td), each read
 // into the text Shardy prints for it, which then goes through the text parser's own readers of
-// those forms (parser_sdy.cc): the typed attribute where the parser has one, else the same
+// those forms (attrs/sdy.cc): the typed attribute where the parser has one, else the same
 // OpaqueAttr text the parser keeps.
 #include <fmt/format.h>
 #include <fmt/ranges.h>

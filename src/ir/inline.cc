@@ -87,26 +87,52 @@ class Inliner {
     stack_.push_back(f);
     std::unordered_map<uint32_t, Value> map;
     for (size_t i = 0; i < args.size(); ++i) map[f->arg(i).id()] = args[i];
-    std::vector<Value> out = block(f->body(), map, true);
+    std::vector<Value> out = block(f->body(), map, End::func_return);
     stack_.pop_back();
     return out;
   }
 
+  // The ops of region block `b` with its arguments bound to `args`; the values it returns.
+  std::vector<Value> region(const Block& b, const std::vector<Value>& args) {
+    if (args.size() != b.args().size())
+      throw Error(fmt::format("inline_region: the block takes {} arguments, {} given",
+                              b.args().size(), args.size()));
+    std::unordered_map<uint32_t, Value> map;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i].type() != b.arg(i).type())
+        throw Error(fmt::format("inline_region: argument {} has type {}, the value given has {}", i,
+                                b.arg(i).type().to_string(), args[i].type().to_string()));
+      map[b.arg(i).id()] = args[i];
+    }
+    outer_constants_ = true;
+    return block(b, map, End::region_values);
+  }
+
  private:
-  // Copies the ops of `b`; returns the operands of its terminator (func.return when `body`,
-  // else stablehlo.return, which is then also appended as the region's terminator).
-  std::vector<Value> block(const Block& b, std::unordered_map<uint32_t, Value>& map, bool body) {
+  // How a copied block ends: at its func.return (a function's body), at its stablehlo.return
+  // appended as the copy's terminator (a region of a copied op), or at its stablehlo.return
+  // whose operands are the result, not appended (a region inlined in place).
+  enum class End { func_return, region_return, region_values };
+
+  // Copies the ops of `b`; returns the operands of its terminator.
+  std::vector<Value> block(const Block& b, std::unordered_map<uint32_t, Value>& map, End end) {
+    const bool body = end == End::func_return;
     auto mapped = [&](Value v) {
       auto it = map.find(v.id());
+      if (it == map.end() && outer_constants_) it = copied_constant(v, map);
       if (it == map.end())
-        throw Error(fmt::format("inline_call: a value used in @{} is not defined before its use",
-                                stack_.back()->name()));
+        throw Error(stack_.empty()
+                        ? std::string("inline_region: the block uses a value defined outside it")
+                        : fmt::format("inline_call: a value used in @{} is not defined before its "
+                                      "use",
+                                      stack_.back()->name()));
       return it->second;
     };
     for (const auto& op : b.ops()) {
       std::vector<Value> operands;
       for (Value v : op->operands()) operands.push_back(mapped(v));
       if (body && op->name() == "func.return") return operands;
+      if (end == End::region_values && op->name() == "stablehlo.return") return operands;
       if (op->name() == "func.call") {
         const Attribute* c = op->attr("callee");
         const auto* sym = c ? c->get_if<SymbolRefAttr>() : nullptr;
@@ -133,7 +159,7 @@ class Inliner {
         const Block* src = region.get();
         st.regions.push_back(dest_.build_block(types, [&](const std::vector<Value>& a) {
           for (size_t i = 0; i < a.size(); ++i) map[src->arg(i).id()] = a[i];
-          block(*src, map, false);
+          block(*src, map, End::region_return);
         }));
       }
       bool terminator = op->name() == "stablehlo.return";
@@ -144,7 +170,22 @@ class Inliner {
     }
     if (body)
       throw Error(fmt::format("inline_call: @{} has no func.return", stack_.back()->name()));
+    if (end == End::region_values) throw Error("inline_region: the block has no stablehlo.return");
     return {};
+  }
+
+  // For a region inlined in place: a `stablehlo.constant` of the enclosing function that `v` is,
+  // copied to the insertion point and mapped; map.end() when `v` is not one.
+  std::unordered_map<uint32_t, Value>::iterator copied_constant(
+      Value v, std::unordered_map<uint32_t, Value>& map) {
+    const Op* def = v.defining_op();
+    if (!def || def->name() != "stablehlo.constant" || !def->operands().empty()) return map.end();
+    OpState st;
+    st.name = def->name();
+    st.result_types = {v.type()};
+    st.attrs = def->attrs();
+    st.loc = def->loc();
+    return map.emplace(v.id(), dest_.append(std::move(st))[0]).first;
   }
 
   // Whether the rewrite replaced `op` (its results then mapped to the rewrite's values).
@@ -191,6 +232,8 @@ class Inliner {
   const Module& source_;
   const InlineRewrite* rewrite_;
   std::vector<const Func*> stack_;
+  // True while a region is inlined in place: constants from outside it are copied (region()).
+  bool outer_constants_ = false;
 };
 
 }  // namespace
@@ -205,6 +248,12 @@ std::vector<Value> inline_call(Func& dest, const Module& source, std::string_vie
                                const std::vector<Value>& args, const InlineRewrite& rewrite) {
   dest.check_operands("inline_call", args);
   return Inliner(dest, source, &rewrite).call(callee, args);
+}
+
+std::vector<Value> inline_region(Func& dest, const Module& source, const Block& block,
+                                 const std::vector<Value>& args) {
+  dest.check_operands("inline_region", args);
+  return Inliner(dest, source).region(block, args);
 }
 
 }  // namespace hhlo

@@ -1,8 +1,10 @@
 // The StableHLO text parser's state and grammar pieces (internal). One Parser parses one text;
-// its member functions are split by topic over parser_types.cc, parser_attrs.cc,
-// parser_ops.cc, parser_pretty.cc and parser_module.cc.
+// its member functions are split by topic over parser_types.cc, parser_attrs.cc (+ the readers
+// of each attribute kind under attrs/), parser_ops.cc, parser_pretty.cc (+ parser_keywords.cc)
+// and parser_module.cc.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -63,7 +65,7 @@ class NameMap {
   size_t used_ = 0;
   uint32_t gen_ = 1;
 };
-/// Shardy forms read into typed attributes (parser_sdy.cc), from the text of the balanced
+/// Shardy forms read into typed attributes (attrs/sdy.cc), from the text of the balanced
 /// `<...>` after the attribute's name; nullopt for any form our printer does not write.
 std::optional<ShardingAttr> scan_sharding(std::string_view text);
 std::optional<ShardingPerValueAttr> scan_sharding_per_value(std::string_view text);
@@ -85,6 +87,13 @@ class Parser {
   // ---- tokens (parser_module.cc)
   const Token& tok() const { return tok_; }
   void advance() { tok_ = lex_.next(); }
+  /// The token after the current one, without moving.
+  Token peek() {
+    size_t save = lex_.pos();
+    Token next = lex_.next();
+    lex_.reset(save);
+    return next;
+  }
   bool is(Tok k) const { return tok_.kind == k; }
   bool is_id(std::string_view id) const { return tok_.kind == Tok::bare_id && tok_.text == id; }
   bool consume(Tok k);
@@ -117,18 +126,41 @@ class Parser {
   std::vector<TensorType> parse_result_types(std::vector<std::vector<NamedAttr>>* attrs);
   TypeSig parse_type_sig();
 
-  // ---- attributes (parser_attrs.cc)
+  // ---- attributes (parser_attrs.cc; the readers of each kind in attrs/, attrs/syntax.h)
+  /// An attribute value; `name` is the key it is the value of (`operand_layouts`, ...), if any.
   Attribute parse_attribute(std::string_view name = {});
+  /// `#alias`, `#dialect<...>`, `#dialect.name<...>`, `#word` (`start`: the attribute's offset).
+  Attribute parse_hash_attr(std::string_view name, size_t start);
+  /// An attribute that starts with a bare word: `true`, `dense<...>`, `array<...>`, `unit`, ...
+  Attribute parse_word_attr(size_t start);
   void parse_attr_dict(std::vector<NamedAttr>& out);
   int64_t parse_int();
   std::vector<int64_t> parse_int_list();
+  /// `dense<...> : tensor<...>` (attrs/dense.cc).
   Attribute parse_dense();
   /// parse_dense, with small literals spelled alike sharing one Array (a model repeats
   /// `dense<0.000000e+00> : tensor<f32>` once per layer).
   Attribute parse_dense_shared();
-  /// `EQ` / `THREE_FRY` / ... as an enum attribute of the kind `kind` names.
+  /// `EQ` / `THREE_FRY` / ... as an enum attribute of the kind `kind` names (attrs/enums.cc).
   Attribute parse_enum_word(std::string_view kind);
+  /// `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]` (attrs/dimension_numbers.cc).
   ConvDimensionNumbers parse_conv_layouts();
+
+  // ---- module and functions (parser_module.cc)
+  /// `module [@name] [attributes {...}] { (func.func | sdy.mesh)* }`; false (after the
+  /// attributes) when only the header is wanted.
+  bool parse_module_op();
+  /// `func.func [private] @name(%arg0: T, ...) -> R [attributes {...}] { ... }`
+  void parse_func();
+  /// The body `{ ... }` of function `f`, its arguments named `arg_names`, its declared results
+  /// `results`; `fpos` is where the function starts.
+  void parse_func_body(Func& f, const std::vector<std::string_view>& arg_names,
+                       const std::vector<TensorType>& results, size_t fpos);
+  /// `sdy.mesh @name = <...>`
+  void parse_mesh();
+  /// The checks after parsing: the verifier (ParseOptions::verify), else call cycles only; an
+  /// error names the op's position.
+  void check_parsed();
 
   // ---- locations (parser_module.cc)
   /// `loc(...)` if present.
@@ -143,7 +175,8 @@ class Parser {
   /// Appends the op (converting IR errors to ParseError at `pos`) and binds result names.
   std::vector<Value> append(OpState st, size_t pos);
   void parse_generic_op(std::string name, size_t pos);
-  /// Pretty form of `name`; returns false when the op has no pretty parser here.
+  /// Pretty form of `name` (the table in parser_pretty.cc); returns false when the op has no
+  /// pretty parser here.
   bool parse_pretty_op(std::string_view name, size_t pos);
   void parse_unknown_pretty(std::string_view name, size_t pos);
   Value parse_value_use();
@@ -183,6 +216,58 @@ class Parser {
   std::vector<std::pair<const Op*, size_t>> op_pos_;  // in append order
   std::vector<Value> value_scratch_;                  // operand lists being gathered
 };
+
+/// The pretty forms of the `op %a, %b [, key = value]* [{attrs}] : types` family
+/// (parser_keywords.cc), rows of parse_pretty_op's table: `st.name` holds the op's name, `op` is it
+/// without the dialect, `pos` is where the op starts; each appends the op.
+void form_operands(Parser& p, OpState& st, std::string_view op, size_t pos);
+/// `compare GT, %a, %b[, FLOAT]`
+void form_compare(Parser& p, OpState& st, std::string_view op, size_t pos);
+/// `convolution(%a, %b) dim_numbers = ..., window = {...}`
+void form_convolution(Parser& p, OpState& st, std::string_view op, size_t pos);
+/// `top_k(%x, k = 2)`
+void form_top_k(Parser& p, OpState& st, std::string_view op, size_t pos);
+/// `slice %x [0:4:2, 1:3]`
+void form_slice(Parser& p, OpState& st, std::string_view op, size_t pos);
+
+/// An integer literal: sign and magnitude.
+struct IntLit {
+  bool neg = false;
+  uint64_t mag = 0;
+};
+
+/// The digits `t` (decimal, or hex after `0x`) as a 64-bit magnitude; false when they are not
+/// digits or do not fit.
+inline bool parse_uint(std::string_view t, uint64_t& out) {
+  int base = 10;
+  if (t.size() > 2 && t[0] == '0' && t[1] == 'x') {
+    t.remove_prefix(2);
+    base = 16;
+  }
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), out, base);
+  return ec == std::errc() && p == t.data() + t.size();
+}
+
+/// Signed range check of an integer literal for `t`; the value as stored (bit pattern for ui64)
+/// in `out`.
+inline bool int_in_range(const IntLit& v, DType t, int64_t& out) {
+  if (t == DType::pred) {
+    if (v.neg || v.mag > 1) return false;
+    out = static_cast<int64_t>(v.mag);
+    return true;
+  }
+  int bits = bit_width(t);
+  if (is_unsigned_int(t)) {
+    if (v.neg && v.mag != 0) return false;
+    if (bits < 64 && v.mag >> bits) return false;
+    out = static_cast<int64_t>(v.mag);
+    return true;
+  }
+  uint64_t lim = uint64_t{1} << (bits - 1);
+  if (v.neg ? v.mag > lim : v.mag >= lim) return false;
+  out = v.neg ? static_cast<int64_t>(0 - v.mag) : static_cast<int64_t>(v.mag);
+  return true;
+}
 
 /// The DType spelled `name` (`f32`, `ui8`, `i1`, `bf16`), or nullopt.
 std::optional<DType> dtype_named(std::string_view name);

@@ -229,6 +229,8 @@ Location Parser::parse_loc_body() {
 // ---------------------------------------------------------------- module and functions
 
 namespace {
+
+// The value of `#alias = ...` / `!alias = ...` at module level, skipped (read where it is used).
 void skip_alias_value(Parser& p) {
   if (p.is_id("loc")) {
     p.parse_opt_loc();
@@ -238,148 +240,150 @@ void skip_alias_value(Parser& p) {
     p.parse_attribute();
   }
 }
+
+// The name of the symbol token `t` (`@main`, `@"a b"`), unescaped.
+std::string symbol_name(const Token& t) {
+  std::string name(t.text.substr(1));
+  if (!name.empty() && name[0] == '"') {
+    bool ok;
+    name = unescape(name, ok);
+  }
+  return name;
+}
+
+// `private`, `public` or `nested` (which is private) before a function's name, if there.
+Visibility read_visibility(Parser& p) {
+  if (p.consume_id("private")) return Visibility::private_;
+  if (!p.consume_id("public") && p.consume_id("nested")) return Visibility::private_;
+  return Visibility::public_;
+}
+
+/// A function's signature as written: `(%a: T {attrs} loc(..), ...) -> (R {attrs}, ...)
+/// attributes {...}`.
+struct FuncHead {
+  std::vector<std::string_view> arg_names;
+  std::vector<TensorType> arg_types, results;
+  std::vector<std::vector<NamedAttr>> arg_attrs, result_attrs;
+  std::vector<NamedAttr> attrs;
+};
+
+FuncHead read_func_head(Parser& p) {
+  FuncHead h;
+  p.expect(Tok::lparen, "'(' opening the argument list");
+  if (!p.is(Tok::rparen)) {
+    do {
+      if (!p.is(Tok::value_id)) p.fail("an argument name %arg");
+      h.arg_names.push_back(p.tok().text);
+      p.advance();
+      p.expect(Tok::colon, "':' and the argument type");
+      h.arg_types.push_back(p.parse_tensor_type());
+      h.arg_attrs.emplace_back();
+      if (p.is(Tok::lbrace)) p.parse_attr_dict(h.arg_attrs.back());
+      p.parse_opt_loc();
+    } while (p.consume(Tok::comma));
+  }
+  p.expect(Tok::rparen, "')' closing the argument list");
+  if (p.consume(Tok::arrow)) h.results = p.parse_result_types(&h.result_attrs);
+  if (p.consume_id("attributes")) p.parse_attr_dict(h.attrs);
+  return h;
+}
+
 }  // namespace
 
-Module Parser::run() {
-  bool seen_module = false;
-  auto parse_func = [&]() {
-    size_t fpos = tok_.pos;
-    expect_id("func.func");
-    Visibility vis = Visibility::public_;
-    if (consume_id("private"))
-      vis = Visibility::private_;
-    else if (!consume_id("public") && consume_id("nested"))
-      vis = Visibility::private_;
-    if (!is(Tok::symbol)) fail("the function's @name");
-    std::string name(tok_.text.substr(1));
-    if (!name.empty() && name[0] == '"') {
-      bool ok;
-      name = unescape(name, ok);
-    }
-    advance();
-    expect(Tok::lparen, "'(' opening the argument list");
-    std::vector<std::string_view> arg_names;
-    std::vector<TensorType> arg_types;
-    std::vector<std::vector<NamedAttr>> arg_attrs;
-    if (!is(Tok::rparen)) {
-      do {
-        if (!is(Tok::value_id)) fail("an argument name %arg");
-        arg_names.push_back(tok_.text);
-        advance();
-        expect(Tok::colon, "':' and the argument type");
-        arg_types.push_back(parse_tensor_type());
-        arg_attrs.emplace_back();
-        if (is(Tok::lbrace)) parse_attr_dict(arg_attrs.back());
-        parse_opt_loc();
-      } while (consume(Tok::comma));
-    }
-    expect(Tok::rparen, "')' closing the argument list");
-    std::vector<TensorType> results;
-    std::vector<std::vector<NamedAttr>> result_attrs;
-    if (consume(Tok::arrow)) results = parse_result_types(&result_attrs);
-    std::vector<NamedAttr> fattrs;
-    if (consume_id("attributes")) parse_attr_dict(fattrs);
-    if (!is(Tok::lbrace))
-      fail("'{' opening the body of @" + name + " (declarations without a body are not supported)");
-    if (module_.find(name)) fail_at(fpos, "a new function name", "a second @" + name);
-    Func& f = module_.add_func(name, arg_types, vis);
-    for (size_t i = 0; i < arg_attrs.size(); ++i)
-      for (auto& a : arg_attrs[i]) f.set_arg_attr(i, std::move(a));
-    for (auto& a : fattrs) f.set_attr(std::move(a));
-    f_ = &f;
-    declared_results_ = results;
-    names_.clear();
-    scopes_.assign(1, {});
-    for (size_t i = 0; i < arg_names.size(); ++i) define(arg_names[i], f.arg(i), 1, fpos);
-    advance();  // {
-    if (is(Tok::caret_id)) fail("the function body without a block label");
-    parse_ops_until_rbrace(true);
-    if (!f.returned()) fail("func.return ending @" + name);
-    expect(Tok::rbrace, "'}' closing the function body");
-    parse_opt_loc();
-    for (size_t i = 0; i < result_attrs.size() && i < results.size(); ++i)
-      for (auto& a : result_attrs[i]) f.set_result_attr(i, std::move(a));
-    f_ = nullptr;
-  };
-  // `sdy.mesh @name = <["x"=4], device_ids=[...]>`, optionally followed by the attribute
-  // dictionary JAX adds (`{stablehlo.mesh = {...}}`, the same mesh again), which is dropped.
-  auto parse_mesh = [&]() {
-    advance();
-    if (!is(Tok::symbol)) fail("the mesh's @name");
-    std::string name(tok_.text.substr(1));
-    advance();
-    if (!is(Tok::equal)) fail("'=' after the mesh's name");
-    size_t open = lex_.pos();
-    while (open < lex_.src().size() && std::isspace(static_cast<unsigned char>(lex_.src()[open])))
-      ++open;
-    if (open >= lex_.src().size() || lex_.src()[open] != '<') {
-      advance();
-      fail("a mesh <[\"axis\"=size, ...]>");
-    }
-    size_t end = scan_balanced(open);
-    std::optional<Mesh> mesh = scan_mesh(lex_.src().substr(open, end - open));
-    if (!mesh) fail("a mesh <[\"axis\"=size, ...]> (optionally \", device_ids=[...]\")");
-    reset_to(end);
-    if (is(Tok::lbrace)) {
-      std::vector<NamedAttr> dropped;
-      parse_attr_dict(dropped);
-    }
-    try {
-      module_.add_mesh(std::move(name), std::move(*mesh));
-    } catch (const Error& e) {
-      fail(std::string("a valid mesh (") + e.what() + ")");
-    }
-    parse_opt_loc();
-  };
-  while (!is(Tok::eof)) {
-    if ((is(Tok::hash_id) || is(Tok::bang_id))) {
-      advance();
-      expect(Tok::equal, "'=' in an alias definition");
-      skip_alias_value(*this);
-      continue;
-    }
-    if (is_id("module")) {
-      if (seen_module) fail("a single module per text");
-      seen_module = true;
-      advance();
-      if (is(Tok::symbol)) {
-        std::string n(tok_.text.substr(1));
-        if (!n.empty() && n[0] == '"') {
-          bool ok;
-          n = unescape(n, ok);
-        }
-        module_.set_name(std::move(n));
-        advance();
-      }
-      if (consume_id("attributes")) {
-        std::vector<NamedAttr> attrs;
-        parse_attr_dict(attrs);
-        for (auto& a : attrs) module_.set_attr(std::move(a));
-      }
-      if (opts_.header_only) return std::move(module_);
-      expect(Tok::lbrace, "'{' opening the module body");
-      while (!is(Tok::rbrace)) {
-        if (is_id("sdy.mesh")) {
-          parse_mesh();
-          continue;
-        }
-        if (!is_id("func.func")) fail("'func.func', 'sdy.mesh' or '}' in the module body");
-        parse_func();
-      }
-      advance();
-      parse_opt_loc();
-      continue;
-    }
-    if (is_id("func.func")) {
-      if (opts_.header_only) return std::move(module_);
-      if (seen_module) fail("functions inside the module");
-      parse_func();
-      continue;
-    }
-    fail("'module', 'func.func' or an alias definition");
-  }
-  if (module_.funcs().empty()) fail("at least one func.func");
+void Parser::parse_func() {
+  size_t fpos = tok_.pos;
+  expect_id("func.func");
+  Visibility vis = read_visibility(*this);
+  if (!is(Tok::symbol)) fail("the function's @name");
+  std::string name = symbol_name(tok_);
+  advance();
+  FuncHead h = read_func_head(*this);
+  if (!is(Tok::lbrace))
+    fail("'{' opening the body of @" + name + " (declarations without a body are not supported)");
+  if (module_.find(name)) fail_at(fpos, "a new function name", "a second @" + name);
+  Func& f = module_.add_func(name, h.arg_types, vis);
+  for (size_t i = 0; i < h.arg_attrs.size(); ++i)
+    for (auto& a : h.arg_attrs[i]) f.set_arg_attr(i, std::move(a));
+  for (auto& a : h.attrs) f.set_attr(std::move(a));
+  parse_func_body(f, h.arg_names, h.results, fpos);
+  for (size_t i = 0; i < h.result_attrs.size() && i < h.results.size(); ++i)
+    for (auto& a : h.result_attrs[i]) f.set_result_attr(i, std::move(a));
+}
 
+void Parser::parse_func_body(Func& f, const std::vector<std::string_view>& arg_names,
+                             const std::vector<TensorType>& results, size_t fpos) {
+  f_ = &f;
+  declared_results_ = results;
+  names_.clear();
+  scopes_.assign(1, {});
+  for (size_t i = 0; i < arg_names.size(); ++i) define(arg_names[i], f.arg(i), 1, fpos);
+  advance();  // {
+  if (is(Tok::caret_id)) fail("the function body without a block label");
+  parse_ops_until_rbrace(true);
+  if (!f.returned()) fail("func.return ending @" + f.name());
+  expect(Tok::rbrace, "'}' closing the function body");
+  parse_opt_loc();
+  f_ = nullptr;
+}
+
+// `sdy.mesh @name = <["x"=4], device_ids=[...]>`, optionally followed by the attribute
+// dictionary JAX adds (`{stablehlo.mesh = {...}}`, the same mesh again), which is dropped.
+void Parser::parse_mesh() {
+  advance();
+  if (!is(Tok::symbol)) fail("the mesh's @name");
+  std::string name(tok_.text.substr(1));
+  advance();
+  if (!is(Tok::equal)) fail("'=' after the mesh's name");
+  std::string_view src = lex_.src();
+  size_t open = lex_.pos();
+  while (open < src.size() && std::isspace(static_cast<unsigned char>(src[open]))) ++open;
+  if (open >= src.size() || src[open] != '<') {
+    advance();
+    fail("a mesh <[\"axis\"=size, ...]>");
+  }
+  size_t end = scan_balanced(open);
+  std::optional<Mesh> mesh = scan_mesh(src.substr(open, end - open));
+  if (!mesh) fail("a mesh <[\"axis\"=size, ...]> (optionally \", device_ids=[...]\")");
+  reset_to(end);
+  if (is(Tok::lbrace)) {
+    std::vector<NamedAttr> dropped;
+    parse_attr_dict(dropped);
+  }
+  try {
+    module_.add_mesh(std::move(name), std::move(*mesh));
+  } catch (const Error& e) {
+    fail(std::string("a valid mesh (") + e.what() + ")");
+  }
+  parse_opt_loc();
+}
+
+bool Parser::parse_module_op() {
+  advance();
+  if (is(Tok::symbol)) {
+    module_.set_name(symbol_name(tok_));
+    advance();
+  }
+  if (consume_id("attributes")) {
+    std::vector<NamedAttr> attrs;
+    parse_attr_dict(attrs);
+    for (auto& a : attrs) module_.set_attr(std::move(a));
+  }
+  if (opts_.header_only) return false;
+  expect(Tok::lbrace, "'{' opening the module body");
+  while (!is(Tok::rbrace)) {
+    if (is_id("sdy.mesh")) {
+      parse_mesh();
+      continue;
+    }
+    if (!is_id("func.func")) fail("'func.func', 'sdy.mesh' or '}' in the module body");
+    parse_func();
+  }
+  advance();
+  parse_opt_loc();
+  return true;
+}
+
+void Parser::check_parsed() {
   const Op* bad = nullptr;
   auto where = [&]() -> std::string {
     auto it = std::find_if(op_pos_.begin(), op_pos_.end(),
@@ -395,22 +399,44 @@ Module Parser::run() {
     } catch (const Error& e) {
       throw Error(where() + e.what());
     }
+    return;
   }
-  if (opts_.verify) {
-    try {
-      verify(module_,
-             VerifyOptions{.allow_unknown_ops = true, .skip_dynamic = true, .failed_op = &bad});
-    } catch (const ShapeError& e) {
-      std::string prefix = ShapeError(e.op(), e.constraint(), "").what();
-      std::string detail = e.what();
-      if (detail.starts_with(prefix)) detail = detail.substr(prefix.size());
-      throw ShapeError(e.op(), e.constraint(), where() + detail);
-    } catch (const ParseError&) {
-      throw;
-    } catch (const Error& e) {
-      throw Error(where() + e.what());
+  try {
+    verify(module_,
+           VerifyOptions{.allow_unknown_ops = true, .skip_dynamic = true, .failed_op = &bad});
+  } catch (const ShapeError& e) {
+    std::string prefix = ShapeError(e.op(), e.constraint(), "").what();
+    std::string detail = e.what();
+    if (detail.starts_with(prefix)) detail = detail.substr(prefix.size());
+    throw ShapeError(e.op(), e.constraint(), where() + detail);
+  } catch (const ParseError&) {
+    throw;
+  } catch (const Error& e) {
+    throw Error(where() + e.what());
+  }
+}
+
+Module Parser::run() {
+  bool seen_module = false;
+  while (!is(Tok::eof)) {
+    if (is(Tok::hash_id) || is(Tok::bang_id)) {
+      advance();
+      expect(Tok::equal, "'=' in an alias definition");
+      skip_alias_value(*this);
+    } else if (is_id("module")) {
+      if (seen_module) fail("a single module per text");
+      seen_module = true;
+      if (!parse_module_op()) return std::move(module_);  // the header only
+    } else if (is_id("func.func")) {
+      if (opts_.header_only) return std::move(module_);
+      if (seen_module) fail("functions inside the module");
+      parse_func();
+    } else {
+      fail("'module', 'func.func' or an alias definition");
     }
   }
+  if (module_.funcs().empty()) fail("at least one func.func");
+  check_parsed();
   return std::move(module_);
 }
 

@@ -148,10 +148,7 @@ std::vector<Value> Parser::parse_value_list() {
   buf.clear();
   buf.push_back(first);
   while (is(Tok::comma)) {
-    size_t save = lex_.pos();
-    Token next = lex_.next();
-    lex_.reset(save);
-    if (next.kind != Tok::value_id) break;
+    if (peek().kind != Tok::value_id) break;
     advance();
     buf.push_back(parse_value_use());
   }

@@ -1,521 +1,366 @@
 // Pretty op forms of the StableHLO text parser: what the upstream StableHLO printer emits
 // (`stablehlo.add %a, %b : tensor<..>`, `stablehlo.reduce(%x init: %y) applies ...`,
 // `stablehlo.while(%iterArg = %a) : ... cond {...} do {...}`, ...), turned into the same
-// attributes the generic form carries.
+// attributes the generic form carries. One function per form, found by the op's name in one
+// table (forms()); the `%a, %b [, key = value]*` family is in parser_keywords.cc.
 #include <fmt/format.h>
 
-#include <unordered_set>
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
 
 #include "hhlo/ir/infer.h"
 #include "parser_internal.h"
 
 namespace hhlo::parse {
-namespace {}  // namespace
+namespace {
 
-// Ops whose pretty form is: operands [, keyword = value]* [attr-dict] : type signature.
+// `[{attrs}] : (ins) -> outs`: the outs become the results; `colon` and `expected` are the
+// messages when the ':' or the function type is missing.
+void function_type_results(Parser& p, OpState& st, size_t pos, std::string_view colon,
+                           std::string_view expected) {
+  if (p.is(Tok::lbrace)) p.parse_attr_dict(st.attrs);
+  p.expect(Tok::colon, colon);
+  TypeSig sig = p.parse_type_sig();
+  if (!sig.functional) p.fail_at(pos, expected, "types only");
+  st.result_types = sig.outs;
+}
+
+// `return %a, %b : T, U` (func.return; stablehlo.return inside regions)
+void form_return(Parser& p, OpState& st, std::string_view, size_t pos) {
+  if (st.name != "stablehlo.return") st.name = "func.return";
+  st.operands = p.parse_value_list();
+  if (p.is(Tok::lbrace)) p.parse_attr_dict(st.attrs);
+  if (!st.operands.empty()) {
+    p.expect(Tok::colon, "':' and the returned types");
+    TypeSig sig = p.parse_type_sig();
+    if (sig.functional || sig.ins.size() != st.operands.size())
+      p.fail_at(pos, fmt::format("{} returned types", st.operands.size()),
+                fmt::format("{}", sig.ins.size()));
+    for (size_t i = 0; i < sig.ins.size(); ++i)
+      if (sig.ins[i] != st.operands[i].type())
+        p.fail_at(pos, "returned types matching the values", sig.ins[i].to_string());
+  }
+  p.append(std::move(st), pos);
+}
+
+// `call @f(%a) : (T) -> R` (func.call)
+void form_call(Parser& p, OpState& st, std::string_view, size_t pos) {
+  st.name = "func.call";
+  if (!p.is(Tok::symbol)) p.fail("the callee @name");
+  st.attrs.push_back({"callee", p.parse_attribute()});
+  p.expect(Tok::lparen, "'(' opening the call arguments");
+  st.operands = p.parse_value_list();
+  p.expect(Tok::rparen, "')' closing the call arguments");
+  if (p.is(Tok::lbrace)) p.parse_attr_dict(st.attrs);
+  p.expect(Tok::colon, "':' and the call's function type");
+  TypeSig sig = p.parse_type_sig();
+  if (!sig.functional || sig.ins.size() != st.operands.size())
+    p.fail_at(pos, "the call's function type (args) -> results", "something else");
+  st.result_types = sig.outs;
+  p.append(std::move(st), pos);
+}
+
+// `constant [{attrs}] dense<...> : tensor<...>`
+void form_constant(Parser& p, OpState& st, std::string_view, size_t pos) {
+  if (p.is(Tok::lbrace)) p.parse_attr_dict(st.attrs);
+  size_t vpos = p.tok().pos;
+  Attribute v = p.parse_attribute("value");
+  const DenseAttr* d = v.get_if<DenseAttr>();
+  if (!d) p.fail_at(vpos, "a dense<...> : tensor<...> constant", "another attribute");
+  st.result_types = {d->array->type()};
+  st.attrs.push_back({"value", std::move(v)});
+  p.append(std::move(st), pos);
+}
+
+// `custom_call @target(%a) {...} : (T) -> R`
+void form_custom_call(Parser& p, OpState& st, std::string_view, size_t pos) {
+  if (!p.is(Tok::symbol)) p.fail("the call target @name");
+  Attribute target = p.parse_attribute();
+  const SymbolRefAttr* ref = target.get_if<SymbolRefAttr>();
+  st.attrs.push_back({"call_target_name", StringAttr{ref ? ref->name : to_string(target)}});
+  p.expect(Tok::lparen, "'(' opening the custom_call operands");
+  st.operands = p.parse_value_list();
+  p.expect(Tok::rparen, "')' closing the custom_call operands");
+  function_type_results(p, st, pos, "':' and the custom_call's function type",
+                        "the custom_call's function type (args) -> results");
+  p.append(std::move(st), pos);
+}
+
+// `composite "name" %a {...} : (T) -> R`
+void form_composite(Parser& p, OpState& st, std::string_view, size_t pos) {
+  if (!p.is(Tok::string)) p.fail("the composite's \"name\"");
+  st.attrs.push_back({"name", p.parse_attribute()});
+  st.operands = p.parse_value_list();
+  function_type_results(p, st, pos, "':' and the composite's function type",
+                        "the composite's function type");
+  p.append(std::move(st), pos);
+}
+
+// reduce's `applies stablehlo.add`: a body of that one op over scalars of the init's type.
+void reduce_applies_body(Parser& p, OpState& st, const std::string& body_op, Value init,
+                         size_t body_pos) {
+  TensorType sc{init.dtype(), {}};
+  auto saved = std::move(p.defs_);
+  st.regions.push_back(p.f_->build_block({sc, sc}, [&](const std::vector<Value>& a) {
+    Location l = st.loc;
+    std::vector<Value> r;
+    try {
+      r = p.f_->append({body_op, {a[0], a[1]}, {sc}, {}, {}, l});
+    } catch (const Error& e) {
+      p.fail_at(body_pos, "a reduction op", e.what());
+    }
+    p.note_pos(p.f_->insertion_block().ops().back().get(), body_pos);
+    p.f_->append({"stablehlo.return", r, {}, {}, {}, l});
+    p.note_pos(p.f_->insertion_block().ops().back().get(), body_pos);
+  }));
+  p.defs_ = std::move(saved);
+}
+
+// reduce's `reducer(%a: T, %b: T) (%c: U, %d: U) {...}`: the body with its arguments, the first
+// of each pair for the inputs, the second for the inits.
+void reduce_reducer_body(Parser& p, OpState& st, size_t n) {
+  p.expect_id("reducer");
+  std::vector<std::string_view> names(2 * n);
+  std::vector<TensorType> types(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    p.expect(Tok::lparen, "'(' opening a reducer argument pair");
+    for (size_t k = 0; k < 2; ++k) {
+      if (k) p.expect(Tok::comma, "','");
+      if (!p.is(Tok::value_id)) p.fail("a reducer argument %name");
+      names[i + k * n] = p.tok().text;
+      p.advance();
+      p.expect(Tok::colon, "':'");
+      types[i + k * n] = p.parse_tensor_type();
+      p.parse_opt_loc();
+    }
+    p.expect(Tok::rparen, "')'");
+  }
+  st.regions.push_back(p.parse_region(&names, &types));
+}
+
+// `reduce(%x init: %y), (...) applies stablehlo.add across dimensions = [1] : (..) -> ..`, or
+// `... across dimensions = [1] : (..) -> .. reducer(...) (...) {...}`
+void form_reduce(Parser& p, OpState& st, std::string_view, size_t pos) {
+  std::vector<Value> inputs, inits;
+  do {
+    p.expect(Tok::lparen, "'(' opening '(%input init: %init)'");
+    inputs.push_back(p.parse_value_use());
+    p.expect_id("init");
+    p.expect(Tok::colon, "':' after init");
+    inits.push_back(p.parse_value_use());
+    p.expect(Tok::rparen, "')'");
+  } while (p.consume(Tok::comma));
+  std::string body_op;
+  size_t body_pos = p.tok().pos;
+  if (p.consume_id("applies")) {
+    if (!p.is(Tok::bare_id)) p.fail("the reduction op name");
+    body_op = std::string(p.tok().text);
+    p.advance();
+  }
+  p.expect_id("across");
+  p.expect_id("dimensions");
+  p.expect(Tok::equal, "'='");
+  st.attrs.push_back({"dimensions", i64_array(p.parse_int_list())});
+  function_type_results(p, st, pos, "':' and the reduce's function type",
+                        "the reduce's function type (args) -> results");
+  st.operands = inputs;
+  st.operands.insert(st.operands.end(), inits.begin(), inits.end());
+  if (!body_op.empty()) {
+    if (inputs.size() != 1) p.fail_at(body_pos, "'applies' with a single input", "several");
+    reduce_applies_body(p, st, body_op, inits[0], body_pos);
+  } else {
+    reduce_reducer_body(p, st, inputs.size());
+  }
+  p.append(std::move(st), pos);
+}
+
+// `while(%iterArg = %a, ...) : T, ... [attributes {...}] cond {...} do {...}`
+void form_while(Parser& p, OpState& st, std::string_view, size_t pos) {
+  p.expect(Tok::lparen, "'(' opening the while operands");
+  std::vector<std::string_view> names;
+  if (!p.is(Tok::rparen)) {
+    do {
+      if (!p.is(Tok::value_id)) p.fail("an iteration argument %name");
+      names.emplace_back(p.tok().text);
+      p.advance();
+      p.expect(Tok::equal, "'='");
+      st.operands.push_back(p.parse_value_use());
+    } while (p.consume(Tok::comma));
+  }
+  p.expect(Tok::rparen, "')'");
+  std::vector<TensorType> types;
+  if (p.consume(Tok::colon)) {
+    do types.push_back(p.parse_tensor_type());
+    while (p.consume(Tok::comma));
+  }
+  if (types.size() != st.operands.size())
+    p.fail_at(pos, fmt::format("{} while operand types", st.operands.size()),
+              fmt::format("{}", types.size()));
+  for (size_t i = 0; i < types.size(); ++i)
+    if (types[i] != st.operands[i].type())
+      p.fail_at(pos, "while types matching the operands", types[i].to_string());
+  if (p.consume_id("attributes")) p.parse_attr_dict(st.attrs);
+  p.expect_id("cond");
+  st.regions.push_back(p.parse_region(&names, &types));
+  p.expect_id("do");
+  st.regions.push_back(p.parse_region(&names, &types));
+  st.result_types = types;
+  p.append(std::move(st), pos);
+}
+
+// `sdy.return %a : T` (the types are not checked: manual_computation's body returns local types)
+void form_sdy_return(Parser& p, OpState& st, std::string_view, size_t pos) {
+  st.operands = p.parse_value_list();
+  if (p.is(Tok::lbrace)) p.parse_attr_dict(st.attrs);
+  if (!st.operands.empty()) {
+    p.expect(Tok::colon, "':' and the returned types");
+    p.parse_type_sig();
+  }
+  p.append(std::move(st), pos);
+}
+
+// The text of the balanced bracket at the current token, as `#kind<...>` would spell it, to be
+// read into the typed form when it is one our printer writes, else kept opaque.
+std::string bracketed(Parser& p, std::string_view what) {
+  if (!p.is(Tok::less) && !p.is(Tok::lbracket) && !p.is(Tok::lbrace)) p.fail(what);
+  size_t open = p.tok().pos, end = p.scan_balanced(open);
+  std::string text(p.lex_.src().substr(open, end - open));
+  p.reset_to(end);
+  return text;
+}
+
+// `%1 = sdy.sharding_constraint %0 <@mesh, [{"x"}, {}]> : tensor<8x4xf32>`
+void form_sharding_constraint(Parser& p, OpState& st, std::string_view, size_t pos) {
+  st.operands = {p.parse_value_use()};
+  std::string t = bracketed(p, "a sharding <@mesh, [...]>");
+  auto sh = scan_sharding(t);
+  st.attrs.push_back(
+      {"sharding", sh ? Attribute(*sh) : Attribute(OpaqueAttr{"#sdy.sharding" + t})});
+  if (p.is(Tok::lbrace)) p.parse_attr_dict(st.attrs);
+  p.expect(Tok::colon, "':' and the sharding_constraint's type");
+  TypeSig sig = p.parse_type_sig();
+  if (sig.functional || sig.ins.size() != 1) p.fail_at(pos, "one type", "a function type");
+  st.result_types = sig.ins;
+  p.append(std::move(st), pos);
+}
+
+// manual_computation's `in_shardings=[<..>] out_shardings=[<..>] manual_axes={"x"}`
+void manual_computation_attrs(Parser& p, OpState& st) {
+  for (const char* key : {"in_shardings", "out_shardings"}) {
+    p.expect_id(key);
+    p.expect(Tok::equal, "'='");
+    std::string t = "<" + bracketed(p, "a list of shardings [<@mesh, [...]>, ...]") + ">";
+    auto v = scan_sharding_per_value(t);
+    st.attrs.push_back(
+        {key, v ? Attribute(*v) : Attribute(OpaqueAttr{"#sdy.sharding_per_value" + t})});
+  }
+  p.expect_id("manual_axes");
+  p.expect(Tok::equal, "'='");
+  std::string axes = "<manual_axes" + bracketed(p, "manual axes {\"x\", ...}") + ">";
+  auto ma = scan_manual_axes(axes);
+  st.attrs.push_back({"manual_axes", ma ? Attribute(*ma) : Attribute(OpaqueAttr{"#sdy" + axes})});
+}
+
+// %0 = sdy.manual_computation(%x) in_shardings=[<..>] out_shardings=[<..>]
+//      manual_axes={"x"} (%arg1: tensor<..>) {...} : (tensor<..>) -> tensor<..>
+void form_manual_computation(Parser& p, OpState& st, std::string_view, size_t pos) {
+  p.expect(Tok::lparen, "'(' opening the manual_computation operands");
+  st.operands = p.parse_value_list();
+  p.expect(Tok::rparen, "')' closing the manual_computation operands");
+  manual_computation_attrs(p, st);
+  std::vector<std::string_view> names;  // views into the text, as parse_region takes them
+  std::vector<TensorType> types;
+  p.expect(Tok::lparen, "'(' opening the body's arguments");
+  if (!p.is(Tok::rparen)) {
+    do {
+      if (!p.is(Tok::value_id)) p.fail("a body argument %name");
+      names.push_back(p.tok().text);
+      p.advance();
+      p.expect(Tok::colon, "':' and the body argument's type");
+      types.push_back(p.parse_tensor_type());
+      p.parse_opt_loc();  // JAX writes `(%arg1: tensor<..> loc("shard_map:"(..)))`; not kept
+    } while (p.consume(Tok::comma));
+  }
+  p.expect(Tok::rparen, "')' closing the body's arguments");
+  st.regions.push_back(p.parse_region(&names, &types));
+  function_type_results(p, st, pos, "':' and the manual_computation's function type",
+                        "the function type (args) -> results");
+  p.append(std::move(st), pos);
+}
+
+/// Reads one pretty form, the op's name read: `st.name` holds that name, `op` is it without the
+/// dialect (`top_k` for chlo.top_k), `pos` is where the op starts. Appends the op.
+using Form = void (*)(Parser& p, OpState& st, std::string_view op, size_t pos);
+
+// The ops of the `op %a, %b [, key = value]* [{attrs}] : types` form besides the elementwise ones,
+// separated by spaces.
+constexpr std::string_view kOperandForm =
+    "select clamp convert bitcast_convert reshape optimization_barrier dynamic_update_slice "
+    "dynamic_reshape dynamic_pad real_dynamic_slice get_dimension_size broadcast_in_dim "
+    "transpose reverse concatenate dynamic_slice pad reduce_precision fft rng_bit_generator "
+    "rng cholesky dynamic_broadcast_in_dim dynamic_iota iota dot_general dot uniform_quantize "
+    "uniform_dequantize after_all create_token partition_id replica_id";
+
+constexpr std::pair<std::string_view, Form> kForms[] = {
+    {"return", form_return},
+    {"func.return", form_return},
+    {"stablehlo.return", form_return},
+    {"call", form_call},
+    {"func.call", form_call},
+    {"sdy.return", form_sdy_return},
+    {"sdy.sharding_constraint", form_sharding_constraint},
+    {"sdy.manual_computation", form_manual_computation},
+    {"stablehlo.constant", form_constant},
+    {"stablehlo.custom_call", form_custom_call},
+    {"stablehlo.reduce", form_reduce},
+    {"stablehlo.while", form_while},
+    {"stablehlo.composite", form_composite},
+    {"stablehlo.compare", form_compare},
+    {"stablehlo.convolution", form_convolution},
+    {"stablehlo.top_k", form_top_k},
+    {"chlo.top_k", form_top_k},
+    {"stablehlo.slice", form_slice},
+};
+
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+using FormTable = std::unordered_map<std::string, Form, NameHash, std::equal_to<>>;
+
+/// Op name -> its pretty form: kForms, then kOperandForm and the elementwise ops as
+/// `stablehlo.<name>` with form_operands.
+const FormTable& forms() {
+  static const FormTable table = [] {
+    FormTable t;
+    for (const auto& [name, form] : kForms) t.emplace(name, form);
+    auto operand_form = [&](std::string_view op) {
+      t.emplace("stablehlo." + std::string(op), form_operands);
+    };
+    for (size_t i = 0, j = 0; i < kOperandForm.size(); i = j + 1) {
+      j = std::min(kOperandForm.find(' ', i), kOperandForm.size());
+      operand_form(kOperandForm.substr(i, j - i));
+    }
+    for (int arity : {1, 2})
+      for (std::string_view op : elementwise_op_names(arity)) operand_form(op);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
 bool Parser::parse_pretty_op(std::string_view name, size_t pos) {
+  const FormTable& table = forms();
+  auto it = table.find(name);
+  if (it == table.end()) return false;
   OpState st;
   st.name = name;
-  std::string_view s = name;
-  if (name == "return" || name == "func.return" || name == "stablehlo.return") {
-    st.name = name == "stablehlo.return" ? "stablehlo.return" : "func.return";
-    st.operands = parse_value_list();
-    if (is(Tok::lbrace)) parse_attr_dict(st.attrs);
-    if (!st.operands.empty()) {
-      expect(Tok::colon, "':' and the returned types");
-      TypeSig sig = parse_type_sig();
-      if (sig.functional || sig.ins.size() != st.operands.size())
-        fail_at(pos, fmt::format("{} returned types", st.operands.size()),
-                fmt::format("{}", sig.ins.size()));
-      for (size_t i = 0; i < sig.ins.size(); ++i)
-        if (sig.ins[i] != st.operands[i].type())
-          fail_at(pos, "returned types matching the values", sig.ins[i].to_string());
-    }
-    append(std::move(st), pos);
-    return true;
-  }
-  if (name == "call" || name == "func.call") {
-    st.name = "func.call";
-    if (!is(Tok::symbol)) fail("the callee @name");
-    st.attrs.push_back({"callee", parse_attribute()});
-    expect(Tok::lparen, "'(' opening the call arguments");
-    st.operands = parse_value_list();
-    expect(Tok::rparen, "')' closing the call arguments");
-    if (is(Tok::lbrace)) parse_attr_dict(st.attrs);
-    expect(Tok::colon, "':' and the call's function type");
-    TypeSig sig = parse_type_sig();
-    if (!sig.functional || sig.ins.size() != st.operands.size())
-      fail_at(pos, "the call's function type (args) -> results", "something else");
-    st.result_types = sig.outs;
-    append(std::move(st), pos);
-    return true;
-  }
-  if (name == "sdy.return") {
-    st.operands = parse_value_list();
-    if (is(Tok::lbrace)) parse_attr_dict(st.attrs);
-    if (!st.operands.empty()) {
-      expect(Tok::colon, "':' and the returned types");
-      parse_type_sig();
-    }
-    append(std::move(st), pos);
-    return true;
-  }
-  if (name == "sdy.sharding_constraint" || name == "sdy.manual_computation") {
-    // The text of a balanced bracket at the current token, as `#kind<...>` would spell it, read
-    // into the typed form when it is one our printer writes, else kept opaque.
-    auto bracketed = [&](std::string_view what) {
-      if (!is(Tok::less) && !is(Tok::lbracket) && !is(Tok::lbrace)) fail(what);
-      size_t open = tok_.pos, end = scan_balanced(open);
-      std::string text(lex_.src().substr(open, end - open));
-      reset_to(end);
-      return text;
-    };
-    if (name == "sdy.sharding_constraint") {
-      // %1 = sdy.sharding_constraint %0 <@mesh, [{"x"}, {}]> : tensor<8x4xf32>
-      st.operands = {parse_value_use()};
-      std::string t = bracketed("a sharding <@mesh, [...]>");
-      auto sh = scan_sharding(t);
-      st.attrs.push_back(
-          {"sharding", sh ? Attribute(*sh) : Attribute(OpaqueAttr{"#sdy.sharding" + t})});
-      if (is(Tok::lbrace)) parse_attr_dict(st.attrs);
-      expect(Tok::colon, "':' and the sharding_constraint's type");
-      TypeSig sig = parse_type_sig();
-      if (sig.functional || sig.ins.size() != 1) fail_at(pos, "one type", "a function type");
-      st.result_types = sig.ins;
-      append(std::move(st), pos);
-      return true;
-    }
-    // %0 = sdy.manual_computation(%x) in_shardings=[<..>] out_shardings=[<..>]
-    //      manual_axes={"x"} (%arg1: tensor<..>) {...} : (tensor<..>) -> tensor<..>
-    expect(Tok::lparen, "'(' opening the manual_computation operands");
-    st.operands = parse_value_list();
-    expect(Tok::rparen, "')' closing the manual_computation operands");
-    for (const char* key : {"in_shardings", "out_shardings"}) {
-      expect_id(key);
-      expect(Tok::equal, "'='");
-      std::string t = "<" + bracketed("a list of shardings [<@mesh, [...]>, ...]") + ">";
-      auto v = scan_sharding_per_value(t);
-      st.attrs.push_back(
-          {key, v ? Attribute(*v) : Attribute(OpaqueAttr{"#sdy.sharding_per_value" + t})});
-    }
-    expect_id("manual_axes");
-    expect(Tok::equal, "'='");
-    std::string axes = "<manual_axes" + bracketed("manual axes {\"x\", ...}") + ">";
-    auto ma = scan_manual_axes(axes);
-    st.attrs.push_back({"manual_axes", ma ? Attribute(*ma) : Attribute(OpaqueAttr{"#sdy" + axes})});
-    std::vector<std::string_view> names;  // views into the text, as parse_region takes them
-    std::vector<TensorType> types;
-    expect(Tok::lparen, "'(' opening the body's arguments");
-    if (!is(Tok::rparen)) {
-      do {
-        if (!is(Tok::value_id)) fail("a body argument %name");
-        names.push_back(tok_.text);
-        advance();
-        expect(Tok::colon, "':' and the body argument's type");
-        types.push_back(parse_tensor_type());
-        parse_opt_loc();  // JAX writes `(%arg1: tensor<..> loc("shard_map:"(..)))`; not kept
-      } while (consume(Tok::comma));
-    }
-    expect(Tok::rparen, "')' closing the body's arguments");
-    st.regions.push_back(parse_region(&names, &types));
-    if (is(Tok::lbrace)) parse_attr_dict(st.attrs);
-    expect(Tok::colon, "':' and the manual_computation's function type");
-    TypeSig sig = parse_type_sig();
-    if (!sig.functional) fail_at(pos, "the function type (args) -> results", "types only");
-    st.result_types = sig.outs;
-    append(std::move(st), pos);
-    return true;
-  }
-  if (!s.starts_with("stablehlo.") && name != "chlo.top_k") return false;
-  std::string_view op = s.starts_with("stablehlo.") ? s.substr(10) : std::string_view("top_k");
-
-  if (op == "constant") {
-    if (is(Tok::lbrace)) parse_attr_dict(st.attrs);
-    size_t vpos = tok_.pos;
-    Attribute v = parse_attribute("value");
-    const DenseAttr* d = v.get_if<DenseAttr>();
-    if (!d) fail_at(vpos, "a dense<...> : tensor<...> constant", "another attribute");
-    st.result_types = {d->array->type()};
-    st.attrs.push_back({"value", std::move(v)});
-    append(std::move(st), pos);
-    return true;
-  }
-  if (op == "custom_call") {
-    if (!is(Tok::symbol)) fail("the call target @name");
-    Attribute target = parse_attribute();
-    st.attrs.push_back({"call_target_name", StringAttr{target.get_if<SymbolRefAttr>()
-                                                           ? target.get_if<SymbolRefAttr>()->name
-                                                           : to_string(target)}});
-    expect(Tok::lparen, "'(' opening the custom_call operands");
-    st.operands = parse_value_list();
-    expect(Tok::rparen, "')' closing the custom_call operands");
-    if (is(Tok::lbrace)) parse_attr_dict(st.attrs);
-    expect(Tok::colon, "':' and the custom_call's function type");
-    TypeSig sig = parse_type_sig();
-    if (!sig.functional)
-      fail_at(pos, "the custom_call's function type (args) -> results", "types only");
-    st.result_types = sig.outs;
-    append(std::move(st), pos);
-    return true;
-  }
-  if (op == "reduce") {
-    std::vector<Value> inputs, inits;
-    do {
-      expect(Tok::lparen, "'(' opening '(%input init: %init)'");
-      inputs.push_back(parse_value_use());
-      expect_id("init");
-      expect(Tok::colon, "':' after init");
-      inits.push_back(parse_value_use());
-      expect(Tok::rparen, "')'");
-    } while (consume(Tok::comma));
-    std::string body_op;
-    size_t body_pos = tok_.pos;
-    if (consume_id("applies")) {
-      if (!is(Tok::bare_id)) fail("the reduction op name");
-      body_op = std::string(tok_.text);
-      advance();
-    }
-    expect_id("across");
-    expect_id("dimensions");
-    expect(Tok::equal, "'='");
-    st.attrs.push_back({"dimensions", i64_array(parse_int_list())});
-    if (is(Tok::lbrace)) parse_attr_dict(st.attrs);
-    expect(Tok::colon, "':' and the reduce's function type");
-    TypeSig sig = parse_type_sig();
-    if (!sig.functional) fail_at(pos, "the reduce's function type (args) -> results", "types only");
-    st.result_types = sig.outs;
-    st.operands = inputs;
-    st.operands.insert(st.operands.end(), inits.begin(), inits.end());
-    size_t n = inputs.size();
-    if (!body_op.empty()) {
-      if (n != 1) fail_at(body_pos, "'applies' with a single input", "several");
-      TensorType sc{inits[0].dtype(), {}};
-      auto saved = std::move(defs_);
-      st.regions.push_back(f_->build_block({sc, sc}, [&](const std::vector<Value>& a) {
-        Location l = st.loc;
-        std::vector<Value> r;
-        try {
-          r = f_->append({body_op, {a[0], a[1]}, {sc}, {}, {}, l});
-        } catch (const Error& e) {
-          fail_at(body_pos, "a reduction op", e.what());
-        }
-        note_pos(f_->insertion_block().ops().back().get(), body_pos);
-        f_->append({"stablehlo.return", r, {}, {}, {}, l});
-        note_pos(f_->insertion_block().ops().back().get(), body_pos);
-      }));
-      defs_ = std::move(saved);
-    } else {
-      expect_id("reducer");
-      std::vector<std::string_view> names(2 * n);
-      std::vector<TensorType> types(2 * n);
-      for (size_t i = 0; i < n; ++i) {
-        expect(Tok::lparen, "'(' opening a reducer argument pair");
-        for (size_t k = 0; k < 2; ++k) {
-          if (k) expect(Tok::comma, "','");
-          if (!is(Tok::value_id)) fail("a reducer argument %name");
-          names[i + k * n] = tok_.text;
-          advance();
-          expect(Tok::colon, "':'");
-          types[i + k * n] = parse_tensor_type();
-          parse_opt_loc();
-        }
-        expect(Tok::rparen, "')'");
-      }
-      st.regions.push_back(parse_region(&names, &types));
-    }
-    append(std::move(st), pos);
-    return true;
-  }
-  if (op == "while") {
-    expect(Tok::lparen, "'(' opening the while operands");
-    std::vector<std::string_view> names;
-    if (!is(Tok::rparen)) {
-      do {
-        if (!is(Tok::value_id)) fail("an iteration argument %name");
-        names.emplace_back(tok_.text);
-        advance();
-        expect(Tok::equal, "'='");
-        st.operands.push_back(parse_value_use());
-      } while (consume(Tok::comma));
-    }
-    expect(Tok::rparen, "')'");
-    std::vector<TensorType> types;
-    if (consume(Tok::colon)) {
-      do types.push_back(parse_tensor_type());
-      while (consume(Tok::comma));
-    }
-    if (types.size() != st.operands.size())
-      fail_at(pos, fmt::format("{} while operand types", st.operands.size()),
-              fmt::format("{}", types.size()));
-    for (size_t i = 0; i < types.size(); ++i)
-      if (types[i] != st.operands[i].type())
-        fail_at(pos, "while types matching the operands", types[i].to_string());
-    if (consume_id("attributes")) parse_attr_dict(st.attrs);
-    expect_id("cond");
-    st.regions.push_back(parse_region(&names, &types));
-    expect_id("do");
-    st.regions.push_back(parse_region(&names, &types));
-    st.result_types = types;
-    append(std::move(st), pos);
-    return true;
-  }
-  if (op == "composite") {
-    if (!is(Tok::string)) fail("the composite's \"name\"");
-    st.attrs.push_back({"name", parse_attribute()});
-    st.operands = parse_value_list();
-    if (is(Tok::lbrace)) parse_attr_dict(st.attrs);
-    expect(Tok::colon, "':' and the composite's function type");
-    TypeSig sig = parse_type_sig();
-    if (!sig.functional) fail_at(pos, "the composite's function type", "types only");
-    st.result_types = sig.outs;
-    append(std::move(st), pos);
-    return true;
-  }
-  bool paren = false;
-  if (op == "top_k" || op == "convolution") {
-    expect(Tok::lparen, "'('");
-    paren = true;
-  }
-  if (op == "compare") {
-    st.attrs.push_back({"comparison_direction", parse_enum_word("comparison_direction")});
-    expect(Tok::comma, "','");
-  }
-  static const std::initializer_list<std::string_view> known = {"select",
-                                                                "clamp",
-                                                                "convert",
-                                                                "bitcast_convert",
-                                                                "reshape",
-                                                                "optimization_barrier",
-                                                                "dynamic_update_slice",
-                                                                "dynamic_reshape",
-                                                                "dynamic_pad",
-                                                                "real_dynamic_slice",
-                                                                "get_dimension_size",
-                                                                "broadcast_in_dim",
-                                                                "transpose",
-                                                                "reverse",
-                                                                "concatenate",
-                                                                "dynamic_slice",
-                                                                "pad",
-                                                                "reduce_precision",
-                                                                "fft",
-                                                                "rng_bit_generator",
-                                                                "rng",
-                                                                "cholesky",
-                                                                "dynamic_broadcast_in_dim",
-                                                                "dynamic_iota",
-                                                                "iota",
-                                                                "dot_general",
-                                                                "dot",
-                                                                "compare",
-                                                                "top_k",
-                                                                "convolution",
-                                                                "slice",
-                                                                "uniform_quantize",
-                                                                "uniform_dequantize",
-                                                                "after_all",
-                                                                "create_token",
-                                                                "partition_id",
-                                                                "replica_id"};
-  static const std::unordered_set<std::string_view> known_set(known.begin(), known.end());
-  if (!known_set.count(op) && !is_elementwise(op, 1) && !is_elementwise(op, 2)) return false;
-
-  st.operands = parse_value_list();
-  if (paren && op == "convolution") expect(Tok::rparen, "')' closing the convolution operands");
-  auto keyword = [&](std::string_view key) {
-    auto arr = [&](const char* attr) { st.attrs.push_back({attr, i64_array(parse_int_list())}); };
-    auto i64 = [&](const char* attr) { st.attrs.push_back({attr, i64_attr(parse_int())}); };
-    if (key == "dims") {
-      arr(op == "transpose" ? "permutation"
-          : op == "reverse" ? "dimensions"
-                            : "broadcast_dimensions");
-    } else if (key == "dim") {
-      i64(op == "iota" || op == "dynamic_iota" ? "iota_dimension" : "dimension");
-    } else if (key == "sizes") {
-      arr("slice_sizes");
-    } else if (key == "low") {
-      arr("edge_padding_low");
-    } else if (key == "high") {
-      arr("edge_padding_high");
-    } else if (key == "interior") {
-      arr("interior_padding");
-    } else if (key == "known_expanding_dimensions" || key == "known_nonexpanding_dimensions") {
-      st.attrs.push_back({std::string(key), i64_array(parse_int_list())});
-    } else if (key == "format") {
-      // e5m10
-      if (!is(Tok::bare_id) || tok_.text.size() < 4 || tok_.text[0] != 'e') fail("a format eNmM");
-      std::string_view f = tok_.text;
-      size_t m = f.find('m');
-      if (m == std::string_view::npos) fail("a format eNmM");
-      auto num = [&](std::string_view d) -> int64_t {
-        if (d.empty() || d.size() > 6) fail("a format eNmM");
-        int64_t v = 0;
-        for (char c : d) {
-          if (c < '0' || c > '9') fail("a format eNmM");
-          v = v * 10 + (c - '0');
-        }
-        return v;
-      };
-      int64_t e = num(f.substr(1, m - 1)), mb = num(f.substr(m + 1));
-      advance();
-      st.attrs.push_back({"exponent_bits", i32_attr(e)});
-      st.attrs.push_back({"mantissa_bits", i32_attr(mb)});
-    } else if (key == "type" && op == "fft") {
-      st.attrs.push_back({"fft_type", parse_enum_word("fft_type")});
-    } else if (key == "length") {
-      arr("fft_length");
-    } else if (key == "algorithm" && op == "rng_bit_generator") {
-      st.attrs.push_back({"rng_algorithm", parse_enum_word("rng_algorithm")});
-    } else if (key == "algorithm") {
-      size_t a = tok_.pos;
-      if (!is(Tok::less)) fail("'<' opening the dot algorithm");
-      reset_to(scan_balanced(a));
-      st.attrs.push_back({"algorithm", OpaqueAttr{"#stablehlo.dot_algorithm" + text_from(a)}});
-    } else if (key == "distribution") {
-      st.attrs.push_back({"rng_distribution", parse_enum_word("rng_distribution")});
-    } else if (key == "lower") {
-      if (!is_id("true") && !is_id("false")) fail("true or false");
-      st.attrs.push_back({"lower", BoolAttr{is_id("true")}});
-      advance();
-    } else if (key == "batching_dims" || key == "contracting_dims") {
-      auto l = parse_int_list();
-      expect_id("x");
-      auto r = parse_int_list();
-      DotDimensionNumbers* d = nullptr;
-      for (auto& a : st.attrs)
-        if (a.name == "dot_dimension_numbers")
-          d = const_cast<DotDimensionNumbers*>(a.value.get_if<DotDimensionNumbers>());
-      if (!d) {
-        st.attrs.push_back({"dot_dimension_numbers", DotDimensionNumbers{}});
-        d = const_cast<DotDimensionNumbers*>(st.attrs.back().value.get_if<DotDimensionNumbers>());
-      }
-      (key == "batching_dims" ? d->lhs_batching_dimensions : d->lhs_contracting_dimensions) = l;
-      (key == "batching_dims" ? d->rhs_batching_dimensions : d->rhs_contracting_dimensions) = r;
-    } else if (key == "precision") {
-      expect(Tok::lbracket, "'['");
-      ArrayAttr a;
-      if (!is(Tok::rbracket)) {
-        do a.values.push_back(parse_enum_word("precision"));
-        while (consume(Tok::comma));
-      }
-      expect(Tok::rbracket, "']'");
-      st.attrs.push_back({"precision_config", std::move(a)});
-    } else if (key == "k") {
-      i64("k");
-    } else if (key == "dim_numbers") {
-      st.attrs.push_back({"dimension_numbers", parse_conv_layouts()});
-    } else if (key == "window") {
-      expect(Tok::lbrace, "'{'");
-      while (!is(Tok::rbrace)) {
-        if (!is(Tok::bare_id)) fail("a window field");
-        std::string w(tok_.text);
-        advance();
-        expect(Tok::equal, "'='");
-        if (w == "stride") {
-          arr("window_strides");
-        } else if (w == "lhs_dilate") {
-          arr("lhs_dilation");
-        } else if (w == "rhs_dilate") {
-          arr("rhs_dilation");
-        } else if (w == "pad") {
-          expect(Tok::lbracket, "'['");
-          std::vector<int64_t> flat;
-          if (!is(Tok::rbracket)) {
-            do {
-              auto p = parse_int_list();
-              if (p.size() != 2) fail("a [low, high] padding pair");
-              flat.insert(flat.end(), p.begin(), p.end());
-            } while (consume(Tok::comma));
-          }
-          expect(Tok::rbracket, "']'");
-          auto npairs = static_cast<int64_t>(flat.size() / 2);
-          st.attrs.push_back({"padding", dense_attr(Array::from<int64_t>({npairs, 2}, flat))});
-        } else if (w == "reverse") {
-          expect(Tok::lbracket, "'['");
-          BoolArrayAttr b;
-          if (!is(Tok::rbracket)) {
-            do {
-              if (is_id("true") || is_id("false")) {
-                b.values.push_back(is_id("true"));
-                advance();
-              } else {
-                b.values.push_back(parse_int() != 0);
-              }
-            } while (consume(Tok::comma));
-          }
-          expect(Tok::rbracket, "']'");
-          st.attrs.push_back({"window_reversal", std::move(b)});
-        } else {
-          fail("stride, pad, lhs_dilate, rhs_dilate or reverse");
-        }
-        if (!consume(Tok::comma)) break;
-      }
-      expect(Tok::rbrace, "'}' closing the window");
-    } else {
-      fail_at(tok_.pos, fmt::format("a keyword of stablehlo.{}", op), fmt::format("'{}'", key));
-    }
-  };
-  // keywords: `, key = value` after operands, or directly (iota, convolution)
-  bool first = true;
-  while (true) {
-    bool direct = first && (st.operands.empty() || op == "convolution") && is(Tok::bare_id);
-    if (!direct) {
-      if (!is(Tok::comma)) break;
-      size_t save = lex_.pos();
-      Token next = lex_.next();
-      lex_.reset(save);
-      if (next.kind != Tok::bare_id) break;
-      advance();
-    }
-    first = false;
-    if (!is(Tok::bare_id)) fail("a keyword");
-    std::string_view key = tok_.text;
-    // `compare ..., FLOAT` / `slice`-less words
-    if (op == "compare") {
-      st.attrs.push_back({"compare_type", parse_enum_word("comparison_type")});
-      continue;
-    }
-    advance();
-    if (!consume(Tok::equal)) fail(fmt::format("'=' after {}", key));
-    keyword(key);
-  }
-  if (paren && op == "top_k") expect(Tok::rparen, "')'");
-  if (op == "slice") {  // [0:4:2, 1:3]
-    expect(Tok::lbracket, "'[' with the slice ranges");
-    std::vector<int64_t> a, b, c;
-    if (!is(Tok::rbracket)) {
-      do {
-        a.push_back(parse_int());
-        expect(Tok::colon, "':'");
-        b.push_back(parse_int());
-        c.push_back(consume(Tok::colon) ? parse_int() : 1);
-      } while (consume(Tok::comma));
-    }
-    expect(Tok::rbracket, "']'");
-    st.attrs.push_back({"start_indices", i64_array(a)});
-    st.attrs.push_back({"limit_indices", i64_array(b)});
-    st.attrs.push_back({"strides", i64_array(c)});
-  }
-  if (is(Tok::lbrace)) parse_attr_dict(st.attrs);
-  expect(Tok::colon, fmt::format("':' and the types of stablehlo.{}", op));
-  TypeSig sig = parse_type_sig();
-  if (sig.functional) {
-    if (sig.ins.size() == st.operands.size())
-      for (size_t i = 0; i < sig.ins.size(); ++i)
-        if (sig.ins[i] != st.operands[i].type())
-          fail_at(pos, fmt::format("operand {} of type {}", i, st.operands[i].type().to_string()),
-                  sig.ins[i].to_string());
-    st.result_types = sig.outs;
-  } else if (op == "optimization_barrier") {
-    st.result_types = sig.ins;
-  } else if (op == "select" || sig.ins.size() == 1) {
-    st.result_types.push_back(std::move(sig.ins.back()));
-  } else {
-    fail_at(pos, fmt::format("the function type of stablehlo.{}", op), "a type list");
-  }
-  if (name == "chlo.top_k") st.name = "chlo.top_k";
-  fill_defaults(st);
-  append(std::move(st), pos);
+  std::string_view op = name.starts_with("stablehlo.") ? name.substr(10)
+                        : name == "chlo.top_k"         ? std::string_view("top_k")
+                                                       : name;
+  it->second(*this, st, op, pos);
   return true;
 }
 

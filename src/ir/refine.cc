@@ -9,13 +9,13 @@
 #include <limits>
 #include <optional>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "hhlo/ir/infer.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/verifier.h"
 #include "infer_op.h"
 #include "infer_util.h"
+#include "op_descriptor.h"
 
 namespace hhlo {
 namespace {
@@ -812,11 +812,8 @@ class Refiner {
   }
 
   static bool has_rule(const std::string& n) {
-    static const std::unordered_set<std::string_view> ops = [] {
-      auto v = supported_ops();
-      return std::unordered_set<std::string_view>(v.begin(), v.end());
-    }();
-    return ops.count(n) != 0 && n != "stablehlo.custom_call" && n != "func.call";
+    return detail::find_op_descriptor(n) != nullptr && n != "stablehlo.custom_call" &&
+           n != "func.call";
   }
 
   [[noreturn]] void rethrow(const Op& op, const std::exception& e) const {

@@ -4,13 +4,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <unordered_set>
 
 #include "hhlo/ir/infer.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/spmd.h"
 #include "infer_op.h"
 #include "infer_util.h"
+#include "op_descriptor.h"
 #include "stablehlo_names.h"
 
 namespace hhlo {
@@ -88,13 +88,7 @@ class Verifier {
       if (!v.type().is_static()) return true;
     return false;
   }
-  static bool known(std::string_view n) {
-    static const std::unordered_set<std::string_view> ops = [] {
-      auto v = supported_ops();
-      return std::unordered_set<std::string_view>(v.begin(), v.end());
-    }();
-    return ops.count(n) != 0;
-  }
+  static bool known(std::string_view n) { return detail::find_op_descriptor(n) != nullptr; }
 
   // The Shardy ops with typed attributes (hhlo/ir/spmd.h); false when an attribute is of a form
   // kept opaque.

@@ -12,6 +12,7 @@
 #include "hhlo/core/error.h"
 #include "hhlo/ir/inline.h"
 #include "hhlo/program/program.h"
+#include "main_copy.h"
 
 namespace hhlo {
 namespace {
@@ -75,7 +76,8 @@ std::vector<int64_t> order(int64_t a, int64_t b, const std::vector<int64_t>& res
 }
 
 /// The call of the oneDNN kernel standing for convolution `op` with window `w`.
-Value onednn_call(Func& f, const Op& op, const std::vector<Value>& operands, const Window& w) {
+Value onednn_call(Func& f, const Op& op, const std::vector<Value>& operands, const Window& w,
+                  int threads) {
   const auto& dn = *op.attr("dimension_numbers")->get_if<ConvDimensionNumbers>();
   DictAttr config;
   auto add = [&](const char* name, std::vector<int64_t> v) {
@@ -92,6 +94,7 @@ Value onednn_call(Func& f, const Op& op, const std::vector<Value>& operands, con
   add("padding_high", w.high);
   add("rhs_dilation", w.dilation);
   config.entries.emplace_back("feature_group_count", IntAttr{w.groups});
+  config.entries.emplace_back("threads", IntAttr{threads});
   // The attributes custom_call (hhlo/ir/ops.h) gives a typed-FFI call, at the convolution's own
   // location (the builder would record this file's).
   std::vector<NamedAttr> attrs = {{"call_target_name", StringAttr{kTarget}},
@@ -110,19 +113,12 @@ bool partitioned(const Module& m) { return num_partitions_of(m) > 1 || !m.meshes
 
 }  // namespace
 
-OneDnnRewrite rewrite_convolutions_for_onednn(const Module& module) {
-  const Func* main = module.find("main");
-  if (!main || !main->returned())
-    throw Error("rewrite_convolutions_for_onednn: the module has no @main that returns");
+OneDnnRewrite rewrite_convolutions_for_onednn(const Module& module, int threads) {
+  if (threads < 0)
+    throw Error(fmt::format(
+        "rewrite_convolutions_for_onednn: threads is {}; give 0 (oneDNN's default) or a count",
+        threads));
   OneDnnRewrite r;
-  Module& out = r.module;
-  out.set_name(module.name());
-  for (const NamedAttr& a : module.attrs()) out.set_attr(a);
-  for (const auto& [name, mesh] : module.meshes()) out.add_mesh(name, mesh);
-  Func& f = out.add_func("main", main->arg_types());
-  for (const NamedAttr& a : main->attrs()) f.set_attr(a);
-  for (size_t i = 0; i < main->args().size(); ++i)
-    for (const NamedAttr& a : main->arg_attrs(i)) f.set_arg_attr(i, a);
   bool rewrite = !partitioned(module);
   InlineRewrite swap =
       [&](const Op& op, const std::vector<Value>& operands) -> std::optional<std::vector<Value>> {
@@ -134,12 +130,9 @@ OneDnnRewrite rewrite_convolutions_for_onednn(const Module& module) {
       return std::nullopt;
     }
     ++r.rewritten;
-    return std::vector<Value>{onednn_call(operands.at(0).func(), op, operands, w)};
+    return std::vector<Value>{onednn_call(operands.at(0).func(), op, operands, w, threads)};
   };
-  // At the entry's own func.return location (ret would record this file's).
-  f.ret_at(inline_call(f, module, "main", f.args(), swap), main->body().ops().back()->loc());
-  for (size_t i = 0; i < main->result_types().size(); ++i)
-    for (const NamedAttr& a : main->result_attrs(i)) f.set_result_attr(i, a);
+  r.module = detail::copy_main(module, swap, "rewrite_convolutions_for_onednn");
   return r;
 }
 

@@ -13,6 +13,7 @@
 #include "hhlo/ir/infer.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/refine.h"
+#include "hhlo/program/loop_unroll.h"
 #include "hhlo/program/onednn_rewrite.h"
 
 namespace hhlo {
@@ -225,8 +226,15 @@ PreparedProgram prepare_program(Program program, const PrepareOptions& options) 
   p.entry = select_entry(p.module, o.entry);
   bind_platform(p.module, o, p.source_name);
   if (o.arg_types) p.refined = refine(p.module, *o.arg_types, p);
+  if (o.unroll_loops != 0) {
+    LoopUnroll r = unroll_loops(p.module, o.unroll_loops);
+    p.module = std::move(r.module);
+    p.loops_unrolled = r.unrolled;
+    p.loops_kept = r.kept;
+    p.loops_kept_reason = std::move(r.first_kept_reason);
+  }
   if (o.onednn_convolution) {
-    OneDnnRewrite r = rewrite_convolutions_for_onednn(p.module);
+    OneDnnRewrite r = rewrite_convolutions_for_onednn(p.module, o.onednn_threads);
     p.module = std::move(r.module);
     p.onednn_rewritten = r.rewritten;
     p.onednn_kept = r.kept;

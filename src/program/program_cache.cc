@@ -102,7 +102,11 @@ std::string source_key(std::string_view bytes, int vjp_order, const PrepareOptio
   for (const std::string& p : prepare.export_platforms) field(in, "export-platform", p);
   field(in, "platform", prepare.platform);
   field(in, "arg-types", prepare.arg_types ? types_to_string(*prepare.arg_types) : "none");
-  if (prepare.onednn_convolution) field(in, "onednn-convolution", "1");  // older keys unchanged
+  // Keys of programs without oneDNN unchanged; with it, the calls' thread count (an attribute of
+  // every kernel call) is part of the program.
+  if (prepare.onednn_convolution)
+    field(in, "onednn-convolution", "threads=" + std::to_string(prepare.onednn_threads));
+  if (prepare.unroll_loops != 0) field(in, "unroll-loops", std::to_string(prepare.unroll_loops));
   field(in, "options", serialize_compile_options(options));
   // The program's bytes (megabytes: JAX's constants) hashed where they lie, not copied.
   in += "bytes " + std::to_string(bytes.size()) + ':';

@@ -12,6 +12,7 @@
 
 #include "hhlo/core/error.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/program/loop_unroll.h"
 #include "hhlo/program/onednn_rewrite.h"
 
 namespace hhlo {
@@ -49,6 +50,40 @@ double median(std::vector<double>& us) {
   return n % 2 ? us[n / 2] : (us[n / 2 - 1] + us[n / 2]) / 2;
 }
 
+/// `program` with the rewrites of `c`: its loops unrolled (unroll_loops), then its convolutions
+/// rewritten for oneDNN (onednn_convolution, on onednn_threads).
+PreparedProgram rewritten(const PreparedProgram& program, const TunedChoice& c) {
+  PreparedProgram p;
+  static_cast<PreparedFacts&>(p) = program;
+  const Module* m = &program.module;
+  LoopUnroll u;
+  if (c.unroll_loops != 0) {
+    u = unroll_loops(*m, c.unroll_loops);
+    p.loops_unrolled = u.unrolled;
+    p.loops_kept = u.kept;
+    m = &u.module;
+  }
+  if (c.onednn_convolution) {
+    OneDnnRewrite r = rewrite_convolutions_for_onednn(*m, c.onednn_threads);
+    p.onednn_rewritten = r.rewritten;
+    p.onednn_kept = r.kept;
+    p.module = std::move(r.module);
+  } else {
+    p.module = std::move(u.module);
+  }
+  return p;
+}
+
+/// Whether the rewrites of `c` change `program` (a loop unrolled, a convolution rewritten).
+bool changes(const PreparedProgram& program, const TunedChoice& c) {
+  if (c.unroll_loops != 0 && unroll_loops(program.module, c.unroll_loops).unrolled == 0)
+    return false;
+  if (c.onednn_convolution &&
+      rewrite_convolutions_for_onednn(program.module, c.onednn_threads).rewritten == 0)
+    return false;
+  return true;
+}
+
 /// What one candidate needs while it is measured.
 struct Bench {
   const PreparedProgram& program;
@@ -61,8 +96,18 @@ struct Bench {
   Clock::time_point start;
   /// The defaults' outputs, the reference every candidate agrees with.
   std::vector<Array> reference;
-  /// The program with its convolutions rewritten for oneDNN (try_onednn), or null.
-  const PreparedProgram* rewritten = nullptr;
+  /// The program as each candidate's rewrites make it (loops unrolled, convolutions for oneDNN),
+  /// by (unroll factor, oneDNN threads or -1), made on first use.
+  std::map<std::pair<int, int>, PreparedProgram> variants;
+
+  /// The program `c` runs: `program`, or its variant with c's rewrites.
+  const PreparedProgram& program_of(const TunedChoice& c) {
+    if (c.unroll_loops == 0 && !c.onednn_convolution) return program;
+    std::pair<int, int> key{c.unroll_loops, c.onednn_convolution ? c.onednn_threads : -1};
+    auto it = variants.find(key);
+    if (it == variants.end()) it = variants.emplace(key, rewritten(program, c)).first;
+    return it->second;
+  }
 
   const Client& client(bool synchronous) {
     std::optional<Client>& c = clients[synchronous ? 1 : 0];
@@ -119,7 +164,7 @@ TuneTiming measure(Bench& b, const TunedChoice& candidate, double slice_s) {
   bool defaults = b.reference.empty();
   try {
     const Client& client = b.client(candidate.synchronous);
-    const PreparedProgram& program = candidate.onednn_convolution ? *b.rewritten : b.program;
+    const PreparedProgram& program = b.program_of(candidate);
     LoadedExecutable exe = compile(client, program, candidate.apply(b.base));
     std::vector<Buffer> buffers;
     for (const Array& a : b.args) buffers.push_back(client.buffer_from_host(a));
@@ -168,30 +213,32 @@ void keep_faster(const TuneTiming& t, TuneResult& result) {
   }
 }
 
-/// `program` with its convolutions rewritten for oneDNN, or nullopt when the rewrite serves none.
-std::optional<PreparedProgram> onednn_variant(const PreparedProgram& program) {
-  OneDnnRewrite r = rewrite_convolutions_for_onednn(program.module);
-  if (r.rewritten == 0) return std::nullopt;
-  PreparedProgram p;
-  static_cast<PreparedFacts&>(p) = program;
-  p.module = std::move(r.module);
-  p.onednn_rewritten = r.rewritten;
-  p.onednn_kept = r.kept;
-  return p;
-}
-
 }  // namespace
 
 std::string TunedChoice::describe() const {
   std::string s = synchronous ? "execution sync" : "execution async";
-  if (xla_options.empty() && !onednn_convolution) return s + " (defaults)";
+  if (xla_options.empty() && !onednn_convolution && unroll_loops == 0) return s + " (defaults)";
   for (const auto& [name, value] : xla_options)
     s += fmt::format(", {}={}", name, value_text(value));
-  return onednn_convolution ? s + ", oneDNN convolutions" : s;
+  if (unroll_loops != 0) s += fmt::format(", loops unrolled by up to {}", unroll_loops);
+  if (!onednn_convolution) return s;
+  s += ", oneDNN convolutions";
+  return onednn_threads == 0
+             ? s
+             : fmt::format("{} ({} thread{})", s, onednn_threads, onednn_threads == 1 ? "" : "s");
 }
 
 CompileOptions TunedChoice::apply(CompileOptions base) const {
   for (const auto& [name, value] : xla_options) base.xla_options[name] = value;
+  return base;
+}
+
+PrepareOptions TunedChoice::with_rewrites(PrepareOptions base) const {
+  if (unroll_loops != 0) base.unroll_loops = unroll_loops;
+  if (onednn_convolution) {
+    base.onednn_convolution = true;
+    base.onednn_threads = onednn_threads;
+  }
   return base;
 }
 
@@ -222,27 +269,40 @@ TuneResult tune(const PreparedProgram& program, const std::vector<Array>& args,
     throw Error(
         fmt::format("tune: max_calls is {}; at least 3 calls are timed", options.max_calls));
   Bench b{program, args, base, options, {}, make_client, Clock::now(), {}};
-  std::optional<PreparedProgram> rewritten;
-  if (options.try_onednn) rewritten = onednn_variant(program);
-  b.rewritten = rewritten ? &*rewritten : nullptr;
+  // The rewrites that change this program: each a candidate over the choice so far.
+  std::vector<int> factors, threads;
+  for (int f : options.unroll_factors)
+    if (changes(program, TunedChoice{.unroll_loops = f})) factors.push_back(f);
+  if (options.try_onednn)
+    for (int t : options.onednn_threads)
+      if (changes(program, TunedChoice{.onednn_convolution = true, .onednn_threads = t}))
+        threads.push_back(t);
   TuneResult result;
-  std::size_t count =
-      1 + (options.try_sync ? 1 : 0) + options.option_sets.size() + (rewritten ? 1 : 0);
-  TuneTiming defaults = measure_in_budget(b, TunedChoice{}, count, result);
+  std::size_t left =
+      1 + (options.try_sync ? 1 : 0) + options.option_sets.size() + factors.size() + threads.size();
+  TuneTiming defaults = measure_in_budget(b, TunedChoice{}, left--, result);
   result.default_median_us = result.choice_median_us = defaults.median_us;
   if (options.try_sync)
-    keep_faster(measure_in_budget(b, TunedChoice{.synchronous = true}, count - 1, result), result);
+    keep_faster(measure_in_budget(b, TunedChoice{.synchronous = true}, left--, result), result);
   bool synchronous = result.choice.synchronous;
-  for (std::size_t i = 0; i < options.option_sets.size(); ++i) {
-    TunedChoice c{.synchronous = synchronous, .xla_options = options.option_sets[i]};
+  for (const auto& set : options.option_sets)
     keep_faster(
-        measure_in_budget(b, c, options.option_sets.size() - i + (rewritten ? 1 : 0), result),
+        measure_in_budget(b, {.synchronous = synchronous, .xla_options = set}, left--, result),
         result);
+  // Each unrolling, then each oneDNN thread count, over the choice before them (not over one
+  // another: one of each kind is kept).
+  TunedChoice chosen = result.choice;
+  for (int f : factors) {
+    TunedChoice c = chosen;
+    c.unroll_loops = f;
+    keep_faster(measure_in_budget(b, c, left--, result), result);
   }
-  if (rewritten) {
-    TunedChoice c = result.choice;
+  chosen = result.choice;
+  for (int t : threads) {
+    TunedChoice c = chosen;
     c.onednn_convolution = true;
-    keep_faster(measure_in_budget(b, c, 1, result), result);
+    c.onednn_threads = t;
+    keep_faster(measure_in_budget(b, c, left--, result), result);
   }
   return result;
 }
@@ -321,6 +381,12 @@ RememberedChoice remembered_from(const nlohmann::json& j) {
     r.choice.xla_options[name] = value_from(value);
   }
   r.choice.onednn_convolution = j.value("onednn_convolution", false);  // absent in older records
+  r.choice.onednn_threads = j.value("onednn_threads", 0);
+  r.choice.unroll_loops = j.value("unroll_loops", 0);
+  if (r.choice.unroll_loops < 0 || r.choice.unroll_loops == 1)
+    throw Error(fmt::format("unroll_loops {}", r.choice.unroll_loops));
+  if (r.choice.onednn_threads < 0)
+    throw Error(fmt::format("onednn_threads {}", r.choice.onednn_threads));
   r.client = j.at("client").get<std::string>();
   r.median_us = j.at("median_us").get<double>();
   r.default_median_us = j.at("default_median_us").get<double>();
@@ -353,6 +419,8 @@ bool remember_tuned(CompileCache& cache, const std::string& key, const std::stri
                       {"execution", result.choice.synchronous ? "sync" : "async"},
                       {"xla_options", options},
                       {"onednn_convolution", result.choice.onednn_convolution},
+                      {"onednn_threads", result.choice.onednn_threads},
+                      {"unroll_loops", result.choice.unroll_loops},
                       {"client", client},
                       {"median_us", result.choice_median_us},
                       {"default_median_us", result.default_median_us}};

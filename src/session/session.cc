@@ -1,8 +1,11 @@
 #include "hhlo/session.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <optional>
 
+#include "hhlo/core/error.h"
 #include "hhlo/ir/entry.h"
 #include "hhlo/ir/printer.h"  // the session layer sits above the IR (DESIGN.md; CMake: hhlo_ir)
 #include "hhlo/ir/refine.h"
@@ -12,8 +15,11 @@
 
 namespace hhlo {
 
-Session::Session(Client client, CompileCacheOptions disk_cache)
-    : client_(std::move(client)), disk_(std::move(disk_cache)) {
+Session::Session(Client client, CompileCacheOptions disk_cache, OneDnnConvolutions onednn)
+    : client_(std::move(client)), disk_(std::move(disk_cache)), onednn_(onednn) {
+  if (onednn_.threads < 0)
+    throw Error(fmt::format("Session: oneDNN threads {}; give 0 (its default) or a count",
+                            onednn_.threads));
   // JAX's CPU linear algebra (lapack_*_ffi custom calls) runs in every CPU session.
   if (client_.platform_name() == "cpu" && client_.plugin().has_extension(PluginExtension::ffi))
     register_jax_cpu_kernels(client_);
@@ -42,6 +48,13 @@ bool keyed_by_types(const Program& read, const std::string& entry) {
   return read.artifact || has_dynamic_shapes(*read.module.find(resolve_entry(read.module, entry)));
 }
 
+/// `prepare` with the loop unrolling of a tuned choice, if any (a session applies no oneDNN
+/// choice: its convolutions follow its own OneDnnConvolutions).
+PrepareOptions with_unrolling(PrepareOptions prepare, const std::optional<TunedChoice>& tuned) {
+  if (tuned && tuned->unroll_loops != 0) prepare.unroll_loops = tuned->unroll_loops;
+  return prepare;
+}
+
 /// keyed_by_types of a program known by its facts only (a cache hit that read nothing).
 bool keyed_by_types(const PreparedFacts& facts) {
   return facts.refined || !facts.kept_inputs.empty();
@@ -54,7 +67,9 @@ PrepareOptions Session::prepare_options(const CompileOptions& o,
   return {.entry = o.entry,
           .export_platforms = o.export_platforms,
           .platform = client_.platform_name(),
-          .arg_types = std::move(arg_types)};
+          .arg_types = std::move(arg_types),
+          .onednn_convolution = onednn_.enabled,
+          .onednn_threads = onednn_.threads};
 }
 
 std::optional<TunedChoice> Session::find_tuned_choice(std::string_view mlir, int vjp_order,
@@ -126,6 +141,7 @@ const Session::Compiled& Session::compile_keyed(std::string key, std::string_vie
   PrepareOptions prepare = prepare_options(o, std::move(arg_types));
   std::optional<TunedChoice> tuned = find_tuned_choice(mlir, vjp_order, prepare, o);
   CompileOptions effective = tuned ? tuned->apply(o) : o;
+  prepare = with_unrolling(std::move(prepare), tuned);
   std::string source = source_key(mlir, vjp_order, prepare, effective);
   PreparedProgram prepared = prepare_program(std::move(*read), prepare);
   Compiled c{std::make_unique<LoadedExecutable>(
@@ -169,8 +185,9 @@ std::vector<Array> Session::run_flat(std::string_view mlir, const std::vector<co
     bool keyed = false;
     PrepareOptions prepare = prepare_options(options, types);
     tuned = find_tuned_choice(mlir, vjp_order, prepare, options);
-    loaded = load_remembered(
-        source_key(mlir, vjp_order, prepare, tuned ? tuned->apply(options) : options), &keyed);
+    loaded = load_remembered(source_key(mlir, vjp_order, with_unrolling(prepare, tuned),
+                                        tuned ? tuned->apply(options) : options),
+                             &keyed);
     if (!loaded) {
       read = read_program(mlir, {.vjp_order = vjp_order});
       keyed = keyed_by_types(*read, options.entry);

@@ -320,6 +320,22 @@ TEST(Vmap, RngWithBatchedBoundsStaysInRange) {
     }
 }
 
+// Where the upper bound's spacing is coarse, a + (b - a) u rounds up to b for every u >= 1/2
+// (here a = 2^27, b = a + 16, spacing 16): the batched rng must still stay below b, as the spec's
+// rng does. Without the rule's clamp about half of the 200 draws would equal b.
+TEST(Vmap, RngWithBatchedBoundsNeverReachesTheUpperBound) {
+  Module m;
+  Func& g = m.add_func("main", {TensorType(DType::f32, {2}), TensorType(DType::f32, {2})});
+  g.ret(ad::vmap([](const Vs& a) { return Vs{rng(a[0], a[1], {100}, RngDistribution::UNIFORM)}; },
+                 {g.arg(0), g.arg(1)}));
+  const float a = 134217728.0f, b = a + 16;
+  Array r = run(m, {Array::from<float>({2}, {a, a}), Array::from<float>({2}, {b, b})})[0];
+  for (float v : r.values<float>()) {
+    EXPECT_GE(v, a);
+    EXPECT_LT(v, b);
+  }
+}
+
 TEST(Vmap, FuncCallIsInlined) {
   Module src;
   Func& sq = src.add_func("square", {TensorType(DType::f64, {3})}, Visibility::private_);

@@ -6,7 +6,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <cstdio>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -107,16 +110,22 @@ TEST(OneDnnConvolution, GivesXlasValuesOverLayoutsWindowsAndGroups) {
     write_npy(dir + "/x.npy", values(c.x, 1));
     write_npy(dir + "/w.npy", values(c.w, 2));
     Array xla = run_conv(dir, "xla", {});
-    Array onednn = run_conv(dir, "onednn", {"--onednn-convolution", "--repeat", "3"});
-    ASSERT_EQ(onednn.type(), xla.type());
-    auto a = xla.values<float>(), b = onednn.values<float>();
-    double worst = 0, scale = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-      worst = std::max(worst, static_cast<double>(std::fabs(a[i] - b[i])));
-      scale = std::max(scale, static_cast<double>(std::fabs(a[i])));
+    // oneDNN's default threads (every core), the calling thread alone, and two threads.
+    for (const char* threads : {"0", "1", "2"}) {
+      SCOPED_TRACE(std::string("--onednn-threads ") + threads);
+      Array onednn =
+          run_conv(dir, std::string("onednn") + threads,
+                   {"--onednn-convolution", "--onednn-threads", threads, "--repeat", "3"});
+      ASSERT_EQ(onednn.type(), xla.type());
+      auto a = xla.values<float>(), b = onednn.values<float>();
+      double worst = 0, scale = 0;
+      for (size_t i = 0; i < a.size(); ++i) {
+        worst = std::max(worst, static_cast<double>(std::fabs(a[i] - b[i])));
+        scale = std::max(scale, static_cast<double>(std::fabs(a[i])));
+      }
+      EXPECT_GT(scale, 0.5);               // not all zeros
+      EXPECT_LE(worst, 1e-5 * scale * 8);  // f32, sums of at most 135 products
     }
-    EXPECT_GT(scale, 0.5);               // not all zeros
-    EXPECT_LE(worst, 1e-5 * scale * 8);  // f32, sums of at most 135 products
     ProcessResult r = run_hhlo({"bench", dir + "/p.mlir", "-i", dir + "/x.npy", "-i",
                                 dir + "/w.npy", "-n", "3", "--onednn-convolution"},
                                {.env = {"HHLO_COMPILE_CACHE=" + dir + "/cache"}});
@@ -147,6 +156,32 @@ TEST(OneDnnConvolution, ConvolutionsItCannotRunAreKeptWithTheReason) {
   EXPECT_THAT(r.output, HasSubstr("1 kept (the first: a f64 operand)"));
 }
 
+// `hhlo tune` tries oneDNN last, once on its default threads and once on the calling thread
+// alone, over the choice without it; both agree with the defaults' values (else they would be
+// reported as differing and never chosen).
+TEST(OneDnnConvolution, TuneTriesOneDnnOnItsDefaultThreadsAndOnOne) {
+  const Case& c = kCases[0];
+  std::string dir = temp_dir("onednn_tune");
+  write_text(dir + "/p.mlir", program(c));
+  write_npy(dir + "/x.npy", values(c.x, 7));
+  write_npy(dir + "/w.npy", values(c.w, 8));
+  ProcessResult r = run_hhlo(
+      {"tune", dir + "/p.mlir", "-i", dir + "/x.npy", "-i", dir + "/w.npy", "--budget", "20"},
+      {.env = {"HHLO_COMPILE_CACHE=" + dir + "/cache"}});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::istringstream in(r.output);
+  int onednn = 0, one_thread = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("oneDNN convolutions") == std::string::npos || line.rfind("chosen", 0) == 0)
+      continue;
+    ++onednn;
+    if (line.find("oneDNN convolutions (1 thread)") != std::string::npos) ++one_thread;
+    EXPECT_THAT(line, HasSubstr("median")) << r.output;  // measured: usable, not refused
+  }
+  EXPECT_EQ(onednn, 2) << r.output;
+  EXPECT_EQ(one_thread, 1) << r.output;
+}
+
 // A choice `hhlo tune` remembered with oneDNN convolutions (written here as tune writes it, for
 // this machine's CPU client) is followed by `hhlo run` and `hhlo bench`, with XLA's values.
 TEST(OneDnnConvolution, ARememberedChoiceOfOneDnnIsFollowedByRunAndBench) {
@@ -162,13 +197,14 @@ TEST(OneDnnConvolution, ARememberedChoiceOfOneDnnIsFollowedByRunAndBench) {
   CompileCache cache({.dir = dir + "/cache"});
   TuneResult chosen;
   chosen.choice.onednn_convolution = true;
+  chosen.choice.onednn_threads = 1;
   ASSERT_TRUE(remember_tuned(cache, tuned_key(source_key(program(c), 0, prepare, {})),
                              cache.client_identity(Client::create("cpu")), chosen));
   ProcessResult r = run_hhlo(
       {"run", dir + "/p.mlir", "-i", dir + "/x.npy", "-i", dir + "/w.npy", "-o", dir + "/tuned"},
       {.env = {"HHLO_COMPILE_CACHE=" + dir + "/cache"}});
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("tuned: execution async, oneDNN convolutions"));
+  EXPECT_THAT(r.output, HasSubstr("tuned: execution async, oneDNN convolutions (1 thread)"));
   Array tuned = read_npy(dir + "/tuned/out0.npy");
   auto a = xla.values<float>(), b = tuned.values<float>();
   ASSERT_EQ(a.size(), b.size());
@@ -184,16 +220,18 @@ TEST(OneDnnConvolution, ARememberedChoiceOfOneDnnIsFollowedByRunAndBench) {
 // execution error naming the target, never a crash.
 TEST(OneDnnConvolution, AMalformedCallIsAnErrorNamingTheKernel) {
   std::string dir = temp_dir("onednn_malformed");
-  write_text(dir + "/p.mlir",
-             "func.func public @main(%x: tensor<1x4x4x1xf32>, %w: tensor<3x3x1x2xf32>) -> "
-             "tensor<1x4x4x2xf32> {\n"
-             "  %0 = stablehlo.custom_call @hhlo_onednn_convolution(%x, %w) {api_version = 4 : "
-             "i32, backend_config = {input_dims = array<i64: 0, 3, 1, 1>, kernel_dims = "
-             "array<i64: 3, 2, 0, 1>, output_dims = array<i64: 0, 3, 1, 2>, window_strides = "
-             "array<i64: 1, 1>, padding_low = array<i64: 1, 1>, padding_high = array<i64: 1, 1>, "
-             "rhs_dilation = array<i64: 1, 1>, feature_group_count = 1 : i64}} : "
-             "(tensor<1x4x4x1xf32>, tensor<3x3x1x2xf32>) -> tensor<1x4x4x2xf32>\n"
-             "  return %0 : tensor<1x4x4x2xf32>\n}\n");
+  std::string text =
+      "func.func public @main(%x: tensor<1x4x4x1xf32>, %w: tensor<3x3x1x2xf32>) -> "
+      "tensor<1x4x4x2xf32> {\n"
+      "  %0 = stablehlo.custom_call @hhlo_onednn_convolution(%x, %w) {api_version = 4 : "
+      "i32, backend_config = {input_dims = array<i64: 0, 3, 1, 1>, kernel_dims = "
+      "array<i64: 3, 2, 0, 1>, output_dims = array<i64: 0, 3, 1, 2>, window_strides = "
+      "array<i64: 1, 1>, padding_low = array<i64: 1, 1>, padding_high = array<i64: 1, 1>, "
+      "rhs_dilation = array<i64: 1, 1>, feature_group_count = 1 : i64, threads = 0 : "
+      "i64}} : "
+      "(tensor<1x4x4x1xf32>, tensor<3x3x1x2xf32>) -> tensor<1x4x4x2xf32>\n"
+      "  return %0 : tensor<1x4x4x2xf32>\n}\n";
+  write_text(dir + "/p.mlir", text);
   write_npy(dir + "/x.npy", values({1, 4, 4, 1}, 3));
   write_npy(dir + "/w.npy", values({3, 3, 1, 2}, 4));
   ProcessResult r = run_hhlo(
@@ -202,6 +240,60 @@ TEST(OneDnnConvolution, AMalformedCallIsAnErrorNamingTheKernel) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("hhlo_onednn_convolution: input_dims, kernel_dims and "
                                   "output_dims must each order every dimension once"));
+  // A well-formed call with a negative thread count.
+  text.replace(text.find("0, 3, 1, 1"), 10, "0, 3, 1, 2");
+  text.replace(text.find("threads = 0"), 11, "threads = -1");
+  write_text(dir + "/p.mlir", text);
+  r = run_hhlo(
+      {"run", dir + "/p.mlir", "-i", dir + "/x.npy", "-i", dir + "/w.npy", "--onednn-convolution"},
+      {.env = {"HHLO_COMPILE_CACHE=" + dir + "/cache"}});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("hhlo_onednn_convolution: threads must be 0"));
+}
+
+/// The loss and the train and test accuracies (percent) of each epoch of `hhlo demo --model cnn
+/// --epochs 2 --no-progress` with `flags`.
+std::vector<std::array<double, 3>> cnn_demo(const std::vector<std::string>& flags) {
+  std::vector<std::string> args = {"demo", "--model", "cnn", "--epochs", "2", "--no-progress"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  ProcessResult r = run_hhlo(args);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::vector<std::array<double, 3>> epochs;
+  std::istringstream in(r.output);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("epoch ", 0) != 0) continue;
+    std::array<double, 3> e{};
+    EXPECT_EQ(std::sscanf(line.c_str() + line.find("loss"), "loss %lf train acc %lf%% test acc %lf",
+                          &e[0], &e[1], &e[2]),
+              3)
+        << line;
+    epochs.push_back(e);
+  }
+  return epochs;
+}
+
+// The CNN demo's steps and evaluations with every convolution as oneDNN's kernel on the calling
+// thread (a Session with OneDnnConvolutions: forward and backward ones, 5 per step) train as
+// with XLA's: oneDNN's sums differ from XLA's in the last bits only, so the epoch losses agree
+// to 1e-4 and the accuracies to one image (1/360 of the test set, 1/1437 of the training set).
+TEST(OneDnnConvolution, TheCnnDemoTrainsAsWithXlasConvolutions) {
+  auto xla = cnn_demo({});
+  auto onednn = cnn_demo({"--onednn-convolution", "--onednn-threads", "1"});
+  ASSERT_EQ(xla.size(), 2u);
+  ASSERT_EQ(onednn.size(), 2u);
+  for (size_t e = 0; e < 2; ++e) {
+    SCOPED_TRACE(e);
+    EXPECT_NEAR(onednn[e][0], xla[e][0], 1e-4 * (1 + xla[e][0]));
+    EXPECT_NEAR(onednn[e][1], xla[e][1], 100.0 / 1437 + 1e-9);
+    EXPECT_NEAR(onednn[e][2], xla[e][2], 100.0 / 360 + 1e-9);
+  }
+  EXPECT_GT(onednn[1][2], 90.0);  // it learned
+}
+
+TEST(OneDnnConvolution, ThreadsWithoutTheRewriteAreRefused) {
+  ProcessResult r = run_hhlo({"run", "p.mlir", "--onednn-threads", "1"});
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--onednn-threads requires --onednn-convolution"));
 }
 
 }  // namespace

@@ -313,5 +313,50 @@ TEST(Builder, InlineRewriteReplacesOpsAndChecksTheirTypes) {
   EXPECT_THROW(inline_call(h, src, "main", h.args(), to_i32), Error);
 }
 
+// inline_region copies a region's ops in place (twice here, chained), the constants it captures
+// from its function copied in; another captured value, or arguments of other types, are errors.
+TEST(Builder, InlineRegionCopiesARegionInPlaceWithItsCapturedConstants) {
+  Module src;
+  TensorType t{DType::f32, {2}};
+  Func& g = src.add_func("main", {t, t});
+  Value two = constant(g, 2.0, DType::f32, {2});
+  RegionBody never = [](const std::vector<Value>& a) {
+    Func& fn = a[0].func();
+    return std::vector<Value>{compare(constant(fn, 1.0, DType::f32), constant(fn, 0.0, DType::f32),
+                                      ComparisonDirection::LT)};
+  };
+  Value arg1 = g.arg(1);
+  std::vector<Value> r = while_loop({g.arg(0)}, never, [&](const std::vector<Value>& a) {
+    return std::vector<Value>{multiply(a[0], two)};
+  });
+  std::vector<Value> captures_arg = while_loop({r[0]}, never, [&](const std::vector<Value>& a) {
+    return std::vector<Value>{add(a[0], arg1)};
+  });
+  g.ret(captures_arg);
+  const Op& loop = *g.body().ops()[1];
+  ASSERT_EQ(loop.name(), "stablehlo.while");
+  const Block& body = *loop.regions()[1];
+  Module dst;
+  Func& f = dst.add_func("main", {t});
+  std::vector<Value> once = inline_region(f, src, body, f.args());
+  f.ret(inline_region(f, src, body, once));
+  std::string text = to_mlir(dst);
+  verify(dst);
+  size_t muls = 0;
+  for (size_t at = text.find("stablehlo.multiply"); at != std::string::npos;
+       at = text.find("stablehlo.multiply", at + 1))
+    ++muls;
+  EXPECT_EQ(muls, 2u) << text;
+  EXPECT_NE(text.find("value = dense<2.0> : tensor<2xf32>"), std::string::npos) << text;
+  const Op& second = *g.body().ops()[g.body().ops().size() - 2];  // before func.return
+  ASSERT_EQ(second.name(), "stablehlo.while");
+  const Block& adds = *second.regions()[1];
+  Module bad;
+  Func& h = bad.add_func("main", {t});
+  EXPECT_THROW(inline_region(h, src, adds, h.args()), Error);  // captures an argument
+  Func& i32 = bad.add_func("ints", {TensorType{DType::i32, {2}}});
+  EXPECT_THROW(inline_region(i32, src, body, i32.args()), Error);
+}
+
 }  // namespace
 }  // namespace hhlo

@@ -54,6 +54,19 @@ TEST(OneDnnRewrite, RewritesTheF32ConvolutionsThroughCallsAndKeepsTheRest) {
   EXPECT_NE(text.find("input_dims = array<i64: 0, 3, 1, 2>"), std::string::npos) << text;
   EXPECT_NE(text.find("kernel_dims = array<i64: 3, 2, 0, 1>"), std::string::npos) << text;
   EXPECT_EQ(text.find("onednn_rewrite.cc"), std::string::npos) << text;  // the ops' own locations
+  EXPECT_EQ(count(text, "threads = 0 : i64"), 2) << text;  // oneDNN's default thread count
+}
+
+TEST(OneDnnRewrite, EachCallCarriesTheThreadCountItRunsOn) {
+  std::string text = to_mlir(rewrite_convolutions_for_onednn(parse_module(kProgram), 1).module);
+  EXPECT_EQ(count(text, "threads = 1 : i64"), 2) << text;
+  EXPECT_EQ(count(text, "threads = 0 : i64"), 0) << text;
+  try {
+    rewrite_convolutions_for_onednn(parse_module(kProgram), -1);
+    FAIL() << "a negative thread count was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("threads is -1"), std::string::npos) << e.what();
+  }
 }
 
 TEST(OneDnnRewrite, APartitionedModuleIsCopiedUnchanged) {

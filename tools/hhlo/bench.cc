@@ -25,7 +25,6 @@
 #include "hhlo/lapack/kernels.h"
 #include "hhlo/onednn/kernels.h"
 #include "hhlo/program/compile.h"
-#include "hhlo/program/onednn_rewrite.h"
 #include "hhlo/program/program_cache.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/compile_cache.h"
@@ -46,6 +45,10 @@ struct BenchOptions {
   bool json = false;
   /// --onednn-convolution: PrepareOptions::onednn_convolution, the kernel registered.
   bool onednn_convolution = false;
+  /// --onednn-threads: PrepareOptions::onednn_threads.
+  int onednn_threads = 0;
+  /// --unroll-loops: PrepareOptions::unroll_loops.
+  int unroll_loops = 0;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -61,19 +64,26 @@ double percentile(const std::vector<double>& v, double p) {
   return v[lo] + (v[hi] - v[lo]) * (rank - static_cast<double>(lo));
 }
 
-/// The program stage for `hhlo bench`: the program read once and prepared as `hhlo run` prepares
-/// it (entry, platform index, refinement to the input shapes when inputs are given; a jax.export
-/// artifact's inputs checked and its unused ones dropped from `in`).
-PreparedProgram prepare_for_bench(const BenchOptions& o, RunInputs& in) {
-  in.prepare = {.entry = o.entry,
-                .export_platforms = split_list(o.export_platforms),
-                .platform = o.platform,
-                .onednn_convolution = o.onednn_convolution};
+/// The options of the program stage for `hhlo bench`, as `hhlo run` prepares a program (entry,
+/// platform index, refinement to the input shapes when inputs are given, the opt-in rewrites).
+PrepareOptions bench_prepare_options(const BenchOptions& o, const RunInputs& in) {
+  PrepareOptions p{.entry = o.entry,
+                   .export_platforms = split_list(o.export_platforms),
+                   .platform = o.platform,
+                   .onednn_convolution = o.onednn_convolution,
+                   .onednn_threads = o.onednn_threads,
+                   .unroll_loops = o.unroll_loops};
   if (!o.inputs.empty()) {
     std::vector<TensorType> types;
     for (const Array& a : in.inputs) types.push_back(a.type());
-    in.prepare.arg_types = std::move(types);
+    p.arg_types = std::move(types);
   }
+  return p;
+}
+
+/// The program read once, prepared with `in.prepare` (a jax.export artifact's inputs checked
+/// and its unused ones dropped from `in`).
+PreparedProgram prepare_for_bench(const BenchOptions& o, RunInputs& in) {
   try {
     PreparedProgram p = prepare_program(std::move(*in.program), in.prepare);
     keep_module_inputs(p, in);
@@ -152,18 +162,17 @@ BenchSetup setup_bench(const BenchOptions& o, const RunInputs& in) {
 int run_bench(const BenchOptions& o) {
   Deadline deadline(o.timeout, o.program);
   RunInputs in = read_bench_inputs(o);
+  in.prepare = bench_prepare_options(o, in);
+  auto [client, options, tuned] = setup_bench(o, in);
+  if (tuned) in.prepare = tuned->choice.with_rewrites(in.prepare);  // the rewrites hhlo tune chose
   PreparedProgram program = prepare_for_bench(o, in);
   std::vector<Array>& inputs = in.inputs;
-  auto [client, options, tuned] = setup_bench(o, in);
   if (o.platform == "cpu") register_jax_cpu_kernels(client);  // JAX's lapack_*_ffi targets
-  if (tuned && tuned->choice.onednn_convolution && !o.onednn_convolution) {  // hhlo tune chose it
-    OneDnnRewrite r = rewrite_convolutions_for_onednn(program.module);
-    program.module = std::move(r.module);
-    program.onednn_rewritten = r.rewritten;
-    program.onednn_kept = r.kept;
-    program.onednn_kept_reason = std::move(r.first_kept_reason);
-  }
-  if (o.onednn_convolution || (tuned && tuned->choice.onednn_convolution)) {
+  if (in.prepare.unroll_loops != 0)
+    fmt::print(stderr, "loops: {} unrolled by up to {}, {} kept{}\n", program.loops_unrolled,
+               in.prepare.unroll_loops, program.loops_kept,
+               program.loops_kept == 0 ? "" : " (the first: " + program.loops_kept_reason + ")");
+  if (in.prepare.onednn_convolution) {
     register_onednn_kernels(client);
     fmt::print(stderr, "oneDNN: {} convolution(s) rewritten, {} kept{}\n", program.onednn_rewritten,
                program.onednn_kept,
@@ -280,7 +289,8 @@ const bool registered = register_command({
       add_timeout_option(sub, o->timeout);
       sub.add_option("--xla-option", o->xla_options, "XLA compile option NAME=VALUE, repeatable")
           ->allow_extra_args(false);
-      add_onednn_option(sub, o->onednn_convolution);
+      add_onednn_option(sub, o->onednn_convolution, o->onednn_threads);
+      add_unroll_option(sub, o->unroll_loops);
       return [o] { return run_bench(*o); };
     },
 });

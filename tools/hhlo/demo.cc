@@ -1,5 +1,6 @@
 // `hhlo demo [--model mlp|cnn] [--epochs N] [--seed S] [--batch B] [--lr LR] [--save F] [--load F]
-// [--devices N] [--mpi [--mpi-unchecked] [--mpi-timeout S]] [--execution async|sync]`: the main job
+// [--devices N] [--mpi [--mpi-unchecked] [--mpi-timeout S]] [--execution async|sync]
+// [--onednn-convolution [--onednn-threads N]]`: the main job
 // — train a classifier on the UCI digits data through the EDSL, autodiff and the CPU plugin
 // (hhlo::demo::run, src/train/demo.cc). `mpirun -np 4 hhlo demo --mpi` trains data-parallel over 4
 // processes (docs/distributed.md).
@@ -11,6 +12,7 @@
 
 #include "commands.h"
 #include "hhlo/core/error.h"
+#include "hhlo/onednn/kernels.h"
 #include "hhlo/session.h"
 #include "run_input.h"
 #ifdef HHLO_CLI_HAS_MPI
@@ -63,16 +65,22 @@ const bool registered = register_command({
       add_execution_option(sub, *execution)->each([execution_given](const std::string&) {
         *execution_given = true;
       });
-      return [o, mpi, unchecked, timeout, execution, execution_given] {
+      auto onednn = std::make_shared<OneDnnConvolutions>();
+      add_onednn_option(sub, onednn->enabled, onednn->threads);
+      return [o, mpi, unchecked, timeout, execution, execution_given, onednn] {
         // --mpi on one device defaults to the synchronous client: each step's execution and its
         // allreduce on the calling thread, measured faster on 1, 2 and 4 processes
         // (docs/benchmarks.md, "MPI allreduce across processes").
         if (*mpi && !*execution_given && o->devices == 1) *execution = "sync";
-        // --execution sync: a session of its own on a synchronous CPU client.
+        // --execution sync or --onednn-convolution: a session of its own (on a synchronous CPU
+        // client; with the convolutions of every step and evaluation as oneDNN's kernel).
         std::unique_ptr<Session> own;
-        if (*execution != "async")
-          own = std::make_unique<Session>(
-              Client::create("cpu", execution_options(*execution, "cpu")));
+        if (*execution != "async" || onednn->enabled) {
+          Client client = Client::create("cpu", execution_options(*execution, "cpu"));
+          if (onednn->enabled) register_onednn_kernels(client);
+          own = std::make_unique<Session>(std::move(client),
+                                          CompileCacheOptions::from_environment(), *onednn);
+        }
         o->session = own.get();
         [[maybe_unused]] Session& session = own ? *own : default_session();
         if (*mpi) {

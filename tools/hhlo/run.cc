@@ -265,8 +265,8 @@ Loaded load_with(const RunOptions& given, RunInputs& in, CompileCache& cache,
   RunOptions o = given;
   if (tuned) {
     in.options = tuned->choice.apply(in.options);
-    if (tuned->choice.onednn_convolution)  // its rewrite in the program stage, its kernel
-      in.prepare.onednn_convolution = o.onednn_convolution = true;
+    in.prepare = tuned->choice.with_rewrites(in.prepare);  // its rewrites in the program stage
+    o.onednn_convolution = in.prepare.onednn_convolution;  // and the oneDNN kernel registered
     if (o.execution_given)  // --execution wins: the choice in use says so
       tuned->choice.synchronous = o.execution == "sync";
     else
@@ -291,11 +291,11 @@ Loaded load_for_run(const RunOptions& o, RunInputs& in, CompileCache& cache) {
   std::optional<RememberedChoice> tuned = find_tuned_choice(o.program, cache, source);
   if (!tuned) return load_with(o, in, cache, std::nullopt, source);
   CompileOptions options = in.options;
-  bool onednn = in.prepare.onednn_convolution;
+  PrepareOptions prepare = in.prepare;
   Loaded loaded = load_with(o, in, cache, tuned, source);
   if (cache.client_identity(loaded.client) == tuned->client) return loaded;
   in.options = std::move(options);
-  in.prepare.onednn_convolution = onednn;
+  in.prepare = std::move(prepare);
   return load_with(o, in, cache, std::nullopt, source);
 }
 

@@ -36,10 +36,23 @@ CLI::Option* add_execution_option(CLI::App& sub, std::string& mode) {
       ->check(CLI::IsMember({"async", "sync"}));
 }
 
-void add_onednn_option(CLI::App& sub, bool& on) {
-  sub.add_flag("--onednn-convolution", on,
-               "Run the f32 convolutions oneDNN serves as oneDNN's kernel (opt-in: faster only "
-               "where measured, docs/benchmarks.md)");
+void add_onednn_option(CLI::App& sub, bool& on, int& threads) {
+  CLI::Option* flag =
+      sub.add_flag("--onednn-convolution", on,
+                   "Run the f32 convolutions oneDNN serves as oneDNN's kernel (opt-in: faster "
+                   "only where measured, docs/benchmarks.md)");
+  sub.add_option("--onednn-threads", threads,
+                 "OpenMP threads of each oneDNN convolution: 0 its default (every core), 1 the "
+                 "calling thread alone (default 0)")
+      ->check(CLI::Range(0, 4096))
+      ->needs(flag);
+}
+
+void add_unroll_option(CLI::App& sub, int& factor) {
+  sub.add_option("--unroll-loops", factor,
+                 "Unroll counted while loops (JAX's scan, fori_loop) by up to K iterations per "
+                 "body (opt-in: faster only where measured, docs/benchmarks.md)")
+      ->check(CLI::Range(2, 1024));
 }
 
 void add_timeout_option(CLI::App& sub, double& seconds) {
@@ -91,7 +104,8 @@ void add_run_options(CLI::App& sub, RunOptions& o) {
     o.execution_given = true;
   });
   add_timeout_option(sub, o.timeout);
-  add_onednn_option(sub, o.onednn_convolution);
+  add_onednn_option(sub, o.onednn_convolution, o.onednn_threads);
+  add_unroll_option(sub, o.unroll_loops);
   sub.add_option("--repeat", o.repeat, "Run N more times and print per-call latency min/median")
       ->check(CLI::Range(1, 1000000));
   sub.add_option("--xla-option", o.xla_options,
@@ -203,7 +217,9 @@ RunInputs load_run_inputs(const RunOptions& o, CompileCache* cache) {
   in.prepare = {.entry = o.entry,
                 .export_platforms = split_list(o.export_platforms),
                 .platform = o.platform,
-                .onednn_convolution = o.onednn_convolution};
+                .onednn_convolution = o.onednn_convolution,
+                .onednn_threads = o.onednn_threads,
+                .unroll_loops = o.unroll_loops};
   if (inputs_by_name(o.inputs)) in.io = names_for_inputs(o, in, cache);
   Inputs read = read_inputs(o.inputs, in.io);
   in.inputs = std::move(read.arrays);

@@ -44,6 +44,10 @@ struct RunOptions {
   int vjp_order = 0;
   /// --onednn-convolution: PrepareOptions::onednn_convolution, the kernel registered.
   bool onednn_convolution = false;
+  /// --onednn-threads: PrepareOptions::onednn_threads.
+  int onednn_threads = 0;
+  /// --unroll-loops: PrepareOptions::unroll_loops.
+  int unroll_loops = 0;
 };
 
 /// `--execution async|sync` (`hhlo run`, `hhlo bench`): the client create options of that
@@ -55,8 +59,13 @@ struct RunOptions {
 std::vector<ClientOption> execution_options(const std::string& mode, const std::string& platform);
 
 /// Adds the `--onednn-convolution` flag to `sub` (PrepareOptions::onednn_convolution: the
-/// convolutions oneDNN serves run as its kernel, kernels/onednn), storing into `on`.
-void add_onednn_option(CLI::App& sub, bool& on);
+/// convolutions oneDNN serves run as its kernel, kernels/onednn), storing into `on`, and
+/// `--onednn-threads N` (PrepareOptions::onednn_threads, needs the flag), storing into `threads`.
+void add_onednn_option(CLI::App& sub, bool& on, int& threads);
+
+/// Adds `--unroll-loops K` to `sub` (PrepareOptions::unroll_loops: counted loops unrolled by up
+/// to K iterations per body, K >= 2), storing into `factor`.
+void add_unroll_option(CLI::App& sub, int& factor);
 
 /// Adds the `--execution` option to `sub`, storing into `mode`; returns it.
 CLI::Option* add_execution_option(CLI::App& sub, std::string& mode);

@@ -53,4 +53,16 @@ using InlineRewrite = std::function<std::optional<std::vector<Value>>(
 std::vector<Value> inline_call(Func& dest, const Module& source, std::string_view callee,
                                const std::vector<Value>& args, const InlineRewrite& rewrite);
 
+/// Appends a copy of the ops of region block `block` (the body of a `stablehlo.while`, a
+/// reduction, a branch; of a function of `source`) to `dest`'s insertion block with its
+/// arguments bound to `args`, and returns the values its `stablehlo.return` returns (the return
+/// itself is not copied). Nested regions are copied with their ops, and `func.call`s inlined from
+/// `source`, as inline_call does. A `stablehlo.constant` of the enclosing function that the block
+/// uses (JAX's loops capture their bounds and steps so) is copied where it is first used. Throws
+/// hhlo::Error when the count or a type of `args` differs from the block's arguments, when a
+/// value of `args` does not belong to `dest`, when an op of the block uses another value defined
+/// outside it, and when the block has no `stablehlo.return`.
+std::vector<Value> inline_region(Func& dest, const Module& source, const Block& block,
+                                 const std::vector<Value>& args);
+
 }  // namespace hhlo

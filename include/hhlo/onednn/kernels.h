@@ -10,10 +10,14 @@
 //   output_dims  [batch, feature, spatial...]  result dimension of each
 //   window_strides, padding_low, padding_high, rhs_dilation: one per spatial dimension
 //   feature_group_count: i64
-// The tensors stay in their row-major StableHLO layouts: each is described to oneDNN by its
-// dimensions in oneDNN's logical order and the matching strides (no copy, no reorder), and the
-// primitive is oneDNN's forward-inference direct convolution, created once per distinct shape and
-// attribute set and cached for the process.
+//   threads: i64, the OpenMP threads oneDNN runs this call on: 0 its default (OMP_NUM_THREADS,
+//     else every core), n > 0 at most n (1: on the calling XLA thread alone). Set per call on
+//     the calling thread (OpenMP's count is per thread), so XLA's other threads are untouched.
+// The tensors keep their row-major StableHLO layouts in XLA's buffers: oneDNN chooses the layouts
+// its fastest forward-inference direct convolution wants (format `any`), and our operands are
+// reordered to and from them around the call where they differ (for NHWC f32 on AVX-512 only
+// the weights). The primitive is made once per distinct shape, attribute set and thread count
+// and cached for the process; the reordered copies and the scratchpad are per calling thread.
 #pragma once
 
 #include <string>

@@ -28,8 +28,12 @@ struct OneDnnRewrite {
 /// batch_group_count 1, non-negative padding, no precision beyond the default. Every other op,
 /// and every convolution outside these (counted in `kept`), is copied as it is. A module written
 /// for more than one partition (`mhlo.num_partitions` > 1 or `sdy.mesh`es) is returned copied and
-/// unchanged: XLA's partitioner cannot split a custom call. Throws hhlo::Error when the module
-/// has no `@main` that returns, and what inline_call throws (hhlo/ir/inline.h).
-OneDnnRewrite rewrite_convolutions_for_onednn(const Module& module);
+/// unchanged: XLA's partitioner cannot split a custom call. Each call carries `threads`, the
+/// OpenMP threads oneDNN runs it on (0: oneDNN's default, every core or OMP_NUM_THREADS; 1: the
+/// calling XLA thread alone, which measured fastest inside a training step on 2 cores, where
+/// oneDNN's threads otherwise contend with XLA's: docs/benchmarks.md "oneDNN convolutions").
+/// Throws hhlo::Error when the module has no `@main` that returns or `threads` < 0, and what
+/// inline_call throws (hhlo/ir/inline.h).
+OneDnnRewrite rewrite_convolutions_for_onednn(const Module& module, int threads = 0);
 
 }  // namespace hhlo

@@ -122,6 +122,13 @@ struct PrepareOptions {
   /// have the kernel registered (register_onednn_kernels, hhlo/onednn/kernels.h). Part of the
   /// source key (hhlo/program/program_cache.h) when set.
   bool onednn_convolution = false;
+  /// With onednn_convolution: the OpenMP threads oneDNN runs each convolution on (0: its
+  /// default, every core; 1: the calling XLA thread alone). At least 0.
+  int onednn_threads = 0;
+  /// When 2 or more: unroll `@main`'s counted while loops by up to this many iterations per
+  /// body (unroll_loops, hhlo/program/loop_unroll.h), before the oneDNN rewrite; 0: not. Part
+  /// of the source key when set.
+  int unroll_loops = 0;
 };
 
 /// What prepare_program learned of a program besides its module: what a cache hit that reads
@@ -153,6 +160,9 @@ struct PreparedProgram : PreparedFacts {
   /// With PrepareOptions::onednn_convolution: the convolutions rewritten and kept (OneDnnRewrite).
   int onednn_rewritten = 0, onednn_kept = 0;
   std::string onednn_kept_reason;
+  /// With PrepareOptions::unroll_loops: the loops unrolled and kept (LoopUnroll).
+  int loops_unrolled = 0, loops_kept = 0;
+  std::string loops_kept_reason;
 };
 
 /// The items of `all` (one per flat input of a `jax.export` artifact: types, names, pointers to

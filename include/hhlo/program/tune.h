@@ -30,14 +30,24 @@ struct TunedChoice {
   /// True: the program's f32 convolutions run as oneDNN's kernel (PrepareOptions::
   /// onednn_convolution, hhlo/program/onednn_rewrite.h); the client must have it registered
   /// (register_onednn_kernels, hhlo/onednn/kernels.h). `hhlo run` and `hhlo bench` follow it;
-  /// Session, which has no oneDNN kernel, applies only the other fields.
+  /// Session applies only the other fields (its convolutions follow its own OneDnnConvolutions,
+  /// hhlo/session.h).
   bool onednn_convolution = false;
+  /// With onednn_convolution: the OpenMP threads oneDNN runs each convolution on
+  /// (PrepareOptions::onednn_threads: 0 its default, every core; 1 the calling thread alone).
+  int onednn_threads = 0;
+  /// When 2 or more: `@main`'s counted loops unrolled by up to this many iterations per body
+  /// (PrepareOptions::unroll_loops, hhlo/program/loop_unroll.h); 0: not.
+  int unroll_loops = 0;
 
-  /// "execution sync, xla_cpu_use_xnnpack=false"; "execution async (defaults)" when nothing is
-  /// changed.
+  /// "execution sync, xla_cpu_use_xnnpack=false"; "execution async, oneDNN convolutions (1
+  /// thread)"; "execution async (defaults)" when nothing is changed.
   std::string describe() const;
   /// `base` with xla_options set over base.xla_options.
   CompileOptions apply(CompileOptions base) const;
+  /// `base` with the choice's program rewrites set: unroll_loops when not 0, the oneDNN
+  /// convolutions (and their threads) when chosen; the others of `base` kept.
+  PrepareOptions with_rewrites(PrepareOptions base) const;
   bool operator==(const TunedChoice&) const = default;
 };
 
@@ -82,8 +92,17 @@ struct TuneOptions {
   /// Try the synchronous client (CPU only).
   bool try_sync = true;
   /// Last, try the chosen candidate with the program's convolutions rewritten for oneDNN, when
-  /// it has one the rewrite serves; make_client's clients must then have the kernel registered.
+  /// it has one the rewrite serves, once per count of onednn_threads; make_client's clients must
+  /// then have the kernel registered.
   bool try_onednn = false;
+  /// The OpenMP thread counts of oneDNN to try (TunedChoice::onednn_threads): its default (0,
+  /// every core) and the calling thread alone (1), which measured fastest inside a training
+  /// step, where oneDNN's threads contend with XLA's (docs/benchmarks.md "oneDNN convolutions").
+  std::vector<int> onednn_threads = {0, 1};
+  /// The loop unrolling factors to try (TunedChoice::unroll_loops), each over the choice of the
+  /// mode and option sets, when the program has a loop unroll_loops unrolls: 4 measured 15% faster
+  /// on a 64-step LSTM at batch 1 (docs/benchmarks.md "Tuning"); empty: none.
+  std::vector<int> unroll_factors = {4};
   /// The option sets to try after the mode (default tune_option_sets()).
   std::vector<std::map<std::string, XlaOptionValue>> option_sets = tune_option_sets();
   /// Called once per candidate after it is measured or skipped (e.g. to print a progress line).
@@ -97,7 +116,8 @@ struct TuneResult {
   /// Median of the chosen candidate and of the defaults, microseconds.
   double choice_median_us = 0, default_median_us = 0;
   /// Every candidate, in the order tried: the defaults, the synchronous client, then each option
-  /// set under the faster mode, then (try_onednn) the choice so far with oneDNN convolutions.
+  /// set under the faster mode, then the choice so far with its loops unrolled (once per factor),
+  /// then (try_onednn) the choice so far with oneDNN convolutions, once per thread count.
   std::vector<TuneTiming> timings;
 };
 

@@ -36,9 +36,13 @@ std::vector<Batched> rng_batch(const Op& op, const std::vector<Batched>& xs, int
     return b.batched ? broadcast_in_dim(b.value, shape, {0}) : broadcast_in_dim(b.value, shape, {});
   };
   Value a = full(xs[0]), b = full(xs[1]);
-  // UNIFORM: a + (b - a) u; NORMAL: mean a + stddev b * z.
-  Value scale = *dist == RngDistribution::UNIFORM ? subtract(b, a) : b;
-  return {{add(a, multiply(scale, z)), true}};
+  // NORMAL: mean a + stddev b * z.
+  if (*dist == RngDistribution::NORMAL) return {{add(a, multiply(b, z)), true}};
+  // UNIFORM: a + (b - a) u, in [a, b) as the spec's rng is: with u < 1 the sum still rounds up
+  // to b where b's spacing is coarse (b = 11, u = 1 - 2^-23: 10.99999988 rounds to 11), and such
+  // a draw becomes a (probability about 2^-22 per draw where it can happen at all).
+  Value r = add(a, multiply(subtract(b, a), z));
+  return {{select(compare(r, b, ComparisonDirection::LT), r, a), true}};
 }
 
 std::vector<Batched> rng_bit_generator_batch(const Op& op, const std::vector<Batched>& xs,

@@ -1,5 +1,6 @@
 // batch_norm_inference, batch_norm_training, batch_norm_grad.
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -101,5 +102,37 @@ std::vector<Value> batch_norm_grad(Value operand, Value scale, Value mean, Value
   return f.append(
       {"stablehlo.batch_norm_grad", all, t, bn_attrs(epsilon, fi), {}, Location::from(loc)});
 }
+
+// Descriptors (op_descriptor.h): the shape rules on recorded ops.
+namespace {
+
+std::vector<TensorType> infer_batch_norm_inference_op(const detail::OpInfo& op) {
+  op.need(5);
+  const std::vector<TensorType>& in = op.operands;
+  return {
+      infer_batch_norm_inference(in[0], in[1], in[2], in[3], in[4], op.integer("feature_index"))};
+}
+
+std::vector<TensorType> infer_batch_norm_training_op(const detail::OpInfo& op) {
+  op.need(3);
+  const std::vector<TensorType>& in = op.operands;
+  return infer_batch_norm_training(in[0], in[1], in[2], op.integer("feature_index"));
+}
+
+std::vector<TensorType> infer_batch_norm_grad_op(const detail::OpInfo& op) {
+  op.need(5);
+  const std::vector<TensorType>& in = op.operands;
+  return infer_batch_norm_grad(in[0], in[1], in[2], in[3], in[4], op.integer("feature_index"));
+}
+
+constexpr detail::OpDescriptor kOps[] = {
+    {"stablehlo.batch_norm_grad", infer_batch_norm_grad_op},
+    {"stablehlo.batch_norm_inference", infer_batch_norm_inference_op},
+    {"stablehlo.batch_norm_training", infer_batch_norm_training_op},
+};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::batch_norm_ops() { return kOps; }
 
 }  // namespace hhlo

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -67,5 +68,28 @@ Value reduce_precision(Value operand, int64_t exponent_bits, int64_t mantissa_bi
        {},
        Location::from(loc)})[0];
 }
+
+// Descriptors (op_descriptor.h): the shape rules on recorded ops.
+namespace {
+
+std::vector<TensorType> infer_bitcast_convert_op(const detail::OpInfo& op) {
+  op.need(1);
+  return {infer_bitcast_convert(op.operands[0], op.result_dtype())};
+}
+
+std::vector<TensorType> infer_reduce_precision_op(const detail::OpInfo& op) {
+  op.need(1);
+  return {infer_reduce_precision(op.operands[0], op.integer("exponent_bits"),
+                                 op.integer("mantissa_bits"))};
+}
+
+constexpr detail::OpDescriptor kOps[] = {
+    {"stablehlo.bitcast_convert", infer_bitcast_convert_op},
+    {"stablehlo.reduce_precision", infer_reduce_precision_op},
+};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::bitcast_ops() { return kOps; }
 
 }  // namespace hhlo

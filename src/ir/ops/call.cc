@@ -1,6 +1,7 @@
 // func.call between functions of one module, and stablehlo.composite (a named op whose meaning
 // is a function of the module).
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -65,5 +66,20 @@ std::vector<Value> composite(std::string name, const std::vector<Value>& inputs,
                    {},
                    Location::from(loc)});
 }
+
+// Descriptors (op_descriptor.h). None has a shape rule of its own: the verifier checks func.call
+// and stablehlo.composite against their callee and decomposition, and func.return (emitted by
+// Func::ret) against the function's result types.
+namespace {
+
+constexpr detail::OpDescriptor kOps[] = {
+    {"func.call", nullptr},
+    {"func.return", nullptr},
+    {"stablehlo.composite", nullptr},
+};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::call_ops() { return kOps; }
 
 }  // namespace hhlo

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -307,5 +308,103 @@ Value partition_id(Func& f, Loc loc) {
                    {},
                    Location::from(loc)})[0];
 }
+
+// Descriptors (op_descriptor.h): the shape rules on recorded ops.
+namespace {
+
+// What collective_attrs writes (and all_to_all, collective_permute and collective_broadcast write
+// part of), read back: the optional channel handle, use_global_device_ids, and the groups in the
+// attribute `groups` (a 2-D i64 dense).
+struct Recorded {
+  std::optional<ChannelHandle> channel;
+  bool global_ids;
+  ReplicaGroups groups;
+};
+
+Recorded recorded(const detail::OpInfo& op, std::string_view groups = "replica_groups") {
+  Recorded r;
+  if (const Attribute* a = op.attr("channel_handle")) {
+    if (!a->get_if<ChannelHandle>()) detail::fail_struct("mistyped attribute 'channel_handle'");
+    r.channel = *a->get_if<ChannelHandle>();
+  }
+  r.global_ids = op.attr("use_global_device_ids") != nullptr;
+  const Attribute* ga = op.attr(groups);
+  std::optional<ReplicaGroups> g = ga ? replica_groups_of(*ga) : std::nullopt;
+  if (!g)
+    detail::fail_struct(
+        fmt::format("missing or mistyped attribute '{}' (a 2-D i64 dense)", groups));
+  r.groups = std::move(*g);
+  return r;
+}
+
+std::vector<TensorType> infer_all_reduce_op(const detail::OpInfo& op) {
+  Recorded r = recorded(op);
+  const std::vector<TensorType>& in = op.operands;
+  if (in.empty()) detail::fail_struct("expects operands");
+  auto out = infer_all_reduce(in, r.groups, r.channel, r.global_ids);
+  TensorType e{in[0].dtype, {}};
+  op.region_sig(0, {e, e}, {e}, "C5");
+  return out;
+}
+
+std::vector<TensorType> infer_reduce_scatter_op(const detail::OpInfo& op) {
+  Recorded r = recorded(op);
+  const std::vector<TensorType>& in = op.operands;
+  if (in.empty()) detail::fail_struct("expects operands");
+  std::vector<TensorType> out = {infer_reduce_scatter(in[0], op.integer("scatter_dimension"),
+                                                      r.groups, r.channel, r.global_ids)};
+  op.need(1);
+  TensorType e{in[0].dtype, {}};
+  op.region_sig(0, {e, e}, {e}, "C7");
+  return out;
+}
+
+std::vector<TensorType> infer_all_gather_op(const detail::OpInfo& op) {
+  Recorded r = recorded(op);
+  return infer_all_gather(op.operands, op.integer("all_gather_dim"), r.groups, r.channel,
+                          r.global_ids);
+}
+
+std::vector<TensorType> infer_all_to_all_op(const detail::OpInfo& op) {
+  Recorded r = recorded(op);
+  return infer_all_to_all(op.operands, op.integer("split_dimension"),
+                          op.integer("concat_dimension"), op.integer("split_count"), r.groups);
+}
+
+std::vector<TensorType> infer_collective_permute_op(const detail::OpInfo& op) {
+  Recorded r = recorded(op, "source_target_pairs");
+  int64_t columns = op.attr("source_target_pairs")->get_if<DenseAttr>()->array->dims()[1];
+  if (columns != 2)
+    detail::fail("collective_permute", "C1", "source_target_pairs must have 2 columns, has {}",
+                 columns);
+  op.need(1);
+  return {infer_collective_permute(op.operands[0], r.groups)};
+}
+
+std::vector<TensorType> infer_collective_broadcast_op(const detail::OpInfo& op) {
+  Recorded r = recorded(op);
+  op.need(1);
+  return {infer_collective_broadcast(op.operands[0], r.groups)};
+}
+
+std::vector<TensorType> infer_device_id_op(const detail::OpInfo& op) {
+  op.need(0);
+  return {TensorType{DType::ui32, {}}};
+}
+
+constexpr detail::OpDescriptor kOps[] = {
+    {"stablehlo.all_gather", infer_all_gather_op},
+    {"stablehlo.all_reduce", infer_all_reduce_op},
+    {"stablehlo.all_to_all", infer_all_to_all_op},
+    {"stablehlo.collective_broadcast", infer_collective_broadcast_op},
+    {"stablehlo.collective_permute", infer_collective_permute_op},
+    {"stablehlo.partition_id", infer_device_id_op},
+    {"stablehlo.reduce_scatter", infer_reduce_scatter_op},
+    {"stablehlo.replica_id", infer_device_id_op},
+};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::collective_ops() { return kOps; }
 
 }  // namespace hhlo

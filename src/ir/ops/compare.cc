@@ -1,5 +1,6 @@
 // compare, select, clamp, convert: elementwise ops with their own shape rules.
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -115,5 +116,43 @@ Value convert(Value operand, DType to, Loc loc) {
   TensorType t = infer_convert(operand.type(), to);
   return f.append({"stablehlo.convert", {operand}, {t}, {}, {}, Location::from(loc)})[0];
 }
+
+// Descriptors (op_descriptor.h): the shape rules on recorded ops.
+namespace {
+
+std::vector<TensorType> infer_compare_op(const detail::OpInfo& op) {
+  op.need(2);
+  op.get<ComparisonDirection>("comparison_direction");
+  const Attribute* t = op.attr("compare_type");
+  std::optional<ComparisonType> ct;
+  if (t && t->get_if<ComparisonType>()) ct = *t->get_if<ComparisonType>();
+  return {infer_compare(op.operands[0], op.operands[1], ct)};
+}
+
+std::vector<TensorType> infer_select_op(const detail::OpInfo& op) {
+  op.need(3);
+  return {infer_select(op.operands[0], op.operands[1], op.operands[2])};
+}
+
+std::vector<TensorType> infer_clamp_op(const detail::OpInfo& op) {
+  op.need(3);
+  return {infer_clamp(op.operands[0], op.operands[1], op.operands[2])};
+}
+
+std::vector<TensorType> infer_convert_op(const detail::OpInfo& op) {
+  op.need(1);
+  return {infer_convert(op.operands[0], op.result_dtype())};
+}
+
+constexpr detail::OpDescriptor kOps[] = {
+    {"stablehlo.clamp", infer_clamp_op},
+    {"stablehlo.compare", infer_compare_op},
+    {"stablehlo.convert", infer_convert_op},
+    {"stablehlo.select", infer_select_op},
+};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::compare_ops() { return kOps; }
 
 }  // namespace hhlo

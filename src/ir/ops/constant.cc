@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -114,5 +115,28 @@ Value iota(Func& f, const TensorType& type, int64_t iota_dimension, Loc loc) {
                    {},
                    Location::from(loc)})[0];
 }
+
+// Descriptors (op_descriptor.h): the shape rules on recorded ops.
+namespace {
+
+std::vector<TensorType> infer_constant_op(const detail::OpInfo& op) {
+  op.need(0);
+  return {op.get<DenseAttr>("value").array->type()};
+}
+
+std::vector<TensorType> infer_iota_op(const detail::OpInfo& op) {
+  op.need(0);
+  if (op.results.size() != 1) detail::fail_struct("needs one result");
+  return {infer_iota(op.results[0], op.integer("iota_dimension"))};
+}
+
+constexpr detail::OpDescriptor kOps[] = {
+    {"stablehlo.constant", infer_constant_op},
+    {"stablehlo.iota", infer_iota_op},
+};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::constant_ops() { return kOps; }
 
 }  // namespace hhlo

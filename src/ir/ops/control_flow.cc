@@ -1,5 +1,6 @@
 // while, if, case, optimization_barrier.
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -75,5 +76,47 @@ std::vector<Value> optimization_barrier(const std::vector<Value>& operands, Loc 
                    {},
                    Location::from(loc)});
 }
+
+// Descriptors (op_descriptor.h): the shape rules on recorded ops. stablehlo.return, which ends
+// every region (Func::build_region), has none: the op owning the region checks what it returns.
+namespace {
+
+std::vector<TensorType> infer_while_op(const detail::OpInfo& op) {
+  const std::vector<TensorType>& in = op.operands;
+  op.region_sig(0, in, {TensorType{DType::pred, {}}}, "C1");
+  op.region_sig(1, in, in, "C2");
+  return in;
+}
+
+// if (C2) and case (C3): at least one branch, each taking nothing and returning what the first
+// returns.
+std::vector<TensorType> branches(const detail::OpInfo& op, std::string_view s, std::string_view c) {
+  if (op.regions->empty()) detail::fail(s, "C1", "needs at least one branch");
+  auto out = (*op.regions)[0]->returned_types();
+  for (size_t r = 0; r < op.regions->size(); ++r) op.region_sig(r, {}, out, c);
+  return out;
+}
+
+std::vector<TensorType> infer_if_op(const detail::OpInfo& op) { return branches(op, "if", "C2"); }
+
+std::vector<TensorType> infer_case_op(const detail::OpInfo& op) {
+  return branches(op, "case", "C3");
+}
+
+std::vector<TensorType> infer_optimization_barrier_op(const detail::OpInfo& op) {
+  return op.operands;
+}
+
+constexpr detail::OpDescriptor kOps[] = {
+    {"stablehlo.case", infer_case_op},
+    {"stablehlo.if", infer_if_op},
+    {"stablehlo.optimization_barrier", infer_optimization_barrier_op},
+    {"stablehlo.return", nullptr},
+    {"stablehlo.while", infer_while_op},
+};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::control_flow_ops() { return kOps; }
 
 }  // namespace hhlo

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -151,5 +152,33 @@ Value convolution(Value lhs, Value rhs, const ConvDimensionNumbers& dims, const 
   return f.append(
       {"stablehlo.convolution", {lhs, rhs}, {t}, std::move(attrs), {}, Location::from(loc)})[0];
 }
+
+// Descriptors (op_descriptor.h): the shape rule on a recorded op.
+namespace {
+
+std::vector<TensorType> infer_convolution_op(const detail::OpInfo& op) {
+  op.need(2);
+  const std::vector<TensorType>& in = op.operands;
+  ConvOptions o;
+  o.window_strides = op.i64s("window_strides");
+  o.padding = op.padding();
+  o.lhs_dilation = op.i64s("lhs_dilation");
+  o.rhs_dilation = op.i64s("rhs_dilation");
+  if (const Attribute* wr = op.attr("window_reversal"); wr && wr->get_if<BoolArrayAttr>())
+    o.window_reversal = wr->get_if<BoolArrayAttr>()->values;
+  o.feature_group_count = op.integer("feature_group_count");
+  o.batch_group_count = op.integer("batch_group_count");
+  if (const Attribute* pc = op.attr("precision_config"); pc && pc->get_if<ArrayAttr>())
+    o.precision_config.resize(pc->get_if<ArrayAttr>()->values.size());
+  if (op.result_dtype() != in[0].dtype || in[0].dtype != in[1].dtype)  // as for dot_general
+    o.preferred_element_type = op.result_dtype();
+  return {infer_convolution(in[0], in[1], op.get<ConvDimensionNumbers>("dimension_numbers"), o)};
+}
+
+constexpr detail::OpDescriptor kOps[] = {{"stablehlo.convolution", infer_convolution_op}};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::convolution_ops() { return kOps; }
 
 }  // namespace hhlo

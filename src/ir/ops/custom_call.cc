@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -64,5 +65,19 @@ std::vector<Value> custom_call(Func& f, std::string target, const std::vector<Va
   return f.append(
       {"stablehlo.custom_call", operands, result_types, std::move(attrs), {}, Location::from(loc)});
 }
+
+// Descriptors (op_descriptor.h): the rule on a recorded op.
+namespace {
+
+std::vector<TensorType> infer_custom_call_op(const detail::OpInfo& op) {
+  op.get<StringAttr>("call_target_name");
+  return op.results;  // result types are the caller's declaration
+}
+
+constexpr detail::OpDescriptor kOps[] = {{"stablehlo.custom_call", infer_custom_call_op}};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::custom_call_ops() { return kOps; }
 
 }  // namespace hhlo

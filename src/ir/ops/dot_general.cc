@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -83,5 +84,28 @@ Value dot_general(Value lhs, Value rhs, const DotDimensionNumbers& dims, const D
   return f.append(
       {"stablehlo.dot_general", {lhs, rhs}, {t}, std::move(attrs), {}, Location::from(loc)})[0];
 }
+
+// Descriptors (op_descriptor.h): the shape rule on a recorded op.
+namespace {
+
+std::vector<TensorType> infer_dot_general_op(const detail::OpInfo& op) {
+  op.need(2);
+  const std::vector<TensorType>& in = op.operands;
+  const Attribute* pc = op.attr("precision_config");
+  size_t npc = pc && pc->get_if<ArrayAttr>() ? pc->get_if<ArrayAttr>()->values.size() : 0;
+  // The result element type is the builder's preferred_element_type when it differs from the
+  // lhs type, and also when the operand types differ (the builder takes mixed operands only
+  // with one, which may equal the lhs type).
+  DType rd = op.result_dtype();
+  bool preferred = rd != in[0].dtype || in[0].dtype != in[1].dtype;
+  return {infer_dot_general(in[0], in[1], op.get<DotDimensionNumbers>("dot_dimension_numbers"), npc,
+                            preferred ? std::optional<DType>(rd) : std::nullopt)};
+}
+
+constexpr detail::OpDescriptor kOps[] = {{"stablehlo.dot_general", infer_dot_general_op}};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::dot_general_ops() { return kOps; }
 
 }  // namespace hhlo

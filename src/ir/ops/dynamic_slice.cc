@@ -2,6 +2,7 @@
 #include <limits>
 
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 #include "start_indices.h"
 
@@ -103,5 +104,27 @@ Value dynamic_update_slice(Value operand, Value update, const std::vector<Value>
     all.push_back(v);
   return f.append({"stablehlo.dynamic_update_slice", all, {t}, {}, {}, Location::from(loc)})[0];
 }
+
+// Descriptors (op_descriptor.h): the shape rules on recorded ops.
+namespace {
+
+std::vector<TensorType> infer_dynamic_slice_op(const detail::OpInfo& op) {
+  const std::vector<TensorType>& in = op.operands;
+  return {infer_dynamic_slice(in.at(0), std::span(in).subspan(1), op.i64s("slice_sizes"))};
+}
+
+std::vector<TensorType> infer_dynamic_update_slice_op(const detail::OpInfo& op) {
+  const std::vector<TensorType>& in = op.operands;
+  return {infer_dynamic_update_slice(in.at(0), in.at(1), std::span(in).subspan(2))};
+}
+
+constexpr detail::OpDescriptor kOps[] = {
+    {"stablehlo.dynamic_slice", infer_dynamic_slice_op},
+    {"stablehlo.dynamic_update_slice", infer_dynamic_update_slice_op},
+};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::dynamic_slice_ops() { return kOps; }
 
 }  // namespace hhlo

@@ -1,10 +1,12 @@
 // The elementwise unary and binary ops: one table (name, arity, accepted element types, result
-// element type rule), one shape rule per arity, one builder per arity.
+// element type rule), one shape rule per arity, one builder per arity, the descriptors made from
+// the table.
 #include <algorithm>
 #include <array>
 #include <unordered_map>
 
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -19,55 +21,58 @@ constexpr unsigned kFC = kFloat | kComplex;
 enum class Result : uint8_t { same, part, pred, complex };
 
 struct Entry {
-  std::string_view name;
+  std::string_view name;  // "stablehlo.abs"
   int arity;
   unsigned accepts;
   Result result;
 };
 
 constexpr std::array kTable = {
-    Entry{"abs", 1, kSInt | kFC, Result::part},
-    Entry{"cbrt", 1, kFC, Result::same},
-    Entry{"ceil", 1, kFloat, Result::same},
-    Entry{"cosine", 1, kFC, Result::same},
-    Entry{"count_leading_zeros", 1, kInt, Result::same},
-    Entry{"exponential", 1, kFC, Result::same},
-    Entry{"exponential_minus_one", 1, kFC, Result::same},
-    Entry{"floor", 1, kFloat, Result::same},
-    Entry{"imag", 1, kFC, Result::part},
-    Entry{"is_finite", 1, kFloat, Result::pred},
-    Entry{"log", 1, kFC, Result::same},
-    Entry{"log_plus_one", 1, kFC, Result::same},
-    Entry{"logistic", 1, kFC, Result::same},
-    Entry{"negate", 1, kInt | kFC, Result::same},
-    Entry{"not", 1, kPred | kInt, Result::same},
-    Entry{"popcnt", 1, kInt, Result::same},
-    Entry{"real", 1, kFC, Result::part},
-    Entry{"round_nearest_afz", 1, kFloat, Result::same},
-    Entry{"round_nearest_even", 1, kFloat, Result::same},
-    Entry{"rsqrt", 1, kFC, Result::same},
-    Entry{"sign", 1, kSInt | kFC, Result::same},
-    Entry{"sine", 1, kFC, Result::same},
-    Entry{"sqrt", 1, kFC, Result::same},
-    Entry{"tan", 1, kFC, Result::same},
-    Entry{"tanh", 1, kFC, Result::same},
-    Entry{"add", 2, kAny, Result::same},
-    Entry{"subtract", 2, kInt | kFC, Result::same},
-    Entry{"multiply", 2, kAny, Result::same},
-    Entry{"divide", 2, kInt | kFC, Result::same},
-    Entry{"remainder", 2, kInt | kFloat, Result::same},
-    Entry{"power", 2, kInt | kFC, Result::same},
-    Entry{"maximum", 2, kAny, Result::same},
-    Entry{"minimum", 2, kAny, Result::same},
-    Entry{"and", 2, kPred | kInt, Result::same},
-    Entry{"or", 2, kPred | kInt, Result::same},
-    Entry{"xor", 2, kPred | kInt, Result::same},
-    Entry{"atan2", 2, kFC, Result::same},
-    Entry{"shift_left", 2, kInt, Result::same},
-    Entry{"shift_right_arithmetic", 2, kInt, Result::same},
-    Entry{"shift_right_logical", 2, kInt, Result::same},
-    Entry{"complex", 2, kFloat, Result::complex},
+    Entry{"stablehlo.abs", 1, kSInt | kFC, Result::part},
+    Entry{"stablehlo.cbrt", 1, kFC, Result::same},
+    Entry{"stablehlo.ceil", 1, kFloat, Result::same},
+    Entry{"stablehlo.cosine", 1, kFC, Result::same},
+    Entry{"stablehlo.count_leading_zeros", 1, kInt, Result::same},
+    Entry{"stablehlo.exponential", 1, kFC, Result::same},
+    Entry{"stablehlo.exponential_minus_one", 1, kFC, Result::same},
+    Entry{"stablehlo.floor", 1, kFloat, Result::same},
+    Entry{"stablehlo.imag", 1, kFC, Result::part},
+    Entry{"stablehlo.is_finite", 1, kFloat, Result::pred},
+    Entry{"stablehlo.log", 1, kFC, Result::same},
+    Entry{"stablehlo.log_plus_one", 1, kFC, Result::same},
+    Entry{"stablehlo.logistic", 1, kFC, Result::same},
+    Entry{"stablehlo.negate", 1, kInt | kFC, Result::same},
+    Entry{"stablehlo.not", 1, kPred | kInt, Result::same},
+    Entry{"stablehlo.popcnt", 1, kInt, Result::same},
+    Entry{"stablehlo.real", 1, kFC, Result::part},
+    Entry{"stablehlo.round_nearest_afz", 1, kFloat, Result::same},
+    Entry{"stablehlo.round_nearest_even", 1, kFloat, Result::same},
+    Entry{"stablehlo.rsqrt", 1, kFC, Result::same},
+    Entry{"stablehlo.sign", 1, kSInt | kFC, Result::same},
+    Entry{"stablehlo.sine", 1, kFC, Result::same},
+    Entry{"stablehlo.sqrt", 1, kFC, Result::same},
+    Entry{"stablehlo.tan", 1, kFC, Result::same},
+    Entry{"stablehlo.tanh", 1, kFC, Result::same},
+    Entry{"stablehlo.add", 2, kAny, Result::same},
+    Entry{"stablehlo.subtract", 2, kInt | kFC, Result::same},
+    Entry{"stablehlo.multiply", 2, kAny, Result::same},
+    Entry{"stablehlo.divide", 2, kInt | kFC, Result::same},
+    Entry{"stablehlo.remainder", 2, kInt | kFloat, Result::same},
+    Entry{"stablehlo.power", 2, kInt | kFC, Result::same},
+    Entry{"stablehlo.maximum", 2, kAny, Result::same},
+    Entry{"stablehlo.minimum", 2, kAny, Result::same},
+    Entry{"stablehlo.and", 2, kPred | kInt, Result::same},
+    Entry{"stablehlo.or", 2, kPred | kInt, Result::same},
+    Entry{"stablehlo.xor", 2, kPred | kInt, Result::same},
+    Entry{"stablehlo.atan2", 2, kFC, Result::same},
+    Entry{"stablehlo.shift_left", 2, kInt, Result::same},
+    Entry{"stablehlo.shift_right_arithmetic", 2, kInt, Result::same},
+    Entry{"stablehlo.shift_right_logical", 2, kInt, Result::same},
+    Entry{"stablehlo.complex", 2, kFloat, Result::complex},
 };
+
+// "abs": the name without the dialect, as the shape rules and their messages spell it.
+constexpr std::string_view short_name(const Entry& e) { return e.name.substr(10); }
 
 unsigned class_of(DType t) {
   if (is_pred(t)) return kPred;
@@ -82,7 +87,7 @@ unsigned class_of(DType t) {
 const Entry* find_entry(std::string_view op, int arity) {
   static const std::unordered_map<std::string_view, std::array<const Entry*, 2>> index = [] {
     std::unordered_map<std::string_view, std::array<const Entry*, 2>> m;
-    for (const Entry& e : kTable) m[e.name][e.arity - 1] = &e;
+    for (const Entry& e : kTable) m[short_name(e)][e.arity - 1] = &e;
     return m;
   }();
   if (arity < 1 || arity > 2) return nullptr;
@@ -136,7 +141,7 @@ bool is_elementwise(std::string_view op, int arity) { return find_entry(op, arit
 std::vector<std::string_view> elementwise_op_names(int arity) {
   std::vector<std::string_view> out;
   for (const Entry& e : kTable)
-    if (e.arity == arity) out.push_back(e.name);
+    if (e.arity == arity) out.push_back(short_name(e));
   return out;
 }
 
@@ -183,5 +188,30 @@ Value binary(std::string_view op, Value lhs, Value rhs, Loc loc) {
   return f.append(
       {"stablehlo." + std::string(op), {lhs, rhs}, {t}, {}, {}, Location::from(loc)})[0];
 }
+
+namespace {
+
+// An elementwise op with another operand count has no rule: "unknown op", as for any name without
+// a descriptor.
+std::vector<TensorType> infer_unary_op(const detail::OpInfo& op) {
+  if (op.operands.size() != 1) detail::fail_struct("unknown op");
+  return {infer_unary(op.name.substr(10), op.operands[0])};
+}
+
+std::vector<TensorType> infer_binary_op(const detail::OpInfo& op) {
+  if (op.operands.size() != 2) detail::fail_struct("unknown op");
+  return {infer_binary(op.name.substr(10), op.operands[0], op.operands[1])};
+}
+
+constexpr auto kOps = [] {
+  std::array<detail::OpDescriptor, kTable.size()> a{};
+  for (size_t i = 0; i < kTable.size(); ++i)
+    a[i] = {kTable[i].name, kTable[i].arity == 1 ? infer_unary_op : infer_binary_op};
+  return a;
+}();
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::elementwise_ops() { return kOps; }
 
 }  // namespace hhlo

@@ -1,5 +1,6 @@
 // fft: forward/inverse, complex and real FFTs over trailing dimensions.
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -59,5 +60,19 @@ Value fft(Value operand, FftType type, std::vector<int64_t> fft_length, Loc loc)
                    {},
                    Location::from(loc)})[0];
 }
+
+// Descriptors (op_descriptor.h): the shape rule on a recorded op.
+namespace {
+
+std::vector<TensorType> infer_fft_op(const detail::OpInfo& op) {
+  op.need(1);
+  return {infer_fft(op.operands[0], op.get<FftType>("fft_type"), op.i64s("fft_length"))};
+}
+
+constexpr detail::OpDescriptor kOps[] = {{"stablehlo.fft", infer_fft_op}};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::fft_ops() { return kOps; }
 
 }  // namespace hhlo

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 #include "start_indices.h"
 
@@ -128,5 +129,21 @@ Value gather(Value operand, Value start_indices, const GatherDimensionNumbers& d
                    {},
                    Location::from(loc)})[0];
 }
+
+// Descriptors (op_descriptor.h): the shape rule on a recorded op.
+namespace {
+
+std::vector<TensorType> infer_gather_op(const detail::OpInfo& op) {
+  op.need(2);
+  return {infer_gather(op.operands[0], op.operands[1],
+                       op.get<GatherDimensionNumbers>("dimension_numbers"),
+                       op.i64s("slice_sizes"))};
+}
+
+constexpr detail::OpDescriptor kOps[] = {{"stablehlo.gather", infer_gather_op}};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::gather_ops() { return kOps; }
 
 }  // namespace hhlo

@@ -1,5 +1,6 @@
 // triangular_solve and cholesky.
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -63,5 +64,28 @@ Value cholesky(Value a, bool lower, Loc loc) {
   return f.append(
       {"stablehlo.cholesky", {a}, {t}, {{"lower", BoolAttr{lower}}}, {}, Location::from(loc)})[0];
 }
+
+// Descriptors (op_descriptor.h): the shape rules on recorded ops.
+namespace {
+
+std::vector<TensorType> infer_triangular_solve_op(const detail::OpInfo& op) {
+  op.need(2);
+  return {
+      infer_triangular_solve(op.operands[0], op.operands[1], op.get<BoolAttr>("left_side").value)};
+}
+
+std::vector<TensorType> infer_cholesky_op(const detail::OpInfo& op) {
+  op.need(1);
+  return {infer_cholesky(op.operands[0])};
+}
+
+constexpr detail::OpDescriptor kOps[] = {
+    {"stablehlo.cholesky", infer_cholesky_op},
+    {"stablehlo.triangular_solve", infer_triangular_solve_op},
+};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::linalg_ops() { return kOps; }
 
 }  // namespace hhlo

@@ -1,5 +1,6 @@
 // map: a scalar computation applied elementwise.
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -35,5 +36,24 @@ Value map(const std::vector<Value>& inputs, const RegionBody& computation, Loc l
                    std::move(regions),
                    l})[0];
 }
+
+// Descriptors (op_descriptor.h): the shape rule on a recorded op.
+namespace {
+
+std::vector<TensorType> infer_map_op(const detail::OpInfo& op) {
+  const std::vector<TensorType>& in = op.operands;
+  if (op.regions->empty()) detail::fail_struct("needs a computation region");
+  auto ret = (*op.regions)[0]->returned_types();
+  if (in.empty() || ret.size() != 1)
+    detail::fail("map", "C4", "computation must return one scalar");
+  op.region_sig(0, detail::scalar_types(in), ret, "C4");
+  return {TensorType{ret[0].dtype, in[0].dims}};
+}
+
+constexpr detail::OpDescriptor kOps[] = {{"stablehlo.map", infer_map_op}};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::map_ops() { return kOps; }
 
 }  // namespace hhlo

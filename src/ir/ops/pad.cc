@@ -1,5 +1,6 @@
 // pad, reverse, get_dimension_size.
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -100,5 +101,34 @@ Value get_dimension_size(Value operand, int64_t dimension, Loc loc) {
                    {},
                    Location::from(loc)})[0];
 }
+
+// Descriptors (op_descriptor.h): the shape rules on recorded ops.
+namespace {
+
+std::vector<TensorType> infer_pad_op(const detail::OpInfo& op) {
+  op.need(2);
+  return {infer_pad(op.operands[0], op.operands[1], op.i64s("edge_padding_low"),
+                    op.i64s("edge_padding_high"), op.i64s("interior_padding"))};
+}
+
+std::vector<TensorType> infer_reverse_op(const detail::OpInfo& op) {
+  op.need(1);
+  return {infer_reverse(op.operands[0], op.i64s("dimensions"))};
+}
+
+std::vector<TensorType> infer_get_dimension_size_op(const detail::OpInfo& op) {
+  op.need(1);
+  return {infer_get_dimension_size(op.operands[0], op.integer("dimension"))};
+}
+
+constexpr detail::OpDescriptor kOps[] = {
+    {"stablehlo.get_dimension_size", infer_get_dimension_size_op},
+    {"stablehlo.pad", infer_pad_op},
+    {"stablehlo.reverse", infer_reverse_op},
+};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::pad_ops() { return kOps; }
 
 }  // namespace hhlo

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -68,5 +69,26 @@ Value reduce(Value input, Value init, std::vector<int64_t> dimensions,
       std::vector<Value>{input}, std::vector<Value>{init}, std::move(dimensions),
       [&](const std::vector<Value>& a) { return std::vector<Value>{body(a[0], a[1])}; }, loc)[0];
 }
+
+// Descriptors (op_descriptor.h): the shape rule on a recorded op.
+namespace {
+
+std::vector<TensorType> infer_reduce_op(const detail::OpInfo& op) {
+  const std::vector<TensorType>& in = op.operands;
+  size_t nin = in.size() / 2;
+  std::vector<TensorType> inputs(in.begin(), in.begin() + static_cast<long>(nin)),
+      inits(in.begin() + static_cast<long>(nin), in.end());
+  auto out = infer_reduce(inputs, inits, op.i64s("dimensions"));
+  auto sc = detail::scalar_types(inits), args = sc;
+  args.insert(args.end(), sc.begin(), sc.end());
+  op.region_sig(0, args, sc, "C6");
+  return out;
+}
+
+constexpr detail::OpDescriptor kOps[] = {{"stablehlo.reduce", infer_reduce_op}};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::reduce_ops() { return kOps; }
 
 }  // namespace hhlo

@@ -1,5 +1,6 @@
 // reduce_window and select_and_scatter: windowed reductions (pooling and its gradient).
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -170,5 +171,42 @@ Value select_and_scatter(Value operand, Value source, Value init,
   return f.append(
       {"stablehlo.select_and_scatter", all, {t}, std::move(attrs), std::move(regions), l})[0];
 }
+
+// Descriptors (op_descriptor.h): the shape rules on recorded ops.
+namespace {
+
+std::vector<TensorType> infer_reduce_window_op(const detail::OpInfo& op) {
+  const std::vector<TensorType>& in = op.operands;
+  size_t nin = in.size() / 2;
+  std::vector<TensorType> inputs(in.begin(), in.begin() + static_cast<long>(nin)),
+      inits(in.begin() + static_cast<long>(nin), in.end());
+  auto out =
+      infer_reduce_window(inputs, inits, op.i64s("window_dimensions"), op.i64s("window_strides"),
+                          op.i64s("base_dilations"), op.i64s("window_dilations"), op.padding());
+  auto sc = detail::scalar_types(inits), args = sc;
+  args.insert(args.end(), sc.begin(), sc.end());
+  op.region_sig(0, args, sc, "C13");
+  return out;
+}
+
+std::vector<TensorType> infer_select_and_scatter_op(const detail::OpInfo& op) {
+  op.need(3);
+  const std::vector<TensorType>& in = op.operands;
+  auto out = infer_select_and_scatter(in[0], in[1], in[2], op.i64s("window_dimensions"),
+                                      op.i64s("window_strides"), op.padding());
+  TensorType e{in[0].dtype, {}};
+  op.region_sig(0, {e, e}, {TensorType{DType::pred, {}}}, "C9");
+  op.region_sig(1, {e, e}, {e}, "C10");
+  return {out};
+}
+
+constexpr detail::OpDescriptor kOps[] = {
+    {"stablehlo.reduce_window", infer_reduce_window_op},
+    {"stablehlo.select_and_scatter", infer_select_and_scatter_op},
+};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::reduce_window_ops() { return kOps; }
 
 }  // namespace hhlo

@@ -1,5 +1,6 @@
 // rng and rng_bit_generator.
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -71,5 +72,31 @@ std::vector<Value> rng_bit_generator(Value state, RngAlgorithm alg, const Tensor
                    {},
                    Location::from(loc)});
 }
+
+// Descriptors (op_descriptor.h): the shape rules on recorded ops.
+namespace {
+
+std::vector<TensorType> infer_rng_op(const detail::OpInfo& op) {
+  op.need(3);
+  const std::vector<TensorType>& in = op.operands;
+  return {
+      infer_rng(in[0], in[1], op.results.at(0).dims, op.get<RngDistribution>("rng_distribution"))};
+}
+
+std::vector<TensorType> infer_rng_bit_generator_op(const detail::OpInfo& op) {
+  op.need(1);
+  if (op.results.size() != 2) detail::fail_struct("needs two results");
+  return infer_rng_bit_generator(op.operands[0], op.get<RngAlgorithm>("rng_algorithm"),
+                                 op.results[1]);
+}
+
+constexpr detail::OpDescriptor kOps[] = {
+    {"stablehlo.rng", infer_rng_op},
+    {"stablehlo.rng_bit_generator", infer_rng_bit_generator_op},
+};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::rng_ops() { return kOps; }
 
 }  // namespace hhlo

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 #include "start_indices.h"
 
@@ -151,5 +152,27 @@ std::vector<Value> scatter(const std::vector<Value>& inputs, Value scatter_indic
                    std::move(regions),
                    l});
 }
+
+// Descriptors (op_descriptor.h): the shape rule on a recorded op.
+namespace {
+
+std::vector<TensorType> infer_scatter_op(const detail::OpInfo& op) {
+  const std::vector<TensorType>& in = op.operands;
+  size_t nin = (in.size() - 1) / 2;
+  std::vector<TensorType> inputs(in.begin(), in.begin() + static_cast<long>(nin)),
+      updates(in.begin() + static_cast<long>(nin) + 1, in.end());
+  auto out = infer_scatter(inputs, in.at(nin), updates,
+                           op.get<ScatterDimensionNumbers>("scatter_dimension_numbers"));
+  auto sc = detail::scalar_types(inputs), args = sc;
+  args.insert(args.end(), sc.begin(), sc.end());
+  op.region_sig(0, args, sc, "C23");
+  return out;
+}
+
+constexpr detail::OpDescriptor kOps[] = {{"stablehlo.scatter", infer_scatter_op}};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::scatter_ops() { return kOps; }
 
 }  // namespace hhlo

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -94,5 +95,34 @@ Value transpose(Value operand, std::vector<int64_t> permutation, Loc loc) {
                    {},
                    Location::from(loc)})[0];
 }
+
+// Descriptors (op_descriptor.h): the shape rules on recorded ops.
+namespace {
+
+std::vector<TensorType> infer_broadcast_in_dim_op(const detail::OpInfo& op) {
+  op.need(1);
+  return {infer_broadcast_in_dim(op.operands[0], op.results.at(0).dims,
+                                 op.i64s("broadcast_dimensions"))};
+}
+
+std::vector<TensorType> infer_reshape_op(const detail::OpInfo& op) {
+  op.need(1);
+  return {infer_reshape(op.operands[0], op.results.at(0).dims)};
+}
+
+std::vector<TensorType> infer_transpose_op(const detail::OpInfo& op) {
+  op.need(1);
+  return {infer_transpose(op.operands[0], op.i64s("permutation"))};
+}
+
+constexpr detail::OpDescriptor kOps[] = {
+    {"stablehlo.broadcast_in_dim", infer_broadcast_in_dim_op},
+    {"stablehlo.reshape", infer_reshape_op},
+    {"stablehlo.transpose", infer_transpose_op},
+};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::shape_ops() { return kOps; }
 
 }  // namespace hhlo

@@ -1,5 +1,6 @@
 // slice and concatenate: static sub-tensors and joins.
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -92,5 +93,27 @@ Value concatenate(const std::vector<Value>& inputs, int64_t dimension, Loc loc) 
                    {},
                    Location::from(loc)})[0];
 }
+
+// Descriptors (op_descriptor.h): the shape rules on recorded ops.
+namespace {
+
+std::vector<TensorType> infer_slice_op(const detail::OpInfo& op) {
+  op.need(1);
+  return {infer_slice(op.operands[0], op.i64s("start_indices"), op.i64s("limit_indices"),
+                      op.i64s("strides"))};
+}
+
+std::vector<TensorType> infer_concatenate_op(const detail::OpInfo& op) {
+  return {infer_concatenate(op.operands, op.integer("dimension"))};
+}
+
+constexpr detail::OpDescriptor kOps[] = {
+    {"stablehlo.concatenate", infer_concatenate_op},
+    {"stablehlo.slice", infer_slice_op},
+};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::slice_ops() { return kOps; }
 
 }  // namespace hhlo

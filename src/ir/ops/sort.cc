@@ -1,5 +1,6 @@
 // sort: N operands sorted together along one dimension by a comparator region.
 #include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
 
 namespace hhlo {
@@ -45,5 +46,23 @@ std::vector<Value> sort(const std::vector<Value>& inputs, int64_t dimension,
                    std::move(regions),
                    l});
 }
+
+// Descriptors (op_descriptor.h): the shape rule on a recorded op.
+namespace {
+
+std::vector<TensorType> infer_sort_op(const detail::OpInfo& op) {
+  const std::vector<TensorType>& in = op.operands;
+  auto out = infer_sort(in, op.integer("dimension"));
+  std::vector<TensorType> args;
+  for (const auto& t : in) args.insert(args.end(), 2, TensorType{t.dtype, {}});
+  op.region_sig(0, args, {TensorType{DType::pred, {}}}, "C5");
+  return out;
+}
+
+constexpr detail::OpDescriptor kOps[] = {{"stablehlo.sort", infer_sort_op}};
+
+}  // namespace
+
+std::span<const detail::OpDescriptor> detail::sort_ops() { return kOps; }
 
 }  // namespace hhlo

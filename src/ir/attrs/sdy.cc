@@ -1,11 +1,14 @@
-// Shardy forms the parser reads into typed attributes (internal): `#sdy.sharding<...>`,
-// `#sdy.sharding_per_value<[...]>`, `#sdy<manual_axes{...}>` and the mesh of `sdy.mesh`, in
-// exactly the grammar our printer writes (plain axis names, closed dimensions, no priorities,
-// sub-axes or replicated axes); anything else is left for the caller to keep opaque.
+// Shardy's attributes, printed and read: `#sdy.sharding<...>`, `#sdy.sharding_per_value<[...]>`,
+// `#sdy<manual_axes{...}>`, and the mesh of `sdy.mesh` read. Read in exactly the grammar our
+// printer writes (plain axis names, closed dimensions, no priorities, sub-axes or replicated
+// axes); anything else is left for the caller to keep opaque. The scan_* readers take the text
+// of the balanced `<...>`, so the bytecode reader reads the same forms.
 #include <cctype>
 #include <charconv>
 
-#include "parser_internal.h"
+#include "../attribute_text.h"
+#include "../parser_internal.h"
+#include "syntax.h"
 
 namespace hhlo::parse {
 namespace {
@@ -153,3 +156,46 @@ std::optional<Mesh> scan_mesh(std::string_view text) {
 }
 
 }  // namespace hhlo::parse
+
+namespace hhlo::detail {
+
+std::string print_attr(const ShardingAttr& a) {
+  return "#sdy.sharding<" + symbol_ref(a.mesh) + ", " + a.sharding.to_string() + ">";
+}
+std::string print_attr(const ShardingPerValueAttr& a) {
+  std::string s = "#sdy.sharding_per_value<[";
+  for (size_t i = 0; i < a.shardings.size(); ++i)
+    s += (i ? ", <" : "<") + symbol_ref(a.shardings[i].mesh) + ", " +
+         a.shardings[i].sharding.to_string() + ">";
+  return s + "]>";
+}
+std::string print_attr(const ManualAxesAttr& a) {
+  std::string s = "#sdy<manual_axes{";
+  for (size_t i = 0; i < a.axes.size(); ++i) s += (i ? ", " : "") + escape_string(a.axes[i]);
+  return s + "}>";
+}
+
+namespace {
+
+// At `#sdy...` with its `<` next: the typed form `scan` reads from the balanced `<...>`, if any.
+template <typename A>
+std::optional<Attribute> read_scanned(Parser& p, std::optional<A> (*scan)(std::string_view)) {
+  size_t after = p.lex_.pos();
+  size_t end = p.scan_balanced(after);
+  std::optional<A> a = scan(p.lex_.src().substr(after, end - after));
+  if (!a) return std::nullopt;
+  p.reset_to(end);
+  return Attribute(std::move(*a));
+}
+
+}  // namespace
+
+std::optional<Attribute> parse_sharding(Parser& p) { return read_scanned(p, parse::scan_sharding); }
+std::optional<Attribute> parse_sharding_per_value(Parser& p) {
+  return read_scanned(p, parse::scan_sharding_per_value);
+}
+std::optional<Attribute> parse_manual_axes(Parser& p) {
+  return read_scanned(p, parse::scan_manual_axes);
+}
+
+}  // namespace hhlo::detail
