@@ -354,6 +354,18 @@ std::atomic<bool>& checked_flag() {
   return on;
 }
 
+std::atomic<int64_t>& in_place_count() {
+  static std::atomic<int64_t> n{0};
+  return n;
+}
+
+/// MPI_IN_PLACE when XLA gave operand and result one buffer (counted), else the operand.
+const void* send_buffer(const ffi::AnyBuffer& x, const void* y) {
+  if (x.untyped_data() != y) return x.untyped_data();
+  in_place_count().fetch_add(1, std::memory_order_relaxed);
+  return MPI_IN_PLACE;
+}
+
 std::atomic<int64_t>& timeout_ms() {
   static std::atomic<int64_t> ms{120'000};
   return ms;
@@ -567,7 +579,7 @@ uint64_t hash_of(ffi::Span<const int64_t> v) {
 
 // ---- Handlers ---------------------------------------------------------------------------------
 
-// MPI_Allreduce (MPI_IN_PLACE when XLA gives one buffer).
+// MPI_Allreduce (MPI_IN_PLACE when XLA gives one buffer: the builder aliases y to x).
 ffi::Error allreduce(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffer> y,
                      ffi::Result<ffi::AnyBuffer> token, std::string_view op,
                      ffi::Span<const int64_t> groups, int64_t group_size) {
@@ -583,7 +595,7 @@ ffi::Error allreduce(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffe
     if (auto e = mpi_op(target, op, x.element_type(), mop); e.failure()) return e;
     int count = 0;
     if (!to_count(x.element_count(), count)) return too_big(target, x.element_count());
-    const void* send = x.untyped_data() == y->untyped_data() ? MPI_IN_PLACE : x.untyped_data();
+    const void* send = send_buffer(x, y->untyped_data());
     if (int rc = MPI_Allreduce(send, y->untyped_data(), count, c.type, mop, c.comm); rc)
       return mpi_failed(target, "MPI_Allreduce", rc);
     clear_token(token);
@@ -668,7 +680,7 @@ ffi::Error alltoall(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffer
     int count = 0;
     if (!to_count(x.element_count(), count)) return too_big(target, x.element_count());
     count = c.size ? count / c.size : 0;
-    const void* send = x.untyped_data() == y->untyped_data() ? MPI_IN_PLACE : x.untyped_data();
+    const void* send = send_buffer(x, y->untyped_data());
     if (int rc = MPI_Alltoall(send, count, c.type, y->untyped_data(), count, c.type, c.comm); rc)
       return mpi_failed(target, "MPI_Alltoall", rc);
     clear_token(token);
@@ -877,6 +889,7 @@ void set_timeout(std::chrono::milliseconds t) {
 }
 std::chrono::milliseconds timeout() { return std::chrono::milliseconds(timeout_ms().load()); }
 bool checked() { return checked_flag().load(); }
+int64_t in_place_collectives() { return in_place_count().load(std::memory_order_relaxed); }
 
 int thread_level() {
   init_only("hhlo::mpi::thread_level");

@@ -64,17 +64,40 @@ DictAttr comm_attrs(const Comm& c) {
 
 void register_rules();
 
-/// Appends `target(operands..., token) -> (results..., token)` at f's insertion point.
+/// Appends `target(operands..., token) -> (results..., token)` at f's insertion point. With
+/// `in_place`, result 0 aliases operand 0 (output_operand_aliases): the kernel sees one buffer
+/// and runs MPI_IN_PLACE, and XLA copies the operand first only when it is still needed after.
 std::vector<Value> emit(Func& f, std::string_view name, std::vector<Value> operands,
-                        std::vector<TensorType> results, DictAttr attrs, Loc loc) {
+                        std::vector<TensorType> results, DictAttr attrs, Loc loc,
+                        bool in_place = false) {
   register_rules();
   operands.push_back(ordering_token(f, loc));
   results.push_back(TensorType{DType::i8, {}});
-  CustomCallOptions o;
-  o.api_version = 4;
-  o.backend_config = std::move(attrs);
-  o.has_side_effect = true;
-  return custom_call(f, fmt::format("{}{}", kPrefix, name), operands, results, o, loc);
+  std::string target = fmt::format("{}{}", kPrefix, name);
+  if (!in_place) {
+    CustomCallOptions o;
+    o.api_version = 4;
+    o.backend_config = std::move(attrs);
+    o.has_side_effect = true;
+    return custom_call(f, std::move(target), operands, results, o, loc);
+  }
+  // custom_call() with one attribute more (CustomCallOptions has no output_operand_aliases):
+  // result 0 (of the tuple (y, token)) over operand 0.
+  if (operands[0].type() != results[0])
+    fail(name, "in place needs the result type " + results[0].to_string() +
+                   " to be the operand's " + operands[0].type().to_string());
+  f.check_operands("custom_call", operands);
+  ArrayAttr aliases;
+  aliases.values.push_back(
+      OpaqueAttr{"#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, "
+                 "operand_tuple_indices = []>"});
+  std::vector<NamedAttr> a = {{"call_target_name", StringAttr{std::move(target)}},
+                              {"api_version", i32_attr(4)},
+                              {"has_side_effect", BoolAttr{true}},
+                              {"backend_config", std::move(attrs)},
+                              {"output_operand_aliases", std::move(aliases)}};
+  return f.append(
+      {"stablehlo.custom_call", operands, results, std::move(a), {}, Location::from(loc)});
 }
 
 void check_reduce(std::string_view op, Tensor x, ReduceOp r) {
@@ -195,7 +218,7 @@ Tensor allreduce(Tensor x, ReduceOp op, const Comm& comm, Loc loc) {
   check_reduce("allreduce", x, op);
   DictAttr a = comm_attrs(comm);
   a.entries.emplace_back("op", StringAttr{std::string(reduce_op_name(op))});
-  return emit(x.func(), "allreduce", {x}, {x.type()}, std::move(a), loc)[0];
+  return emit(x.func(), "allreduce", {x}, {x.type()}, std::move(a), loc, /*in_place=*/true)[0];
 }
 
 Tensor allgather(Tensor x, const Comm& comm, Loc loc) {

@@ -48,7 +48,8 @@ const bool registered = register_command({
       CLI::Option* mpi_flag = sub.add_flag(
           "--mpi", *mpi,
           "Train data-parallel over the MPI processes of the job (mpirun -np P hhlo demo --mpi): "
-          "the batch split over them, gradients averaged by MPI inside the step");
+          "the batch split over them, gradients averaged by MPI inside the step (on one device "
+          "the synchronous client unless --execution is given)");
       sub.add_flag("--mpi-unchecked", *unchecked,
                    "With --mpi: skip the check that every rank runs the same collective")
           ->needs(mpi_flag);
@@ -60,10 +61,17 @@ const bool registered = register_command({
           ->needs(mpi_flag);
       sub.add_flag("!--no-progress", o->progress, "One line per epoch, no progress bar");
       auto execution = std::make_shared<std::string>("async");
-      add_execution_option(sub, *execution);
+      auto execution_given = std::make_shared<bool>(false);
+      add_execution_option(sub, *execution)->each([execution_given](const std::string&) {
+        *execution_given = true;
+      });
       auto onednn = std::make_shared<OneDnnConvolutions>();
       add_onednn_option(sub, onednn->enabled, onednn->threads);
-      return [o, mpi, unchecked, timeout, execution, onednn] {
+      return [o, mpi, unchecked, timeout, execution, execution_given, onednn] {
+        // --mpi on one device defaults to the synchronous client: each step's execution and its
+        // allreduce on the calling thread, measured faster on 1, 2 and 4 processes
+        // (docs/benchmarks.md, "MPI allreduce across processes").
+        if (*mpi && !*execution_given && o->devices == 1) *execution = "sync";
         // --execution sync or --onednn-convolution: a session of its own (on a synchronous CPU
         // client; with the convolutions of every step and evaluation as oneDNN's kernel).
         std::unique_ptr<Session> own;

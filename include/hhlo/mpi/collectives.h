@@ -17,6 +17,7 @@
 //
 // Operands and results of the targets (x: any dtype of hhlo::DType; n: the communicator size):
 //   hhlo_mpi_allreduce      (x, token) -> (y like x, token)          attrs op, groups, group_size
+//                           (y aliases x: output_operand_aliases, run with MPI_IN_PLACE)
 //   hhlo_mpi_allgather      (x [d...], token) -> (y [n, d...], token) attrs groups, group_size
 //   hhlo_mpi_reduce_scatter (x [n, d...], token) -> (y [d...], token) attrs op, groups, group_size
 //   hhlo_mpi_alltoall       (x [n, d...], token) -> (y like x, token) attrs groups, group_size
@@ -74,8 +75,10 @@ struct Comm {
 };
 
 /// MPI_Allreduce: every rank gets the elementwise reduction `op` of x over the communicator. Same
-/// shape and dtype as x (every dtype; min and max not for complex). Throws ShapeError
-/// ("mpi.allreduce", "") for min or max of a complex x.
+/// shape and dtype as x (every dtype; min and max not for complex). In place: the result aliases
+/// x (output_operand_aliases), so the kernel runs MPI_Allreduce(MPI_IN_PLACE) on one buffer; XLA
+/// copies x first only when x is read again after the call (an argument that is not donated,
+/// a value used twice). Throws ShapeError ("mpi.allreduce", "") for min or max of a complex x.
 Tensor allreduce(Tensor x, ReduceOp op = ReduceOp::sum, const Comm& comm = Comm::world(),
                  Loc loc = Loc::current());
 /// MPI_Allgather: y[r] = x of communicator rank r; y has shape [n, x.shape...] with n =

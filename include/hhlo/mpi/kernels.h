@@ -18,6 +18,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,10 @@ bool checked();
 void set_timeout(std::chrono::milliseconds t);
 /// The timeout of checked mode.
 std::chrono::milliseconds timeout();
+/// How many collectives this process ran in place so far: XLA handed the kernel one buffer as
+/// operand and result (allreduce asks for it with output_operand_aliases, hhlo/mpi/collectives.h),
+/// and the MPI call got MPI_IN_PLACE. For tests and benchmarks; no MPI call, never throws.
+int64_t in_place_collectives();
 /// The thread support level MPI gave (MPI_THREAD_SINGLE 0 .. MPI_THREAD_MULTIPLE 3); initializes
 /// as world_rank.
 int thread_level();
