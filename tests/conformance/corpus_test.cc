@@ -1,6 +1,6 @@
 // The conformance runner end to end: worker crash and timeout isolation, a known-good file passes,
 // a corrupted expected value fails (in both check modes, so a check cannot silently pass), and
-// the whole corpus (../shared/conformance/stablehlo-testdata) reaches the target pass rate with
+// the whole corpus (HHLO_CONFORMANCE_DIR, tests/corpus_util.h) reaches the target pass rate with
 // every non-passing file a known, explained one (docs/conformance.md).
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -14,6 +14,7 @@
 #include <string>
 
 #include "conformance/runner.h"
+#include "corpus_util.h"
 #include "hhlo/core/error.h"
 
 namespace hhlo::conformance {
@@ -21,7 +22,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kCorpus = HHLO_CONFORMANCE_DIR;
+const std::string kCorpus = test::kConformanceDir;
 const std::string kKnownGood = "abs_float64_20_20.mlir";
 
 RunnerOptions options(CheckMode mode) {
@@ -90,17 +91,23 @@ TEST(Runner, WorkerThatCannotStartIsAnError) {
 
 TEST(Runner, BadDirectoryAndFilterAreErrors) {
   EXPECT_THROW(list_corpus("/nonexistent"), IoError);
-  EXPECT_THROW(list_corpus(kCorpus, "("), Error);
-  EXPECT_THROW(run_corpus(kCorpus,
-                          [] {
-                            RunnerOptions o = fake_worker();
-                            o.filter = "^no_such_file$";
-                            return o;
-                          }()),
-               Error);
+  std::string dir = temp_dir("filter");  // a folder of one file: no corpus needed
+  std::ofstream(dir + "/a.mlir") << "";
+  EXPECT_THAT([&] { list_corpus(dir, "("); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("bad --filter regex '('")));
+  EXPECT_THAT(
+      [&] {
+        run_corpus(dir, [] {
+          RunnerOptions o = fake_worker();
+          o.filter = "^no_such_file$";
+          return o;
+        }());
+      },
+      ::testing::ThrowsMessage<Error>(HasSubstr("no .mlir file in")));
 }
 
 TEST(Corpus, KnownGoodFilePasses) {
+  HHLO_SKIP_WITHOUT_CORPUS();
   for (CheckMode mode : modes()) {
     Report r = run_files({kCorpus + "/" + kKnownGood}, options(mode));
     ASSERT_EQ(r.total(), 1u);
@@ -109,6 +116,7 @@ TEST(Corpus, KnownGoodFilePasses) {
 }
 
 TEST(Corpus, CorruptedExpectedValueFails) {
+  HHLO_SKIP_WITHOUT_CORPUS();
   // Flip one hex digit of the @expected constant: the check must catch it in every mode.
   std::string text = read(kCorpus + "/" + kKnownGood);
   std::size_t expected_fn = text.find("func.func private @expected");
@@ -159,6 +167,7 @@ void expect_only_known_failures(const Report& r) {
 
 // The whole corpus in the default mode (FFI handlers when built with them): about 25 s on 2 cores.
 TEST(Corpus, WholeCorpusReachesTargetPassRate) {
+  HHLO_SKIP_WITHOUT_CORPUS();
   CheckMode mode = default_check_mode();
   Report r = run_corpus(kCorpus, options(mode));
   std::size_t files = list_corpus(kCorpus).size();
@@ -173,6 +182,7 @@ TEST(Corpus, WholeCorpusReachesTargetPassRate) {
 
 // The other check mode on a sample that includes every known failure: both modes agree.
 TEST(Corpus, BothCheckModesAgreeOnASample) {
+  HHLO_SKIP_WITHOUT_CORPUS();
   std::vector<Report> reports;
   for (CheckMode mode : modes()) {
     RunnerOptions o = options(mode);
@@ -195,6 +205,7 @@ TEST(Corpus, BothCheckModesAgreeOnASample) {
 // `hhlo conformance --reprint`: every file parsed by our parser and re-printed by our printer
 // before compiling gives the same per-file results as the original text (the same known set).
 TEST(Corpus, ReprintedCorpusGivesTheSameResults) {
+  HHLO_SKIP_WITHOUT_CORPUS();
   CheckMode mode = default_check_mode();
   RunnerOptions o = options(mode);
   o.worker_command.push_back("--reprint");

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "corpus_util.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
 
@@ -84,9 +85,10 @@ TEST(Bytecode, JaxExportsPrintAsTheirTextWithLocations) {
 }
 
 TEST(Bytecode, CorpusPrintsAsItsText) {
+  HHLO_SKIP_WITHOUT_CORPUS();
   std::vector<fs::path> bcs = files(kDir / "corpus", ".mlirbc");
-  if (bcs.empty()) GTEST_SKIP() << "no corpus serialized (../shared/conformance missing)";
-  fs::path corpus(HHLO_CONFORMANCE_DIR);
+  if (bcs.empty()) GTEST_SKIP() << "gen_bytecode_pairs.py serialized no corpus file into " << kDir;
+  fs::path corpus(test::kConformanceDir);
   int equal = 0;
   std::map<std::string, int> why_count;
   std::map<std::string, std::string> example;
