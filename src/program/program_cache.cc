@@ -60,7 +60,14 @@ nlohmann::json record_json(const SourceRecord& r) {
           {"shardy", f.shardy},
           {"names", names_json(f.names)},
           {"refined", f.refined},
-          {"kept_inputs", f.kept_inputs}};
+          {"kept_inputs", f.kept_inputs},
+          {"rewrites",
+           {{"onednn_rewritten", f.onednn_rewritten},
+            {"onednn_kept", f.onednn_kept},
+            {"onednn_kept_reason", f.onednn_kept_reason},
+            {"loops_unrolled", f.loops_unrolled},
+            {"loops_kept", f.loops_kept},
+            {"loops_kept_reason", f.loops_kept_reason}}}};
 }
 
 SourceRecord record_from(const nlohmann::json& j) {
@@ -74,6 +81,15 @@ SourceRecord record_from(const nlohmann::json& j) {
   f.names = names_from(j.at("names"));
   f.refined = j.at("refined").get<bool>();
   f.kept_inputs = j.at("kept_inputs").get<std::vector<int64_t>>();
+  // A record written before the rewrite counts were kept has none: a miss (re-prepared, and the
+  // executable still loaded from its entry), never counts of 0 for a program that was rewritten.
+  const nlohmann::json& w = j.at("rewrites");
+  f.onednn_rewritten = w.at("onednn_rewritten").get<int>();
+  f.onednn_kept = w.at("onednn_kept").get<int>();
+  f.onednn_kept_reason = w.at("onednn_kept_reason").get<std::string>();
+  f.loops_unrolled = w.at("loops_unrolled").get<int>();
+  f.loops_kept = w.at("loops_kept").get<int>();
+  f.loops_kept_reason = w.at("loops_kept_reason").get<std::string>();
   return r;
 }
 

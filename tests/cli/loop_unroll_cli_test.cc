@@ -72,7 +72,16 @@ TEST(LoopUnroll, UnrolledLoopsGiveTheLoopsValues) {
                  {.env = f.env});
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(read_npy(out + "/out0.npy").to_vector<float>(), kExpected);
+    // `hhlo run` says what it rewrote, as `hhlo bench` does.
+    EXPECT_THAT(r.output, HasSubstr(std::string("loops: 1 unrolled by up to ") + k + ", 0 kept\n"));
   }
+  // Again from the compile cache's record (the program is not read): the same line, kept there.
+  ProcessResult again = run_hhlo({"run", f.dir + "/p.mlir", "-i", f.dir + "/x.npy", "-o",
+                                  f.dir + "/again", "--unroll-loops", "4"},
+                                 {.env = f.env});
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("loops: 1 unrolled by up to 4, 0 kept\n"));
+  EXPECT_EQ(read_npy(f.dir + "/again/out0.npy").to_vector<float>(), kExpected);
   ProcessResult r = run_hhlo(
       {"bench", f.dir + "/p.mlir", "-i", f.dir + "/x.npy", "-n", "3", "--unroll-loops", "4"},
       {.env = f.env});

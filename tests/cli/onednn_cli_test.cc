@@ -154,6 +154,19 @@ TEST(OneDnnConvolution, ConvolutionsItCannotRunAreKeptWithTheReason) {
                {.env = {"HHLO_COMPILE_CACHE=" + dir + "/cache"}});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("1 kept (the first: a f64 operand)"));
+  // `hhlo run` prints the same line, also when its compile cache's record answers the second run
+  // (the program not read: the counts and the reason are kept in the record).
+  write_npy(dir + "/x.npy", values(transposed.x, 3));
+  write_npy(dir + "/w.npy", values(transposed.w, 4));
+  for (int pass = 0; pass < 2; ++pass) {
+    SCOPED_TRACE(pass);
+    r = run_hhlo({"run", dir + "/p.mlir", "-i", dir + "/x.npy", "-i", dir + "/w.npy",
+                  "--onednn-convolution"},
+                 {.env = {"HHLO_COMPILE_CACHE=" + dir + "/cache"}});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("oneDNN: 0 convolution(s) rewritten, 1 kept (the first: lhs "
+                                    "dilation (a transposed convolution))\n"));
+  }
 }
 
 // `hhlo tune` tries oneDNN last, once on its default threads and once on the calling thread

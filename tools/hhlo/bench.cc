@@ -29,6 +29,7 @@
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/compile_cache.h"
 #include "input_check.h"
+#include "rewrite_report.h"
 #include "run_input.h"
 
 namespace hhlo::cli {
@@ -168,16 +169,8 @@ int run_bench(const BenchOptions& o) {
   PreparedProgram program = prepare_for_bench(o, in);
   std::vector<Array>& inputs = in.inputs;
   if (o.platform == "cpu") register_jax_cpu_kernels(client);  // JAX's lapack_*_ffi targets
-  if (in.prepare.unroll_loops != 0)
-    fmt::print(stderr, "loops: {} unrolled by up to {}, {} kept{}\n", program.loops_unrolled,
-               in.prepare.unroll_loops, program.loops_kept,
-               program.loops_kept == 0 ? "" : " (the first: " + program.loops_kept_reason + ")");
-  if (in.prepare.onednn_convolution) {
-    register_onednn_kernels(client);
-    fmt::print(stderr, "oneDNN: {} convolution(s) rewritten, {} kept{}\n", program.onednn_rewritten,
-               program.onednn_kept,
-               program.onednn_kept == 0 ? "" : " (the first: " + program.onednn_kept_reason + ")");
-  }
+  print_rewrites(program, in.prepare);
+  if (in.prepare.onednn_convolution) register_onednn_kernels(client);
 
   auto t0 = Clock::now();
   LoadedExecutable exe;

@@ -34,6 +34,7 @@
 #include "hhlo/runtime/compile_cache.h"
 #include "hhlo/runtime/custom_call.h"
 #include "input_check.h"
+#include "rewrite_report.h"
 #include "run_input.h"
 #include "run_npz.h"
 #include "run_stage.h"
@@ -310,6 +311,7 @@ int run_program(const RunOptions& o) {
   if (!o.output_dir.empty() && !npz_out) prepare_output_dir(o.output_dir);
   auto [client, exe, program, tuned] = load_for_run(o, in, cache);
   if (tuned) fmt::print(stderr, "tuned: {} (remembered by hhlo tune)\n", tuned->choice.describe());
+  print_rewrites(program, in.prepare);
   keep_module_inputs(program, in);
   check_inputs(exe, inputs, in.labels, o.entry);
   if (exe.input_layouts()) return run_sharded(o, client, exe, inputs, program, deadline);

@@ -150,6 +150,14 @@ struct PreparedFacts {
   /// (Exported::module_kept_var_idx: JAX drops unused inputs from `@main`); empty when every
   /// input is an argument. select_kept selects them.
   std::vector<int64_t> kept_inputs;
+  /// With PrepareOptions::onednn_convolution: the convolutions rewritten and kept (OneDnnRewrite),
+  /// and why the first was kept (empty when none was).
+  int onednn_rewritten = 0, onednn_kept = 0;
+  std::string onednn_kept_reason;
+  /// With PrepareOptions::unroll_loops: the loops unrolled and kept (LoopUnroll), and why the
+  /// first was kept (empty when none was).
+  int loops_unrolled = 0, loops_kept = 0;
+  std::string loops_kept_reason;
 };
 
 /// A program prepared for the runtime: what Client::compile takes, and what was learned of it.
@@ -157,12 +165,6 @@ struct PreparedProgram : PreparedFacts {
   /// The entry as `@main` (select_entry), its platform index bound, refined to
   /// PrepareOptions::arg_types when it had dynamic dimensions.
   Module module;
-  /// With PrepareOptions::onednn_convolution: the convolutions rewritten and kept (OneDnnRewrite).
-  int onednn_rewritten = 0, onednn_kept = 0;
-  std::string onednn_kept_reason;
-  /// With PrepareOptions::unroll_loops: the loops unrolled and kept (LoopUnroll).
-  int loops_unrolled = 0, loops_kept = 0;
-  std::string loops_kept_reason;
 };
 
 /// The items of `all` (one per flat input of a `jax.export` artifact: types, names, pointers to

@@ -3,10 +3,10 @@
 // remembered under its source key (its bytes, the VJP order read, the preparation and compile
 // options): a record holding the compile-cache entry's key, the identity of the client it was
 // compiled on and the PreparedFacts. A later process hashes the bytes, finds the record, and
-// loads the executable (PJRT_Executable_DeserializeAndLoad) with the names, partition count and
-// kept inputs it needs, without reading the program. A record whose executable entry is gone,
-// damaged, or from another client is a miss, and the program is read, prepared and compiled as
-// usual. See docs/ir.md "The one way in".
+// loads the executable (PJRT_Executable_DeserializeAndLoad) with the names, partition count, kept
+// inputs and rewrite counts it needs, without reading the program. A record whose executable entry
+// is gone, damaged, or from another client is a miss, and the program is read, prepared and
+// compiled as usual. See docs/ir.md "The one way in".
 #pragma once
 
 #include <optional>
