@@ -122,6 +122,23 @@ TEST(TuneCli, ADamagedChoiceGivesOneWarningAndTheDefaults) {
   EXPECT_THAT(r.output, Not(HasSubstr("warning:")));
 }
 
+// The CPU plugin logs an INFO line (absl, on stderr) for each synchronous client, which tune always
+// creates: hhlo drops XLA's INFO level (TF_CPP_MIN_LOG_LEVEL=1 unless set), and a user's own
+// TF_CPP_MIN_LOG_LEVEL=0 shows it again (so the line this checks for is the plugin's real one).
+TEST(TuneCli, ThePluginsInfoLogIsQuietUnlessAskedFor) {
+  std::string dir = setup("tune_cli_quiet");
+  ProcessResult r = hhlo_in(dir, {"tune", dir + "/p.mlir", "-i", dir + "/x.npy", "--budget", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("execution sync (defaults)"));  // a synchronous client was made
+  EXPECT_THAT(r.output, Not(HasSubstr("asynchronous set via create_options")));
+  EXPECT_THAT(r.output, Not(HasSubstr("I0000 ")));
+  EXPECT_THAT(r.output, Not(HasSubstr("WARNING: All log messages before absl::InitializeLog()")));
+  r = run_hhlo({"run", dir + "/p.mlir", "-i", dir + "/x.npy", "--execution", "sync"},
+               {.env = {"HHLO_COMPILE_CACHE=off", "TF_CPP_MIN_LOG_LEVEL=0"}});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("asynchronous set via create_options: false"));
+}
+
 TEST(TuneCli, TheBudgetBoundsTheCandidates) {
   std::string dir = setup("tune_cli_budget");
   ProcessResult r =

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <map>
 #include <memory>
@@ -44,6 +45,12 @@ int main(int argc, char** argv) {
   // A closed stdout (`hhlo run ... | head -1`) must not kill the process midway through writing
   // its results: a write to it then fails with EPIPE, after the results are on disk (run.cc).
   std::signal(SIGPIPE, SIG_IGN);
+  // XLA's plugins log through absl to stderr: the CPU plugin writes an INFO line for each
+  // synchronous client ("asynchronous set via create_options: false", under absl's "WARNING: All
+  // log messages before absl::InitializeLog() ..."), so every `hhlo tune` and `--execution sync`
+  // printed two lines of noise. Its INFO level is dropped, warnings and errors kept, unless the
+  // user set TF_CPP_MIN_LOG_LEVEL (0 shows it again), before any plugin is loaded (docs/facts.md).
+  setenv("TF_CPP_MIN_LOG_LEVEL", "1", /*overwrite=*/0);
   CLI::App app{"hhlo: run StableHLO programs through XLA PJRT plugins", "hhlo"};
   app.require_subcommand(1);
   std::map<const CLI::App*, hhlo::cli::Action> actions;
