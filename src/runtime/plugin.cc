@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <string>
+#include <system_error>
 #include <vector>
 
 #include "elf_file.h"
@@ -160,6 +162,16 @@ const PluginState* load_state(const std::string& path) {
   return s;
 }
 
+/// `path`, followed by " (= TARGET)" when a link on the way leads elsewhere: the build tree's
+/// share/hhlo/plugins is a link to the set-up folder third_party/pjrt (cmake/install.cmake), so a
+/// missing-plugin message names the folder `make setup-cuda` fills, not only the link.
+std::string with_link_target(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path target = std::filesystem::weakly_canonical(path, ec);
+  if (ec || target == std::filesystem::path(path).lexically_normal()) return path;
+  return path + " (= " + target.string() + ")";
+}
+
 }  // namespace
 
 Plugin Plugin::load(const std::string& path) { return Plugin(load_state(path)); }
@@ -184,13 +196,16 @@ Plugin Plugin::for_platform(const std::string& platform) {
   std::vector<std::string> looked;
   std::string path = find_share_file("plugins/" + file, &looked);
   if (path.empty()) {
+    for (std::string& p : looked) p = with_link_target(p);
     std::string fix = platform == "cpu"
                           ? "run scripts/setup.sh (then install); a program linked against "
                             "the static libraries outside P/bin without find_package(hhlo) "
                             "(e.g. through pkg-config) must set " +
                                 env + " to P/share/hhlo/plugins/" + file + "; or set " + env +
                                 " to the plugin's path"
-                          : "run scripts/setup.sh --cuda (make setup-cuda), or set " + env +
+                          : "run scripts/setup.sh --cuda (make setup-cuda), which unpacks it into "
+                            "third_party/pjrt/cuda, or set " +
+                                env +
                                 " to the path of xla_cuda_plugin.so (from the jax-cuda12-pjrt "
                                 "wheel, with the NVIDIA runtime wheels beside it)";
     throw PluginError(

@@ -107,6 +107,15 @@ TEST(Plugin, MissingPluginErrorListsEveryPlaceLookedAt) {
     EXPECT_NE(what.find("HHLO_PJRT_PLUGIN_CUDA is not set"), std::string::npos) << what;
     EXPECT_NE(what.find("share/hhlo/plugins/cuda/xla_cuda_plugin.so"), std::string::npos) << what;
     EXPECT_NE(what.find("scripts/setup.sh --cuda"), std::string::npos) << what;
+    // The build tree's share/hhlo/plugins is a link to the set-up folder: the path tried through
+    // it is named with where it leads, the folder `make setup-cuda` fills (README).
+    std::string setup_folder =
+        (std::filesystem::weakly_canonical(std::string(HHLO_THIRD_PARTY_DIR) + "/pjrt") / "cuda" /
+         "xla_cuda_plugin.so")
+            .string();
+    EXPECT_NE(what.find("/share/hhlo/plugins/cuda/xla_cuda_plugin.so (= " + setup_folder + ")"),
+              std::string::npos)
+        << what;
   }
 }
 
