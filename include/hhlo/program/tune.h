@@ -90,7 +90,9 @@ struct TuneOptions {
   bool try_sync = true;
   /// Last, try the chosen candidate with the program's convolutions, its dot_generals, and both,
   /// rewritten for oneDNN (each where the program has an op the rewrite serves), once per count
-  /// of onednn_threads; make_client's clients must then have the kernels registered.
+  /// of onednn_threads, each under the chosen execution mode and (try_sync) the other one:
+  /// oneDNN's OpenMP threads contend with the asynchronous client's pool, so the mode chosen
+  /// without oneDNN is no guide. make_client's clients must then have the kernels registered.
   bool try_onednn = false;
   /// The OpenMP thread counts of oneDNN to try (OneDnnOps::threads), in order: the
   /// calling thread alone (1), which measured fastest inside a training step, where oneDNN's
@@ -99,8 +101,9 @@ struct TuneOptions {
   /// on a shared machine 2 OpenMP threads had rounds of 24 ms for a 77 us call).
   std::vector<int> onednn_threads = {1, 0};
   /// The loop unrolling factors to try (TunedChoice::unroll_loops), each over the choice of the
-  /// mode and option sets, when the program has a loop unroll_loops unrolls: 4 measured 15% faster
-  /// on a 64-step LSTM at batch 1 (docs/benchmarks.md "Tuning"); empty: none.
+  /// mode and option sets and under both modes (try_sync), when the program has a loop unroll_loops
+  /// unrolls: 4 measured 15% faster on a 64-step LSTM at batch 1 (docs/benchmarks.md "Tuning");
+  /// empty: none.
   std::vector<int> unroll_factors = {4};
   /// The option sets to try after the mode (default tune_option_sets()).
   std::vector<std::map<std::string, XlaOptionValue>> option_sets = tune_option_sets();
@@ -115,9 +118,10 @@ struct TuneResult {
   /// Median of the chosen candidate and of the defaults, microseconds.
   double choice_median_us = 0, default_median_us = 0;
   /// Every candidate, in the order tried: the defaults, the synchronous client, then each option
-  /// set under the faster mode, then the choice so far with its loops unrolled (once per factor),
+  /// set under the faster mode, then the choice so far with its loops unrolled (once per factor
+  /// and mode),
   /// then (try_onednn) the choice so far with oneDNN's convolutions, dot_generals, and both,
-  /// once per thread count.
+  /// once per thread count, each under both modes.
   std::vector<TuneTiming> timings;
 };
 
