@@ -32,16 +32,24 @@ struct Attrs {
   int64_t threads;
 };
 
+/// The product of `d`, or -1 when it overflows int64.
 int64_t product(ffi::Span<const int64_t> d) {
   int64_t n = 1;
-  for (int64_t x : d) n *= x;
+  for (int64_t x : d)
+    if (__builtin_mul_overflow(n, x, &n)) return -1;
   return n;
 }
 
-/// Whether a tensor of `d` with strides `s` stays inside a buffer of `elements` elements.
+/// Whether a tensor of `d` (each at least 1) with strides `s` (each at least 1) stays inside a
+/// buffer of `elements` elements; false too when its last offset overflows int64 (a hostile
+/// call must not wrap around into a small offset).
 bool inside(ffi::Span<const int64_t> d, ffi::Span<const int64_t> s, int64_t elements) {
   int64_t last = 0;
-  for (size_t i = 0; i < d.size(); ++i) last += (d[i] - 1) * s[i];
+  for (size_t i = 0; i < d.size(); ++i) {
+    int64_t step = 0;
+    if (__builtin_mul_overflow(d[i] - 1, s[i], &step) || __builtin_add_overflow(last, step, &last))
+      return false;
+  }
   return last < elements;
 }
 

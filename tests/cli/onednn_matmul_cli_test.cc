@@ -262,6 +262,10 @@ TEST(OneDnnMatmul, AMalformedCallIsAnErrorNamingTheKernel) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("hhlo_onednn_matmul: the dimensions are not [..., M, K] x "
                                   "[..., K, N] -> [..., M, N]"));
+  // Strides whose offsets overflow int64 do not wrap around into the buffer.
+  r = run(program("4, 4611686018427387904", "4, 2"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("reach past its buffer"));
   r = run(program("4, 1", "4, 2"));  // well-formed: runs
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
