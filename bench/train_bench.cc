@@ -2,6 +2,7 @@
 // the compiled step (forward + backward + Adam, parameters and optimizer state donated and kept
 // on the device), batch already on the device, scalar loss copied back every step.
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
@@ -98,36 +99,46 @@ void print_median(const char* name, const std::function<void()>& step, int n) {
   std::printf("%s step_ms=%.4f step_ms_p25=%.4f\n", name, t[t.size() / 2], t[t.size() / 4]);
 }
 
-/// How median mode runs: the client's execution mode and the opt-in oneDNN convolutions.
+/// How median mode runs: the client's execution mode and the opt-in oneDNN kernels.
 struct MedianMode {
   int steps = 0;
   bool synchronous = false;
-  OneDnnConvolutions onednn;
+  OneDnnOps onednn;
 };
 
-/// `--median N [--execution sync|async] [--onednn-threads T]` (T: oneDNN convolutions on T
-/// OpenMP threads, 0 its default); nullopt for other arguments (Google Benchmark's).
+/// `--median N [--execution sync|async] [--onednn-threads T] [--onednn-ops conv|dot|both]` (T:
+/// the oneDNN calls on T OpenMP threads, 0 its default; the ops rewritten: convolutions (the
+/// default with T), dot_generals, or both); nullopt for other arguments (Google Benchmark's).
 std::optional<MedianMode> median_args(int argc, char** argv) {
   if (argc < 3 || std::string(argv[1]) != "--median") return std::nullopt;
   MedianMode m{.steps = std::atoi(argv[2])};
+  bool threads = false;
+  std::string ops;
   for (int i = 3; i + 1 < argc; i += 2) {
     std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--execution")
       m.synchronous = value == "sync";
     else if (flag == "--onednn-threads")
-      m.onednn = {.enabled = true, .threads = std::atoi(value.c_str())};
+      threads = true, m.onednn.threads = std::atoi(value.c_str());
+    else if (flag == "--onednn-ops")
+      ops = value;
     else
       return std::nullopt;
   }
+  if (!threads && ops.empty()) return m;
+  m.onednn.convolution = ops != "dot";
+  m.onednn.dot_general = ops == "dot" || ops == "both";
   return m;
 }
 
 int median_mode(const MedianMode& m) {
   Client client = Client::create("cpu", execution_client_options(m.synchronous));
-  if (m.onednn.enabled) register_onednn_kernels(client);
+  if (m.onednn.any()) register_onednn_kernels(client);
   Session session(std::move(client), CompileCacheOptions::from_environment(), m.onednn);
   std::string mode = m.synchronous ? "_sync" : "";
-  if (m.onednn.enabled) mode += "_onednn" + std::to_string(m.onednn.threads);
+  if (m.onednn.any())
+    mode += fmt::format("_onednn{}{}{}", m.onednn.convolution ? "_conv" : "",
+                        m.onednn.dot_general ? "_dot" : "", m.onednn.threads);
   const int n = m.steps;
   for (const char* model_name : {"mlp", "cnn"}) {
     nn::Model model = nn::digits_model(model_name, 0);
@@ -170,8 +181,9 @@ int median_mode(const MedianMode& m) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // --median N [--execution sync] [--onednn-threads T]: the synchronous CPU client
-  // (hhlo/program/tune.h); the convolutions as oneDNN's kernel on T threads (hhlo/session.h).
+  // --median N [--execution sync] [--onednn-threads T] [--onednn-ops conv|dot|both]: the
+  // synchronous CPU client (hhlo/program/tune.h); the convolutions and/or dot_generals as
+  // oneDNN's kernels on T threads (hhlo/session.h).
   if (std::optional<MedianMode> m = median_args(argc, argv)) return median_mode(*m);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

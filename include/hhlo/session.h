@@ -19,18 +19,6 @@ namespace hhlo {
 
 class Module;
 
-/// The opt-in oneDNN convolutions of a Session (PrepareOptions::onednn_convolution and
-/// onednn_threads, hhlo/program/program.h): every program the session compiles, built ones (a
-/// Trainer's step) included, has the f32 convolutions oneDNN serves run as its kernel. Faster
-/// only where measured (docs/benchmarks.md "oneDNN convolutions").
-struct OneDnnConvolutions {
-  /// Rewrite the convolutions (the client must have the kernel registered:
-  /// register_onednn_kernels, hhlo/onednn/kernels.h, library hhlo_onednn).
-  bool enabled = false;
-  /// OpenMP threads of each call: 0 oneDNN's default (every core), 1 the calling thread alone.
-  int threads = 0;
-};
-
 /// A client plus two caches of compiled executables keyed by program text and compile options:
 /// one in memory (running the same program twice compiles it once per process) and the
 /// persistent CompileCache on disk (a later process loads the executable instead of compiling).
@@ -43,12 +31,15 @@ class Session {
   /// extension, registers JAX's LAPACK custom-call targets first (register_jax_cpu_kernels,
   /// hhlo/lapack/kernels.h), so `jax.export`ed linear algebra runs. Throws what
   /// register_jax_cpu_kernels throws.
-  /// With `onednn.enabled`, every program it compiles has its convolutions rewritten for oneDNN
-  /// (OneDnnConvolutions; part of each program's disk-cache key); throws hhlo::Error when
-  /// onednn.threads < 0.
+  /// With `onednn` (opt-in, faster only where measured: docs/benchmarks.md "oneDNN kernels"),
+  /// every program it compiles, built ones (a Trainer's step) included, has the f32
+  /// convolutions and/or dot_generals oneDNN serves run as its kernels (PrepareOptions::onednn,
+  /// hhlo/program/onednn_rewrite.h; part of each program's disk-cache key; the client must have
+  /// the kernels registered: register_onednn_kernels, hhlo/onednn/kernels.h, library
+  /// hhlo_onednn); throws hhlo::Error when onednn.threads < 0.
   explicit Session(Client client,
                    CompileCacheOptions disk_cache = CompileCacheOptions::from_environment(),
-                   OneDnnConvolutions onednn = {});
+                   OneDnnOps onednn = {});
   const Client& client() const { return client_; }
   /// The disk cache in use.
   const CompileCache& disk_cache() const { return disk_; }
@@ -105,7 +96,7 @@ class Session {
   /// The choice `hhlo tune` (hhlo/program/tune.h) remembered for the program, options and
   /// argument types of the last executable this session compiled or loaded, whose XLA options and
   /// loop unrolling it was compiled with; nullopt when none was remembered (the defaults). Its
-  /// oneDNN convolutions are not applied: the session's own OneDnnConvolutions decide them. A
+  /// oneDNN rewrites are not applied: the session's own OneDnnOps decide them. A
   /// choice is looked up in the disk cache under the program's source key with the options given to
   /// compile/run, and used only when tuned on a client like this one
   /// (CompileCache::client_identity); a damaged one gives one warning line on stderr and is
@@ -154,7 +145,7 @@ class Session {
 
   Client client_;
   CompileCache disk_;
-  OneDnnConvolutions onednn_;
+  OneDnnOps onednn_;
   CacheOutcome last_ = CacheOutcome::disabled;
   std::size_t programs_read_ = 0;
   std::optional<TunedChoice> last_tuned_;

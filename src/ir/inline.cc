@@ -59,8 +59,9 @@ void explicit_defaults(OpState& st) {
 
 class Inliner {
  public:
-  Inliner(Func& dest, const Module& source, const InlineRewrite* rewrite = nullptr)
-      : dest_(dest), source_(source), rewrite_(rewrite) {}
+  Inliner(Func& dest, const Module& source, const InlineRewrite* rewrite = nullptr,
+          RewriteScope scope = RewriteScope::bodies)
+      : dest_(dest), source_(source), rewrite_(rewrite), scope_(scope) {}
 
   std::vector<Value> call(std::string_view callee, const std::vector<Value>& args) {
     const Func* f = source_.find(callee);
@@ -144,7 +145,9 @@ class Inliner {
         for (size_t i = 0; i < res.size(); ++i) map[op->result(i).id()] = res[i];
         continue;
       }
-      if (body && rewritten(*op, operands, map)) continue;
+      bool terminator = op->name() == "stablehlo.return";
+      bool consult = body || (scope_ == RewriteScope::regions_too && !terminator);
+      if (consult && rewritten(*op, operands, map)) continue;
       OpState st;
       st.name = op->name();
       st.operands = std::move(operands);
@@ -162,7 +165,6 @@ class Inliner {
           block(*src, map, End::region_return);
         }));
       }
-      bool terminator = op->name() == "stablehlo.return";
       std::vector<Value> operands_copy = terminator ? st.operands : std::vector<Value>{};
       std::vector<Value> res = dest_.append(std::move(st));
       for (size_t i = 0; i < res.size(); ++i) map[op->result(i).id()] = res[i];
@@ -231,6 +233,7 @@ class Inliner {
   Func& dest_;
   const Module& source_;
   const InlineRewrite* rewrite_;
+  RewriteScope scope_;
   std::vector<const Func*> stack_;
   // True while a region is inlined in place: constants from outside it are copied (region()).
   bool outer_constants_ = false;
@@ -245,9 +248,10 @@ std::vector<Value> inline_call(Func& dest, const Module& source, std::string_vie
 }
 
 std::vector<Value> inline_call(Func& dest, const Module& source, std::string_view callee,
-                               const std::vector<Value>& args, const InlineRewrite& rewrite) {
+                               const std::vector<Value>& args, const InlineRewrite& rewrite,
+                               RewriteScope scope) {
   dest.check_operands("inline_call", args);
-  return Inliner(dest, source, &rewrite).call(callee, args);
+  return Inliner(dest, source, &rewrite, scope).call(callee, args);
 }
 
 std::vector<Value> inline_region(Func& dest, const Module& source, const Block& block,

@@ -7,7 +7,8 @@
 
 namespace hhlo::detail {
 
-Module copy_main(const Module& module, const InlineRewrite& rewrite, std::string_view who) {
+Module copy_main(const Module& module, const InlineRewrite& rewrite, std::string_view who,
+                 RewriteScope scope) {
   const Func* main = module.find("main");
   if (!main || !main->returned())
     throw Error(fmt::format("{}: the module has no @main that returns", who));
@@ -20,7 +21,8 @@ Module copy_main(const Module& module, const InlineRewrite& rewrite, std::string
   for (size_t i = 0; i < main->args().size(); ++i)
     for (const NamedAttr& a : main->arg_attrs(i)) f.set_arg_attr(i, a);
   // At the entry's own func.return location (ret would record this file's).
-  f.ret_at(inline_call(f, module, "main", f.args(), rewrite), main->body().ops().back()->loc());
+  f.ret_at(inline_call(f, module, "main", f.args(), rewrite, scope),
+           main->body().ops().back()->loc());
   for (size_t i = 0; i < main->result_types().size(); ++i)
     for (const NamedAttr& a : main->result_attrs(i)) f.set_result_attr(i, a);
   return out;

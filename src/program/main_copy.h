@@ -13,9 +13,10 @@ namespace hhlo::detail {
 
 /// A module with `module`'s name, attributes and meshes, whose one function `@main` is
 /// `module`'s `@main` inlined (every func.call too) with `rewrite` consulted for each op of its
-/// body, its argument and result attributes, function attributes and return location kept.
-/// Throws hhlo::Error naming `who` when the module has no `@main` that returns, and what
-/// inline_call throws.
-Module copy_main(const Module& module, const InlineRewrite& rewrite, std::string_view who);
+/// body (and, with `scope` regions_too, of its regions), its argument and result attributes,
+/// function attributes and return location kept. Throws hhlo::Error naming `who` when the module
+/// has no `@main` that returns, and what inline_call throws.
+Module copy_main(const Module& module, const InlineRewrite& rewrite, std::string_view who,
+                 RewriteScope scope = RewriteScope::bodies);
 
 }  // namespace hhlo::detail

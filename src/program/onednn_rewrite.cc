@@ -1,6 +1,6 @@
-// The opt-in rewrite of convolutions into oneDNN's (hhlo/program/onednn_rewrite.h): @main copied
-// through inline_call with a rewrite that swaps each convolution oneDNN serves for a call of
-// `hhlo_onednn_convolution` carrying the dimension numbers and window as i64 arrays.
+// The opt-in rewrite into oneDNN's kernels (hhlo/program/onednn_rewrite.h): @main copied through
+// inline_call with a rewrite, consulted inside regions too (a scan's body), that swaps each
+// convolution and dot_general oneDNN serves for a call of its kernel (onednn_calls.h).
 #include "hhlo/program/onednn_rewrite.h"
 
 #include <fmt/format.h>
@@ -13,126 +13,69 @@
 #include "hhlo/ir/inline.h"
 #include "hhlo/program/program.h"
 #include "main_copy.h"
+#include "onednn_calls.h"
 
 namespace hhlo {
-namespace {
 
-constexpr const char* kTarget = "hhlo_onednn_convolution";
+namespace detail {
 
-/// The i64 array attribute `name` of `op`, or `n` ones when the printer left it out (its default).
-std::vector<int64_t> i64s(const Op& op, std::string_view name, size_t n) {
-  const Attribute* a = op.attr(name);
-  const auto* v = a ? a->get_if<I64ArrayAttr>() : nullptr;
-  return v ? v->values : std::vector<int64_t>(n, 1);
-}
-
-/// The integer attribute `name` of `op`, or 1 (the group counts' default).
-int64_t int_attr(const Op& op, std::string_view name) {
-  const Attribute* a = op.attr(name);
-  const auto* v = a ? a->get_if<IntAttr>() : nullptr;
-  return v ? v->value : 1;
-}
-
-/// A convolution's window as the kernel takes it.
-struct Window {
-  std::vector<int64_t> strides, low, high, dilation;
-  int64_t groups = 1;
-};
-
-/// Why oneDNN cannot run `op` as the spec defines it; empty when it can (then `w` is filled).
-std::string unsupported(const Op& op, Window& w) {
-  for (Value v : op.operands())
-    if (v.dtype() != DType::f32) return fmt::format("a {} operand", dtype_name(v.dtype()));
-  if (op.result(0).dtype() != DType::f32) return "a result that is not f32";
-  const auto* dn = op.attr("dimension_numbers")->get_if<ConvDimensionNumbers>();
-  size_t n = dn->input_spatial_dimensions.size();
-  if (n < 1 || n > 3) return fmt::format("{} spatial dimensions", n);
-  for (int64_t d : i64s(op, "lhs_dilation", n))
-    if (d != 1) return "lhs dilation (a transposed convolution)";
-  if (const Attribute* r = op.attr("window_reversal"))
-    if (const auto* b = r->get_if<BoolArrayAttr>())
-      for (bool x : b->values)
-        if (x) return "window reversal";
-  if (int_attr(op, "batch_group_count") != 1) return "batch_group_count > 1";
-  w.strides = i64s(op, "window_strides", n);
-  w.dilation = i64s(op, "rhs_dilation", n);
-  w.groups = int_attr(op, "feature_group_count");
-  const Attribute* padding = op.attr("padding");
-  std::vector<int64_t> pad = padding ? padding->get_if<DenseAttr>()->array->to_vector<int64_t>()
-                                     : std::vector<int64_t>(2 * n, 0);
-  for (size_t i = 0; i + 1 < pad.size(); i += 2) {
-    if (pad[i] < 0 || pad[i + 1] < 0) return "negative padding";
-    w.low.push_back(pad[i]);
-    w.high.push_back(pad[i + 1]);
-  }
-  return "";
-}
-
-/// [a, b, rest...] as one vector.
-std::vector<int64_t> order(int64_t a, int64_t b, const std::vector<int64_t>& rest) {
-  std::vector<int64_t> o = {a, b};
-  o.insert(o.end(), rest.begin(), rest.end());
-  return o;
-}
-
-/// The call of the oneDNN kernel standing for convolution `op` with window `w`.
-Value onednn_call(Func& f, const Op& op, const std::vector<Value>& operands, const Window& w,
-                  int threads) {
-  const auto& dn = *op.attr("dimension_numbers")->get_if<ConvDimensionNumbers>();
-  DictAttr config;
-  auto add = [&](const char* name, std::vector<int64_t> v) {
-    config.entries.emplace_back(name, I64ArrayAttr{std::move(v)});
-  };
-  add("input_dims",
-      order(dn.input_batch_dimension, dn.input_feature_dimension, dn.input_spatial_dimensions));
-  add("kernel_dims", order(dn.kernel_output_feature_dimension, dn.kernel_input_feature_dimension,
-                           dn.kernel_spatial_dimensions));
-  add("output_dims",
-      order(dn.output_batch_dimension, dn.output_feature_dimension, dn.output_spatial_dimensions));
-  add("window_strides", w.strides);
-  add("padding_low", w.low);
-  add("padding_high", w.high);
-  add("rhs_dilation", w.dilation);
-  config.entries.emplace_back("feature_group_count", IntAttr{w.groups});
-  config.entries.emplace_back("threads", IntAttr{threads});
-  // The attributes custom_call (hhlo/ir/ops.h) gives a typed-FFI call, at the convolution's own
-  // location (the builder would record this file's).
-  std::vector<NamedAttr> attrs = {{"call_target_name", StringAttr{kTarget}},
+Value onednn_kernel_call(const Op& op, const std::vector<Value>& operands, const char* target,
+                         DictAttr config) {
+  // The attributes custom_call (hhlo/ir/ops.h) gives a typed-FFI call, at the op's own location
+  // (the builder would record this file's).
+  std::vector<NamedAttr> attrs = {{"call_target_name", StringAttr{target}},
                                   {"api_version", i32_attr(4)},
                                   {"has_side_effect", BoolAttr{false}},
                                   {"backend_config", std::move(config)}};
-  return f.append({"stablehlo.custom_call",
-                   operands,
-                   {op.result(0).type()},
-                   std::move(attrs),
-                   {},
-                   op.loc()})[0];
+  return operands.at(0).func().append({"stablehlo.custom_call",
+                                       operands,
+                                       {op.result(0).type()},
+                                       std::move(attrs),
+                                       {},
+                                       op.loc()})[0];
 }
+
+}  // namespace detail
+
+namespace {
 
 bool partitioned(const Module& m) { return num_partitions_of(m) > 1 || !m.meshes().empty(); }
 
 }  // namespace
 
-OneDnnRewrite rewrite_convolutions_for_onednn(const Module& module, int threads) {
-  if (threads < 0)
+std::string OneDnnOps::describe() const {
+  std::string s = convolution && dot_general ? "convolutions and dot_generals"
+                  : convolution              ? "convolutions"
+                  : dot_general              ? "dot_generals"
+                                             : "nothing";
+  if (threads == 0) return s;
+  return fmt::format("{} ({} thread{})", s, threads, threads == 1 ? "" : "s");
+}
+
+OneDnnRewrite rewrite_for_onednn(const Module& module, const OneDnnOps& ops) {
+  if (ops.threads < 0)
     throw Error(fmt::format(
-        "rewrite_convolutions_for_onednn: threads is {}; give 0 (oneDNN's default) or a count",
-        threads));
+        "rewrite_for_onednn: threads is {}; give 0 (oneDNN's default) or a count", ops.threads));
   OneDnnRewrite r;
   bool rewrite = !partitioned(module);
   InlineRewrite swap =
       [&](const Op& op, const std::vector<Value>& operands) -> std::optional<std::vector<Value>> {
-    if (op.name() != "stablehlo.convolution") return std::nullopt;
-    Window w;
-    std::string why = rewrite ? unsupported(op, w) : "a partitioned module";
-    if (!why.empty()) {
-      if (r.kept++ == 0) r.first_kept_reason = why;
+    bool conv = ops.convolution && op.name() == "stablehlo.convolution";
+    bool dot = ops.dot_general && op.name() == "stablehlo.dot_general";
+    if (!conv && !dot) return std::nullopt;
+    std::string why = "a partitioned module";
+    std::optional<Value> call;
+    if (rewrite)
+      call = conv ? detail::onednn_convolution_call(op, operands, ops.threads, why)
+                  : detail::onednn_matmul_call(op, operands, ops.threads, why);
+    if (!call) {
+      if (r.kept++ == 0) r.first_kept_reason = fmt::format("{}: {}", op.name().substr(10), why);
       return std::nullopt;
     }
     ++r.rewritten;
-    return std::vector<Value>{onednn_call(operands.at(0).func(), op, operands, w, threads)};
+    return std::vector<Value>{*call};
   };
-  r.module = detail::copy_main(module, swap, "rewrite_convolutions_for_onednn");
+  r.module = detail::copy_main(module, swap, "rewrite_for_onednn", RewriteScope::regions_too);
   return r;
 }
 

@@ -233,8 +233,8 @@ PreparedProgram prepare_program(Program program, const PrepareOptions& options) 
     p.loops_kept = r.kept;
     p.loops_kept_reason = std::move(r.first_kept_reason);
   }
-  if (o.onednn_convolution) {
-    OneDnnRewrite r = rewrite_convolutions_for_onednn(p.module, o.onednn_threads);
+  if (o.onednn.any()) {
+    OneDnnRewrite r = rewrite_for_onednn(p.module, o.onednn);
     p.module = std::move(r.module);
     p.onednn_rewritten = r.rewritten;
     p.onednn_kept = r.kept;

@@ -120,8 +120,9 @@ std::string source_key(std::string_view bytes, int vjp_order, const PrepareOptio
   field(in, "arg-types", prepare.arg_types ? types_to_string(*prepare.arg_types) : "none");
   // Keys of programs without oneDNN unchanged; with it, the calls' thread count (an attribute of
   // every kernel call) is part of the program.
-  if (prepare.onednn_convolution)
-    field(in, "onednn-convolution", "threads=" + std::to_string(prepare.onednn_threads));
+  std::string threads = "threads=" + std::to_string(prepare.onednn.threads);
+  if (prepare.onednn.convolution) field(in, "onednn-convolution", threads);
+  if (prepare.onednn.dot_general) field(in, "onednn-dot-general", threads);
   if (prepare.unroll_loops != 0) field(in, "unroll-loops", std::to_string(prepare.unroll_loops));
   field(in, "options", serialize_compile_options(options));
   // The program's bytes (megabytes: JAX's constants) hashed where they lie, not copied.

@@ -50,8 +50,8 @@ double median(std::vector<double>& us) {
   return n % 2 ? us[n / 2] : (us[n / 2 - 1] + us[n / 2]) / 2;
 }
 
-/// `program` with the rewrites of `c`: its loops unrolled (unroll_loops), then its convolutions
-/// rewritten for oneDNN (onednn_convolution, on onednn_threads).
+/// `program` with the rewrites of `c`: its loops unrolled (unroll_loops), then its ops rewritten
+/// for oneDNN (c.onednn).
 PreparedProgram rewritten(const PreparedProgram& program, const TunedChoice& c) {
   PreparedProgram p;
   static_cast<PreparedFacts&>(p) = program;
@@ -63,8 +63,8 @@ PreparedProgram rewritten(const PreparedProgram& program, const TunedChoice& c) 
     p.loops_kept = u.kept;
     m = &u.module;
   }
-  if (c.onednn_convolution) {
-    OneDnnRewrite r = rewrite_convolutions_for_onednn(*m, c.onednn_threads);
+  if (c.onednn.any()) {
+    OneDnnRewrite r = rewrite_for_onednn(*m, c.onednn);
     p.onednn_rewritten = r.rewritten;
     p.onednn_kept = r.kept;
     p.module = std::move(r.module);
@@ -74,12 +74,16 @@ PreparedProgram rewritten(const PreparedProgram& program, const TunedChoice& c) 
   return p;
 }
 
-/// Whether the rewrites of `c` change `program` (a loop unrolled, a convolution rewritten).
+/// Whether the rewrites of `c` change `program` (a loop unrolled; an op of each kind it names
+/// rewritten for oneDNN).
 bool changes(const PreparedProgram& program, const TunedChoice& c) {
   if (c.unroll_loops != 0 && unroll_loops(program.module, c.unroll_loops).unrolled == 0)
     return false;
-  if (c.onednn_convolution &&
-      rewrite_convolutions_for_onednn(program.module, c.onednn_threads).rewritten == 0)
+  if (c.onednn.convolution &&
+      rewrite_for_onednn(program.module, {.convolution = true}).rewritten == 0)
+    return false;
+  if (c.onednn.dot_general &&
+      rewrite_for_onednn(program.module, {.dot_general = true}).rewritten == 0)
     return false;
   return true;
 }
@@ -96,14 +100,15 @@ struct Bench {
   Clock::time_point start;
   /// The defaults' outputs, the reference every candidate agrees with.
   std::vector<Array> reference;
-  /// The program as each candidate's rewrites make it (loops unrolled, convolutions for oneDNN),
-  /// by (unroll factor, oneDNN threads or -1), made on first use.
-  std::map<std::pair<int, int>, PreparedProgram> variants;
+  /// The program as each candidate's rewrites make it (loops unrolled, ops for oneDNN), by
+  /// (unroll factor, oneDNN convolutions, dot_generals, threads), made on first use.
+  std::map<std::tuple<int, bool, bool, int>, PreparedProgram> variants;
 
   /// The program `c` runs: `program`, or its variant with c's rewrites.
   const PreparedProgram& program_of(const TunedChoice& c) {
-    if (c.unroll_loops == 0 && !c.onednn_convolution) return program;
-    std::pair<int, int> key{c.unroll_loops, c.onednn_convolution ? c.onednn_threads : -1};
+    if (c.unroll_loops == 0 && !c.onednn.any()) return program;
+    std::tuple<int, bool, bool, int> key{c.unroll_loops, c.onednn.convolution, c.onednn.dot_general,
+                                         c.onednn.threads};
     auto it = variants.find(key);
     if (it == variants.end()) it = variants.emplace(key, rewritten(program, c)).first;
     return it->second;
@@ -217,15 +222,11 @@ void keep_faster(const TuneTiming& t, TuneResult& result) {
 
 std::string TunedChoice::describe() const {
   std::string s = synchronous ? "execution sync" : "execution async";
-  if (xla_options.empty() && !onednn_convolution && unroll_loops == 0) return s + " (defaults)";
+  if (xla_options.empty() && !onednn.any() && unroll_loops == 0) return s + " (defaults)";
   for (const auto& [name, value] : xla_options)
     s += fmt::format(", {}={}", name, value_text(value));
   if (unroll_loops != 0) s += fmt::format(", loops unrolled by up to {}", unroll_loops);
-  if (!onednn_convolution) return s;
-  s += ", oneDNN convolutions";
-  return onednn_threads == 0
-             ? s
-             : fmt::format("{} ({} thread{})", s, onednn_threads, onednn_threads == 1 ? "" : "s");
+  return onednn.any() ? s + ", oneDNN " + onednn.describe() : s;
 }
 
 CompileOptions TunedChoice::apply(CompileOptions base) const {
@@ -235,10 +236,7 @@ CompileOptions TunedChoice::apply(CompileOptions base) const {
 
 PrepareOptions TunedChoice::with_rewrites(PrepareOptions base) const {
   if (unroll_loops != 0) base.unroll_loops = unroll_loops;
-  if (onednn_convolution) {
-    base.onednn_convolution = true;
-    base.onednn_threads = onednn_threads;
-  }
+  if (onednn.any()) base.onednn = onednn;
   return base;
 }
 
@@ -270,16 +268,24 @@ TuneResult tune(const PreparedProgram& program, const std::vector<Array>& args,
         fmt::format("tune: max_calls is {}; at least 3 calls are timed", options.max_calls));
   Bench b{program, args, base, options, {}, make_client, Clock::now(), {}};
   // The rewrites that change this program: each a candidate over the choice so far.
-  std::vector<int> factors, threads;
+  std::vector<int> factors;
   for (int f : options.unroll_factors)
     if (changes(program, TunedChoice{.unroll_loops = f})) factors.push_back(f);
+  std::vector<OneDnnOps> onednn;
   if (options.try_onednn)
     for (int t : options.onednn_threads)
-      if (changes(program, TunedChoice{.onednn_convolution = true, .onednn_threads = t}))
-        threads.push_back(t);
+      for (OneDnnOps ops : {OneDnnOps{.convolution = true, .threads = t},
+                            OneDnnOps{.dot_general = true, .threads = t},
+                            OneDnnOps{.convolution = true, .dot_general = true, .threads = t}})
+        if (changes(program, TunedChoice{.onednn = ops})) onednn.push_back(ops);
   TuneResult result;
-  std::size_t left =
-      1 + (options.try_sync ? 1 : 0) + options.option_sets.size() + factors.size() + threads.size();
+  // The rewrites under each mode: what they change is not what the mode changes (oneDNN's
+  // OpenMP threads contend with the asynchronous client's pool: a batch-64 MLP took 209 us async
+  // and 66 us sync with oneDNN's dots, the modes within 3% without), so the mode chosen without
+  // them is no guide.
+  std::size_t modes = options.try_sync ? 2 : 1;
+  std::size_t left = 1 + (options.try_sync ? 1 : 0) + options.option_sets.size() +
+                     modes * (factors.size() + onednn.size());
   TuneTiming defaults = measure_in_budget(b, TunedChoice{}, left--, result);
   result.default_median_us = result.choice_median_us = defaults.median_us;
   if (options.try_sync)
@@ -289,20 +295,24 @@ TuneResult tune(const PreparedProgram& program, const std::vector<Array>& args,
     keep_faster(
         measure_in_budget(b, {.synchronous = synchronous, .xla_options = set}, left--, result),
         result);
-  // Each unrolling, then each oneDNN thread count, over the choice before them (not over one
-  // another: one of each kind is kept).
+  // `c` under the mode chosen so far, then under the other one.
+  auto in_each_mode = [&](TunedChoice c) {
+    for (std::size_t m = 0; m < modes; ++m, c.synchronous = !c.synchronous)
+      keep_faster(measure_in_budget(b, c, left--, result), result);
+  };
+  // Each unrolling, then each oneDNN rewrite, over the choice before them (not over one another:
+  // one of each kind is kept).
   TunedChoice chosen = result.choice;
   for (int f : factors) {
     TunedChoice c = chosen;
     c.unroll_loops = f;
-    keep_faster(measure_in_budget(b, c, left--, result), result);
+    in_each_mode(c);
   }
   chosen = result.choice;
-  for (int t : threads) {
+  for (const OneDnnOps& ops : onednn) {
     TunedChoice c = chosen;
-    c.onednn_convolution = true;
-    c.onednn_threads = t;
-    keep_faster(measure_in_budget(b, c, left--, result), result);
+    c.onednn = ops;
+    in_each_mode(c);
   }
   return result;
 }
@@ -380,13 +390,14 @@ RememberedChoice remembered_from(const nlohmann::json& j) {
     if (name.empty()) throw Error("an XLA option without a name");
     r.choice.xla_options[name] = value_from(value);
   }
-  r.choice.onednn_convolution = j.value("onednn_convolution", false);  // absent in older records
-  r.choice.onednn_threads = j.value("onednn_threads", 0);
+  r.choice.onednn.convolution = j.value("onednn_convolution", false);  // absent in older records
+  r.choice.onednn.dot_general = j.value("onednn_dot_general", false);
+  r.choice.onednn.threads = j.value("onednn_threads", 0);
   r.choice.unroll_loops = j.value("unroll_loops", 0);
   if (r.choice.unroll_loops < 0 || r.choice.unroll_loops == 1)
     throw Error(fmt::format("unroll_loops {}", r.choice.unroll_loops));
-  if (r.choice.onednn_threads < 0)
-    throw Error(fmt::format("onednn_threads {}", r.choice.onednn_threads));
+  if (r.choice.onednn.threads < 0)
+    throw Error(fmt::format("onednn_threads {}", r.choice.onednn.threads));
   r.client = j.at("client").get<std::string>();
   r.median_us = j.at("median_us").get<double>();
   r.default_median_us = j.at("default_median_us").get<double>();
@@ -418,8 +429,9 @@ bool remember_tuned(CompileCache& cache, const std::string& key, const std::stri
   nlohmann::json j = {{"format", "hhlo-tuned-1"},
                       {"execution", result.choice.synchronous ? "sync" : "async"},
                       {"xla_options", options},
-                      {"onednn_convolution", result.choice.onednn_convolution},
-                      {"onednn_threads", result.choice.onednn_threads},
+                      {"onednn_convolution", result.choice.onednn.convolution},
+                      {"onednn_dot_general", result.choice.onednn.dot_general},
+                      {"onednn_threads", result.choice.onednn.threads},
                       {"unroll_loops", result.choice.unroll_loops},
                       {"client", client},
                       {"median_us", result.choice_median_us},

@@ -15,7 +15,7 @@
 
 namespace hhlo {
 
-Session::Session(Client client, CompileCacheOptions disk_cache, OneDnnConvolutions onednn)
+Session::Session(Client client, CompileCacheOptions disk_cache, OneDnnOps onednn)
     : client_(std::move(client)), disk_(std::move(disk_cache)), onednn_(onednn) {
   if (onednn_.threads < 0)
     throw Error(fmt::format("Session: oneDNN threads {}; give 0 (its default) or a count",
@@ -49,7 +49,7 @@ bool keyed_by_types(const Program& read, const std::string& entry) {
 }
 
 /// `prepare` with the loop unrolling of a tuned choice, if any (a session applies no oneDNN
-/// choice: its convolutions follow its own OneDnnConvolutions).
+/// choice: it follows its own OneDnnOps).
 PrepareOptions with_unrolling(PrepareOptions prepare, const std::optional<TunedChoice>& tuned) {
   if (tuned && tuned->unroll_loops != 0) prepare.unroll_loops = tuned->unroll_loops;
   return prepare;
@@ -68,8 +68,7 @@ PrepareOptions Session::prepare_options(const CompileOptions& o,
           .export_platforms = o.export_platforms,
           .platform = client_.platform_name(),
           .arg_types = std::move(arg_types),
-          .onednn_convolution = onednn_.enabled,
-          .onednn_threads = onednn_.threads};
+          .onednn = onednn_};
 }
 
 std::optional<TunedChoice> Session::find_tuned_choice(std::string_view mlir, int vjp_order,

@@ -3,6 +3,7 @@
 
 #include "hhlo/ir/inline.h"
 #include "hhlo/ir/ops.h"
+#include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
 #include "hhlo/ir/verifier.h"
 
@@ -311,6 +312,48 @@ TEST(Builder, InlineRewriteReplacesOpsAndChecksTheirTypes) {
     return std::vector<Value>{convert(in[0], DType::i32)};
   };
   EXPECT_THROW(inline_call(h, src, "main", h.args(), to_i32), Error);
+}
+
+// With RewriteScope::regions_too the rewrite also sees the ops inside regions (a while loop's
+// body here) and its values are emitted into the region being copied; by default only the
+// function bodies' ops.
+TEST(Builder, InlineRewriteReachesIntoRegionsWhenAsked) {
+  Module src = parse_module(R"(func.func public @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %e = stablehlo.exponential %x : tensor<3xf32>
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %y = %e) : tensor<i32>, tensor<3xf32>
+  cond {
+    %n = stablehlo.constant dense<2> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %z = stablehlo.exponential %y : tensor<3xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %z : tensor<i32>, tensor<3xf32>
+  }
+  return %r#1 : tensor<3xf32>
+})");
+  InlineRewrite to_log = [](const Op& op,
+                            const std::vector<Value>& in) -> std::optional<std::vector<Value>> {
+    if (op.name() != "stablehlo.exponential") return std::nullopt;
+    return std::vector<Value>{log(in[0])};
+  };
+  auto count = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  for (RewriteScope scope : {RewriteScope::bodies, RewriteScope::regions_too}) {
+    Module dst;
+    Func& f = dst.add_func("main", {TensorType{DType::f32, {3}}});
+    f.ret(inline_call(f, src, "main", f.args(), to_log, scope));
+    verify(dst);
+    std::string text = to_mlir(dst);
+    bool all = scope == RewriteScope::regions_too;
+    EXPECT_EQ(count(text, "stablehlo.log"), all ? 2 : 1) << text;
+    EXPECT_EQ(count(text, "stablehlo.exponential"), all ? 0 : 1) << text;
+  }
 }
 
 // inline_region copies a region's ops in place (twice here, chained), the constants it captures

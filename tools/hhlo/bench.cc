@@ -44,10 +44,9 @@ struct BenchOptions {
   std::vector<std::string> inputs, xla_options;
   int iterations = 100, warmup = 5;
   bool json = false;
-  /// --onednn-convolution: PrepareOptions::onednn_convolution, the kernel registered.
-  bool onednn_convolution = false;
-  /// --onednn-threads: PrepareOptions::onednn_threads.
-  int onednn_threads = 0;
+  /// --onednn-convolution, --onednn-dot-general, --onednn-threads: PrepareOptions::onednn, the
+  /// kernels registered.
+  OneDnnOps onednn;
   /// --unroll-loops: PrepareOptions::unroll_loops.
   int unroll_loops = 0;
 };
@@ -71,8 +70,7 @@ PrepareOptions bench_prepare_options(const BenchOptions& o, const RunInputs& in)
   PrepareOptions p{.entry = o.entry,
                    .export_platforms = split_list(o.export_platforms),
                    .platform = o.platform,
-                   .onednn_convolution = o.onednn_convolution,
-                   .onednn_threads = o.onednn_threads,
+                   .onednn = o.onednn,
                    .unroll_loops = o.unroll_loops};
   if (!o.inputs.empty()) {
     std::vector<TensorType> types;
@@ -170,7 +168,7 @@ int run_bench(const BenchOptions& o) {
   std::vector<Array>& inputs = in.inputs;
   if (o.platform == "cpu") register_jax_cpu_kernels(client);  // JAX's lapack_*_ffi targets
   print_rewrites(program, in.prepare);
-  if (in.prepare.onednn_convolution) register_onednn_kernels(client);
+  if (in.prepare.onednn.any()) register_onednn_kernels(client);
 
   auto t0 = Clock::now();
   LoadedExecutable exe;
@@ -282,7 +280,7 @@ const bool registered = register_command({
       add_timeout_option(sub, o->timeout);
       sub.add_option("--xla-option", o->xla_options, "XLA compile option NAME=VALUE, repeatable")
           ->allow_extra_args(false);
-      add_onednn_option(sub, o->onednn_convolution, o->onednn_threads);
+      add_onednn_option(sub, o->onednn);
       add_unroll_option(sub, o->unroll_loops);
       return [o] { return run_bench(*o); };
     },

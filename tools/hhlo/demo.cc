@@ -1,6 +1,6 @@
 // `hhlo demo [--model mlp|cnn] [--epochs N] [--seed S] [--batch B] [--lr LR] [--save F] [--load F]
 // [--devices N] [--mpi [--mpi-unchecked] [--mpi-timeout S]] [--execution async|sync]
-// [--onednn-convolution [--onednn-threads N]]`: the main job
+// [--onednn-convolution] [--onednn-dot-general] [--onednn-threads N]`: the main job
 // — train a classifier on the UCI digits data through the EDSL, autodiff and the CPU plugin
 // (hhlo::demo::run, src/train/demo.cc). `mpirun -np 4 hhlo demo --mpi` trains data-parallel over 4
 // processes (docs/distributed.md).
@@ -65,19 +65,19 @@ const bool registered = register_command({
       add_execution_option(sub, *execution)->each([execution_given](const std::string&) {
         *execution_given = true;
       });
-      auto onednn = std::make_shared<OneDnnConvolutions>();
-      add_onednn_option(sub, onednn->enabled, onednn->threads);
+      auto onednn = std::make_shared<OneDnnOps>();
+      add_onednn_option(sub, *onednn);
       return [o, mpi, unchecked, timeout, execution, execution_given, onednn] {
         // --mpi on one device defaults to the synchronous client: each step's execution and its
         // allreduce on the calling thread, measured faster on 1, 2 and 4 processes
         // (docs/benchmarks.md, "MPI allreduce across processes").
         if (*mpi && !*execution_given && o->devices == 1) *execution = "sync";
-        // --execution sync or --onednn-convolution: a session of its own (on a synchronous CPU
-        // client; with the convolutions of every step and evaluation as oneDNN's kernel).
+        // --execution sync or --onednn-*: a session of its own (on a synchronous CPU client; with
+        // the convolutions and/or dot_generals of every step and evaluation as oneDNN's kernels).
         std::unique_ptr<Session> own;
-        if (*execution != "async" || onednn->enabled) {
+        if (*execution != "async" || onednn->any()) {
           Client client = Client::create("cpu", execution_options(*execution, "cpu"));
-          if (onednn->enabled) register_onednn_kernels(client);
+          if (onednn->any()) register_onednn_kernels(client);
           own = std::make_unique<Session>(std::move(client),
                                           CompileCacheOptions::from_environment(), *onednn);
         }

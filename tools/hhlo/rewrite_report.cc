@@ -22,8 +22,8 @@ std::vector<std::string> rewrite_lines(const PreparedFacts& program,
     lines.push_back(fmt::format("loops: {} unrolled by up to {}, {} kept{}", program.loops_unrolled,
                                 prepare.unroll_loops, program.loops_kept,
                                 first_kept(program.loops_kept, program.loops_kept_reason)));
-  if (prepare.onednn_convolution)
-    lines.push_back(fmt::format("oneDNN: {} convolution(s) rewritten, {} kept{}",
+  if (prepare.onednn.any())
+    lines.push_back(fmt::format("oneDNN {}: {} rewritten, {} kept{}", prepare.onednn.describe(),
                                 program.onednn_rewritten, program.onednn_kept,
                                 first_kept(program.onednn_kept, program.onednn_kept_reason)));
   return lines;

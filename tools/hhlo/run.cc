@@ -73,7 +73,7 @@ Client client_for_run(const RunOptions& o, int partitions) {
   if (o.platform == "cpu") register_jax_cpu_kernels(client);  // JAX's lapack_*_ffi targets
   for (const std::string& lib : o.custom_call_libraries)
     register_kernel_library(client.plugin(), lib);
-  if (o.onednn_convolution) register_onednn_kernels(client);
+  if (o.onednn.any()) register_onednn_kernels(client);
   return client;
 }
 
@@ -267,7 +267,7 @@ Loaded load_with(const RunOptions& given, RunInputs& in, CompileCache& cache,
   if (tuned) {
     in.options = tuned->choice.apply(in.options);
     in.prepare = tuned->choice.with_rewrites(in.prepare);  // its rewrites in the program stage
-    o.onednn_convolution = in.prepare.onednn_convolution;  // and the oneDNN kernel registered
+    o.onednn = in.prepare.onednn;                          // and the oneDNN kernels registered
     if (o.execution_given)  // --execution wins: the choice in use says so
       tuned->choice.synchronous = o.execution == "sync";
     else

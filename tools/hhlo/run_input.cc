@@ -36,16 +36,25 @@ CLI::Option* add_execution_option(CLI::App& sub, std::string& mode) {
       ->check(CLI::IsMember({"async", "sync"}));
 }
 
-void add_onednn_option(CLI::App& sub, bool& on, int& threads) {
-  CLI::Option* flag =
-      sub.add_flag("--onednn-convolution", on,
+void add_onednn_option(CLI::App& sub, OneDnnOps& ops) {
+  CLI::Option* conv =
+      sub.add_flag("--onednn-convolution", ops.convolution,
                    "Run the f32 convolutions oneDNN serves as oneDNN's kernel (opt-in: faster "
                    "only where measured, docs/benchmarks.md)");
-  sub.add_option("--onednn-threads", threads,
-                 "OpenMP threads of each oneDNN convolution: 0 its default (every core), 1 the "
-                 "calling thread alone (default 0)")
-      ->check(CLI::Range(0, 4096))
-      ->needs(flag);
+  CLI::Option* dot =
+      sub.add_flag("--onednn-dot-general", ops.dot_general,
+                   "Run the f32 dot_generals oneDNN serves as oneDNN's matmul (opt-in: faster "
+                   "only where measured, docs/benchmarks.md)");
+  CLI::Option* threads =
+      sub.add_option("--onednn-threads", ops.threads,
+                     "OpenMP threads of each oneDNN call: 0 its default (every core), 1 the "
+                     "calling thread alone (default 0); needs --onednn-convolution or "
+                     "--onednn-dot-general")
+          ->check(CLI::Range(0, 4096));
+  sub.parse_complete_callback([threads, conv, dot] {
+    if (threads->count() > 0 && conv->count() + dot->count() == 0)
+      throw CLI::RequiresError("--onednn-threads", "--onednn-convolution or --onednn-dot-general");
+  });
 }
 
 void add_unroll_option(CLI::App& sub, int& factor) {
@@ -104,7 +113,7 @@ void add_run_options(CLI::App& sub, RunOptions& o) {
     o.execution_given = true;
   });
   add_timeout_option(sub, o.timeout);
-  add_onednn_option(sub, o.onednn_convolution, o.onednn_threads);
+  add_onednn_option(sub, o.onednn);
   add_unroll_option(sub, o.unroll_loops);
   sub.add_option("--repeat", o.repeat, "Run N more times and print per-call latency min/median")
       ->check(CLI::Range(1, 1000000));
@@ -217,8 +226,7 @@ RunInputs load_run_inputs(const RunOptions& o, CompileCache* cache) {
   in.prepare = {.entry = o.entry,
                 .export_platforms = split_list(o.export_platforms),
                 .platform = o.platform,
-                .onednn_convolution = o.onednn_convolution,
-                .onednn_threads = o.onednn_threads,
+                .onednn = o.onednn,
                 .unroll_loops = o.unroll_loops};
   if (inputs_by_name(o.inputs)) in.io = names_for_inputs(o, in, cache);
   Inputs read = read_inputs(o.inputs, in.io);

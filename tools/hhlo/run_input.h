@@ -42,10 +42,9 @@ struct RunOptions {
   bool json = false;
   /// --vjp-order: for a jax.export artifact, run its k-th VJP (ReadProgramOptions::vjp_order).
   int vjp_order = 0;
-  /// --onednn-convolution: PrepareOptions::onednn_convolution, the kernel registered.
-  bool onednn_convolution = false;
-  /// --onednn-threads: PrepareOptions::onednn_threads.
-  int onednn_threads = 0;
+  /// --onednn-convolution, --onednn-dot-general, --onednn-threads: PrepareOptions::onednn, the
+  /// kernels registered.
+  OneDnnOps onednn;
   /// --unroll-loops: PrepareOptions::unroll_loops.
   int unroll_loops = 0;
 };
@@ -58,10 +57,10 @@ struct RunOptions {
 /// than "cpu" (the CUDA plugin rejects unknown option names) and for an unknown mode.
 std::vector<ClientOption> execution_options(const std::string& mode, const std::string& platform);
 
-/// Adds the `--onednn-convolution` flag to `sub` (PrepareOptions::onednn_convolution: the
-/// convolutions oneDNN serves run as its kernel, kernels/onednn), storing into `on`, and
-/// `--onednn-threads N` (PrepareOptions::onednn_threads, needs the flag), storing into `threads`.
-void add_onednn_option(CLI::App& sub, bool& on, int& threads);
+/// Adds to `sub` the flags `--onednn-convolution` and `--onednn-dot-general` (PrepareOptions::
+/// onednn: the convolutions and dot_generals oneDNN serves run as its kernels, kernels/onednn)
+/// and `--onednn-threads N` (OneDnnOps::threads, needs one of the flags), storing into `ops`.
+void add_onednn_option(CLI::App& sub, OneDnnOps& ops);
 
 /// Adds `--unroll-loops K` to `sub` (PrepareOptions::unroll_loops: counted loops unrolled by up
 /// to K iterations per body, K >= 2), storing into `factor`.

@@ -63,7 +63,7 @@ int run_tune(const TuneCliOptions& t) {
   ClientFactory make_client = [&](bool synchronous) {
     RunOptions c = o;
     c.execution = synchronous ? "sync" : "async";
-    c.onednn_convolution = true;  // the kernel of the oneDNN candidate
+    c.onednn = {.convolution = true, .dot_general = true};  // the oneDNN candidates' kernels
     Client client = client_for_run(c, 1);
     if (identity.empty()) identity = cache.client_identity(client);
     return client;

@@ -39,19 +39,26 @@ namespace hhlo {
 std::vector<Value> inline_call(Func& dest, const Module& source, std::string_view callee,
                                const std::vector<Value>& args);
 
-/// A substitution inline_call consults before copying an op (any op but `func.call`, the
-/// terminators and the ops inside regions): given the source op and its operands, already values
-/// of `dest`, it returns the values `dest` uses for the op's results instead of a copy (emitted by
-/// the rewrite at `dest`'s insertion point, one per result, of the result's type), or
-/// std::nullopt to have the op copied. The autodiff layer recognises JAX's QR this way
-/// (src/autodiff/imported_qr.cc).
+/// A substitution inline_call consults before copying an op (any op but `func.call` and the
+/// terminators; inside regions only with RewriteScope::regions_too): given the source op and its
+/// operands, already values of `dest`, it returns the values `dest` uses for the op's results
+/// instead of a copy (emitted by the rewrite at `dest`'s insertion point, one per result, of the
+/// result's type), or std::nullopt to have the op copied. The autodiff layer recognises JAX's QR
+/// this way (src/autodiff/imported_qr.cc).
 using InlineRewrite = std::function<std::optional<std::vector<Value>>(
     const Op& op, const std::vector<Value>& operands)>;
 
-/// inline_call with `rewrite` consulted for each op of the body. Throws what inline_call throws,
-/// and hhlo::Error naming the op when the rewrite returns the wrong number or types of values.
+/// Where inline_call consults its rewrite: the ops of the inlined function bodies only, or also
+/// the ops inside their regions at any depth (a `stablehlo.while` body, a `case` branch, a
+/// reduction's body), where the rewrite's values are emitted into the region being copied.
+enum class RewriteScope { bodies, regions_too };
+
+/// inline_call with `rewrite` consulted for each op of the body (and, with `scope`
+/// regions_too, of its regions). Throws what inline_call throws, and hhlo::Error naming the op
+/// when the rewrite returns the wrong number or types of values.
 std::vector<Value> inline_call(Func& dest, const Module& source, std::string_view callee,
-                               const std::vector<Value>& args, const InlineRewrite& rewrite);
+                               const std::vector<Value>& args, const InlineRewrite& rewrite,
+                               RewriteScope scope = RewriteScope::bodies);
 
 /// Appends a copy of the ops of region block `block` (the body of a `stablehlo.while`, a
 /// reduction, a branch; of a function of `source`) to `dest`'s insertion block with its

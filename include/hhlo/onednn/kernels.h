@@ -1,7 +1,7 @@
-// oneDNN's convolution as a typed XLA FFI custom call (kernels/onednn, `hhlo_onednn`): the opt-in
-// kernel that hhlo::rewrite_convolutions_for_onednn (hhlo/program/onednn_rewrite.h) substitutes for
-// `stablehlo.convolution` where it applies (issue 26 item 4). oneDNN is Debian's libdnnl (2.6,
-// OpenMP threading), installed by scripts/setup.sh.
+// oneDNN's convolution and matmul as typed XLA FFI custom calls (kernels/onednn, `hhlo_onednn`):
+// the opt-in kernels that hhlo::rewrite_for_onednn (hhlo/program/onednn_rewrite.h) substitutes for
+// `stablehlo.convolution` and `stablehlo.dot_general` where they apply (issue 26). oneDNN is
+// Debian's libdnnl (2.6, OpenMP threading), installed by scripts/setup.sh.
 //
 // Target `hhlo_onednn_convolution`: operands (lhs, rhs) f32, result f32, attributes as the
 // rewrite writes them (every one an i64 array unless said):
@@ -18,6 +18,19 @@
 // reordered to and from them around the call where they differ (for NHWC f32 on AVX-512 only
 // the weights). The primitive is made once per distinct shape, attribute set and thread count
 // and cached for the process; the reordered copies and the scratchpad are per calling thread.
+//
+// Target `hhlo_onednn_matmul`: operands (lhs, rhs) f32, result f32: a dot_general seen as the
+// batched matrix product src [B..., M, K] x weights [B..., K, N] -> dst [B..., M, N] (rank 2 to
+// 12; the rewrite merges each group of free and contracting dimensions into one). Attributes,
+// i64 arrays but the last:
+//   src_dims, src_strides          [B..., M, K] and where each lies in lhs's buffer (elements)
+//   weights_dims, weights_strides  [B..., K, N] and where each lies in rhs's buffer
+//   dst_dims                       [B..., M, N], row-major in the result's buffer
+//   threads: i64, as the convolution's.
+// oneDNN's matmul reads the operands in place (its AVX-512 brgemm kernels take either of the
+// last two dimensions dense); where only its reference implementation takes the strides, the
+// operands are first copied row-major. An operand whose dimensions and strides reach past its
+// buffer, or dimensions that do not chain, are an INVALID_ARGUMENT naming the target.
 #pragma once
 
 #include <string>
@@ -31,7 +44,11 @@ namespace hhlo {
 /// The target name the kernel is registered under and the rewrite emits.
 inline constexpr const char* kOneDnnConvolutionTarget = "hhlo_onednn_convolution";
 
-/// Registers `hhlo_onednn_convolution` with `plugin` for platform "Host" (register_custom_call).
+/// The matmul kernel's target name.
+inline constexpr const char* kOneDnnMatmulTarget = "hhlo_onednn_matmul";
+
+/// Registers `hhlo_onednn_convolution` and `hhlo_onednn_matmul` with `plugin` for platform
+/// "Host" (register_custom_call).
 /// Idempotent. Throws what register_custom_call throws (hhlo::PluginError when the plugin has no
 /// FFI extension).
 void register_onednn_kernels(const Plugin& plugin);

@@ -18,6 +18,7 @@
 #include "hhlo/core/tensor_type.h"
 #include "hhlo/ir/module.h"
 #include "hhlo/program/exported.h"
+#include "hhlo/program/onednn_rewrite.h"
 
 namespace hhlo {
 
@@ -117,14 +118,11 @@ struct PrepareOptions {
   /// checked against its aval). nullopt: the entry is not refined (a dynamic one then fails in
   /// the plugin).
   std::optional<std::vector<TensorType>> arg_types;
-  /// Last, rewrite the convolutions oneDNN serves into calls of its kernel
-  /// (rewrite_convolutions_for_onednn, hhlo/program/onednn_rewrite.h): opt-in, the client must
-  /// have the kernel registered (register_onednn_kernels, hhlo/onednn/kernels.h). Part of the
-  /// source key (hhlo/program/program_cache.h) when set.
-  bool onednn_convolution = false;
-  /// With onednn_convolution: the OpenMP threads oneDNN runs each convolution on (0: its
-  /// default, every core; 1: the calling XLA thread alone). At least 0.
-  int onednn_threads = 0;
+  /// Last, rewrite the convolutions and/or dot_generals oneDNN serves into calls of its kernels,
+  /// on onednn.threads OpenMP threads (rewrite_for_onednn, hhlo/program/onednn_rewrite.h):
+  /// opt-in, the client must have the kernels registered (register_onednn_kernels,
+  /// hhlo/onednn/kernels.h). Part of the source key (hhlo/program/program_cache.h) when set.
+  OneDnnOps onednn;
   /// When 2 or more: unroll `@main`'s counted while loops by up to this many iterations per
   /// body (unroll_loops, hhlo/program/loop_unroll.h), before the oneDNN rewrite; 0: not. Part
   /// of the source key when set.
@@ -150,8 +148,8 @@ struct PreparedFacts {
   /// (Exported::module_kept_var_idx: JAX drops unused inputs from `@main`); empty when every
   /// input is an argument. select_kept selects them.
   std::vector<int64_t> kept_inputs;
-  /// With PrepareOptions::onednn_convolution: the convolutions rewritten and kept (OneDnnRewrite),
-  /// and why the first was kept (empty when none was).
+  /// With PrepareOptions::onednn: the ops rewritten and kept (OneDnnRewrite), and why the first
+  /// was kept (empty when none was).
   int onednn_rewritten = 0, onednn_kept = 0;
   std::string onednn_kept_reason;
   /// With PrepareOptions::unroll_loops: the loops unrolled and kept (LoopUnroll), and why the

@@ -27,26 +27,23 @@ struct TunedChoice {
   bool synchronous = false;
   /// XLA options (DebugOptions fields) set over the caller's CompileOptions::xla_options.
   std::map<std::string, XlaOptionValue> xla_options;
-  /// True: the program's f32 convolutions run as oneDNN's kernel (PrepareOptions::
-  /// onednn_convolution, hhlo/program/onednn_rewrite.h); the client must have it registered
-  /// (register_onednn_kernels, hhlo/onednn/kernels.h). `hhlo run` and `hhlo bench` follow it;
-  /// Session applies only the other fields (its convolutions follow its own OneDnnConvolutions,
-  /// hhlo/session.h).
-  bool onednn_convolution = false;
-  /// With onednn_convolution: the OpenMP threads oneDNN runs each convolution on
-  /// (PrepareOptions::onednn_threads: 0 its default, every core; 1 the calling thread alone).
-  int onednn_threads = 0;
+  /// The program's f32 convolutions and/or dot_generals run as oneDNN's kernels, on
+  /// onednn.threads OpenMP threads (PrepareOptions::onednn, hhlo/program/onednn_rewrite.h); the
+  /// client must have them registered (register_onednn_kernels, hhlo/onednn/kernels.h). `hhlo
+  /// run` and `hhlo bench` follow it; Session applies only the other fields (its programs follow
+  /// its own OneDnnOps, hhlo/session.h).
+  OneDnnOps onednn;
   /// When 2 or more: `@main`'s counted loops unrolled by up to this many iterations per body
   /// (PrepareOptions::unroll_loops, hhlo/program/loop_unroll.h); 0: not.
   int unroll_loops = 0;
 
-  /// "execution sync, xla_cpu_use_xnnpack=false"; "execution async, oneDNN convolutions (1
-  /// thread)"; "execution async (defaults)" when nothing is changed.
+  /// "execution sync, xla_cpu_use_xnnpack=false"; "execution async, oneDNN convolutions and
+  /// dot_generals (1 thread)"; "execution async (defaults)" when nothing is changed.
   std::string describe() const;
   /// `base` with xla_options set over base.xla_options.
   CompileOptions apply(CompileOptions base) const;
-  /// `base` with the choice's program rewrites set: unroll_loops when not 0, the oneDNN
-  /// convolutions (and their threads) when chosen; the others of `base` kept.
+  /// `base` with the choice's program rewrites set: unroll_loops when not 0, the oneDNN ops (and
+  /// their threads) when chosen; the others of `base` kept.
   PrepareOptions with_rewrites(PrepareOptions base) const;
   bool operator==(const TunedChoice&) const = default;
 };
@@ -91,19 +88,22 @@ struct TuneOptions {
   int warmup = 2;
   /// Try the synchronous client (CPU only).
   bool try_sync = true;
-  /// Last, try the chosen candidate with the program's convolutions rewritten for oneDNN, when
-  /// it has one the rewrite serves, once per count of onednn_threads; make_client's clients must
-  /// then have the kernel registered.
+  /// Last, try the chosen candidate with the program's convolutions, its dot_generals, and both,
+  /// rewritten for oneDNN (each where the program has an op the rewrite serves), once per count
+  /// of onednn_threads, each under the chosen execution mode and (try_sync) the other one:
+  /// oneDNN's OpenMP threads contend with the asynchronous client's pool, so the mode chosen
+  /// without oneDNN is no guide. make_client's clients must then have the kernels registered.
   bool try_onednn = false;
-  /// The OpenMP thread counts of oneDNN to try (TunedChoice::onednn_threads), in order: the
+  /// The OpenMP thread counts of oneDNN to try (OneDnnOps::threads), in order: the
   /// calling thread alone (1), which measured fastest inside a training step, where oneDNN's
   /// threads contend with XLA's, and never stalls when another process holds a core; then its
   /// default (0, every core), kept only when more than the noise margin faster (docs/facts.md:
   /// on a shared machine 2 OpenMP threads had rounds of 24 ms for a 77 us call).
   std::vector<int> onednn_threads = {1, 0};
   /// The loop unrolling factors to try (TunedChoice::unroll_loops), each over the choice of the
-  /// mode and option sets, when the program has a loop unroll_loops unrolls: 4 measured 15% faster
-  /// on a 64-step LSTM at batch 1 (docs/benchmarks.md "Tuning"); empty: none.
+  /// mode and option sets and under both modes (try_sync), when the program has a loop unroll_loops
+  /// unrolls: 4 measured 15% faster on a 64-step LSTM at batch 1 (docs/benchmarks.md "Tuning");
+  /// empty: none.
   std::vector<int> unroll_factors = {4};
   /// The option sets to try after the mode (default tune_option_sets()).
   std::vector<std::map<std::string, XlaOptionValue>> option_sets = tune_option_sets();
@@ -118,8 +118,10 @@ struct TuneResult {
   /// Median of the chosen candidate and of the defaults, microseconds.
   double choice_median_us = 0, default_median_us = 0;
   /// Every candidate, in the order tried: the defaults, the synchronous client, then each option
-  /// set under the faster mode, then the choice so far with its loops unrolled (once per factor),
-  /// then (try_onednn) the choice so far with oneDNN convolutions, once per thread count.
+  /// set under the faster mode, then the choice so far with its loops unrolled (once per factor
+  /// and mode),
+  /// then (try_onednn) the choice so far with oneDNN's convolutions, dot_generals, and both,
+  /// once per thread count, each under both modes.
   std::vector<TuneTiming> timings;
 };
 

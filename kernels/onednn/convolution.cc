@@ -4,10 +4,6 @@
 // groups) gets its primitive once, cached for the process; every execution binds the buffers to
 // it and runs it on a stream of the calling thread. Nothing throws into XLA
 // (hhlo::kernel::guarded): a problem oneDNN refuses is an INVALID_ARGUMENT naming the target.
-#include "hhlo/onednn/kernels.h"
-
-#include <omp.h>
-
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -16,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "hhlo/runtime/custom_call.h"
+#include "common.h"
+#include "hhlo/onednn/kernels.h"
 #include "hhlo/runtime/custom_call_kernel.h"
 #include "xla/ffi/api/ffi.h"
 
@@ -24,19 +21,6 @@ namespace ffi = xla::ffi;
 
 namespace hhlo::onednn {
 namespace {
-
-using dims = dnnl::memory::dims;
-
-/// Row-major strides of a tensor of `shape`.
-dims row_major_strides(ffi::Span<const int64_t> shape) {
-  dims s(shape.size());
-  int64_t step = 1;
-  for (size_t i = shape.size(); i-- > 0;) {
-    s[i] = step;
-    step *= shape[i];
-  }
-  return s;
-}
 
 /// The dimensions and strides of a row-major tensor of `shape` in the logical order `order`
 /// (order[k]: the tensor dimension that is oneDNN's k-th).
@@ -70,72 +54,11 @@ dnnl::memory::desc weights(ffi::Span<const int64_t> shape, ffi::Span<const int64
   return dnnl::memory::desc(gd, dnnl::memory::data_type::f32, gs);
 }
 
-dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
-
-/// One tensor as the primitive takes it: ours (row-major, `plain`) and the one oneDNN chose
-/// (`chosen`); a reorder between them when they differ.
-struct Operand {
-  dnnl::memory::desc plain, chosen;
-  std::unique_ptr<dnnl::reorder> reorder;  // plain -> chosen (inputs) or chosen -> plain (output)
-  bool reordered() const { return reorder != nullptr; }
-};
-
-/// One cached problem: its primitive, its three operands and its scratchpad.
-struct Problem {
-  std::unique_ptr<dnnl::convolution_forward> primitive;
-  Operand src, wei, dst;
-  dnnl::memory::desc scratchpad;
-};
-
-/// `o.chosen` from what oneDNN chose, with the reorder when it differs from `o.plain`.
-void choose(Operand& o, const dnnl::memory::desc& chosen, bool input) {
-  o.chosen = chosen;
-  if (chosen == o.plain) return;
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // reorders of these sizes need none
-  o.reorder = std::make_unique<dnnl::reorder>(
-      input ? dnnl::reorder::primitive_desc(engine(), o.plain, engine(), chosen, attr)
-            : dnnl::reorder::primitive_desc(engine(), chosen, engine(), o.plain, attr));
-}
-
-/// The cache key: every number that defines the problem, and the threads it runs on (oneDNN
-/// partitions a primitive's work for the thread count at its creation).
-std::vector<int64_t> key_of(std::initializer_list<ffi::Span<const int64_t>> parts, int64_t groups,
-                            int threads) {
-  std::vector<int64_t> k;
-  for (const auto& p : parts) {
-    k.push_back(static_cast<int64_t>(p.size()));
-    k.insert(k.end(), p.begin(), p.end());
-  }
-  k.push_back(groups);
-  k.push_back(threads);
-  return k;
-}
-
 struct Attrs {
   ffi::Span<const int64_t> input_dims, kernel_dims, output_dims, strides, pad_lo, pad_hi, dilation;
   int64_t groups;
   int64_t threads;
 };
-
-/// OpenMP's thread count of a thread that never set one (OMP_NUM_THREADS, else every core), read
-/// once at registration, before any call of ours sets one.
-int default_threads() {
-  static const int n = omp_get_max_threads();
-  return n;
-}
-
-/// The OpenMP threads this thread's next oneDNN calls use: `threads`, or default_threads() for 0.
-/// OpenMP's count is a per-thread setting (nthreads-var), so this changes nothing for XLA's other
-/// threads, and every call sets it again.
-int use_threads(int64_t threads) {
-  int n = threads > 0 ? static_cast<int>(threads) : default_threads();
-  omp_set_num_threads(n);
-  return n;
-}
 
 /// Whether `order` holds each of 0 .. rank-1 once.
 bool permutation(ffi::Span<const int64_t> order, size_t rank) {
@@ -174,7 +97,7 @@ const Problem& problem(ffi::Span<const int64_t> lhs, ffi::Span<const int64_t> rh
   static std::map<std::vector<int64_t>, Problem> cache;
   std::vector<int64_t> key = key_of({lhs, rhs, out, a.input_dims, a.kernel_dims, a.output_dims,
                                      a.strides, a.pad_lo, a.pad_hi, a.dilation},
-                                    a.groups, threads);
+                                    {a.groups, threads});
   std::lock_guard lock(mu);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
@@ -208,24 +131,6 @@ const Problem& problem(ffi::Span<const int64_t> lhs, ffi::Span<const int64_t> rh
   return cache.emplace(std::move(key), std::move(p)).first->second;
 }
 
-/// Per-thread buffers of the reordered operands and the scratchpad (XLA calls a kernel from
-/// several threads; each keeps its own, grown to the largest problem it ran).
-struct Buffers {
-  std::vector<float> src, wei, dst;
-  std::vector<char> scratch;
-};
-
-/// The memory of operand `o` over `data` (ours), and the one the primitive reads or writes: the
-/// same, or `tmp` (resized) in oneDNN's layout.
-std::pair<dnnl::memory, dnnl::memory> bind_operand(const Operand& o, void* data,
-                                                   std::vector<float>& tmp) {
-  dnnl::memory ours(o.plain, engine(), data);
-  if (!o.reordered()) return {ours, ours};
-  size_t n = o.chosen.get_size() / sizeof(float) + 1;
-  if (tmp.size() < n) tmp.resize(n);
-  return {ours, dnnl::memory(o.chosen, engine(), tmp.data())};
-}
-
 ffi::Error convolution(ffi::Buffer<ffi::F32> lhs, ffi::Buffer<ffi::F32> rhs,
                        ffi::ResultBuffer<ffi::F32> out, ffi::Span<const int64_t> input_dims,
                        ffi::Span<const int64_t> kernel_dims, ffi::Span<const int64_t> output_dims,
@@ -247,21 +152,7 @@ ffi::Error convolution(ffi::Buffer<ffi::F32> lhs, ffi::Buffer<ffi::F32> rhs,
       return ffi::Error::InvalidArgument(std::string(kOneDnnConvolutionTarget) +
                                          ": oneDNN refuses the problem: " + e.what());
     }
-    thread_local dnnl::stream stream(engine());
-    thread_local Buffers b;
-    auto [src_ours, src] = bind_operand(p->src, lhs.typed_data(), b.src);
-    auto [wei_ours, wei] = bind_operand(p->wei, rhs.typed_data(), b.wei);
-    auto [dst_ours, dst] = bind_operand(p->dst, out->typed_data(), b.dst);
-    if (b.scratch.size() < p->scratchpad.get_size()) b.scratch.resize(p->scratchpad.get_size());
-    dnnl::memory pad(p->scratchpad, engine(), b.scratch.data());
-    if (p->src.reordered()) p->src.reorder->execute(stream, src_ours, src);
-    if (p->wei.reordered()) p->wei.reorder->execute(stream, wei_ours, wei);
-    p->primitive->execute(stream, {{DNNL_ARG_SRC, src},
-                                   {DNNL_ARG_WEIGHTS, wei},
-                                   {DNNL_ARG_DST, dst},
-                                   {DNNL_ARG_SCRATCHPAD, pad}});
-    if (p->dst.reordered()) p->dst.reorder->execute(stream, dst, dst_ours);
-    stream.wait();
+    execute(*p, lhs.typed_data(), rhs.typed_data(), out->typed_data());
     return ffi::Error::Success();
   });
 }
@@ -283,15 +174,3 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(hhlo_onednn_convolution_ffi, hhlo::onednn::convolu
                                   .Attr<ffi::Span<const int64_t>>("rhs_dilation")
                                   .Attr<int64_t>("feature_group_count")
                                   .Attr<int64_t>("threads"));
-
-namespace hhlo {
-
-void register_onednn_kernels(const Plugin& plugin) {
-  onednn::default_threads();  // read before any call sets a thread's count
-  register_custom_call(plugin, kOneDnnConvolutionTarget,
-                       reinterpret_cast<void*>(hhlo_onednn_convolution_ffi), "Host");
-}
-
-void register_onednn_kernels(const Client& client) { register_onednn_kernels(client.plugin()); }
-
-}  // namespace hhlo
