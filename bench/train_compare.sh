@@ -18,7 +18,7 @@ for r in $(seq "$ROUNDS"); do
   HHLO_TRAIN_MLIR_MLP="$tmp/jax_mlp.mlir" HHLO_TRAIN_MLIR_CNN="$tmp/jax_cnn.mlir" \
     "$BUILD/bench/hhlo_bench_train" --median 2000 | sed 's/^/ours /'
   # The steps' convolutions as oneDNN's kernel on the calling thread (hhlo/session.h
-  # OneDnnConvolutions; the MLP has none, its line repeats the default step).
+  # OneDnnOps{.convolution = true}; the MLP has none, its line repeats the default step).
   "$BUILD/bench/hhlo_bench_train" --median 2000 --onednn-threads 1 2>/dev/null | grep -v jax_lowered | sed 's/^/ours /'
   for m in mlp cnn; do echo "jax $m $($PY bench/train_jax.py --model $m --epochs 0 --steps 2000 2>/dev/null | tr '\n' ' ')"; done
 done
