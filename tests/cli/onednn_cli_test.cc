@@ -238,9 +238,10 @@ std::vector<std::array<double, 3>> cnn_demo(const std::vector<std::string>& flag
 }
 
 // The CNN demo's steps and evaluations with every convolution as oneDNN's kernel on the calling
-// thread (a Session with OneDnnOps{.convolution = true}: forward and backward ones, 5 per step) train as
-// with XLA's: oneDNN's sums differ from XLA's in the last bits only, so the epoch losses agree
-// to 1e-4 and the accuracies to one image (1/360 of the test set, 1/1437 of the training set).
+// thread (a Session with OneDnnOps{.convolution = true}: forward and backward ones, 5 per step)
+// train as with XLA's: oneDNN's sums differ from XLA's in the last bits only, so the epoch losses
+// agree to 1e-4 and the accuracies to one image (1/360 of the test set, 1/1437 of the training
+// set).
 TEST(OneDnnConvolution, TheCnnDemoTrainsAsWithXlasConvolutions) {
   auto xla = cnn_demo({});
   auto onednn = cnn_demo({"--onednn-convolution", "--onednn-threads", "1"});
