@@ -1,0 +1,129 @@
+// The fork-join team of the matmul kernel (team.h). One call at a time holds the team: the caller
+// publishes the call as one atomic word (a sequence number and the part count), each team thread
+// that sees a new word runs its part if the call has one for it and counts down `pending_`, and
+// the caller, after its own part 0, waits for the count to reach zero. Waits spin briefly (a
+// dot's parts end within microseconds of each other), then sleep on the atomic (a futex).
+#include "team.h"
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace hhlo::onednn {
+namespace {
+
+constexpr int kPartBits = 16;  // the call word's low bits: the call's part count
+constexpr uint64_t kPartMask = (uint64_t{1} << kPartBits) - 1;
+constexpr int kSpins = 2000;  // pause instructions before a wait sleeps: tens of microseconds
+
+/// Whether this thread is running a part (a call from inside one runs its parts itself).
+thread_local bool in_part = false;
+
+/// Waits until `a` holds a value other than `old` and returns it.
+template <typename T>
+T await_change(const std::atomic<T>& a, T old) {
+  for (int i = 0; i < kSpins; ++i) {
+    T v = a.load(std::memory_order_acquire);
+    if (v != old) return v;
+    __builtin_ia32_pause();
+  }
+  for (;;) {
+    a.wait(old, std::memory_order_acquire);
+    T v = a.load(std::memory_order_acquire);
+    if (v != old) return v;
+  }
+}
+
+/// The first exception of the parts of one call.
+class FirstError {
+ public:
+  /// Runs part(i) with `in_part` set, keeping its exception if it is the first.
+  void run(const std::function<void(int)>& part, int i) {
+    in_part = true;
+    try {
+      part(i);
+    } catch (...) {
+      std::lock_guard lock(mu_);
+      if (!error_) error_ = std::current_exception();
+    }
+    in_part = false;
+  }
+  /// Rethrows the kept exception, if any, and forgets it.
+  void rethrow() {
+    std::exception_ptr e;
+    std::swap(e, error_);
+    if (e) std::rethrow_exception(e);
+  }
+
+ private:
+  std::mutex mu_;
+  std::exception_ptr error_;
+};
+
+class Team {
+ public:
+  /// Runs the call on the team; false, having run nothing, when another call holds it.
+  bool try_run(int parts, const std::function<void(int)>& part) {
+    std::unique_lock lock(busy_, std::try_to_lock);
+    if (!lock.owns_lock()) return false;
+    uint64_t before = call_.load(std::memory_order_relaxed);
+    // A thread started now must wait for the word after `before`: were it to read the word
+    // itself, it could read this call's word, already stored, and wait for the next call while
+    // this one waits for its part (the deadlock tests/custom_call/onednn_team_test.cc pins).
+    grow(parts - 1, before);
+    part_ = &part;
+    pending_.store(parts - 1, std::memory_order_relaxed);
+    call_.store((((before >> kPartBits) + 1) << kPartBits) | static_cast<uint64_t>(parts),
+                std::memory_order_release);
+    call_.notify_all();
+    errors_.run(part, 0);
+    for (int left = parts - 1; left != 0;) left = await_change(pending_, left);
+    errors_.rethrow();
+    return true;
+  }
+
+ private:
+  /// Starts team threads until there are `threads`, each waiting for the call after `seen`.
+  void grow(int threads, uint64_t seen) {
+    while (started_ < threads) {
+      std::thread([this, index = started_ + 1, seen] { work(index, seen); }).detach();
+      ++started_;
+    }
+  }
+
+  /// Team thread `index` (its part in every call of more than `index` parts), forever.
+  void work(int index, uint64_t seen) {
+    for (;;) {
+      seen = await_change(call_, seen);
+      if (index >= static_cast<int>(seen & kPartMask)) continue;
+      errors_.run(*part_, index);
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+    }
+  }
+
+  std::mutex busy_;                // held by the call the team runs
+  int started_ = 0;                // team threads started (under busy_)
+  std::atomic<uint64_t> call_{0};  // (sequence << kPartBits) | parts of the latest call
+  std::atomic<int> pending_{0};    // parts of the current call the team has not ended
+  const std::function<void(int)>* part_ = nullptr;  // the current call's parts
+  FirstError errors_;
+};
+
+}  // namespace
+
+void run_parts(int parts, const std::function<void(int)>& part) {
+  if (parts <= 0) return;
+  // Made once, never destroyed: its detached threads wait on it until the process exits.
+  static Team* team = new Team;
+  if (parts > 1 && !in_part && parts <= static_cast<int>(kPartMask) && team->try_run(parts, part))
+    return;
+  FirstError errors;
+  bool outer = in_part;
+  for (int i = 0; i < parts; ++i) errors.run(part, i);
+  in_part = outer;
+  errors.rethrow();
+}
+
+}  // namespace hhlo::onednn
