@@ -82,6 +82,40 @@ const Dot kDots[] = {
      "lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [0]",
      {1, 8, 4},
      16},
+    // Big enough to be cut into parts on two threads (kernels/onednn/matmul.cc): along N in two
+    // equal parts, along N unevenly (64 + 36 columns), along N of transposed weights, along M
+    // (N too narrow), and along the batch (M and N too small).
+    {"split_n",
+     {64, 128},
+     {128, 64},
+     "lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]",
+     {64, 64},
+     128},
+    {"split_n_uneven",
+     {64, 128},
+     {128, 100},
+     "lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]",
+     {64, 100},
+     128},
+    {"split_n_rhs_transposed",
+     {64, 128},
+     {96, 128},
+     "lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1]",
+     {64, 96},
+     128},
+    {"split_m",
+     {256, 256},
+     {256, 10},
+     "lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]",
+     {256, 10},
+     256},
+    {"split_batch",
+     {64, 1, 1024},
+     {64, 1024, 16},
+     "lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], "
+     "lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]",
+     {64, 1, 16},
+     1024},
     // Contracting dimensions 0 and 2 of the lhs do not lie as one: kept, XLA's dot.
     {"kept",
      {3, 4, 5},
@@ -160,9 +194,10 @@ TEST(OneDnnMatmul, GivesXlasValuesOverLayoutsBatchesAndMergedDimensions) {
   ProcessResult r = run_hhlo({"bench", dir + "/p.mlir", "-n", "2", "--onednn-dot-general"},
                              {.env = {"HHLO_COMPILE_CACHE=" + dir + "/cache"}});
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output,
-              HasSubstr("oneDNN dot_generals: 9 rewritten, 1 kept (the first: dot_general: free or "
-                        "contracting dimensions that do not lie as one)"));
+  EXPECT_THAT(
+      r.output,
+      HasSubstr("oneDNN dot_generals: 14 rewritten, 1 kept (the first: dot_general: free or "
+                "contracting dimensions that do not lie as one)"));
 }
 
 // Aᵀ B of A = [[1, 2], [3, 4]], B = [[5, 6], [7, 8]] (the lhs read transposed where it lies):

@@ -26,11 +26,18 @@
 //   src_dims, src_strides          [B..., M, K] and where each lies in lhs's buffer (elements)
 //   weights_dims, weights_strides  [B..., K, N] and where each lies in rhs's buffer
 //   dst_dims                       [B..., M, N], row-major in the result's buffer
-//   threads: i64, as the convolution's.
+//   threads: i64, the threads the call runs on: 0 as many as the convolution's default, n > 0 at
+//     most n, never more than the cores. Not OpenMP's: the call is cut into parts (along N, else
+//     M, else the outermost batch dimension, each part at least some 10^5 multiply-adds), part 0
+//     runs on the calling XLA thread and the others on one fork-join team of the process, shared
+//     by every caller (a caller that finds it busy runs its parts itself); each part is a
+//     one-thread oneDNN matmul. OpenMP teams, one per calling XLA thread, contend for the cores
+//     (docs/facts.md).
 // oneDNN's matmul reads the operands in place (its AVX-512 brgemm kernels take either of the
 // last two dimensions dense); where only its reference implementation takes the strides, the
-// operands are first copied row-major. An operand whose dimensions and strides reach past its
-// buffer, or dimensions that do not chain, are an INVALID_ARGUMENT naming the target.
+// operands are first copied row-major (and the result written row-major and copied into place). An
+// operand whose dimensions and strides reach past its buffer, or dimensions that do not chain, are
+// an INVALID_ARGUMENT naming the target.
 #pragma once
 
 #include <string>

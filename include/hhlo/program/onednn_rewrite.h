@@ -19,9 +19,10 @@ struct OneDnnOps {
   bool convolution = false;
   /// `stablehlo.dot_general` -> `hhlo_onednn_matmul`.
   bool dot_general = false;
-  /// The OpenMP threads oneDNN runs each call on (0: its default, every core or
-  /// OMP_NUM_THREADS; 1: the calling XLA thread alone, which measured fastest inside a training
-  /// step on 2 cores, where oneDNN's threads otherwise contend with XLA's: docs/benchmarks.md).
+  /// The threads each call runs on (0: oneDNN's default, every core or OMP_NUM_THREADS; 1: the
+  /// calling XLA thread alone, which measured fastest for convolutions inside a training step on
+  /// 2 cores, where oneDNN's OpenMP threads otherwise contend with XLA's: docs/benchmarks.md).
+  /// Convolutions run on OpenMP threads, matmuls on the kernel's own team (hhlo/onednn/kernels.h).
   int threads = 0;
   /// Whether it rewrites anything at all.
   bool any() const { return convolution || dot_general; }
