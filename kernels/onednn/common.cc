@@ -3,6 +3,8 @@
 
 #include <omp.h>
 
+#include <unordered_map>
+
 namespace hhlo::onednn {
 
 dnnl::engine& engine() {
@@ -50,34 +52,54 @@ struct Buffers {
   std::vector<char> scratch;
 };
 
-/// The memory of operand `o` over `data` (ours), and the one the primitive reads or writes: the
-/// same, or `tmp` (resized) in the chosen layout.
-std::pair<dnnl::memory, dnnl::memory> bind_operand(const Operand& o, void* data,
-                                                   std::vector<float>& tmp) {
-  dnnl::memory ours(o.plain, engine(), data);
-  if (!o.reordered()) return {ours, ours};
-  size_t n = o.chosen.get_size() / sizeof(float) + 1;
+/// `tmp` grown to hold a tensor of `d`, and its data.
+void* room_for(const dnnl::memory::desc& d, std::vector<float>& tmp) {
+  size_t n = d.get_size() / sizeof(float) + 1;
   if (tmp.size() < n) tmp.resize(n);
-  return {ours, dnnl::memory(o.chosen, engine(), tmp.data())};
+  return tmp.data();
 }
+
+/// One thread's memory objects of one problem, made on its first execution there and kept:
+/// making them costs allocations inside oneDNN, a few microseconds a call, more than a small
+/// dot's work. Each execution only points them at its buffers.
+struct Bound {
+  explicit Bound(const Problem& p)
+      : src_ours(p.src.plain, engine(), nullptr),
+        wei_ours(p.wei.plain, engine(), nullptr),
+        dst_ours(p.dst.plain, engine(), nullptr),
+        src(p.src.reordered() ? dnnl::memory(p.src.chosen, engine(), nullptr) : src_ours),
+        wei(p.wei.reordered() ? dnnl::memory(p.wei.chosen, engine(), nullptr) : wei_ours),
+        dst(p.dst.reordered() ? dnnl::memory(p.dst.chosen, engine(), nullptr) : dst_ours),
+        pad(p.scratchpad, engine(), nullptr),
+        args{{DNNL_ARG_SRC, src},
+             {DNNL_ARG_WEIGHTS, wei},
+             {DNNL_ARG_DST, dst},
+             {DNNL_ARG_SCRATCHPAD, pad}} {}
+  dnnl::memory src_ours, wei_ours, dst_ours;  // over XLA's buffers
+  dnnl::memory src, wei, dst;                 // what the primitive reads and writes
+  dnnl::memory pad;
+  std::unordered_map<int, dnnl::memory> args;
+};
 
 }  // namespace
 
 void execute(const Problem& p, void* lhs, void* rhs, void* out) {
   thread_local dnnl::stream stream(engine());
   thread_local Buffers b;
-  auto [src_ours, src] = bind_operand(p.src, lhs, b.src);
-  auto [wei_ours, wei] = bind_operand(p.wei, rhs, b.wei);
-  auto [dst_ours, dst] = bind_operand(p.dst, out, b.dst);
+  thread_local std::unordered_map<const Problem*, Bound> bound;  // problems live for the process
+  Bound& m = bound.try_emplace(&p, p).first->second;
+  m.src_ours.set_data_handle(lhs);
+  m.wei_ours.set_data_handle(rhs);
+  m.dst_ours.set_data_handle(out);
+  if (p.src.reordered()) m.src.set_data_handle(room_for(p.src.chosen, b.src));
+  if (p.wei.reordered()) m.wei.set_data_handle(room_for(p.wei.chosen, b.wei));
+  if (p.dst.reordered()) m.dst.set_data_handle(room_for(p.dst.chosen, b.dst));
   if (b.scratch.size() < p.scratchpad.get_size()) b.scratch.resize(p.scratchpad.get_size());
-  dnnl::memory pad(p.scratchpad, engine(), b.scratch.data());
-  if (p.src.reordered()) p.src.reorder->execute(stream, src_ours, src);
-  if (p.wei.reordered()) p.wei.reorder->execute(stream, wei_ours, wei);
-  p.primitive->execute(stream, {{DNNL_ARG_SRC, src},
-                                {DNNL_ARG_WEIGHTS, wei},
-                                {DNNL_ARG_DST, dst},
-                                {DNNL_ARG_SCRATCHPAD, pad}});
-  if (p.dst.reordered()) p.dst.reorder->execute(stream, dst, dst_ours);
+  m.pad.set_data_handle(b.scratch.data());
+  if (p.src.reordered()) p.src.reorder->execute(stream, m.src_ours, m.src);
+  if (p.wei.reordered()) p.wei.reorder->execute(stream, m.wei_ours, m.wei);
+  p.primitive->execute(stream, m.args);
+  if (p.dst.reordered()) p.dst.reorder->execute(stream, m.dst, m.dst_ours);
   stream.wait();
 }
 
