@@ -54,7 +54,8 @@ struct Problem {
 
 /// Runs `p` over XLA's buffers on the calling thread's stream: the inputs reordered into
 /// per-thread copies where the primitive takes another layout, the output reordered back, the
-/// scratchpad per thread (a primitive's library-managed scratchpad is not safe across threads,
+/// memory objects kept per thread and problem (`p` must live for the process), the scratchpad
+/// per thread (a primitive's library-managed scratchpad is not safe across threads,
 /// and XLA runs the executions of one executable on any of its threads: docs/facts.md).
 void execute(const Problem& p, void* lhs, void* rhs, void* out);
 
