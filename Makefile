@@ -30,12 +30,12 @@ bench: build
 	@bash bench/run.sh $(BUILD)
 
 # Suites under AddressSanitizer + LeakSanitizer + UBSan (our code instrumented, the plugin not):
-# core, ir, runtime, custom calls, autodiff, nn (docs/reliability.md). One test is left out: it
-# makes the plugin register a second FFI handler for a target, which the plugin leaks inside
-# itself (docs/facts.md); LeakSanitizer cannot tell that from ours by name at -g1.
+# core, ir, runtime, custom calls, autodiff, nn, the oneDNN team (docs/reliability.md). One test
+# is left out: it makes the plugin register a second FFI handler for a target, which the plugin
+# leaks inside itself (docs/facts.md); LeakSanitizer cannot tell that from ours by name at -g1.
 # Debug (assertions on, -O0) with -g1: line tables for ASan's stacks, less compile time
 # than full -g (as `make tsan`).
-ASAN_SUITES := core ir runtime custom_call autodiff nn
+ASAN_SUITES := core ir runtime custom_call autodiff nn onednn
 ASAN_SKIP := CustomCallErrors.PluginKeepsTheFirstHandlerAndIgnoresASecondSilently
 # Suites that hold no PJRT object of their own: leaks inside the plugin's compile are suppressed
 # there (tests/lsan_plugin.supp); runtime and custom_call run with no suppression.
@@ -50,7 +50,7 @@ asan: setup
 	  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 LSAN_OPTIONS=$$supp \
 	  build-asan/tests/hhlo_$${s}_tests --gtest_brief=1 --gtest_filter=-$(ASAN_SKIP); done
 
-# Runtime, session and custom-call suites under ThreadSanitizer (g++; the plugin is not
+# Runtime, session, custom-call and oneDNN-team suites under ThreadSanitizer (g++; the plugin is not
 # instrumented: tests/tsan.supp suppresses reports inside it only, docs/reliability.md).
 # allocator_may_return_null (both sanitizers): an allocation too large fails as without a sanitizer
 # (Faults.DeviceAllocationTooLargeIsAnErrorNotACrash: the plugin's 4 TiB request), no abort.
@@ -58,7 +58,7 @@ asan: setup
 # Soak.* is left out: its 20,000 transfers are each a plugin-side access TSan sees unordered with
 # ours (the plugin's event orders them), each suppressed at the cost of seconds; it runs no thread
 # of ours (it runs under `make asan` and `make test`).
-TSAN_SUITES := runtime session custom_call
+TSAN_SUITES := runtime session custom_call onednn
 tsan: setup
 	@cmake -S . -B build-tsan -G Ninja -DHHLO_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" >/dev/null
