@@ -47,9 +47,9 @@ void add_onednn_option(CLI::App& sub, OneDnnOps& ops) {
                    "only where measured, docs/benchmarks.md)");
   CLI::Option* threads =
       sub.add_option("--onednn-threads", ops.threads,
-                     "OpenMP threads of each oneDNN call: 0 its default (every core), 1 the "
-                     "calling thread alone (default 0); needs --onednn-convolution or "
-                     "--onednn-dot-general")
+                     "Threads of each oneDNN call (convolutions: OpenMP's; dot_generals: the "
+                     "matmul's own team): 0 the default (every core), 1 the calling thread "
+                     "alone (default 0); needs --onednn-convolution or --onednn-dot-general")
           ->check(CLI::Range(0, 4096));
   sub.parse_complete_callback([threads, conv, dot] {
     if (threads->count() > 0 && conv->count() + dot->count() == 0)
