@@ -21,8 +21,8 @@ std::optional<Value> onednn_convolution_call(const Op& op, const std::vector<Val
                                              int threads, std::string& why);
 
 /// The call of `hhlo_onednn_matmul` standing for `stablehlo.dot_general` `op` on `threads`
-/// OpenMP threads; nothing (and `why` set) when oneDNN's matmul cannot run it as the spec
-/// defines it.
+/// threads of the matmul's team (hhlo/onednn/kernels.h); nothing (and `why` set) when oneDNN's
+/// matmul cannot run it as the spec defines it.
 std::optional<Value> onednn_matmul_call(const Op& op, const std::vector<Value>& operands,
                                         int threads, std::string& why);
 

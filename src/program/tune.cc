@@ -280,9 +280,9 @@ TuneResult tune(const PreparedProgram& program, const std::vector<Array>& args,
         if (changes(program, TunedChoice{.onednn = ops})) onednn.push_back(ops);
   TuneResult result;
   // The rewrites under each mode: what they change is not what the mode changes (oneDNN's
-  // OpenMP threads contend with the asynchronous client's pool: a batch-64 MLP took 209 us async
-  // and 66 us sync with oneDNN's dots, the modes within 3% without), so the mode chosen without
-  // them is no guide.
+  // threads contend with the asynchronous client's pool: a batch-64 MLP took 209 us async and 66
+  // us sync with oneDNN's dots on OpenMP, the modes within 3% without), so the mode chosen
+  // without them is no guide.
   std::size_t modes = options.try_sync ? 2 : 1;
   std::size_t left = 1 + (options.try_sync ? 1 : 0) + options.option_sets.size() +
                      modes * (factors.size() + onednn.size());

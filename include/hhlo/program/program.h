@@ -119,7 +119,7 @@ struct PrepareOptions {
   /// the plugin).
   std::optional<std::vector<TensorType>> arg_types;
   /// Last, rewrite the convolutions and/or dot_generals oneDNN serves into calls of its kernels,
-  /// on onednn.threads OpenMP threads (rewrite_for_onednn, hhlo/program/onednn_rewrite.h):
+  /// on onednn.threads threads (rewrite_for_onednn, hhlo/program/onednn_rewrite.h):
   /// opt-in, the client must have the kernels registered (register_onednn_kernels,
   /// hhlo/onednn/kernels.h). Part of the source key (hhlo/program/program_cache.h) when set.
   OneDnnOps onednn;
