@@ -119,7 +119,11 @@ struct Bench {
     if (!c) c = make_client(synchronous);
     return *c;
   }
-  double left_s() const { return options.budget_s - seconds_since(start); }
+  /// Seconds left for the candidates (the confirmation's share kept back).
+  double left_s() const {
+    double keep = options.confirm_rounds > 0 ? options.confirm_share : 0;
+    return options.budget_s * (1 - keep) - seconds_since(start);
+  }
 };
 
 /// The outputs of one call of `exe` on `args`, copied to the host.
@@ -161,6 +165,22 @@ void time_calls(const LoadedExecutable& exe, const std::vector<const Buffer*>& a
   t.median_us = median(us);
 }
 
+/// One candidate compiled on its client, its inputs on the device: ready to run.
+struct Ready {
+  LoadedExecutable exe;
+  std::vector<Buffer> buffers;
+  std::vector<const Buffer*> args;  // into buffers
+};
+
+/// `candidate` compiled and its inputs copied; throws what compiling or copying throws.
+Ready ready(Bench& b, const TunedChoice& candidate) {
+  const Client& client = b.client(candidate.synchronous);
+  Ready r{compile(client, b.program_of(candidate), candidate.apply(b.base)), {}, {}};
+  for (const Array& a : b.args) r.buffers.push_back(client.buffer_from_host(a));
+  for (const Buffer& buf : r.buffers) r.args.push_back(&buf);
+  return r;
+}
+
 /// Compiles, checks and times `candidate` with `slice_s` seconds for its calls. The defaults
 /// (`reference` still empty) throw what compiling or running throws; other candidates are
 /// reported unusable instead.
@@ -168,21 +188,15 @@ TuneTiming measure(Bench& b, const TunedChoice& candidate, double slice_s) {
   TuneTiming t{.candidate = candidate};
   bool defaults = b.reference.empty();
   try {
-    const Client& client = b.client(candidate.synchronous);
-    const PreparedProgram& program = b.program_of(candidate);
-    LoadedExecutable exe = compile(client, program, candidate.apply(b.base));
-    std::vector<Buffer> buffers;
-    for (const Array& a : b.args) buffers.push_back(client.buffer_from_host(a));
-    std::vector<const Buffer*> ptrs;
-    for (const Buffer& buf : buffers) ptrs.push_back(&buf);
-    std::vector<Array> out = run_once(exe, ptrs);
+    Ready r = ready(b, candidate);
+    std::vector<Array> out = run_once(r.exe, r.args);
     if (defaults) b.reference = std::move(out);
     t.note = defaults ? "" : disagreement(out, b.reference);
     if (!t.note.empty()) {
       t.note = "outputs differ from the defaults': " + t.note;
       return t;
     }
-    time_calls(exe, ptrs, slice_s, 3, b.options, t);
+    time_calls(r.exe, r.args, slice_s, 3, b.options, t);
     t.usable = true;
   } catch (const Error& e) {
     if (defaults) throw;
@@ -215,6 +229,48 @@ void keep_faster(const TuneTiming& t, TuneResult& result) {
   if (t.usable && t.median_us < result.choice_median_us * (1 - kNoise)) {
     result.choice = t.candidate;
     result.choice_median_us = t.median_us;
+  }
+}
+
+/// The confirmation of `result`'s choice against the defaults (TuneOptions::confirm_rounds):
+/// both timed in alternation with what is left of the budget, the order switched every round;
+/// the choice stays only when its median of round medians is more than kNoise below the
+/// defaults'. A candidate that now fails is not confirmed.
+void confirm(Bench& b, TuneResult& result) {
+  int rounds = b.options.confirm_rounds;
+  TuneTiming sides[2] = {{.candidate = TunedChoice{}}, {.candidate = result.choice}};
+  try {
+    Ready ready_sides[2] = {ready(b, sides[0].candidate), ready(b, sides[1].candidate)};
+    double slice = std::max(0.0, b.options.budget_s - seconds_since(b.start)) / (2.0 * rounds);
+    std::vector<double> medians[2];
+    for (int r = 0; r < rounds; ++r)
+      for (int k = 0; k < 2; ++k) {
+        int i = (r + k) % 2;
+        TuneTiming t;
+        time_calls(ready_sides[i].exe, ready_sides[i].args, slice, 3, b.options, t);
+        sides[i].min_us = medians[i].empty() ? t.min_us : std::min(sides[i].min_us, t.min_us);
+        medians[i].push_back(t.median_us);
+        sides[i].calls += t.calls;
+      }
+    for (int i = 0; i < 2; ++i) {
+      sides[i].median_us = median(medians[i]);
+      sides[i].usable = true;
+      sides[i].note = "confirmation, in alternation";
+    }
+  } catch (const Error& e) {
+    sides[1].note = fmt::format("confirmation refused: {}", e.what());
+  }
+  for (const TuneTiming& t : sides)
+    if (b.options.progress) b.options.progress(t);
+  result.confirmed_defaults = sides[0];
+  result.confirmed_candidate = sides[1];
+  if (!sides[0].usable) return;  // the defaults were timed before; keep that figure
+  result.default_median_us = sides[0].median_us;
+  if (sides[1].usable && sides[1].median_us < sides[0].median_us * (1 - kNoise)) {
+    result.choice_median_us = sides[1].median_us;
+  } else {
+    result.choice = TunedChoice{};
+    result.choice_median_us = sides[0].median_us;
   }
 }
 
@@ -266,6 +322,10 @@ TuneResult tune(const PreparedProgram& program, const std::vector<Array>& args,
   if (options.max_calls < 3)
     throw Error(
         fmt::format("tune: max_calls is {}; at least 3 calls are timed", options.max_calls));
+  if (options.confirm_rounds < 0 || !(options.confirm_share >= 0 && options.confirm_share <= 0.9))
+    throw Error(fmt::format(
+        "tune: confirm_rounds {} and confirm_share {}: give rounds >= 0 and a share in [0, 0.9]",
+        options.confirm_rounds, options.confirm_share));
   Bench b{program, args, base, options, {}, make_client, Clock::now(), {}};
   // The rewrites that change this program: each a candidate over the choice so far.
   std::vector<int> factors;
@@ -314,6 +374,7 @@ TuneResult tune(const PreparedProgram& program, const std::vector<Array>& args,
     c.onednn = ops;
     in_each_mode(c);
   }
+  if (options.confirm_rounds > 0 && !(result.choice == TunedChoice{})) confirm(b, result);
   return result;
 }
 

@@ -181,6 +181,49 @@ TEST(Tune, TheBudgetBoundsTheCandidates) {
   EXPECT_THROW(tune(p, {input()}, {}, make, {.budget_s = -1}), Error);
 }
 
+// The synchronous client runs this 16x16 program several times faster than the asynchronous
+// one (docs/benchmarks.md, "Execution mode"): it wins the timings, and the confirmation times it
+// again in alternation with the defaults; whatever the machine does, the choice follows the
+// confirmation's medians.
+TEST(Tune, AWinnerIsConfirmedInAlternationWithTheDefaults) {
+  PreparedProgram p = prepare_program(read_program(kProgram), {.platform = "cpu"});
+  ClientFactory make = [](bool sync) {
+    return Client::create("cpu", execution_client_options(sync));
+  };
+  int progress = 0;
+  TuneOptions o{
+      .budget_s = 3, .option_sets = {}, .progress = [&](const TuneTiming&) { ++progress; }};
+  TuneResult r = tune(p, {input()}, {}, make, o);
+  ASSERT_EQ(r.timings.size(), 2u);
+  ASSERT_TRUE(r.timings[1].usable);
+  ASSERT_LT(r.timings[1].median_us, r.timings[0].median_us * 0.97) << "sync did not win";
+  ASSERT_TRUE(r.confirmed_defaults && r.confirmed_candidate);
+  EXPECT_EQ(progress, 4);  // two candidates, two sides of the confirmation
+  const TuneTiming &d = *r.confirmed_defaults, &c = *r.confirmed_candidate;
+  EXPECT_EQ(d.candidate, TunedChoice{});
+  EXPECT_EQ(c.candidate, TunedChoice{.synchronous = true});
+  ASSERT_TRUE(d.usable && c.usable) << d.note << c.note;
+  EXPECT_GE(d.calls, 3 * o.confirm_rounds);
+  EXPECT_GE(c.calls, 3 * o.confirm_rounds);
+  EXPECT_GT(d.median_us, 0);
+  EXPECT_LE(d.min_us, d.median_us);
+  EXPECT_EQ(r.default_median_us, d.median_us);
+  bool confirmed = c.median_us < d.median_us * 0.97;
+  EXPECT_EQ(r.choice, confirmed ? c.candidate : TunedChoice{});
+  EXPECT_EQ(r.choice_median_us, confirmed ? c.median_us : d.median_us);
+  EXPECT_TRUE(confirmed) << "sync " << c.median_us << " us against async " << d.median_us;
+
+  // No rounds, no confirmation: the timings alone choose.
+  o.confirm_rounds = 0;
+  TuneResult plain = tune(p, {input()}, {}, make, o);
+  EXPECT_FALSE(plain.confirmed_defaults || plain.confirmed_candidate);
+  for (auto [rounds, share] : {std::pair{-1, 0.2}, std::pair{3, -0.1}, std::pair{3, 0.95}}) {
+    o.confirm_rounds = rounds;
+    o.confirm_share = share;
+    EXPECT_THROW(tune(p, {input()}, {}, make, o), Error) << rounds << " " << share;
+  }
+}
+
 TEST(Tune, OutputsAgreeWithinTheDtypesTolerance) {
   Array a = Array::from<float>({3}, {1.0f, 2.0f, std::numeric_limits<float>::quiet_NaN()});
   EXPECT_TRUE(outputs_agree(a, Array::from<float>({3}, {1.00001f, 2.0f, NAN})));

@@ -27,8 +27,8 @@ struct TuneCliOptions {
 /// One progress line: the candidate, its median and calls, or why it is not usable.
 void print_progress(const TuneTiming& t) {
   if (t.usable)
-    fmt::print("  {:<60} median {:10.1f} us  (min {:.1f}, {} calls)\n", t.candidate.describe(),
-               t.median_us, t.min_us, t.calls);
+    fmt::print("  {:<60} median {:10.1f} us  (min {:.1f}, {} calls){}\n", t.candidate.describe(),
+               t.median_us, t.min_us, t.calls, t.note.empty() ? "" : "; " + t.note);
   else
     fmt::print("  {:<60} {}\n", t.candidate.describe(), t.note);
   std::fflush(stdout);

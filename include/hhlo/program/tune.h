@@ -107,7 +107,17 @@ struct TuneOptions {
   std::vector<int> unroll_factors = {4};
   /// The option sets to try after the mode (default tune_option_sets()).
   std::vector<std::map<std::string, XlaOptionValue>> option_sets = tune_option_sets();
-  /// Called once per candidate after it is measured or skipped (e.g. to print a progress line).
+  /// Rounds of the confirmation (0: none). When a candidate other than the defaults wins, it and
+  /// the defaults are compiled again and timed in alternation, one slice each per round, with
+  /// what is left of the budget (confirm_share of it kept for this); the choice stays only when
+  /// the median of its round medians is still more than 3% below the defaults'. Each candidate
+  /// is timed alone, in its own stretch of time: on a shared machine a quiet stretch can make a
+  /// candidate win that is not faster (docs/benchmarks.md, "Tuning").
+  int confirm_rounds = 3;
+  /// The share of budget_s kept for the confirmation, in [0, 0.9].
+  double confirm_share = 0.2;
+  /// Called once per candidate after it is measured or skipped (e.g. to print a progress line),
+  /// and once for each side of the confirmation.
   std::function<void(const TuneTiming&)> progress;
 };
 
@@ -123,6 +133,11 @@ struct TuneResult {
   /// then (try_onednn) the choice so far with oneDNN's convolutions, dot_generals, and both,
   /// once per thread count, each under both modes.
   std::vector<TuneTiming> timings;
+  /// The confirmation (TuneOptions::confirm_rounds), made when a candidate other than the
+  /// defaults won the timings: the defaults and that candidate timed in alternation (median of
+  /// the round medians; calls summed). choice_median_us and default_median_us are then these
+  /// medians, and choice is the defaults again when the candidate was not confirmed faster.
+  std::optional<TuneTiming> confirmed_defaults, confirmed_candidate;
 };
 
 /// Makes the client a candidate runs on: `synchronous` as in TunedChoice. Called at most once per
@@ -132,11 +147,13 @@ using ClientFactory = std::function<Client(bool synchronous)>;
 /// Times `program` on `args` (those its `@main` takes, in order) compiled with `base` and each
 /// candidate (TunedChoice::apply), on clients from `make_client`, and keeps the fastest whose
 /// outputs agree with the defaults' (outputs_agree); a candidate replaces the current choice only
-/// when its median is more than 3% lower (within the noise, the simpler choice stays). Candidates
-/// the plugin refuses, that fail or disagree are reported in the timings, never chosen. Times are
-/// measured, never assumed. Throws hhlo::Error when options.budget_s <= 0 or max_calls < 3 or the
-/// program is partitioned (num_partitions > 1), and what compiling or running the defaults throws
-/// (an option of `base` the plugin refuses: hhlo::PjrtError).
+/// when its median is more than 3% lower (within the noise, the simpler choice stays), and the
+/// winner is confirmed against the defaults in alternation (TuneOptions::confirm_rounds).
+/// Candidates the plugin refuses, that fail or disagree are reported in the timings, never
+/// chosen. Times are measured, never assumed. Throws hhlo::Error when options.budget_s <= 0,
+/// max_calls < 3, confirm_rounds < 0, confirm_share outside [0, 0.9] or the program is
+/// partitioned (num_partitions > 1), and what compiling or running the defaults throws (an
+/// option of `base` the plugin refuses: hhlo::PjrtError).
 TuneResult tune(const PreparedProgram& program, const std::vector<Array>& args,
                 const CompileOptions& base, const ClientFactory& make_client,
                 const TuneOptions& options = {});
