@@ -9,6 +9,7 @@
 #include <complex>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "hhlo/core/error.h"
 #include "hhlo/program/compile.h"
@@ -88,6 +89,13 @@ bool changes(const PreparedProgram& program, const TunedChoice& c) {
   return true;
 }
 
+/// One candidate compiled on its client, its inputs on the device: ready to run.
+struct Ready {
+  LoadedExecutable exe;
+  std::vector<Buffer> buffers;
+  std::vector<const Buffer*> args;  // into buffers
+};
+
 /// What one candidate needs while it is measured.
 struct Bench {
   const PreparedProgram& program;
@@ -103,6 +111,9 @@ struct Bench {
   /// The program as each candidate's rewrites make it (loops unrolled, ops for oneDNN), by
   /// (unroll factor, oneDNN convolutions, dot_generals, threads), made on first use.
   std::map<std::tuple<int, bool, bool, int>, PreparedProgram> variants;
+  /// The executables of the last candidate measured, of the defaults and of the choice so far,
+  /// kept for the confirmation (which then compiles nothing again).
+  std::optional<Ready> last, defaults, chosen;
 
   /// The program `c` runs: `program`, or its variant with c's rewrites.
   const PreparedProgram& program_of(const TunedChoice& c) {
@@ -165,13 +176,6 @@ void time_calls(const LoadedExecutable& exe, const std::vector<const Buffer*>& a
   t.median_us = median(us);
 }
 
-/// One candidate compiled on its client, its inputs on the device: ready to run.
-struct Ready {
-  LoadedExecutable exe;
-  std::vector<Buffer> buffers;
-  std::vector<const Buffer*> args;  // into buffers
-};
-
 /// `candidate` compiled and its inputs copied; throws what compiling or copying throws.
 Ready ready(Bench& b, const TunedChoice& candidate) {
   const Client& client = b.client(candidate.synchronous);
@@ -187,6 +191,7 @@ Ready ready(Bench& b, const TunedChoice& candidate) {
 TuneTiming measure(Bench& b, const TunedChoice& candidate, double slice_s) {
   TuneTiming t{.candidate = candidate};
   bool defaults = b.reference.empty();
+  b.last.reset();
   try {
     Ready r = ready(b, candidate);
     std::vector<Array> out = run_once(r.exe, r.args);
@@ -198,6 +203,7 @@ TuneTiming measure(Bench& b, const TunedChoice& candidate, double slice_s) {
     }
     time_calls(r.exe, r.args, slice_s, 3, b.options, t);
     t.usable = true;
+    b.last = std::move(r);
   } catch (const Error& e) {
     if (defaults) throw;
     t.note = fmt::format("refused: {}", e.what());
@@ -224,30 +230,35 @@ TuneTiming measure_in_budget(Bench& b, const TunedChoice& candidate, std::size_t
 /// within the noise of the machine, and the simpler choice stays.
 constexpr double kNoise = 0.03;
 
-/// `t` kept as the choice of `result` when usable and faster by more than kNoise.
-void keep_faster(const TuneTiming& t, TuneResult& result) {
+/// `t` (the last candidate `b` measured) kept as the choice of `result` when usable and faster
+/// by more than kNoise, with its executable.
+void keep_faster(Bench& b, const TuneTiming& t, TuneResult& result) {
   if (t.usable && t.median_us < result.choice_median_us * (1 - kNoise)) {
     result.choice = t.candidate;
     result.choice_median_us = t.median_us;
+    b.chosen = std::move(b.last);
   }
 }
 
 /// The confirmation of `result`'s choice against the defaults (TuneOptions::confirm_rounds):
-/// both timed in alternation with what is left of the budget, the order switched every round;
+/// both (their executables from the timings) timed in alternation with what is left of the
+/// budget, the order switched every round;
 /// the choice stays only when its median of round medians is more than kNoise below the
 /// defaults'. A candidate that now fails is not confirmed.
 void confirm(Bench& b, TuneResult& result) {
   int rounds = b.options.confirm_rounds;
   TuneTiming sides[2] = {{.candidate = TunedChoice{}}, {.candidate = result.choice}};
   try {
-    Ready ready_sides[2] = {ready(b, sides[0].candidate), ready(b, sides[1].candidate)};
+    if (!b.defaults) b.defaults = ready(b, sides[0].candidate);
+    if (!b.chosen) b.chosen = ready(b, sides[1].candidate);
+    Ready* ready_sides[2] = {&*b.defaults, &*b.chosen};
     double slice = std::max(0.0, b.options.budget_s - seconds_since(b.start)) / (2.0 * rounds);
     std::vector<double> medians[2];
     for (int r = 0; r < rounds; ++r)
       for (int k = 0; k < 2; ++k) {
         int i = (r + k) % 2;
         TuneTiming t;
-        time_calls(ready_sides[i].exe, ready_sides[i].args, slice, 3, b.options, t);
+        time_calls(ready_sides[i]->exe, ready_sides[i]->args, slice, 3, b.options, t);
         sides[i].min_us = medians[i].empty() ? t.min_us : std::min(sides[i].min_us, t.min_us);
         medians[i].push_back(t.median_us);
         sides[i].calls += t.calls;
@@ -347,18 +358,19 @@ TuneResult tune(const PreparedProgram& program, const std::vector<Array>& args,
   std::size_t left = 1 + (options.try_sync ? 1 : 0) + options.option_sets.size() +
                      modes * (factors.size() + onednn.size());
   TuneTiming defaults = measure_in_budget(b, TunedChoice{}, left--, result);
+  b.defaults = std::move(b.last);
   result.default_median_us = result.choice_median_us = defaults.median_us;
   if (options.try_sync)
-    keep_faster(measure_in_budget(b, TunedChoice{.synchronous = true}, left--, result), result);
+    keep_faster(b, measure_in_budget(b, TunedChoice{.synchronous = true}, left--, result), result);
   bool synchronous = result.choice.synchronous;
   for (const auto& set : options.option_sets)
     keep_faster(
-        measure_in_budget(b, {.synchronous = synchronous, .xla_options = set}, left--, result),
+        b, measure_in_budget(b, {.synchronous = synchronous, .xla_options = set}, left--, result),
         result);
   // `c` under the mode chosen so far, then under the other one.
   auto in_each_mode = [&](TunedChoice c) {
     for (std::size_t m = 0; m < modes; ++m, c.synchronous = !c.synchronous)
-      keep_faster(measure_in_budget(b, c, left--, result), result);
+      keep_faster(b, measure_in_budget(b, c, left--, result), result);
   };
   // Each unrolling, then each oneDNN rewrite, over the choice before them (not over one another:
   // one of each kind is kept).
