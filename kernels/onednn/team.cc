@@ -1,11 +1,17 @@
 // The fork-join team of the matmul kernel (team.h). One call at a time holds the team: the caller
 // publishes the call as one atomic word (a sequence number and the part count), each team thread
 // that sees a new word runs its part if the call has one for it and counts down `pending_`, and
-// the caller, after its own part 0, waits for the count to reach zero. Waits spin briefly (a
-// dot's parts end within microseconds of each other), then sleep on the atomic (a futex).
+// the caller, after its own part 0, waits for the count to reach zero. A wait spins briefly (a
+// dot's parts end within microseconds of each other), then yields the core for up to 50 us (the
+// next dot of a program comes soon, but XLA's own threads may need the core in between: a
+// thread that spun there for 30 us made the transformer slower), then sleeps on the atomic (a
+// futex).
 #include "team.h"
 
+#include <sched.h>
+
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <mutex>
@@ -16,7 +22,8 @@ namespace {
 
 constexpr int kPartBits = 16;  // the call word's low bits: the call's part count
 constexpr uint64_t kPartMask = (uint64_t{1} << kPartBits) - 1;
-constexpr int kSpins = 2000;  // pause instructions before a wait sleeps: tens of microseconds
+constexpr int kSpins = 100;  // pause instructions first: 1-2 microseconds (16 ns each here)
+constexpr auto kYielding = std::chrono::microseconds(50);  // then sched_yield, before a sleep
 
 /// Whether this thread is running a part (a call from inside one runs its parts itself).
 thread_local bool in_part = false;
@@ -28,6 +35,12 @@ T await_change(const std::atomic<T>& a, T old) {
     T v = a.load(std::memory_order_acquire);
     if (v != old) return v;
     __builtin_ia32_pause();
+  }
+  for (auto end = std::chrono::steady_clock::now() + kYielding;
+       std::chrono::steady_clock::now() < end;) {
+    sched_yield();
+    T v = a.load(std::memory_order_acquire);
+    if (v != old) return v;
   }
   for (;;) {
     a.wait(old, std::memory_order_acquire);
