@@ -1,7 +1,9 @@
 // The fork-join team of the matmul kernel (team.h). One call at a time holds the team: the caller
-// publishes the call as one atomic word (a sequence number and the part count), each team thread
-// that sees a new word runs its part if the call has one for it and counts down `pending_`, and
-// the caller, after its own part 0, waits for the count to reach zero. A wait spins briefly (a
+// publishes the call as one atomic word (a sequence number and the part count); the caller runs
+// part 0, and then it and every team thread that sees the new word take the remaining parts one
+// at a time from a second word (the sequence number and the next part), so that a team thread
+// that wakes late finds its part already run by the caller instead of holding the call up.
+// Each ended part counts down `pending_`; the caller waits for it to reach zero. A wait spins briefly (a
 // dot's parts end within microseconds of each other), then yields the core for up to 50 us (the
 // next dot of a program comes soon, but XLA's own threads may need the core in between: a
 // thread that spun there for 30 us made the transformer slower), then sleeps on the atomic (a
@@ -82,17 +84,20 @@ class Team {
     std::unique_lock lock(busy_, std::try_to_lock);
     if (!lock.owns_lock()) return false;
     uint64_t before = call_.load(std::memory_order_relaxed);
+    uint64_t seq = (before >> kPartBits) + 1;
     // A thread started now must wait for the word after `before`: were it to read the word
     // itself, it could read this call's word, already stored, and wait for the next call while
-    // this one waits for its part (the deadlock tests/custom_call/onednn_team_test.cc pins).
+    // this one waits for its part (the deadlock tests/onednn/team_test.cc pins).
     grow(parts - 1, before);
     part_ = &part;
-    pending_.store(parts - 1, std::memory_order_relaxed);
-    call_.store((((before >> kPartBits) + 1) << kPartBits) | static_cast<uint64_t>(parts),
-                std::memory_order_release);
+    pending_.store(parts, std::memory_order_relaxed);
+    next_.store(seq << kPartBits | 1, std::memory_order_relaxed);  // part 0 is the caller's
+    call_.store(seq << kPartBits | static_cast<uint64_t>(parts), std::memory_order_release);
     call_.notify_all();
-    errors_.run(part, 0);
-    for (int left = parts - 1; left != 0;) left = await_change(pending_, left);
+    run(0);
+    claim_parts(seq, parts);  // the parts no team thread has taken yet: a late one takes none
+    for (int left = pending_.load(std::memory_order_acquire); left != 0;)
+      left = await_change(pending_, left);
     errors_.rethrow();
     return true;
   }
@@ -101,25 +106,40 @@ class Team {
   /// Starts team threads until there are `threads`, each waiting for the call after `seen`.
   void grow(int threads, uint64_t seen) {
     while (started_ < threads) {
-      std::thread([this, index = started_ + 1, seen] { work(index, seen); }).detach();
+      std::thread([this, seen] { work(seen); }).detach();
       ++started_;
     }
   }
 
-  /// Team thread `index` (its part in every call of more than `index` parts), forever.
-  void work(int index, uint64_t seen) {
+  /// Runs part `i` of the current call and counts it ended.
+  void run(int i) {
+    errors_.run(*part_, i);
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+  }
+
+  /// Takes and runs parts of call `seq` (of `parts` parts) until none is left or the call is
+  /// no longer the current one.
+  void claim_parts(uint64_t seq, int parts) {
+    uint64_t c = next_.load(std::memory_order_acquire);
+    while (c >> kPartBits == seq && static_cast<int>(c & kPartMask) < parts) {
+      if (next_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel))
+        run(static_cast<int>(c & kPartMask));  // c is the value before the claim
+    }
+  }
+
+  /// A team thread, forever: for each new call, the parts it can take.
+  void work(uint64_t seen) {
     for (;;) {
       seen = await_change(call_, seen);
-      if (index >= static_cast<int>(seen & kPartMask)) continue;
-      errors_.run(*part_, index);
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+      claim_parts(seen >> kPartBits, static_cast<int>(seen & kPartMask));
     }
   }
 
   std::mutex busy_;                // held by the call the team runs
   int started_ = 0;                // team threads started (under busy_)
   std::atomic<uint64_t> call_{0};  // (sequence << kPartBits) | parts of the latest call
-  std::atomic<int> pending_{0};    // parts of the current call the team has not ended
+  std::atomic<uint64_t> next_{0};  // (sequence << kPartBits) | the next part of it to take
+  std::atomic<int> pending_{0};    // parts of the current call not yet ended
   const std::function<void(int)>* part_ = nullptr;  // the current call's parts
   FirstError errors_;
 };

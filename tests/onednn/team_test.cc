@@ -1,11 +1,13 @@
 // The matmul kernel's fork-join team (kernels/onednn/team.h): every part runs once, part 0 on the
-// caller and the others on the team's threads; callers at once, calls from inside a part and
-// parts that throw all end, with every part run.
+// caller, the others on the team's threads at the same time as part 0 (or on the caller, after
+// its part 0, when no team thread took them first); callers at once, calls from inside a part
+// and parts that throw all end, with every part run.
 #include "onednn/team.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -37,7 +39,27 @@ TEST(OneDnnTeam, RunsEachPartOnceAndPartZeroOnTheCaller) {
     if (parts > 0) {
       EXPECT_EQ(r.on[0], std::this_thread::get_id());
     }
-    for (int i = 1; i < parts; ++i) EXPECT_NE(r.on[i], std::this_thread::get_id()) << i;
+  }
+}
+
+// Part 0 waits until every other part has started: each must be running on a team thread while
+// the caller is still in part 0.
+TEST(OneDnnTeam, TheOtherPartsRunOnTheTeamWhilePartZeroRuns) {
+  for (int parts : {2, 4}) {
+    SCOPED_TRACE(parts);
+    std::atomic<int> started{0};
+    bool all_started = false;
+    run_parts(parts, [&](int i) {
+      if (i != 0) {
+        started.fetch_add(1);
+        return;
+      }
+      auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (started.load() != parts - 1 && std::chrono::steady_clock::now() < end)
+        std::this_thread::yield();
+      all_started = started.load() == parts - 1;
+    });
+    EXPECT_TRUE(all_started);
   }
 }
 
