@@ -3,9 +3,9 @@
 // part 0, and then it and every team thread that sees the new word take the remaining parts one
 // at a time from a second word (the sequence number and the next part), so that a team thread
 // that wakes late finds its part already run by the caller instead of holding the call up.
-// Each ended part counts down `pending_`; the caller waits for it to reach zero. A wait spins briefly (a
-// dot's parts end within microseconds of each other), then yields the core for up to 50 us (the
-// next dot of a program comes soon, but XLA's own threads may need the core in between: a
+// Each ended part counts down `pending_`; the caller waits for it to reach zero. A wait spins
+// briefly (a dot's parts end within microseconds of each other), then yields the core for up to 50
+// us (the next dot of a program comes soon, but XLA's own threads may need the core in between: a
 // thread that spun there for 30 us made the transformer slower), then sleeps on the atomic (a
 // futex).
 #include "team.h"
