@@ -30,7 +30,8 @@
 //     most n, never more than the cores. Not OpenMP's: the call is cut into parts (along N, else
 //     M, else the outermost batch dimension, each part at least some 10^5 multiply-adds), part 0
 //     runs on the calling XLA thread and the others on one fork-join team of the process, shared
-//     by every caller (a caller that finds it busy runs its parts itself); each part is a
+//     by every caller (a caller that finds it busy runs its parts itself; a part no team thread
+//     has taken when the caller ends part 0 runs on the caller too); each part is a
 //     one-thread oneDNN matmul. OpenMP teams, one per calling XLA thread, contend for the cores
 //     (docs/facts.md).
 // oneDNN's matmul reads the operands in place (its AVX-512 brgemm kernels take either of the
