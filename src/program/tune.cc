@@ -242,9 +242,9 @@ void keep_faster(Bench& b, const TuneTiming& t, TuneResult& result) {
 
 /// The confirmation of `result`'s choice against the defaults (TuneOptions::confirm_rounds):
 /// both (their executables from the timings) timed in alternation with what is left of the
-/// budget, the order switched every round;
-/// the choice stays only when its median of round medians is more than kNoise below the
-/// defaults'. A candidate that now fails is not confirmed.
+/// budget, the order switched every round; the choice stays only when its median of round
+/// medians is more than kNoise below the defaults'. A confirmation that fails confirms nothing:
+/// the defaults are chosen, with the figure their timing gave.
 void confirm(Bench& b, TuneResult& result) {
   int rounds = b.options.confirm_rounds;
   TuneTiming sides[2] = {{.candidate = TunedChoice{}}, {.candidate = result.choice}};
@@ -275,13 +275,13 @@ void confirm(Bench& b, TuneResult& result) {
     if (b.options.progress) b.options.progress(t);
   result.confirmed_defaults = sides[0];
   result.confirmed_candidate = sides[1];
-  if (!sides[0].usable) return;  // the defaults were timed before; keep that figure
-  result.default_median_us = sides[0].median_us;
-  if (sides[1].usable && sides[1].median_us < sides[0].median_us * (1 - kNoise)) {
+  if (sides[0].usable) result.default_median_us = sides[0].median_us;
+  if (sides[0].usable && sides[1].usable &&
+      sides[1].median_us < sides[0].median_us * (1 - kNoise)) {
     result.choice_median_us = sides[1].median_us;
   } else {
     result.choice = TunedChoice{};
-    result.choice_median_us = sides[0].median_us;
+    result.choice_median_us = result.default_median_us;
   }
 }
 

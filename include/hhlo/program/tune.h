@@ -136,7 +136,8 @@ struct TuneResult {
   /// The confirmation (TuneOptions::confirm_rounds), made when a candidate other than the
   /// defaults won the timings: the defaults and that candidate timed in alternation (median of
   /// the round medians; calls summed). choice_median_us and default_median_us are then these
-  /// medians, and choice is the defaults again when the candidate was not confirmed faster.
+  /// medians, and choice is the defaults again when the candidate was not confirmed faster or
+  /// the confirmation failed (its note says why; default_median_us then stays the timings').
   std::optional<TuneTiming> confirmed_defaults, confirmed_candidate;
 };
 
