@@ -1,6 +1,8 @@
 // Per-call dispatch latency of a tiny program (2x2 f32 add, inputs already on the device), two
 // ways in one run: our LoadedExecutable::execute (dispatch + await + output buffers released) and
 // the same sequence written directly against the PJRT C API, without our wrappers (the floor).
+// Then the same call with its result copied to the host each time: ours (Buffer::to_host) and
+// the plugin's PJRT_Buffer_ToHostBuffer.
 // The third way, jax.jit of the same function, is bench/dispatch_jax.py; bench/run.sh runs all
 // three and prints the ratios (docs/benchmarks.md, "Dispatch latency").
 #include <benchmark/benchmark.h>
@@ -178,8 +180,58 @@ void BM_Dispatch_RawCApi(benchmark::State& state) {
   }
 }
 
+// ---- the result to the host each call -------------------------------------------------------
+
+// Ours: execute + Buffer::to_host, which on a CPU buffer reads its memory on the calling thread.
+void BM_ToHost_Ours(benchmark::State& state) {
+  hhlo::Client client = hhlo::Client::create("cpu", {{"cpu_device_count", int64_t{1}}});
+  hhlo::LoadedExecutable exe = compile(client, kAdd);
+  hhlo::Buffer a = client.buffer_from_host(hhlo::Array::from<float>({2, 2}, kA));
+  hhlo::Buffer b = client.buffer_from_host(hhlo::Array::from<float>({2, 2}, kB));
+  std::vector<const hhlo::Buffer*> args{&a, &b};
+  for (auto _ : state) {
+    hhlo::Array r = exe.execute(args)[0].to_host();
+    if (r.values<float>()[3] != 44.0f) throw std::runtime_error("ours: wrong result");
+  }
+}
+
+// The plugin's copy: execute + await, then PJRT_Buffer_ToHostBuffer + await (the plugin hands
+// the copy to one of its threads).
+void BM_ToHost_RawCApi(benchmark::State& state) {
+  Raw raw;
+  const PJRT_Api* api = raw.api;
+  auto opts = make<PJRT_ExecuteOptions>();
+  PJRT_Buffer* const* arg_lists[1] = {raw.in};
+  PJRT_Buffer* out[1] = {nullptr};
+  PJRT_Buffer** out_lists[1] = {out};
+  PJRT_Event* done[1] = {nullptr};
+  auto a = make<PJRT_LoadedExecutable_Execute_Args>();
+  a.executable = raw.exe;
+  a.options = &opts;
+  a.argument_lists = arg_lists;
+  a.num_devices = 1;
+  a.num_args = 2;
+  a.output_lists = out_lists;
+  a.device_complete_events = done;
+  float host[4] = {};
+  for (auto _ : state) {
+    check(api, api->PJRT_LoadedExecutable_Execute(&a), "PJRT_LoadedExecutable_Execute");
+    raw.await_and_destroy(done[0]);
+    auto copy = make<PJRT_Buffer_ToHostBuffer_Args>();
+    copy.src = out[0];
+    copy.dst = host;
+    copy.dst_size = sizeof host;
+    check(api, api->PJRT_Buffer_ToHostBuffer(&copy), "PJRT_Buffer_ToHostBuffer");
+    raw.await_and_destroy(copy.event);
+    raw.destroy(out[0]);
+    if (host[3] != 44.0f) throw std::runtime_error("raw: wrong result");
+  }
+}
+
 BENCHMARK(BM_Dispatch_Ours)->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 BENCHMARK(BM_Dispatch_RawCApi)->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(BM_ToHost_Ours)->Unit(benchmark::kMicrosecond)->MinTime(0.5);
+BENCHMARK(BM_ToHost_RawCApi)->Unit(benchmark::kMicrosecond)->MinTime(0.5);
 
 }  // namespace
 

@@ -102,11 +102,13 @@ void print_median(const char* name, const std::function<void()>& step, int n) {
 /// How median mode runs: the client's execution mode and the opt-in oneDNN kernels.
 struct MedianMode {
   int steps = 0;
+  std::string model;  ///< "mlp" or "cnn"; empty: both
   bool synchronous = false;
   OneDnnOps onednn;
 };
 
-/// `--median N [--execution sync|async] [--onednn-threads T] [--onednn-ops conv|dot|both]` (T:
+/// `--median N [--model mlp|cnn] [--execution sync|async] [--onednn-threads T] [--onednn-ops
+/// conv|dot|both]` (the model: one of the two, both by default; T:
 /// the oneDNN calls on T OpenMP threads, 0 its default; the ops rewritten: convolutions (the
 /// default with T), dot_generals, or both); nullopt for other arguments (Google Benchmark's).
 std::optional<MedianMode> median_args(int argc, char** argv) {
@@ -116,7 +118,9 @@ std::optional<MedianMode> median_args(int argc, char** argv) {
   std::string ops;
   for (int i = 3; i + 1 < argc; i += 2) {
     std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--execution")
+    if (flag == "--model")
+      m.model = value;
+    else if (flag == "--execution")
       m.synchronous = value == "sync";
     else if (flag == "--onednn-threads")
       threads = true, m.onednn.threads = std::atoi(value.c_str());
@@ -141,6 +145,7 @@ int median_mode(const MedianMode& m) {
                         m.onednn.dot_general ? "_dot" : "", m.onednn.threads);
   const int n = m.steps;
   for (const char* model_name : {"mlp", "cnn"}) {
+    if (!m.model.empty() && m.model != model_name) continue;
     nn::Model model = nn::digits_model(model_name, 0);
     nn::BatchLossFn loss = [&model](const ad::Params& p, const std::vector<Value>& b) {
       return Value(nn::softmax_cross_entropy(model.forward(p, b[0]), b[1]));
@@ -181,9 +186,9 @@ int median_mode(const MedianMode& m) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // --median N [--execution sync] [--onednn-threads T] [--onednn-ops conv|dot|both]: the
-  // synchronous CPU client (hhlo/program/tune.h); the convolutions and/or dot_generals as
-  // oneDNN's kernels on T threads (hhlo/session.h).
+  // --median N [--model mlp|cnn] [--execution sync] [--onednn-threads T] [--onednn-ops
+  // conv|dot|both]: the synchronous CPU client (hhlo/program/tune.h); the convolutions and/or
+  // dot_generals as oneDNN's kernels on T threads (hhlo/session.h).
   if (std::optional<MedianMode> m = median_args(argc, argv)) return median_mode(*m);
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstddef>
+#include <cstring>
+
 #include "pjrt.h"
 
 namespace hhlo {
@@ -57,11 +60,74 @@ Event Buffer::to_host_async(void* dst, std::size_t size) const {
   return Event(client_state(), a.event);
 }
 
+/// True when `b`'s bytes lie in host memory as `t`'s dense row-major array: on a CPU device
+/// (PJRT_Buffer_IsOnCpu), the default descending layout without tiles
+/// (PJRT_Buffer_GetMemoryLayout) and exactly t.byte_size() bytes (no sub-byte packing or padding).
+/// False also when the plugin lacks one of these functions or refuses one.
+static bool dense_in_host_memory(const detail::PjrtHandle<PJRT_Buffer>& b, const TensorType& t) {
+  const PJRT_Api* api = b.api();
+  std::size_t last = offsetof(PJRT_Api, PJRT_Buffer_DecreaseExternalReferenceCount);
+  if (api->struct_size < last + sizeof(void*) || !api->PJRT_Buffer_IsOnCpu ||
+      !api->PJRT_Buffer_GetMemoryLayout || !api->PJRT_Buffer_UnsafePointer ||
+      !api->PJRT_Buffer_IncreaseExternalReferenceCount ||
+      !api->PJRT_Buffer_DecreaseExternalReferenceCount)
+    return false;
+  auto succeeded = [api](PJRT_Error* error) {
+    detail::discard_error(api, error);
+    return error == nullptr;
+  };
+  auto on_cpu = args<PJRT_Buffer_IsOnCpu_Args>();
+  on_cpu.buffer = b.get();
+  if (!succeeded(api->PJRT_Buffer_IsOnCpu(&on_cpu)) || !on_cpu.is_on_cpu) return false;
+  auto size = args<PJRT_Buffer_OnDeviceSizeInBytes_Args>();
+  size.buffer = b.get();
+  if (!succeeded(api->PJRT_Buffer_OnDeviceSizeInBytes(&size)) ||
+      static_cast<int64_t>(size.on_device_size_in_bytes) != t.byte_size())
+    return false;
+  auto layout = args<PJRT_Buffer_GetMemoryLayout_Args>();
+  layout.buffer = b.get();
+  if (!succeeded(api->PJRT_Buffer_GetMemoryLayout(&layout)) ||
+      layout.layout.type != PJRT_Buffer_MemoryLayout_Type_Tiled)
+    return false;
+  const PJRT_Buffer_MemoryLayout_Tiled& tiled = layout.layout.tiled;
+  std::size_t rank = t.dims.size();
+  if (tiled.num_tiles != 0 || tiled.minor_to_major_size != rank) return false;
+  for (std::size_t i = 0; i < rank; ++i)
+    if (tiled.minor_to_major[i] != static_cast<int64_t>(rank - 1 - i)) return false;
+  return true;
+}
+
+/// Copies `b` (ready) into `dst` from its host memory on the calling thread, holding an external
+/// reference meanwhile (PJRT_Buffer_IncreaseExternalReferenceCount, PJRT_Buffer_UnsafePointer).
+static void copy_from_host_memory(const detail::PjrtHandle<PJRT_Buffer>& b, void* dst,
+                                  std::size_t size) {
+  auto hold = args<PJRT_Buffer_IncreaseExternalReferenceCount_Args>();
+  hold.buffer = b.get();
+  HHLO_PJRT_CALL(b.api(), PJRT_Buffer_IncreaseExternalReferenceCount, hold);
+  auto release = args<PJRT_Buffer_DecreaseExternalReferenceCount_Args>();
+  release.buffer = b.get();
+  try {
+    auto ptr = args<PJRT_Buffer_UnsafePointer_Args>();
+    ptr.buffer = b.get();
+    HHLO_PJRT_CALL(b.api(), PJRT_Buffer_UnsafePointer, ptr);
+    std::memcpy(dst, reinterpret_cast<const void*>(ptr.buffer_pointer), size);
+  } catch (...) {
+    detail::discard_error(b.api(), b.api()->PJRT_Buffer_DecreaseExternalReferenceCount(&release));
+    throw;
+  }
+  HHLO_PJRT_CALL(b.api(), PJRT_Buffer_DecreaseExternalReferenceCount, release);
+}
+
 Array Buffer::to_host() const {
   if (is_deleted())
     throw Error("Buffer::to_host: the buffer was deleted or donated to an execution");
   Array out(type());
   if (out.byte_size() == 0) return out;
+  if (dense_in_host_memory(handle_, out.type())) {
+    ready_event().await();  // the computation's error, if any, surfaces here
+    copy_from_host_memory(handle_, out.data(), out.byte_size());
+    return out;
+  }
   to_host_async(out.data(), out.byte_size()).await();
   return out;
 }

@@ -645,6 +645,34 @@ struct PJRT_Buffer_ReadyEvent_Args {
   PJRT_Buffer* buffer;
   PJRT_Event* event;  // out
 };
+struct PJRT_Buffer_GetMemoryLayout_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  PJRT_Buffer_MemoryLayout layout;  // out, owned by the buffer
+};
+struct PJRT_Buffer_IsOnCpu_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  bool is_on_cpu;  // out
+};
+struct PJRT_Buffer_UnsafePointer_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  uintptr_t buffer_pointer;  // out
+};
+struct PJRT_Buffer_IncreaseExternalReferenceCount_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+};
+struct PJRT_Buffer_DecreaseExternalReferenceCount_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+};
 
 struct PJRT_ExecuteContext_Create_Args {
   size_t struct_size;
@@ -730,7 +758,7 @@ struct PJRT_Api {
   PJRT_Error* (*PJRT_Buffer_Dimensions)(PJRT_Buffer_Dimensions_Args* args);
   PJRT_Unused_Fn PJRT_Buffer_UnpaddedDimensions;
   PJRT_Unused_Fn PJRT_Buffer_DynamicDimensionIndices;
-  PJRT_Unused_Fn PJRT_Buffer_GetMemoryLayout;
+  PJRT_Error* (*PJRT_Buffer_GetMemoryLayout)(PJRT_Buffer_GetMemoryLayout_Args* args);
   PJRT_Error* (*PJRT_Buffer_OnDeviceSizeInBytes)(PJRT_Buffer_OnDeviceSizeInBytes_Args* args);
   PJRT_Error* (*PJRT_Buffer_Device)(PJRT_Buffer_Device_Args* args);
   PJRT_Unused_Fn PJRT_Buffer_Memory;
@@ -738,11 +766,13 @@ struct PJRT_Api {
   PJRT_Error* (*PJRT_Buffer_IsDeleted)(PJRT_Buffer_IsDeleted_Args* args);
   PJRT_Error* (*PJRT_Buffer_CopyToDevice)(PJRT_Buffer_CopyToDevice_Args* args);
   PJRT_Error* (*PJRT_Buffer_ToHostBuffer)(PJRT_Buffer_ToHostBuffer_Args* args);
-  PJRT_Unused_Fn PJRT_Buffer_IsOnCpu;
+  PJRT_Error* (*PJRT_Buffer_IsOnCpu)(PJRT_Buffer_IsOnCpu_Args* args);
   PJRT_Error* (*PJRT_Buffer_ReadyEvent)(PJRT_Buffer_ReadyEvent_Args* args);
-  PJRT_Unused_Fn PJRT_Buffer_UnsafePointer;
-  PJRT_Unused_Fn PJRT_Buffer_IncreaseExternalReferenceCount;
-  PJRT_Unused_Fn PJRT_Buffer_DecreaseExternalReferenceCount;
+  PJRT_Error* (*PJRT_Buffer_UnsafePointer)(PJRT_Buffer_UnsafePointer_Args* args);
+  PJRT_Error* (*PJRT_Buffer_IncreaseExternalReferenceCount)(
+      PJRT_Buffer_IncreaseExternalReferenceCount_Args* args);
+  PJRT_Error* (*PJRT_Buffer_DecreaseExternalReferenceCount)(
+      PJRT_Buffer_DecreaseExternalReferenceCount_Args* args);
   PJRT_Unused_Fn PJRT_Buffer_OpaqueDeviceMemoryDataPointer;
   PJRT_Unused_Fn PJRT_CopyToDeviceStream_Destroy;
   PJRT_Unused_Fn PJRT_CopyToDeviceStream_AddChunk;
@@ -861,6 +891,10 @@ static_assert(HHLO_PJRT_SIZE(PJRT_Buffer_ElementType_Args, type) == 28);
 static_assert(HHLO_PJRT_SIZE(PJRT_Buffer_IsDeleted_Args, is_deleted) == 25);
 static_assert(HHLO_PJRT_SIZE(PJRT_Buffer_ToHostBuffer_Args, event) == 56);
 static_assert(HHLO_PJRT_SIZE(PJRT_Buffer_CopyToDevice_Args, dst_buffer) == 40);
+static_assert(HHLO_PJRT_SIZE(PJRT_Buffer_GetMemoryLayout_Args, layout) == 104);
+static_assert(HHLO_PJRT_SIZE(PJRT_Buffer_IsOnCpu_Args, is_on_cpu) == 25);
+static_assert(HHLO_PJRT_SIZE(PJRT_Buffer_UnsafePointer_Args, buffer_pointer) == 32);
+static_assert(HHLO_PJRT_SIZE(PJRT_Buffer_IncreaseExternalReferenceCount_Args, buffer) == 24);
 
 // The table: slot i at 40 + 8 i, 138 slots in 0.115; 0.81 ends after slot 117 (984 bytes).
 constexpr std::size_t pjrt_slot(std::size_t offset) { return (offset - 40) / sizeof(void*); }

@@ -73,6 +73,11 @@ const std::vector<Probe> kProbes = {
     HHLO_PROBE(PJRT_Buffer_CopyToDevice),
     HHLO_PROBE(PJRT_Buffer_ToHostBuffer),
     HHLO_PROBE(PJRT_Buffer_ReadyEvent),
+    HHLO_PROBE(PJRT_Buffer_GetMemoryLayout),
+    HHLO_PROBE(PJRT_Buffer_IsOnCpu),
+    HHLO_PROBE(PJRT_Buffer_UnsafePointer),
+    HHLO_PROBE(PJRT_Buffer_IncreaseExternalReferenceCount),
+    HHLO_PROBE(PJRT_Buffer_DecreaseExternalReferenceCount),
     HHLO_PROBE(PJRT_ExecuteContext_Create),
     HHLO_PROBE(PJRT_ExecuteContext_Destroy),
 };

@@ -68,6 +68,39 @@ TEST(Buffer, ReadyEventAndAsyncCopy) {
   EXPECT_EQ(out[2], 3.0);
 }
 
+TEST(Buffer, ToHostOfAResultStillBeingComputedWaitsForIt) {
+  // A CPU buffer is read from its memory on the calling thread (Buffer::to_host): only after
+  // the execution that defines it has ended. 3000 rounds of x = x + 1 over 256 x 256 floats take
+  // tens of milliseconds on the plugin's threads; to_host right after execute_async must see
+  // them all (without the wait it read 736 rounds).
+  LoadedExecutable exe = test::compile(R"(
+func.func @main(%x: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %zero, %v = %x) : tensor<i32>, tensor<256x256xf32>
+  cond {
+    %n = stablehlo.constant dense<3000> : tensor<i32>
+    %c = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    %onef = stablehlo.constant dense<1.0> : tensor<256x256xf32>
+    %w = stablehlo.add %v, %onef : tensor<256x256xf32>
+    stablehlo.return %j, %w : tensor<i32>, tensor<256x256xf32>
+  }
+  return %r#1 : tensor<256x256xf32>
+}
+)");
+  Array x(DType::f32, {256, 256});
+  float* p = static_cast<float*>(x.data());
+  for (int i = 0; i < 256 * 256; ++i) p[i] = static_cast<float>(i % 7);
+  Buffer in = test::cpu().buffer_from_host(x);
+  ExecuteResult r = exe.execute_async({&in});
+  Array y = r.outputs[0].to_host();
+  const float* q = static_cast<const float*>(y.data());
+  for (int i = 0; i < 256 * 256; ++i) ASSERT_EQ(q[i], static_cast<float>(i % 7 + 3000)) << i;
+}
+
 TEST(Buffer, DeviceOfAnotherClientIsRejected) {
   Client other = Client::create("cpu", {{"cpu_device_count", int64_t{1}}});
   Array a = Array::from<float>({1}, {1});
