@@ -48,8 +48,7 @@ const bool registered = register_command({
       CLI::Option* mpi_flag = sub.add_flag(
           "--mpi", *mpi,
           "Train data-parallel over the MPI processes of the job (mpirun -np P hhlo demo --mpi): "
-          "the batch split over them, gradients averaged by MPI inside the step (on one device "
-          "the synchronous client unless --execution is given)");
+          "the batch split over them, gradients averaged by MPI inside the step");
       sub.add_flag("--mpi-unchecked", *unchecked,
                    "With --mpi: skip the check that every rank runs the same collective")
           ->needs(mpi_flag);
@@ -62,16 +61,20 @@ const bool registered = register_command({
       sub.add_flag("!--no-progress", o->progress, "One line per epoch, no progress bar");
       auto execution = std::make_shared<std::string>("async");
       auto execution_given = std::make_shared<bool>(false);
-      add_execution_option(sub, *execution)->each([execution_given](const std::string&) {
-        *execution_given = true;
-      });
+      add_execution_option(sub, *execution)
+          ->each([execution_given](const std::string&) { *execution_given = true; })
+          ->description(
+              "async (XLA's thread pool runs each execution) or sync (the calling thread runs "
+              "it; CPU only). Default: sync on one device, measured faster for both models' "
+              "steps (docs/benchmarks.md, \"Training step\"); async on several");
       auto onednn = std::make_shared<OneDnnOps>();
       add_onednn_option(sub, *onednn);
       return [o, mpi, unchecked, timeout, execution, execution_given, onednn] {
-        // --mpi on one device defaults to the synchronous client: each step's execution and its
-        // allreduce on the calling thread, measured faster on 1, 2 and 4 processes
-        // (docs/benchmarks.md, "MPI allreduce across processes").
-        if (*mpi && !*execution_given && o->devices == 1) *execution = "sync";
+        // One device defaults to the synchronous client: each step's execution, its loss copy
+        // (and with --mpi its allreduce) on the calling thread, measured faster for the MLP's
+        // and the CNN's steps (docs/benchmarks.md, "Training step") and with MPI on 1, 2 and 4
+        // processes ("MPI allreduce across processes"). Several devices keep XLA's pool.
+        if (!*execution_given && o->devices == 1) *execution = "sync";
         // --execution sync or --onednn-*: a session of its own (on a synchronous CPU client; with
         // the convolutions and/or dot_generals of every step and evaluation as oneDNN's kernels).
         std::unique_ptr<Session> own;
