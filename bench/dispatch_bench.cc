@@ -31,16 +31,21 @@ const std::vector<float> kA{1, 2, 3, 4}, kB{10, 20, 30, 40};
 
 // ---- ours --------------------------------------------------------------------------------------
 
-void BM_Dispatch_Ours(benchmark::State& state) {
+/// A one-device client, the add compiled and its two inputs on the device, through our API.
+struct Ours {
   hhlo::Client client = hhlo::Client::create("cpu", {{"cpu_device_count", int64_t{1}}});
   hhlo::LoadedExecutable exe = compile(client, kAdd);
   hhlo::Buffer a = client.buffer_from_host(hhlo::Array::from<float>({2, 2}, kA));
   hhlo::Buffer b = client.buffer_from_host(hhlo::Array::from<float>({2, 2}, kB));
   std::vector<const hhlo::Buffer*> args{&a, &b};
-  if (exe.execute(args)[0].to_host().values<float>()[3] != 44.0f)
+};
+
+void BM_Dispatch_Ours(benchmark::State& state) {
+  Ours ours;
+  if (ours.exe.execute(ours.args)[0].to_host().values<float>()[3] != 44.0f)
     throw std::runtime_error("ours: wrong result");
   for (auto _ : state) {
-    std::vector<hhlo::Buffer> out = exe.execute(args);
+    std::vector<hhlo::Buffer> out = ours.exe.execute(ours.args);
     benchmark::DoNotOptimize(out.data());
   }
 }
@@ -156,41 +161,46 @@ struct Raw {
   }
 };
 
-void BM_Dispatch_RawCApi(benchmark::State& state) {
-  Raw raw;
-  const PJRT_Api* api = raw.api;
-  // Everything the loop needs is set up once, as a hand-written C caller would.
-  auto opts = make<PJRT_ExecuteOptions>();
-  PJRT_Buffer* const* arg_lists[1] = {raw.in};
+/// One execution of the add through the C API, its args structs filled once, as a hand-written C
+/// caller would: run() executes, awaits and returns the output buffer (the caller's to destroy).
+struct RawCall {
+  const Raw& raw;
+  PJRT_ExecuteOptions opts = make<PJRT_ExecuteOptions>();
+  PJRT_Buffer* const* arg_lists[1];
   PJRT_Buffer* out[1] = {nullptr};
   PJRT_Buffer** out_lists[1] = {out};
   PJRT_Event* done[1] = {nullptr};
-  auto a = make<PJRT_LoadedExecutable_Execute_Args>();
-  a.executable = raw.exe;
-  a.options = &opts;
-  a.argument_lists = arg_lists;
-  a.num_devices = 1;
-  a.num_args = 2;
-  a.output_lists = out_lists;
-  a.device_complete_events = done;
-  for (auto _ : state) {
-    check(api, api->PJRT_LoadedExecutable_Execute(&a), "PJRT_LoadedExecutable_Execute");
-    raw.await_and_destroy(done[0]);
-    raw.destroy(out[0]);
+  PJRT_LoadedExecutable_Execute_Args a = make<PJRT_LoadedExecutable_Execute_Args>();
+
+  explicit RawCall(const Raw& r) : raw(r), arg_lists{r.in} {
+    a.executable = raw.exe;
+    a.options = &opts;
+    a.argument_lists = arg_lists;
+    a.num_devices = 1;
+    a.num_args = 2;
+    a.output_lists = out_lists;
+    a.device_complete_events = done;
   }
+  PJRT_Buffer* run() {
+    check(raw.api, raw.api->PJRT_LoadedExecutable_Execute(&a), "PJRT_LoadedExecutable_Execute");
+    raw.await_and_destroy(done[0]);
+    return out[0];
+  }
+};
+
+void BM_Dispatch_RawCApi(benchmark::State& state) {
+  Raw raw;
+  RawCall call(raw);
+  for (auto _ : state) raw.destroy(call.run());
 }
 
 // ---- the result to the host each call -------------------------------------------------------
 
 // Ours: execute + Buffer::to_host, which on a CPU buffer reads its memory on the calling thread.
 void BM_ToHost_Ours(benchmark::State& state) {
-  hhlo::Client client = hhlo::Client::create("cpu", {{"cpu_device_count", int64_t{1}}});
-  hhlo::LoadedExecutable exe = compile(client, kAdd);
-  hhlo::Buffer a = client.buffer_from_host(hhlo::Array::from<float>({2, 2}, kA));
-  hhlo::Buffer b = client.buffer_from_host(hhlo::Array::from<float>({2, 2}, kB));
-  std::vector<const hhlo::Buffer*> args{&a, &b};
+  Ours ours;
   for (auto _ : state) {
-    hhlo::Array r = exe.execute(args)[0].to_host();
+    hhlo::Array r = ours.exe.execute(ours.args)[0].to_host();
     if (r.values<float>()[3] != 44.0f) throw std::runtime_error("ours: wrong result");
   }
 }
@@ -199,31 +209,17 @@ void BM_ToHost_Ours(benchmark::State& state) {
 // the copy to one of its threads).
 void BM_ToHost_RawCApi(benchmark::State& state) {
   Raw raw;
-  const PJRT_Api* api = raw.api;
-  auto opts = make<PJRT_ExecuteOptions>();
-  PJRT_Buffer* const* arg_lists[1] = {raw.in};
-  PJRT_Buffer* out[1] = {nullptr};
-  PJRT_Buffer** out_lists[1] = {out};
-  PJRT_Event* done[1] = {nullptr};
-  auto a = make<PJRT_LoadedExecutable_Execute_Args>();
-  a.executable = raw.exe;
-  a.options = &opts;
-  a.argument_lists = arg_lists;
-  a.num_devices = 1;
-  a.num_args = 2;
-  a.output_lists = out_lists;
-  a.device_complete_events = done;
+  RawCall call(raw);
   float host[4] = {};
   for (auto _ : state) {
-    check(api, api->PJRT_LoadedExecutable_Execute(&a), "PJRT_LoadedExecutable_Execute");
-    raw.await_and_destroy(done[0]);
+    PJRT_Buffer* out = call.run();
     auto copy = make<PJRT_Buffer_ToHostBuffer_Args>();
-    copy.src = out[0];
+    copy.src = out;
     copy.dst = host;
     copy.dst_size = sizeof host;
-    check(api, api->PJRT_Buffer_ToHostBuffer(&copy), "PJRT_Buffer_ToHostBuffer");
+    check(raw.api, raw.api->PJRT_Buffer_ToHostBuffer(&copy), "PJRT_Buffer_ToHostBuffer");
     raw.await_and_destroy(copy.event);
-    raw.destroy(out[0]);
+    raw.destroy(out);
     if (host[3] != 44.0f) throw std::runtime_error("raw: wrong result");
   }
 }
