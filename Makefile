@@ -2,6 +2,10 @@
 # Both run the idempotent set-up first (Debian packages, Python venv, pinned plugin wheels).
 BUILD ?= build
 JOBS ?= 2
+# ccache (found by CMakeLists.txt) hashes paths relative to the checkout and not the build
+# directory, so the install tests' second build tree (build-shared) reuses build/'s objects.
+export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_NOHASHDIR ?= true
 HHLO := $(BUILD)/tools/hhlo/hhlo
 
 .PHONY: setup setup-cuda build test demo bench asan tsan fuzz format format-check clean

@@ -40,6 +40,14 @@ std::optional<DType> dtype_named(std::string_view n) {
 
 bool Parser::at_type() const { return is_id("tensor") || is(Tok::bang_id); }
 
+/// What stands at `i` in `s`, for an error: "end of input", "the end of the line" or the
+/// character in quotes.
+static std::string found_at(std::string_view s, size_t i) {
+  if (i >= s.size()) return "end of input";
+  if (s[i] == '\n' || s[i] == '\r') return "the end of the line";
+  return "'" + std::string(1, s[i]) + "'";
+}
+
 TensorType Parser::parse_tensor_type() {
   if (is(Tok::bang_id)) {
     const size_t* it = find_alias(tok_.text);
@@ -55,7 +63,7 @@ TensorType Parser::parse_tensor_type() {
   if (!is_id("tensor")) fail("a tensor type (tensor<...>)");
   std::string_view s = lex_.src();
   size_t p = tok_.pos + 6, start = tok_.pos;
-  if (p >= s.size() || s[p] != '<') fail_at(p, "'<' after 'tensor'", "something else");
+  if (p >= s.size() || s[p] != '<') fail_at(p, "'<' after 'tensor'", found_at(s, p));
   ++p;
   TensorType t;
   auto digit = [&](size_t i) { return i < s.size() && s[i] >= '0' && s[i] <= '9'; };
@@ -71,7 +79,7 @@ TensorType Parser::parse_tensor_type() {
         fail_at(p, "a dimension size", "an out-of-range number");
       p = static_cast<size_t>(end - s.data());
     }
-    if (p >= s.size() || s[p] != 'x') fail_at(p, "'x' after a dimension", "something else");
+    if (p >= s.size() || s[p] != 'x') fail_at(p, "'x' after a dimension", found_at(s, p));
     ++p;
     if (rank >= 64) fail_at(p, "at most 64 dimensions", "more");
     dims[rank++] = d;
@@ -104,7 +112,7 @@ TensorType Parser::parse_tensor_type() {
   if (e >= s.size() || s[e] != '>') {
     if (e < s.size() && s[e] == ',')
       fail_at(e, "'>' (tensor encodings such as bounds are not supported)", "','");
-    fail_at(e, "'>' closing the tensor type", e >= s.size() ? "end of input" : "something else");
+    fail_at(e, "'>' closing the tensor type", found_at(s, e));
   }
   reset_to(e + 1);
   return t;

@@ -29,7 +29,8 @@ std::string value_text(const XlaOptionValue& v) {
   if (const bool* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
   if (const int64_t* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
   if (const double* d = std::get_if<double>(&v)) return fmt::format("{}", *d);
-  return std::get<std::string>(v);
+  const std::string& text = std::get<std::string>(v);
+  return text.empty() ? "\"\"" : text;  // an empty value shown as such, not as a cut-off line
 }
 
 nlohmann::json value_json(const XlaOptionValue& v) {

@@ -105,6 +105,18 @@ TEST(TuneCli, TheChoiceIsRememberedAndUsedByRunAndBench) {
                     "xla_cpu_use_xnnpack=true"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, Not(HasSubstr("tuned:")));
+  // --forget removes the choice: run is back to the defaults; a second --forget says so.
+  std::vector<std::string> forget = {"tune", dir + "/p.mlir", "-i", dir + "/x.npy", "--forget"};
+  r = hhlo_in(dir, forget);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("forgot the tuned choice of " + dir + "/p.mlir"));
+  EXPECT_FALSE(fs::exists(choice_path(dir)));
+  r = hhlo_in(dir, run);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, Not(HasSubstr("tuned:")));
+  r = hhlo_in(dir, forget);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("no tuned choice is remembered for " + dir + "/p.mlir"));
 }
 
 TEST(TuneCli, ADamagedChoiceGivesOneWarningAndTheDefaults) {

@@ -56,17 +56,19 @@ int check_program(const CheckOptions& o) {
     if (p.artifact) print_exported_signature(*p.artifact, o.program);
     m = std::move(p.module);
   } catch (const Error& e) {
-    // ParseError and the verifier's errors start with "FILE:LINE:COLUMN: ".
+    // ParseError and the verifier's errors start with "FILE:LINE:COLUMN: "; the others are
+    // prefixed with the file. "hhlo: error: " as every subcommand's errors (main.cc).
     std::string what = e.what();
     bool located = what.rfind(o.program + ":", 0) == 0;
-    fmt::print(stderr, "{}{}error: {}\n", located ? "" : o.program, located ? "" : ": ", what);
+    fmt::print(stderr, "hhlo: error: {}{}{}\n", located ? "" : o.program, located ? "" : ": ",
+               what);
     return 1;
   }
   std::string entry;
   try {
     entry = resolve_entry(m, o.entry);
   } catch (const Error& e) {
-    fmt::print(stderr, "{}: error: {}\n", o.program, e.what());
+    fmt::print(stderr, "hhlo: error: {}: {}\n", o.program, e.what());
     return 1;
   }
   FuncSignature sig = signature(*m.find(entry));

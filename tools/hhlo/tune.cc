@@ -1,12 +1,14 @@
-// `hhlo tune PROGRAM -i ... [--budget SECONDS] [--xla-option NAME=VALUE ...]`: times the program
-// on its inputs under the CPU client's execution modes and the XLA option sets of
+// `hhlo tune PROGRAM -i ... [--budget SECONDS] [--xla-option NAME=VALUE ...] [--forget]`: times the
+// program on its inputs under the CPU client's execution modes and the XLA option sets of
 // tune_option_sets (hhlo/program/tune.h), one line per candidate with its median, keeps the
 // fastest whose outputs agree with the defaults', and remembers it in the compile cache beside
-// the program's source record, where `hhlo run`, `hhlo bench` and Session find it.
+// the program's source record, where `hhlo run`, `hhlo bench` and Session find it. `--forget`
+// removes that remembered choice.
 #include "hhlo/program/tune.h"
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -22,15 +24,17 @@ namespace {
 struct TuneCliOptions {
   RunOptions run;
   double budget = 30;
+  bool forget = false;  ///< remove the remembered choice instead of tuning
 };
 
-/// One progress line: the candidate, its median and calls, or why it is not usable.
+/// One progress line: the figures first (aligned whatever the candidate's length), then the
+/// candidate; or the candidate and why it is not usable.
 void print_progress(const TuneTiming& t) {
   if (t.usable)
-    fmt::print("  {:<60} median {:10.1f} us  (min {:.1f}, {} calls){}\n", t.candidate.describe(),
-               t.median_us, t.min_us, t.calls, t.note.empty() ? "" : "; " + t.note);
+    fmt::print("  median {:10.1f} us  (min {:.1f}, {} calls)  {}{}\n", t.median_us, t.min_us,
+               t.calls, t.candidate.describe(), t.note.empty() ? "" : "; " + t.note);
   else
-    fmt::print("  {:<60} {}\n", t.candidate.describe(), t.note);
+    fmt::print("  {:>38}  {}: {}\n", "not usable", t.candidate.describe(), t.note);
   std::fflush(stdout);
 }
 
@@ -52,6 +56,17 @@ int run_tune(const TuneCliOptions& t) {
   CompileCache cache;
   RunInputs in = load_run_inputs(o, &cache);
   std::string source = source_key(in.bytes, o.vjp_order, in.prepare, in.options);
+  if (t.forget) {
+    std::error_code ec;
+    bool removed = std::filesystem::remove(cache.entry_path(tuned_key(source)), ec);
+    if (ec)
+      throw Error(fmt::format("--forget: cannot remove the tuned choice of '{}': {}", o.program,
+                              ec.message()));
+    fmt::print("{} {}: run, bench and Session use the defaults\n",
+               removed ? "forgot the tuned choice of" : "no tuned choice is remembered for",
+               o.program);
+    return 0;
+  }
   PreparedProgram program = prepare_for_inputs(o, in);
   if (program.num_partitions > 1)
     throw Error(
@@ -99,6 +114,9 @@ const bool registered = register_command({
           ->allow_extra_args(false);  // one file per -i: a mistyped flag is never an input
       sub.add_option("--budget", t->budget,
                      "Seconds for the whole tuning (default 30); candidates past it are skipped");
+      sub.add_flag("--forget", t->forget,
+                   "Remove the choice remembered for this program, inputs and options instead "
+                   "of tuning (run, bench and Session then use the defaults)");
       sub.add_option("--entry", o.entry,
                      "Public function to run (default: @main, or the only public function)");
       sub.add_option("--export-platforms", o.export_platforms,
