@@ -83,7 +83,7 @@ int run_tune(const TuneCliOptions& t) {
     if (identity.empty()) identity = cache.client_identity(client);
     return client;
   };
-  fmt::print("tuning {} (budget {} s): candidate, median of execute + await\n", o.program,
+  fmt::print("tuning {} (budget {} s): median of execute + await, candidate\n", o.program,
              t.budget);
   TuneResult r;
   try {
