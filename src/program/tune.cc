@@ -112,9 +112,11 @@ struct Bench {
   /// The program as each candidate's rewrites make it (loops unrolled, ops for oneDNN), by
   /// (unroll factor, oneDNN convolutions, dot_generals, threads), made on first use.
   std::map<std::tuple<int, bool, bool, int>, PreparedProgram> variants;
-  /// The executables of the last candidate measured, of the defaults and of the choice so far,
-  /// kept for the confirmation (which then compiles nothing again).
-  std::optional<Ready> last, defaults, chosen;
+  /// The executables of the last candidate measured, of the defaults, of the choice so far and
+  /// of the runner-up, kept for the confirmation (which then compiles nothing again).
+  std::optional<Ready> last, defaults, chosen, runner_up;
+  /// The runner-up: the fastest usable candidate but the defaults and the choice.
+  std::optional<TuneTiming> second;
 
   /// The program `c` runs: `program`, or its variant with c's rewrites.
   const PreparedProgram& program_of(const TunedChoice& c) {
@@ -232,54 +234,72 @@ TuneTiming measure_in_budget(Bench& b, const TunedChoice& candidate, std::size_t
 constexpr double kNoise = 0.03;
 
 /// `t` (the last candidate `b` measured) kept as the choice of `result` when usable and faster
-/// by more than kNoise, with its executable.
+/// by more than kNoise, with its executable; the choice it replaces (unless the defaults) or
+/// else `t` itself becomes the runner-up when faster than the runner-up so far.
 void keep_faster(Bench& b, const TuneTiming& t, TuneResult& result) {
-  if (t.usable && t.median_us < result.choice_median_us * (1 - kNoise)) {
+  if (!t.usable) return;
+  auto second = [&b](const TuneTiming& s, std::optional<Ready>& r) {
+    if (b.second && b.second->median_us <= s.median_us) return;
+    b.second = s;
+    b.runner_up = std::move(r);
+  };
+  if (t.median_us < result.choice_median_us * (1 - kNoise)) {
+    if (!(result.choice == TunedChoice{}))
+      second({.candidate = result.choice, .median_us = result.choice_median_us}, b.chosen);
     result.choice = t.candidate;
     result.choice_median_us = t.median_us;
     b.chosen = std::move(b.last);
+  } else {
+    second(t, b.last);
   }
 }
 
 /// The confirmation of `result`'s choice against the defaults (TuneOptions::confirm_rounds):
-/// both (their executables from the timings) timed in alternation with what is left of the
-/// budget, the order switched every round; the choice stays only when its median of round
-/// medians is more than kNoise below the defaults'. A confirmation that fails confirms nothing:
-/// the defaults are chosen, with the figure their timing gave.
+/// the defaults, the choice and the runner-up if any (their executables from the timings) timed
+/// in rotation with what is left of the budget, the order turned every round; the faster of the
+/// choice and the runner-up stays only when its median of round medians is more than kNoise
+/// below the defaults'. A confirmation that fails confirms nothing: the defaults are chosen,
+/// with the figure their timing gave.
 void confirm(Bench& b, TuneResult& result) {
   int rounds = b.options.confirm_rounds;
-  TuneTiming sides[2] = {{.candidate = TunedChoice{}}, {.candidate = result.choice}};
+  std::vector<TuneTiming> sides = {{.candidate = TunedChoice{}}, {.candidate = result.choice}};
+  if (b.second && b.runner_up) sides.push_back({.candidate = b.second->candidate});
+  const int n = static_cast<int>(sides.size());
   try {
     if (!b.defaults) b.defaults = ready(b, sides[0].candidate);
     if (!b.chosen) b.chosen = ready(b, sides[1].candidate);
-    Ready* ready_sides[2] = {&*b.defaults, &*b.chosen};
-    double slice = std::max(0.0, b.options.budget_s - seconds_since(b.start)) / (2.0 * rounds);
-    std::vector<double> medians[2];
+    Ready* ready_sides[3] = {&*b.defaults, &*b.chosen, n == 3 ? &*b.runner_up : nullptr};
+    double slice = std::max(0.0, b.options.budget_s - seconds_since(b.start)) / (n * rounds);
+    std::vector<std::vector<double>> medians(n);
     for (int r = 0; r < rounds; ++r)
-      for (int k = 0; k < 2; ++k) {
-        int i = (r + k) % 2;
+      for (int k = 0; k < n; ++k) {
+        int i = (r + k) % n;
         TuneTiming t;
         time_calls(ready_sides[i]->exe, ready_sides[i]->args, slice, 3, b.options, t);
         sides[i].min_us = medians[i].empty() ? t.min_us : std::min(sides[i].min_us, t.min_us);
         medians[i].push_back(t.median_us);
         sides[i].calls += t.calls;
       }
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < n; ++i) {
       sides[i].median_us = median(medians[i]);
       sides[i].usable = true;
       sides[i].note = "confirmation, in alternation";
     }
   } catch (const Error& e) {
-    sides[1].note = fmt::format("confirmation refused: {}", e.what());
+    for (int i = 1; i < n; ++i) sides[i].note = fmt::format("confirmation refused: {}", e.what());
   }
   for (const TuneTiming& t : sides)
     if (b.options.progress) b.options.progress(t);
   result.confirmed_defaults = sides[0];
   result.confirmed_candidate = sides[1];
+  if (n == 3) result.confirmed_runner_up = sides[2];
   if (sides[0].usable) result.default_median_us = sides[0].median_us;
-  if (sides[0].usable && sides[1].usable &&
-      sides[1].median_us < sides[0].median_us * (1 - kNoise)) {
-    result.choice_median_us = sides[1].median_us;
+  const TuneTiming* best = nullptr;
+  for (int i = 1; i < n; ++i)
+    if (sides[i].usable && (!best || sides[i].median_us < best->median_us)) best = &sides[i];
+  if (sides[0].usable && best && best->median_us < sides[0].median_us * (1 - kNoise)) {
+    result.choice = best->candidate;
+    result.choice_median_us = best->median_us;
   } else {
     result.choice = TunedChoice{};
     result.choice_median_us = result.default_median_us;

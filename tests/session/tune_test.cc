@@ -224,6 +224,38 @@ TEST(Tune, AWinnerIsConfirmedInAlternationWithTheDefaults) {
   }
 }
 
+// With a third candidate (an option set under the synchronous client), the winner and the
+// runner-up are both timed again in rotation with the defaults; the faster of the two in that
+// rotation is the choice (when faster than the defaults beyond the noise margin).
+TEST(Tune, TheRunnerUpIsConfirmedBesideTheWinner) {
+  PreparedProgram p = prepare_program(read_program(kProgram), {.platform = "cpu"});
+  ClientFactory make = [](bool sync) {
+    return Client::create("cpu", execution_client_options(sync));
+  };
+  int progress = 0;
+  TuneOptions o{.budget_s = 3,
+                .option_sets = {{{"xla_cpu_use_xnnpack", false}}},
+                .progress = [&](const TuneTiming&) { ++progress; }};
+  TuneResult r = tune(p, {input()}, {}, make, o);
+  ASSERT_EQ(r.timings.size(), 3u);
+  ASSERT_TRUE(r.timings[1].usable && r.timings[2].usable);
+  ASSERT_TRUE(r.confirmed_defaults && r.confirmed_candidate && r.confirmed_runner_up);
+  EXPECT_EQ(progress, 6);  // three candidates, three sides of the confirmation
+  const TuneTiming &d = *r.confirmed_defaults, &w = *r.confirmed_candidate,
+                   &u = *r.confirmed_runner_up;
+  EXPECT_EQ(d.candidate, TunedChoice{});
+  std::vector<TunedChoice> both = {r.timings[1].candidate, r.timings[2].candidate};
+  EXPECT_TRUE((w.candidate == both[0] && u.candidate == both[1]) ||
+              (w.candidate == both[1] && u.candidate == both[0]))
+      << w.candidate.describe() << " / " << u.candidate.describe();
+  ASSERT_TRUE(d.usable && w.usable && u.usable) << d.note << w.note << u.note;
+  EXPECT_GE(u.calls, 3 * o.confirm_rounds);
+  const TuneTiming& best = u.median_us < w.median_us ? u : w;
+  bool confirmed = best.median_us < d.median_us * 0.97;
+  EXPECT_EQ(r.choice, confirmed ? best.candidate : TunedChoice{});
+  EXPECT_EQ(r.choice_median_us, confirmed ? best.median_us : d.median_us);
+}
+
 TEST(Tune, OutputsAgreeWithinTheDtypesTolerance) {
   Array a = Array::from<float>({3}, {1.0f, 2.0f, std::numeric_limits<float>::quiet_NaN()});
   EXPECT_TRUE(outputs_agree(a, Array::from<float>({3}, {1.00001f, 2.0f, NAN})));

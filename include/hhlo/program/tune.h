@@ -134,11 +134,13 @@ struct TuneResult {
   /// once per thread count, each under both modes.
   std::vector<TuneTiming> timings;
   /// The confirmation (TuneOptions::confirm_rounds), made when a candidate other than the
-  /// defaults won the timings: the defaults and that candidate timed in alternation (median of
-  /// the round medians; calls summed). choice_median_us and default_median_us are then these
-  /// medians, and choice is the defaults again when the candidate was not confirmed faster or
-  /// the confirmation failed (its note says why; default_median_us then stays the timings').
-  std::optional<TuneTiming> confirmed_defaults, confirmed_candidate;
+  /// defaults won the timings: the defaults, that candidate and the runner-up (the fastest other
+  /// usable candidate but the defaults, when there is one) timed in rotation (median of the
+  /// round medians; calls summed). The faster of the winner and the runner-up is then the choice
+  /// when more than the noise margin (3%) faster than the defaults, else the defaults; so is it
+  /// when the confirmation failed (its note says why; default_median_us then stays the
+  /// timings'). choice_median_us and default_median_us are the confirmation's medians.
+  std::optional<TuneTiming> confirmed_defaults, confirmed_candidate, confirmed_runner_up;
 };
 
 /// Makes the client a candidate runs on: `synchronous` as in TunedChoice. Called at most once per
