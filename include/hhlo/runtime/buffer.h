@@ -30,10 +30,9 @@ class Buffer {
   /// PJRT_Buffer_IsOnCpu) in the dense row-major layout (PJRT_Buffer_GetMemoryLayout) is read on
   /// the calling thread once ready (PJRT_Buffer_ReadyEvent + await, then PJRT_Buffer_UnsafePointer
   /// under an external reference): the CPU plugin's PJRT_Buffer_ToHostBuffer hands every copy to
-  /// one of its threads, ~36 us a call on this project's machine (docs/facts.md). Any other buffer
-  /// goes through PJRT_Buffer_ToHostBuffer + await.
-  /// Throws hhlo::Error when the buffer was deleted or donated, hhlo::PjrtError when the
-  /// computation that defines it failed.
+  /// one of its threads, 23-26 us a call on this project's machine (docs/facts.md). Any other
+  /// buffer goes through PJRT_Buffer_ToHostBuffer + await. Throws hhlo::Error when the buffer was
+  /// deleted or donated, hhlo::PjrtError when the computation that defines it failed.
   Array to_host() const;
   /// Copies into caller memory of exactly `size` bytes (dense row-major); returns the event of
   /// the copy without waiting. Throws hhlo::Error when `size` differs from the buffer's byte size.
