@@ -256,6 +256,36 @@ TEST(Tune, TheRunnerUpIsConfirmedBesideTheWinner) {
   EXPECT_EQ(r.choice_median_us, confirmed ? best.median_us : d.median_us);
 }
 
+// An option set that leaves this small program as it is (no YNNPACK fusion in it) is timed
+// within the noise of the defaults: it never wins the timings by the margin, yet whenever its
+// median came out below the defaults' it is confirmed in rotation, and the rotation decides.
+TEST(Tune, ACandidateWithinTheNoiseButFasterIsStillConfirmed) {
+  PreparedProgram p = prepare_program(read_program(kProgram), {.platform = "cpu"});
+  ClientFactory make = [](bool sync) {
+    return Client::create("cpu", execution_client_options(sync));
+  };
+  TuneOptions o{.budget_s = 2,
+                .try_sync = false,
+                .option_sets = {{{"xla_cpu_experimental_ynn_fusion_type", std::string()}}}};
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    TuneResult r = tune(p, {input()}, {}, make, o);
+    ASSERT_EQ(r.timings.size(), 2u);
+    ASSERT_TRUE(r.timings[1].usable) << r.timings[1].note;
+    bool below = r.timings[1].median_us < r.timings[0].median_us;
+    ASSERT_EQ(r.confirmed_candidate.has_value(), below)
+        << r.timings[1].median_us << " us against " << r.timings[0].median_us;
+    EXPECT_FALSE(r.confirmed_runner_up);  // one candidate besides the defaults
+    if (!below) continue;
+    const TuneTiming &d = *r.confirmed_defaults, &c = *r.confirmed_candidate;
+    EXPECT_EQ(c.candidate, r.timings[1].candidate);
+    bool confirmed = c.median_us < d.median_us * 0.97;
+    EXPECT_EQ(r.choice, confirmed ? c.candidate : TunedChoice{});
+    EXPECT_EQ(r.choice_median_us, confirmed ? c.median_us : d.median_us);
+    return;  // the confirmed branch was seen
+  }
+  GTEST_SKIP() << "the option set never timed below the defaults in 5 tunings";
+}
+
 TEST(Tune, OutputsAgreeWithinTheDtypesTolerance) {
   Array a = Array::from<float>({3}, {1.0f, 2.0f, std::numeric_limits<float>::quiet_NaN()});
   EXPECT_TRUE(outputs_agree(a, Array::from<float>({3}, {1.00001f, 2.0f, NAN})));

@@ -107,12 +107,14 @@ struct TuneOptions {
   std::vector<int> unroll_factors = {4};
   /// The option sets to try after the mode (default tune_option_sets()).
   std::vector<std::map<std::string, XlaOptionValue>> option_sets = tune_option_sets();
-  /// Rounds of the confirmation (0: none). When a candidate other than the defaults wins, it and
-  /// the defaults are compiled again and timed in alternation, one slice each per round, with
-  /// what is left of the budget (confirm_share of it kept for this); the choice stays only when
-  /// the median of its round medians is still more than 3% below the defaults'. Each candidate
-  /// is timed alone, in its own stretch of time: on a shared machine a quiet stretch can make a
-  /// candidate win that is not faster (docs/benchmarks.md, "Tuning").
+  /// Rounds of the confirmation (0: none). When a candidate other than the defaults was timed
+  /// faster than the defaults (by any margin), the two fastest such candidates and the defaults
+  /// are timed again in rotation, one slice each per round, with what is left of the budget
+  /// (confirm_share of it kept for this); the faster candidate of the rotation is chosen only
+  /// when the median of its round medians is more than 3% below the defaults'. Each candidate is
+  /// timed alone, in its own stretch of time: on a shared machine a quiet stretch can make a
+  /// candidate win that is not faster, or one that is look no faster (docs/benchmarks.md,
+  /// "Tuning").
   int confirm_rounds = 3;
   /// The share of budget_s kept for the confirmation, in [0, 0.9].
   double confirm_share = 0.2;
@@ -133,12 +135,12 @@ struct TuneResult {
   /// then (try_onednn) the choice so far with oneDNN's convolutions, dot_generals, and both,
   /// once per thread count, each under both modes.
   std::vector<TuneTiming> timings;
-  /// The confirmation (TuneOptions::confirm_rounds), made when a candidate other than the
-  /// defaults won the timings: the defaults, that candidate and the runner-up (the fastest other
-  /// usable candidate but the defaults, when there is one) timed in rotation (median of the
-  /// round medians; calls summed). The faster of the winner and the runner-up is then the choice
-  /// when more than the noise margin (3%) faster than the defaults, else the defaults; so is it
-  /// when the confirmation failed (its note says why; default_median_us then stays the
+  /// The confirmation (TuneOptions::confirm_rounds), made when a usable candidate other than
+  /// the defaults was timed faster than the defaults: the defaults, the fastest such candidate
+  /// (confirmed_candidate) and the next fastest (confirmed_runner_up, when there is one) timed
+  /// in rotation (median of the round medians; calls summed). The faster of the two is then the
+  /// choice when more than the noise margin (3%) faster than the defaults, else the defaults; so
+  /// is it when the confirmation failed (its note says why; default_median_us then stays the
   /// timings'). choice_median_us and default_median_us are the confirmation's medians.
   std::optional<TuneTiming> confirmed_defaults, confirmed_candidate, confirmed_runner_up;
 };
@@ -151,7 +153,8 @@ using ClientFactory = std::function<Client(bool synchronous)>;
 /// candidate (TunedChoice::apply), on clients from `make_client`, and keeps the fastest whose
 /// outputs agree with the defaults' (outputs_agree); a candidate replaces the current choice only
 /// when its median is more than 3% lower (within the noise, the simpler choice stays), and the
-/// winner is confirmed against the defaults in alternation (TuneOptions::confirm_rounds).
+/// fastest candidates are confirmed against the defaults in alternation
+/// (TuneOptions::confirm_rounds), which then decides.
 /// Candidates the plugin refuses, that fail or disagree are reported in the timings, never
 /// chosen. Times are measured, never assumed. Throws hhlo::Error when options.budget_s <= 0,
 /// max_calls < 3, confirm_rounds < 0, confirm_share outside [0, 0.9] or the program is
