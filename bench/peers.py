@@ -45,9 +45,11 @@ import numpy as np
 
 BATCHES = (1, 64)
 MODELS = ("mlp", "cnn", "transformer", "lstm")
-# Timed calls per config, the same for every runner (about 0.5-3 s of work per runner and round
-# on 2 cores); warm-up calls before them.
-CALLS = {"mlp": (500, 500), "cnn": (300, 40), "transformer": (40, 4), "lstm": (100, 20)}
+# Timed calls per config, the same for every runner: about 0.2-3 s of work per runner and round
+# on 2 cores, so that a round's median spans more than a passing stretch of the host's noise
+# (until 2026-12-07 the small configs timed 0.01-0.2 s: 500, 500, 300, 40, 40, 4, 100, 20);
+# warm-up calls before them.
+CALLS = {"mlp": (20000, 5000), "cnn": (3000, 300), "transformer": (200, 4), "lstm": (1000, 40)}
 WARMUP = {"mlp": (20, 20), "cnn": (10, 3), "transformer": (3, 1), "lstm": (5, 2)}
 RUNNERS = ("ours", "ours_tuned", "jax", "ort", "iree")
 COLD = ("ours", "jax", "ort", "iree")
