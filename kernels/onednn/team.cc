@@ -4,10 +4,13 @@
 // at a time from a second word (the sequence number and the next part), so that a team thread
 // that wakes late finds its part already run by the caller instead of holding the call up.
 // Each ended part counts down `pending_`; the caller waits for it to reach zero. A wait spins
-// briefly (a dot's parts end within microseconds of each other), then yields the core for up to 50
-// us (the next dot of a program comes soon, but XLA's own threads may need the core in between: a
-// thread that spun there for 30 us made the transformer slower), then sleeps on the atomic (a
-// futex).
+// briefly (a dot's parts end within microseconds of each other), then yields the core for up to 1
+// ms (the next dot of a program comes soon, and XLA's own threads may need the core in between: a
+// thread that spun there for 30 us made the transformer slower, one that yields gives way), then
+// sleeps on the atomic (a futex). The yielding keeps the thread ready for the next dot: woken from
+// the futex it came late (on a virtual machine, a sleeping thread's idle vCPU wakes slowly), and
+// the batch-1 transformer ran 3.7-4.4 ms with 50 us of yielding against 3.2-3.7 ms with 1 ms
+// (docs/facts.md). OpenMP runtimes wait likewise (libgomp spins, Intel's for 200 ms).
 #include "team.h"
 
 #include <sched.h>
@@ -25,7 +28,7 @@ namespace {
 constexpr int kPartBits = 16;  // the call word's low bits: the call's part count
 constexpr uint64_t kPartMask = (uint64_t{1} << kPartBits) - 1;
 constexpr int kSpins = 100;  // pause instructions first: 1-2 microseconds (16 ns each here)
-constexpr auto kYielding = std::chrono::microseconds(50);  // then sched_yield, before a sleep
+constexpr auto kYielding = std::chrono::milliseconds(1);  // then sched_yield, before a sleep
 
 /// Whether this thread is running a part (a call from inside one runs its parts itself).
 thread_local bool in_part = false;
