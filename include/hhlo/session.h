@@ -41,6 +41,8 @@ class Session {
                    CompileCacheOptions disk_cache = CompileCacheOptions::from_environment(),
                    OneDnnOps onednn = {});
   const Client& client() const { return client_; }
+  /// The oneDNN rewrites every program this session compiles gets (the constructor's `onednn`).
+  const OneDnnOps& onednn() const { return onednn_; }
   /// The disk cache in use.
   const CompileCache& disk_cache() const { return disk_; }
   /// What the disk cache did for the last executable this session compiled or loaded.

@@ -143,6 +143,8 @@ Result run(const Options& o, std::ostream& all_out) {
   Session& session = o.session ? *o.session : default_session();
   nn::Trainer trainer(loss, init, nn::adam(lr), batch_types,
                       nn::DataParallel{.devices = o.devices, .processes = o.processes}, session);
+  if (session.onednn().any())
+    out << fmt::format("oneDNN's kernels for the {}\n", session.onednn().describe());
   if (o.processes > 1)
     out << fmt::format(
         "data-parallel over {} MPI processes: batch split {} per process, gradients averaged by "

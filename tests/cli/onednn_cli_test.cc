@@ -24,6 +24,7 @@ namespace hhlo::test {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct Case {
   const char* name;
@@ -243,7 +244,7 @@ std::vector<std::array<double, 3>> cnn_demo(const std::vector<std::string>& flag
 // agree to 1e-4 and the accuracies to one image (1/360 of the test set, 1/1437 of the training
 // set).
 TEST(OneDnnConvolution, TheCnnDemoTrainsAsWithXlasConvolutions) {
-  auto xla = cnn_demo({});
+  auto xla = cnn_demo({"--xla-convolutions"});
   auto onednn = cnn_demo({"--onednn-convolution", "--onednn-threads", "1"});
   ASSERT_EQ(xla.size(), 2u);
   ASSERT_EQ(onednn.size(), 2u);
@@ -254,6 +255,35 @@ TEST(OneDnnConvolution, TheCnnDemoTrainsAsWithXlasConvolutions) {
     EXPECT_NEAR(onednn[e][2], xla[e][2], 100.0 / 360 + 1e-9);
   }
   EXPECT_GT(onednn[1][2], 90.0);  // it learned
+}
+
+// On one device the CNN demo runs oneDNN's convolutions on the calling thread unless told
+// --xla-convolutions (measured faster: docs/benchmarks.md, "Training step"); the MLP, several
+// devices and an explicit --onednn-* choice are left as given.
+TEST(OneDnnConvolution, TheCnnDemoDefaultsToOneDnnsConvolutionsOnOneDevice) {
+  const std::string line = "oneDNN's kernels for the convolutions (1 thread)";
+  auto demo = [](std::vector<std::string> flags) {
+    std::vector<std::string> args = {"demo", "--epochs", "1", "--no-progress"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    return run_hhlo(args);
+  };
+  ProcessResult r = demo({"--model", "cnn"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(line));
+  for (std::vector<std::string> flags :
+       {std::vector<std::string>{"--model", "cnn", "--xla-convolutions"},
+        std::vector<std::string>{"--model", "cnn", "--devices", "2"},
+        std::vector<std::string>{"--model", "mlp"}}) {
+    r = demo(flags);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_THAT(r.output, Not(HasSubstr("oneDNN's kernels"))) << flags.back();
+  }
+  r = demo({"--model", "cnn", "--onednn-dot-general", "--onednn-threads", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("oneDNN's kernels for the dot_generals (1 thread)"));
+  r = demo({"--model", "cnn", "--xla-convolutions", "--onednn-convolution"});
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--onednn-convolution excludes --xla-convolutions"));
 }
 
 TEST(OneDnnConvolution, ThreadsWithoutTheRewriteAreRefused) {
