@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <complex>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -527,11 +526,15 @@ std::optional<RememberedChoice> find_tuned(CompileCache& cache, const std::strin
     return remembered_from(nlohmann::json::parse(*text));
   } catch (const std::exception& e) {
     if (damaged) *damaged = fmt::format("not a tuned choice: {}", e.what());
-    std::error_code ec;
-    std::filesystem::remove(cache.entry_path(key), ec);
+    try {
+      forget_tuned(cache, key);
+    } catch (const IoError&) {  // left in place: found damaged again next time
+    }
     return std::nullopt;
   }
 }
+
+bool forget_tuned(CompileCache& cache, const std::string& key) { return cache.remove(key); }
 
 bool remember_tuned(CompileCache& cache, const std::string& key, const std::string& client,
                     const TuneResult& result) {

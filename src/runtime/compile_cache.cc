@@ -279,6 +279,16 @@ std::optional<std::string> CompileCache::read(const std::string& key, bool* bad)
   return std::nullopt;
 }
 
+bool CompileCache::remove(const std::string& key) {
+  if (!enabled_ || !valid_key(key)) return false;
+  std::error_code ec;
+  bool removed = fs::remove(entry_path(key), ec);
+  if (ec)
+    throw IoError(fmt::format("compile cache entry {}: cannot remove it: {}", entry_path(key),
+                              ec.message()));
+  return removed;
+}
+
 bool CompileCache::write(const std::string& key, std::string_view executable) {
   if (!enabled_ || !valid_key(key)) return false;
   std::error_code ec;

@@ -220,6 +220,26 @@ TEST_F(CompileCacheTest, ForeignEntryIsRecompiled) {
   expect_recompiled_after(c, path, [](std::string&) {});
 }
 
+// remove() drops one entry (the next read misses), says whether there was one, and throws
+// naming the entry when it cannot: a non-empty folder standing in the entry's place.
+TEST_F(CompileCacheTest, RemoveDropsAnEntryAndNamesOneItCannotRemove) {
+  CompileCache c = cache();
+  std::string key = sha256_hex("an entry");
+  ASSERT_TRUE(c.write(key, "payload"));
+  EXPECT_EQ(c.read(key), "payload");
+  EXPECT_TRUE(c.remove(key));
+  EXPECT_FALSE(c.read(key));
+  EXPECT_FALSE(c.remove(key));
+  fs::create_directories(fs::path(c.entry_path(key)) / "inside");
+  try {
+    c.remove(key);
+    ADD_FAILURE() << "no error";
+  } catch (const IoError& e) {
+    EXPECT_NE(std::string(e.what()).find(c.entry_path(key)), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(CompileCache({.enabled = false}).remove(key));
+}
+
 TEST_F(CompileCacheTest, UnwritableFolderWarnsOnceAndCompiles) {
   fs::create_directories(dir_);
   std::ofstream(dir_ / "file") << "a file, not a folder";

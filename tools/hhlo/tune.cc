@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -57,11 +56,7 @@ int run_tune(const TuneCliOptions& t) {
   RunInputs in = load_run_inputs(o, &cache);
   std::string source = source_key(in.bytes, o.vjp_order, in.prepare, in.options);
   if (t.forget) {
-    std::error_code ec;
-    bool removed = std::filesystem::remove(cache.entry_path(tuned_key(source)), ec);
-    if (ec)
-      throw Error(fmt::format("--forget: cannot remove the tuned choice of '{}': {}", o.program,
-                              ec.message()));
+    bool removed = forget_tuned(cache, tuned_key(source));
     fmt::print("{} {}: run, bench and Session use the defaults\n",
                removed ? "forgot the tuned choice of" : "no tuned choice is remembered for",
                o.program);

@@ -193,6 +193,10 @@ struct RememberedChoice {
 std::optional<RememberedChoice> find_tuned(CompileCache& cache, const std::string& key,
                                            std::string* damaged = nullptr);
 
+/// Removes the choice remembered under `key` (`hhlo tune --forget`); true when there was one.
+/// Throws hhlo::IoError when its entry cannot be removed (CompileCache::remove).
+bool forget_tuned(CompileCache& cache, const std::string& key);
+
 /// Remembers `result`'s choice under `key`, tuned on a client of identity `client`. False when
 /// the cache is off or not writable. Never throws.
 bool remember_tuned(CompileCache& cache, const std::string& key, const std::string& client,

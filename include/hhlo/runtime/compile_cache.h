@@ -100,6 +100,9 @@ class CompileCache {
   /// older than an hour: a writer killed mid-write) are removed. False (after the one-line
   /// warning) when the folder is not writable. Never throws.
   bool write(const std::string& key, std::string_view executable);
+  /// Removes entry `key`; true when there was one, false when there was none (or the cache is
+  /// off). Throws hhlo::IoError naming the entry when it exists and cannot be removed.
+  bool remove(const std::string& key);
   /// Path of entry `key` (whether or not it exists).
   std::string entry_path(const std::string& key) const;
 
