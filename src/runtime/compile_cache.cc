@@ -284,8 +284,8 @@ bool CompileCache::remove(const std::string& key) {
   std::error_code ec;
   bool removed = fs::remove(entry_path(key), ec);
   if (ec)
-    throw IoError(fmt::format("compile cache entry {}: cannot remove it: {}", entry_path(key),
-                              ec.message()));
+    throw IoError(
+        fmt::format("compile cache entry {}: cannot remove it: {}", entry_path(key), ec.message()));
   return removed;
 }
 
