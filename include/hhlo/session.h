@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hhlo/core/array.h"
+#include "hhlo/program/load.h"
 #include "hhlo/program/program.h"
 #include "hhlo/program/tune.h"
 #include "hhlo/runtime/client.h"
@@ -96,14 +97,14 @@ class Session {
                   const CompileOptions& options = {}, const TuneOptions& tune_options = {});
 
   /// The choice `hhlo tune` (hhlo/program/tune.h) remembered for the program, options and
-  /// argument types of the last executable this session compiled or loaded, whose XLA options and
-  /// loop unrolling it was compiled with; nullopt when none was remembered (the defaults). Its
-  /// oneDNN rewrites are not applied: the session's own OneDnnOps decide them. A
-  /// choice is looked up in the disk cache under the program's source key with the options given to
-  /// compile/run, and used only when tuned on a client like this one
-  /// (CompileCache::client_identity); a damaged one gives one warning line on stderr and is
-  /// removed. The execution mode is the client's: choice.synchronous says which mode was measured
-  /// fastest; create the client with execution_client_options(choice.synchronous) to follow it.
+  /// argument types of the last executable this session compiled or loaded, whose XLA options,
+  /// loop unrolling and oneDNN rewrites it was compiled with (hhlo::load, hhlo/program/load.h);
+  /// nullopt when none was remembered (the defaults). A choice is looked up in the disk cache
+  /// under the load key of the options given to compile/run, and used only when tuned on this
+  /// plugin and host (CompileCache::plugin_identity); a damaged one gives one warning line on
+  /// stderr and is removed. The execution mode is the client's: choice.synchronous says which
+  /// mode was measured fastest; create the client with
+  /// execution_client_options(choice.synchronous) to follow it.
   std::optional<TunedChoice> last_tuned() const;
 
   /// Number of distinct executables compiled (or loaded) so far.
@@ -122,25 +123,15 @@ class Session {
     std::unique_ptr<LoadedExecutable> exe;
     std::vector<int64_t> kept_inputs;
   };
-  /// PrepareOptions of `o` on this session's client.
-  PrepareOptions prepare_options(const CompileOptions& o,
-                                 std::optional<std::vector<TensorType>> arg_types) const;
-  /// The tuned choice remembered for `mlir` read at `vjp_order`, prepared with `prepare` and
-  /// compiled with `options`, when tuned on this session's client; warns once about a damaged
-  /// one. Never throws.
-  std::optional<TunedChoice> find_tuned_choice(std::string_view mlir, int vjp_order,
-                                               const PrepareOptions& prepare,
-                                               const CompileOptions& options);
-  /// The executable the disk cache remembers under the source key `source` (program_cache.h),
-  /// loaded without reading the program, and whether it is one per argument types; nullopt
-  /// when there is no such record or it does not load on this client.
-  std::optional<Compiled> load_remembered(const std::string& source, bool* by_types);
-  /// The executable cached under `key`, else `mlir` (read into `read` with `vjp_order` when not
-  /// read yet) prepared with `options` and `arg_types` and compiled through the disk cache,
-  /// remembered there under its source key.
-  const Compiled& compile_keyed(std::string key, std::string_view mlir, std::optional<Program> read,
-                                const CompileOptions& options, int vjp_order,
-                                std::optional<std::vector<TensorType>> arg_types);
+  /// The hhlo::load options of running a program with `o` read at `vjp_order` on this session's
+  /// client, prepared for `arg_types`.
+  LoadOptions load_options(const CompileOptions& o, int vjp_order,
+                           std::optional<std::vector<TensorType>> arg_types) const;
+  /// The executable kept under `key` (memory_key, with the argument types when the program's
+  /// executable depends on them), else hhlo::load of `program` with `options` on this session's
+  /// client through the disk cache, kept.
+  const Compiled& compile_keyed(const std::string& key, std::string_view program,
+                                const LoadOptions& options);
   /// Copies `args` to device 0, executes `exe`, waits and copies every output back.
   std::vector<Array> execute_on_host(const LoadedExecutable& exe,
                                      const std::vector<const Array*>& args);
@@ -153,8 +144,9 @@ class Session {
   std::optional<TunedChoice> last_tuned_;
   mutable std::mutex mu_;
   std::map<std::string, Compiled> cache_;
-  /// (options, entry, platforms, VJP order, program) -> whether the executable is per argument
-  /// types (a dynamic entry to refine, or an artifact whose inputs are checked).
+  /// memory_key of (options, VJP order, program) -> whether the executable is per argument
+  /// types (PreparedFacts::by_types: a dynamic entry to refine, or an artifact whose inputs are
+  /// checked).
   std::map<std::string, bool, std::less<>> dynamic_;
 };
 

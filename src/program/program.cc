@@ -179,13 +179,18 @@ Program read_program(std::string_view bytes, const ReadProgramOptions& options) 
   return p;
 }
 
-Program read_program_file(const std::string& path, bool verify, int vjp_order) {
+std::string read_program_file_bytes(const std::string& path) {
   std::string bytes = read_regular_file(path, "program");
   if (bytes.find_first_not_of(" \t\r\n") == std::string::npos)
     throw IoError(fmt::format(
         "program '{}' is empty; expected StableHLO MLIR text or bytecode, or a jax.export artifact",
         path));
-  return read_program(bytes, {.source_name = path, .verify = verify, .vjp_order = vjp_order});
+  return bytes;
+}
+
+Program read_program_file(const std::string& path, bool verify, int vjp_order) {
+  return read_program(read_program_file_bytes(path),
+                      {.source_name = path, .verify = verify, .vjp_order = vjp_order});
 }
 
 IoNames io_names(const Module& m, std::string_view entry) {
@@ -247,6 +252,7 @@ PreparedProgram prepare_program(Program program, const PrepareOptions& options) 
     p.names = {x->in_names, x->out_names};
     p.kept_inputs = x->module_kept_var_idx;
   }
+  p.by_types = p.refined || x != nullptr;
   return p;
 }
 

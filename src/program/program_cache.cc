@@ -2,46 +2,16 @@
 // folder, keyed by a program's bytes and what is done with them, as JSON.
 #include "hhlo/program/program_cache.h"
 
-#include <openssl/evp.h>
-
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "hhlo/ir/infer.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/program/request_key.h"
 
 namespace hhlo {
 namespace {
-
-/// `name`, the length of `value` and `value`: fields that cannot run into each other.
-void field(std::string& out, std::string_view name, std::string_view value) {
-  out += name;
-  out += ' ';
-  out += std::to_string(value.size());
-  out += ':';
-  out += value;
-  out += '\n';
-}
-
-/// The lowercase hex SHA-256 of the concatenation of `parts` (OpenSSL's EVP digest, fed part by
-/// part). Throws hhlo::Error if libcrypto fails.
-std::string sha256_hex_of(std::initializer_list<std::string_view> parts) {
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  bool ok = ctx && EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) == 1;
-  for (std::string_view p : parts) ok = ok && EVP_DigestUpdate(ctx.get(), p.data(), p.size()) == 1;
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (!ok || EVP_DigestFinal_ex(ctx.get(), md, &len) != 1 || len != 32)
-    throw Error("sha256: OpenSSL's EVP digest failed");
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < len; ++i) {
-    hex += kHex[md[i] >> 4];
-    hex += kHex[md[i] & 15];
-  }
-  return hex;
-}
 
 nlohmann::json names_json(const IoNames& n) { return {{"args", n.args}, {"results", n.results}}; }
 
@@ -60,6 +30,7 @@ nlohmann::json record_json(const SourceRecord& r) {
           {"shardy", f.shardy},
           {"names", names_json(f.names)},
           {"refined", f.refined},
+          {"by_types", f.by_types},
           {"kept_inputs", f.kept_inputs},
           {"rewrites",
            {{"onednn_rewritten", f.onednn_rewritten},
@@ -80,6 +51,7 @@ SourceRecord record_from(const nlohmann::json& j) {
   f.shardy = j.at("shardy").get<bool>();
   f.names = names_from(j.at("names"));
   f.refined = j.at("refined").get<bool>();
+  f.by_types = j.at("by_types").get<bool>();
   f.kept_inputs = j.at("kept_inputs").get<std::vector<int64_t>>();
   // A record written before the rewrite counts were kept has none: a miss (re-prepared, and the
   // executable still loaded from its entry), never counts of 0 for a program that was rewritten.
@@ -109,29 +81,8 @@ auto find_json(CompileCache& cache, const std::string& key, From from)
 
 }  // namespace
 
-std::string source_key(std::string_view bytes, int vjp_order, const PrepareOptions& prepare,
-                       const CompileOptions& options) {
-  std::string in;
-  field(in, "hhlo-source", "1");
-  field(in, "vjp-order", std::to_string(vjp_order));
-  field(in, "entry", prepare.entry);
-  for (const std::string& p : prepare.export_platforms) field(in, "export-platform", p);
-  field(in, "platform", prepare.platform);
-  field(in, "arg-types", prepare.arg_types ? types_to_string(*prepare.arg_types) : "none");
-  // Keys of programs without oneDNN unchanged; with it, the calls' thread count (an attribute of
-  // every kernel call) is part of the program.
-  std::string threads = "threads=" + std::to_string(prepare.onednn.threads);
-  if (prepare.onednn.convolution) field(in, "onednn-convolution", threads);
-  if (prepare.onednn.dot_general) field(in, "onednn-dot-general", threads);
-  if (prepare.unroll_loops != 0) field(in, "unroll-loops", std::to_string(prepare.unroll_loops));
-  field(in, "options", serialize_compile_options(options));
-  // The program's bytes (megabytes: JAX's constants) hashed where they lie, not copied.
-  in += "bytes " + std::to_string(bytes.size()) + ':';
-  return sha256_hex_of({in, bytes, "\n"});
-}
-
-std::optional<SourceRecord> find_source(CompileCache& cache, const std::string& source_key) {
-  return find_json(cache, source_key, record_from);
+std::optional<SourceRecord> find_source(CompileCache& cache, const std::string& load_key) {
+  return find_json(cache, load_key, record_from);
 }
 
 std::optional<LoadedExecutable> load_source(CompileCache& cache, const Client& client,
@@ -142,7 +93,7 @@ std::optional<LoadedExecutable> load_source(CompileCache& cache, const Client& c
 
 LoadedExecutable compile_remembered(const Client& client, const PreparedProgram& program,
                                     const CompileOptions& options, CompileCache& cache,
-                                    const std::string& source_key, CacheOutcome* outcome) {
+                                    const std::string& load_key, CacheOutcome* outcome) {
   std::string compile_key;
   CompileOptions o = compile_options_for(program, options);
   LoadedExecutable exe = cache.compile(client, program.module, o, outcome, &compile_key);
@@ -150,19 +101,18 @@ LoadedExecutable compile_remembered(const Client& client, const PreparedProgram&
   if (!compile_key.empty() && std::filesystem::exists(cache.entry_path(compile_key), ec)) {
     SourceRecord r{
         .compile_key = compile_key, .client = cache.client_identity(client), .facts = program};
-    cache.write(source_key, record_json(r).dump());
+    cache.write(load_key, record_json(r).dump());
   }
   return exe;
 }
 
 std::string names_key(std::string_view bytes, int vjp_order, std::string_view entry) {
-  std::string in;
-  field(in, "hhlo-names", "1");
-  field(in, "vjp-order", std::to_string(vjp_order));
-  field(in, "entry", entry);
-  in += "bytes " + std::to_string(bytes.size()) + ':';
+  struct NamesOf {
+    int vjp_order;
+    std::string_view entry;
+  };
   try {
-    return sha256_hex_of({in, bytes, "\n"});
+    return key_of("hhlo-names 2", bytes, NamesOf{vjp_order, entry});
   } catch (const std::exception&) {  // libcrypto failed: a key that is never valid
     return "";
   }

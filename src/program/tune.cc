@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "hhlo/core/error.h"
+#include "hhlo/core/percentile.h"
 #include "hhlo/program/compile.h"
 #include "hhlo/program/loop_unroll.h"
 #include "hhlo/program/onednn_rewrite.h"
@@ -47,8 +48,7 @@ XlaOptionValue value_from(const nlohmann::json& j) {
 /// Median of `us` (sorted in place).
 double median(std::vector<double>& us) {
   std::sort(us.begin(), us.end());
-  std::size_t n = us.size();
-  return n % 2 ? us[n / 2] : (us[n / 2 - 1] + us[n / 2]) / 2;
+  return percentile(us, 50);
 }
 
 /// `program` with the rewrites of `c`: its loops unrolled (unroll_loops), then its ops rewritten
@@ -483,14 +483,14 @@ bool outputs_agree(const Array& a, const Array& b, std::string* where) {
   return true;
 }
 
-std::string tuned_key(const std::string& source_key) {
-  return sha256_hex("hhlo-tuned 1\n" + source_key);
+std::string tuned_key(const std::string& load_key) {
+  return sha256_hex("hhlo-tuned 2\n" + load_key);
 }
 
 namespace {
 
 RememberedChoice remembered_from(const nlohmann::json& j) {
-  if (j.at("format").get<std::string>() != "hhlo-tuned-1")
+  if (j.at("format").get<std::string>() != "hhlo-tuned-2")
     throw Error("a record of another format");
   RememberedChoice r;
   std::string mode = j.at("execution").get<std::string>();
@@ -508,7 +508,7 @@ RememberedChoice remembered_from(const nlohmann::json& j) {
     throw Error(fmt::format("unroll_loops {}", r.choice.unroll_loops));
   if (r.choice.onednn.threads < 0)
     throw Error(fmt::format("onednn_threads {}", r.choice.onednn.threads));
-  r.client = j.at("client").get<std::string>();
+  r.plugin = j.at("plugin").get<std::string>();
   r.median_us = j.at("median_us").get<double>();
   r.default_median_us = j.at("default_median_us").get<double>();
   return r;
@@ -536,21 +536,22 @@ std::optional<RememberedChoice> find_tuned(CompileCache& cache, const std::strin
 
 bool forget_tuned(CompileCache& cache, const std::string& key) { return cache.remove(key); }
 
-bool remember_tuned(CompileCache& cache, const std::string& key, const std::string& client,
+bool remember_tuned(CompileCache& cache, const std::string& key, const std::string& plugin,
                     const TuneResult& result) {
   nlohmann::json options = nlohmann::json::object();
   for (const auto& [name, value] : result.choice.xla_options) options[name] = value_json(value);
-  nlohmann::json j = {{"format", "hhlo-tuned-1"},
+  nlohmann::json j = {{"format", "hhlo-tuned-2"},
                       {"execution", result.choice.synchronous ? "sync" : "async"},
                       {"xla_options", options},
                       {"onednn_convolution", result.choice.onednn.convolution},
                       {"onednn_dot_general", result.choice.onednn.dot_general},
                       {"onednn_threads", result.choice.onednn.threads},
                       {"unroll_loops", result.choice.unroll_loops},
-                      {"client", client},
+                      {"plugin", plugin},
                       {"median_us", result.choice_median_us},
                       {"default_median_us", result.default_median_us}};
-  return cache.enabled() && cache.write(key, j.dump());
+  // Written, and still there after the cache kept to its size bound (a bound of 0 keeps nothing).
+  return cache.enabled() && cache.write(key, j.dump()) && cache.read(key).has_value();
 }
 
 std::string damaged_choice_warning(const std::string& program, const std::string& why) {

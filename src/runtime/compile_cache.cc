@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <openssl/evp.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -46,21 +45,6 @@ namespace {
 constexpr char kMagic[8] = {'H', 'H', 'L', 'O', 'X', 'C', '0', '1'};
 constexpr std::size_t kHeader = 8 + 32 + 8 + 32;
 constexpr const char* kSuffix = ".hxc";
-
-std::string sha256_raw(std::string_view bytes) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), md, &len, EVP_sha256(), nullptr) != 1 || len != 32)
-    throw Error("sha256: OpenSSL EVP_Digest failed");
-  return std::string(reinterpret_cast<const char*>(md), len);
-}
-
-std::string to_hex(std::string_view raw) {
-  std::string out;
-  out.reserve(raw.size() * 2);
-  for (unsigned char c : raw) out += fmt::format("{:02x}", c);
-  return out;
-}
 
 std::string from_hex(const std::string& hex) {
   std::string out;
@@ -156,8 +140,6 @@ bool env_off(const char* v) {
 
 }  // namespace
 
-std::string sha256_hex(std::string_view bytes) { return to_hex(sha256_raw(bytes)); }
-
 std::string default_compile_cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/')
     return (fs::path(x) / "hhlo" / "compile").string();
@@ -201,10 +183,9 @@ std::string CompileCache::entry_path(const std::string& key) const {
   return (fs::path(dir_) / (key + kSuffix)).string();
 }
 
-std::string CompileCache::client_identity(const Client& client) const {
+std::string CompileCache::plugin_identity(const Plugin& plugin) const {
   std::string in;
   field(in, "library", HHLO_VERSION);
-  const Plugin& plugin = client.state()->plugin;
   field(in, "plugin", plugin.path());
   std::error_code ec;
   auto size = fs::file_size(plugin.path(), ec);
@@ -214,11 +195,17 @@ std::string CompileCache::client_identity(const Client& client) const {
   field(in, "pjrt", fmt::format("{}.{}", plugin.api_major(), plugin.api_minor()));
   for (const auto& [name, value] : plugin.attributes())
     field(in, "attr:" + name, attribute_text(value));
+  field(in, "cpu", cpu_identity());
+  return sha256_hex(in);
+}
+
+std::string CompileCache::client_identity(const Client& client) const {
+  std::string in;
+  field(in, "plugin", plugin_identity(client.state()->plugin));
   field(in, "platform", client.platform_name() + " " + client.platform_version());
   std::vector<Device> devices = client.devices();
   field(in, "devices", std::to_string(devices.size()));
   field(in, "device-kind", devices.empty() ? "" : devices.front().kind());
-  field(in, "cpu", cpu_identity());
   return sha256_hex(in);
 }
 
@@ -268,7 +255,7 @@ std::optional<std::string> CompileCache::read(const std::string& key, bool* bad)
             get_u64(data.data() + 40) == data.size() - kHeader;
   if (ok) {
     std::string payload = data.substr(kHeader);
-    if (data.compare(48, 32, sha256_raw(payload)) == 0) {
+    if (data.compare(48, 32, sha256(payload)) == 0) {
       std::error_code ec;  // least recently used = oldest modification time
       fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
       return payload;
@@ -300,7 +287,7 @@ bool CompileCache::write(const std::string& key, std::string_view executable) {
   std::string data(kMagic, 8);
   data += from_hex(key);
   put_u64(data, executable.size());
-  data += sha256_raw(executable);
+  data += sha256(executable);
   data.append(executable);
   try {
     write_file_atomically(entry_path(key), data, "compile cache entry");

@@ -6,12 +6,10 @@
 #include <optional>
 
 #include "hhlo/core/error.h"
-#include "hhlo/ir/entry.h"
 #include "hhlo/ir/printer.h"  // the session layer sits above the IR (DESIGN.md; CMake: hhlo_ir)
-#include "hhlo/ir/refine.h"
 #include "hhlo/lapack/kernels.h"
-#include "hhlo/program/compile.h"
-#include "hhlo/program/program_cache.h"
+#include "hhlo/program/load.h"
+#include "hhlo/program/request_key.h"
 
 namespace hhlo {
 
@@ -32,60 +30,32 @@ CacheOutcome Session::last_outcome() const {
 
 namespace {
 
-/// The part of a session's cache key that does not depend on argument types.
-std::string program_key(std::string_view mlir, const CompileOptions& o, int vjp_order) {
-  std::string key = serialize_compile_options(o);
-  key += '\0' + o.entry;  // what the program stage reads besides the serialized options
-  for (const std::string& p : o.export_platforms) key += '\0' + p;
-  key += '\0' + std::to_string(vjp_order) + '\0';
-  key += mlir;
+/// The in-memory key of a program run with `options` (every field, write_key) and its bytes.
+std::string memory_key(std::string_view program, const LoadOptions& options) {
+  KeyText k;
+  write_key(k, options);
+  k.update(program);
+  return std::move(k.text);
+}
+
+/// `key` extended by the argument types `types`.
+std::string typed_key(std::string key, const std::vector<TensorType>& types) {
+  for (const TensorType& t : types) key += '\0' + t.to_string();
   return key;
-}
-
-/// True when the executable of `read` depends on the argument types: a dynamic entry is refined
-/// to them, an artifact's inputs are checked against its avals.
-bool keyed_by_types(const Program& read, const std::string& entry) {
-  return read.artifact || has_dynamic_shapes(*read.module.find(resolve_entry(read.module, entry)));
-}
-
-/// `prepare` with the loop unrolling of a tuned choice, if any (a session applies no oneDNN
-/// choice: it follows its own OneDnnOps).
-PrepareOptions with_unrolling(PrepareOptions prepare, const std::optional<TunedChoice>& tuned) {
-  if (tuned && tuned->unroll_loops != 0) prepare.unroll_loops = tuned->unroll_loops;
-  return prepare;
-}
-
-/// keyed_by_types of a program known by its facts only (a cache hit that read nothing).
-bool keyed_by_types(const PreparedFacts& facts) {
-  return facts.refined || !facts.kept_inputs.empty();
 }
 
 }  // namespace
 
-PrepareOptions Session::prepare_options(const CompileOptions& o,
-                                        std::optional<std::vector<TensorType>> arg_types) const {
-  return {.entry = o.entry,
-          .export_platforms = o.export_platforms,
-          .platform = client_.platform_name(),
-          .arg_types = std::move(arg_types),
-          .onednn = onednn_};
-}
-
-std::optional<TunedChoice> Session::find_tuned_choice(std::string_view mlir, int vjp_order,
-                                                      const PrepareOptions& prepare,
-                                                      const CompileOptions& options) {
-  if (!disk_.enabled()) return std::nullopt;
-  std::string damaged;
-  std::optional<RememberedChoice> r;
-  try {
-    r = find_tuned(disk_, tuned_key(source_key(mlir, vjp_order, prepare, options)), &damaged);
-  } catch (const std::exception&) {  // inconsistent options: compiling them says so
-    return std::nullopt;
-  }
-  if (!damaged.empty())
-    std::fprintf(stderr, "%s\n", damaged_choice_warning("this program", damaged).c_str());
-  if (!r || r->client != disk_.client_identity(client_)) return std::nullopt;
-  return r->choice;
+LoadOptions Session::load_options(const CompileOptions& o, int vjp_order,
+                                  std::optional<std::vector<TensorType>> arg_types) const {
+  return {.vjp_order = vjp_order,
+          .prepare = {.entry = o.entry,
+                      .export_platforms = o.export_platforms,
+                      .platform = client_.platform_name(),
+                      .arg_types = std::move(arg_types),
+                      .onednn = onednn_},
+          .compile = o,
+          .client = {.platform = client_.platform_name()}};
 }
 
 TuneResult Session::tune(std::string_view program, const std::vector<Array>& args,
@@ -97,16 +67,15 @@ TuneResult Session::tune(std::string_view program, const std::vector<Array>& arg
         client_.platform_name());
   std::vector<TensorType> types;
   for (const Array& a : args) types.push_back(a.type());
-  PrepareOptions prepare = prepare_options(options, types);
-  PreparedProgram prepared = prepare_program(read_program(program), prepare);
+  LoadOptions o = load_options(options, 0, types);
+  PreparedProgram prepared = prepare_program(read_program(program), o.prepare);
   Plugin plugin = client_.plugin();
   ClientFactory make_client = [plugin](bool synchronous) {
     return Client::create(plugin, execution_client_options(synchronous));
   };
   TuneResult r = hhlo::tune(prepared, select_kept(prepared.kept_inputs, args), options, make_client,
                             tune_options);
-  remember_tuned(disk_, tuned_key(source_key(program, 0, prepare, options)),
-                 disk_.client_identity(client_), r);
+  remember_tuned(disk_, tuned_key_for(program, o), disk_.plugin_identity(plugin), r);
   return r;
 }
 
@@ -115,43 +84,31 @@ std::optional<TunedChoice> Session::last_tuned() const {
   return last_tuned_;
 }
 
-std::optional<Session::Compiled> Session::load_remembered(const std::string& source,
-                                                          bool* by_types) {
-  std::optional<SourceRecord> record = find_source(disk_, source);
-  if (!record) return std::nullopt;
-  std::optional<LoadedExecutable> exe = load_source(disk_, client_, *record);
-  if (!exe) return std::nullopt;
-  *by_types = keyed_by_types(record->facts);
-  return Compiled{std::make_unique<LoadedExecutable>(std::move(*exe)),
-                  std::move(record->facts.kept_inputs)};
-}
-
-const Session::Compiled& Session::compile_keyed(std::string key, std::string_view mlir,
-                                                std::optional<Program> read,
-                                                const CompileOptions& o, int vjp_order,
-                                                std::optional<std::vector<TensorType>> arg_types) {
+const Session::Compiled& Session::compile_keyed(const std::string& key, std::string_view program,
+                                                const LoadOptions& options) {
   std::lock_guard lock(mu_);
-  auto it = cache_.find(key);
-  if (it != cache_.end()) return it->second;
-  if (!read) {
-    read = read_program(mlir, {.vjp_order = vjp_order});
-    ++programs_read_;
+  bool typed = options.prepare.arg_types.has_value();
+  if (!typed) {
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  } else if (auto d = dynamic_.find(key); d != dynamic_.end()) {
+    std::string k = d->second ? typed_key(key, *options.prepare.arg_types) : key;
+    if (auto it = cache_.find(k); it != cache_.end()) return it->second;
   }
-  PrepareOptions prepare = prepare_options(o, std::move(arg_types));
-  std::optional<TunedChoice> tuned = find_tuned_choice(mlir, vjp_order, prepare, o);
-  CompileOptions effective = tuned ? tuned->apply(o) : o;
-  prepare = with_unrolling(std::move(prepare), tuned);
-  std::string source = source_key(mlir, vjp_order, prepare, effective);
-  PreparedProgram prepared = prepare_program(std::move(*read), prepare);
-  Compiled c{std::make_unique<LoadedExecutable>(
-                 compile_remembered(client_, prepared, effective, disk_, source, &last_)),
-             prepared.kept_inputs};
-  last_tuned_ = std::move(tuned);
-  return cache_.emplace(std::move(key), std::move(c)).first->second;
+  Loaded l = load({.bytes = program, .options = options, .cache = &disk_, .client = &client_});
+  last_ = l.outcome;
+  last_tuned_ = l.tuned ? std::optional<TunedChoice>(l.tuned->choice) : std::nullopt;
+  if (l.read) ++programs_read_;
+  bool by_types = typed && l.facts.by_types;
+  if (typed) dynamic_.insert_or_assign(key, by_types);
+  Compiled c{std::make_unique<LoadedExecutable>(std::move(l.executable)),
+             std::move(l.facts.kept_inputs)};
+  std::string k = by_types ? typed_key(key, *options.prepare.arg_types) : key;
+  return cache_.insert_or_assign(std::move(k), std::move(c)).first->second;
 }
 
 const LoadedExecutable& Session::compile(std::string_view mlir, const CompileOptions& o) {
-  return *compile_keyed(program_key(mlir, o, 0), mlir, std::nullopt, o, 0, std::nullopt).exe;
+  LoadOptions options = load_options(o, 0, std::nullopt);
+  return *compile_keyed(memory_key(mlir, options), mlir, options).exe;
 }
 
 std::vector<Array> Session::run(std::string_view mlir, const std::vector<Array>& args,
@@ -169,44 +126,12 @@ std::vector<Array> Session::run(std::string_view mlir, const std::vector<Array>&
 
 std::vector<Array> Session::run_flat(std::string_view mlir, const std::vector<const Array*>& args,
                                      const CompileOptions& options, int vjp_order) {
-  std::string key = program_key(mlir, options, vjp_order);
+  // The memory key is of the options without argument types: whether the executable depends on
+  // them is learned on the first load (PreparedFacts::by_types).
+  std::string key = memory_key(mlir, load_options(options, vjp_order, std::nullopt));
   std::vector<TensorType> types;
   for (const Array* a : args) types.push_back(a->type());
-  std::optional<bool> by_types;
-  {
-    std::lock_guard lock(mu_);
-    if (auto d = dynamic_.find(key); d != dynamic_.end()) by_types = d->second;
-  }
-  std::optional<Program> read;
-  std::optional<Compiled> loaded;
-  std::optional<TunedChoice> tuned;
-  if (!by_types) {  // first run of this program: the disk cache's record of it, else read it once
-    bool keyed = false;
-    PrepareOptions prepare = prepare_options(options, types);
-    tuned = find_tuned_choice(mlir, vjp_order, prepare, options);
-    loaded = load_remembered(source_key(mlir, vjp_order, with_unrolling(prepare, tuned),
-                                        tuned ? tuned->apply(options) : options),
-                             &keyed);
-    if (!loaded) {
-      read = read_program(mlir, {.vjp_order = vjp_order});
-      keyed = keyed_by_types(*read, options.entry);
-    }
-    by_types = keyed;
-    std::lock_guard lock(mu_);
-    if (read) ++programs_read_;
-    dynamic_.emplace(key, keyed);
-    if (loaded) {
-      last_ = CacheOutcome::hit;
-      last_tuned_ = tuned;
-    }
-  }
-  if (*by_types)
-    for (const TensorType& t : types) key += '\0' + t.to_string();
-  if (loaded) {
-    std::lock_guard lock(mu_);
-    cache_.emplace(key, std::move(*loaded));
-  }
-  const Compiled& c = compile_keyed(key, mlir, std::move(read), options, vjp_order, types);
+  const Compiled& c = compile_keyed(key, mlir, load_options(options, vjp_order, types));
   return execute_on_host(*c.exe, select_kept(c.kept_inputs, args));
 }
 

@@ -9,7 +9,7 @@
 
 #include "cli_util.h"
 #include "hhlo/core/array.h"
-#include "hhlo/program/program_cache.h"
+#include "hhlo/program/load.h"
 #include "hhlo/program/tune.h"
 #include "hhlo/runtime/client.h"
 
@@ -101,13 +101,12 @@ TEST(LoopUnroll, TuneMeasuresUnrollingAndRunFollowsARememberedChoice) {
   EXPECT_THAT(r.output, HasSubstr("loops unrolled by up to 4"));
   EXPECT_THAT(r.output, ::testing::Not(HasSubstr("outputs differ")));
   // A choice of unrolling written as tune writes it, for this machine's CPU client.
-  PrepareOptions prepare{.platform = "cpu",
-                         .arg_types = std::vector<TensorType>{{DType::f32, {4}}}};
+  LoadOptions options{.prepare = {.arg_types = std::vector<TensorType>{{DType::f32, {4}}}}};
   CompileCache cache({.dir = f.dir + "/cache"});
   TuneResult chosen;
   chosen.choice.unroll_loops = 4;
-  ASSERT_TRUE(remember_tuned(cache, tuned_key(source_key(kLoop, 0, prepare, {})),
-                             cache.client_identity(Client::create("cpu")), chosen));
+  ASSERT_TRUE(remember_tuned(cache, tuned_key_for(kLoop, options),
+                             cache.plugin_identity(Plugin::for_platform("cpu")), chosen));
   r = run_hhlo({"run", f.dir + "/p.mlir", "-i", f.dir + "/x.npy", "-o", f.dir + "/tuned"},
                {.env = f.env});
   ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -15,7 +15,7 @@
 
 #include "cli_util.h"
 #include "hhlo/core/array.h"
-#include "hhlo/program/program_cache.h"
+#include "hhlo/program/load.h"
 #include "hhlo/program/tune.h"
 #include "hhlo/runtime/client.h"
 #include "onednn_util.h"
@@ -158,14 +158,13 @@ TEST(OneDnnConvolution, ARememberedChoiceOfOneDnnIsFollowedByRunAndBench) {
   write_npy(dir + "/x.npy", uniform_values(c.x, 5));
   write_npy(dir + "/w.npy", uniform_values(c.w, 6));
   Array xla = run_conv(dir, "xla", {});
-  PrepareOptions prepare{
-      .platform = "cpu",
-      .arg_types = std::vector<TensorType>{{DType::f32, c.x}, {DType::f32, c.w}}};
+  LoadOptions options{
+      .prepare = {.arg_types = std::vector<TensorType>{{DType::f32, c.x}, {DType::f32, c.w}}}};
   CompileCache cache({.dir = dir + "/cache"});
   TuneResult chosen;
   chosen.choice.onednn = {.convolution = true, .threads = 1};
-  ASSERT_TRUE(remember_tuned(cache, tuned_key(source_key(program(c), 0, prepare, {})),
-                             cache.client_identity(Client::create("cpu")), chosen));
+  ASSERT_TRUE(remember_tuned(cache, tuned_key_for(program(c), options),
+                             cache.plugin_identity(Plugin::for_platform("cpu")), chosen));
   ProcessResult r = run_hhlo(
       {"run", dir + "/p.mlir", "-i", dir + "/x.npy", "-i", dir + "/w.npy", "-o", dir + "/tuned"},
       {.env = {"HHLO_COMPILE_CACHE=" + dir + "/cache"}});

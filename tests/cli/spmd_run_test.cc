@@ -46,6 +46,22 @@ void expect_jax_values(const std::string& name, const std::string& program = "")
   EXPECT_FALSE(std::filesystem::exists(out + "/out" + std::to_string(j) + ".npy"));
 }
 
+// `hhlo bench` runs what `hhlo run` runs: the partitioned program over its 4 devices, with the
+// inputs given and with zeros of the global input types.
+TEST(CliSpmd, BenchRunsAPartitionedProgramOverItsDevices) {
+  std::vector<std::string> args{"bench", kDir + "matmul_contracting.mlir", "-n", "3", "--json"};
+  ProcessResult zeros = run_hhlo(args);
+  ASSERT_EQ(zeros.exit_code, 0) << zeros.output;
+  EXPECT_THAT(zeros.output, HasSubstr("\"devices\": 4"));
+  for (int i = 0;
+       std::filesystem::exists(kDir + "matmul_contracting.in" + std::to_string(i) + ".npy"); ++i)
+    args.insert(args.end(), {"-i", kDir + "matmul_contracting.in" + std::to_string(i) + ".npy"});
+  ProcessResult given = run_hhlo(args);
+  ASSERT_EQ(given.exit_code, 0) << given.output;
+  EXPECT_THAT(given.output, HasSubstr("\"devices\": 4"));
+  EXPECT_THAT(given.output, HasSubstr("\"p50\""));
+}
+
 TEST(CliSpmd, ElementwiseOverAOneDimensionalMesh) { expect_jax_values("elementwise"); }
 TEST(CliSpmd, MatmulWithAShardedContractingDimension) { expect_jax_values("matmul_contracting"); }
 TEST(CliSpmd, DataParallelGradientStep) { expect_jax_values("data_parallel_step"); }

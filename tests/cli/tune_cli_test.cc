@@ -11,7 +11,7 @@
 
 #include "cli_util.h"
 #include "hhlo/core/array.h"
-#include "hhlo/program/program_cache.h"
+#include "hhlo/program/load.h"
 #include "hhlo/program/tune.h"
 
 namespace hhlo::test {
@@ -45,10 +45,10 @@ ProcessResult hhlo_in(const std::string& dir, const std::vector<std::string>& ar
 
 /// The path of the choice `hhlo tune DIR/p.mlir -i DIR/x.npy` remembers.
 std::string choice_path(const std::string& dir) {
-  PrepareOptions prepare{.platform = "cpu",
-                         .arg_types = std::vector<TensorType>{read_npy(dir + "/x.npy").type()}};
+  LoadOptions options{
+      .prepare = {.arg_types = std::vector<TensorType>{read_npy(dir + "/x.npy").type()}}};
   CompileCache cache({.dir = dir + "/cache"});
-  return cache.entry_path(tuned_key(source_key(kProgram, 0, prepare, CompileOptions{})));
+  return cache.entry_path(tuned_key_for(kProgram, options));
 }
 
 /// The number of lines of `text` holding `what`.
@@ -94,6 +94,10 @@ TEST(TuneCli, TheChoiceIsRememberedAndUsedByRunAndBench) {
   EXPECT_TRUE(
       outputs_agree(read_npy(dir + "/tuned/out0.npy"), read_npy(dir + "/defaults/out0.npy")));
   r = hhlo_in(dir, {"bench", dir + "/p.mlir", "-i", dir + "/x.npy", "-n", "5"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("tuned:              execution "));
+  // Without -i bench runs zeros of the program's input types: the same load, the same choice.
+  r = hhlo_in(dir, {"bench", dir + "/p.mlir", "-n", "5"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("tuned:              execution "));
   // --execution wins over the choice's mode; the line says which runs.

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "hhlo/program/load.h"
 #include "hhlo/program/program_cache.h"
 #include "hhlo/session.h"
 
@@ -57,7 +58,7 @@ std::string record_path(const CompileCache& cache, std::string_view program,
                         const std::vector<Array>& args) {
   std::vector<TensorType> types;
   for (const Array& a : args) types.push_back(a.type());
-  return cache.entry_path(source_key(program, 0, {.platform = "cpu", .arg_types = types}, {}));
+  return cache.entry_path(load_key(program, {.prepare = {.arg_types = types}}));
 }
 
 TEST(SourceCache, ALaterSessionRunsTheProgramWithoutReadingIt) {
@@ -145,9 +146,7 @@ TEST(SourceCache, ARecordFromAnotherClientIsNotLoaded) {
   first.run(kScale, x);
   CompileCache cache({.dir = dir.path});
   std::optional<SourceRecord> r = find_source(
-      cache,
-      source_key(kScale, 0, {.platform = "cpu", .arg_types = std::vector<TensorType>{x[0].type()}},
-                 {}));
+      cache, load_key(kScale, {.prepare = {.arg_types = std::vector<TensorType>{x[0].type()}}}));
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->facts.names.results, (std::vector<std::string>{"out0"}));
   EXPECT_TRUE(load_source(cache, Client::create("cpu"), *r).has_value());

@@ -13,7 +13,7 @@
 #include <limits>
 
 #include "hhlo/program/compile.h"
-#include "hhlo/program/program_cache.h"
+#include "hhlo/program/load.h"
 #include "hhlo/session.h"
 
 namespace hhlo {
@@ -62,8 +62,7 @@ struct CacheDir {
 
 /// The key Session::tune remembers the choice of kProgram on `x` under.
 std::string choice_key(const Array& x) {
-  PrepareOptions prepare{.platform = "cpu", .arg_types = std::vector<TensorType>{x.type()}};
-  return tuned_key(source_key(kProgram, 0, prepare, CompileOptions{}));
+  return tuned_key_for(kProgram, {.prepare = {.arg_types = std::vector<TensorType>{x.type()}}});
 }
 
 TEST(Tune, EveryUsableCandidateGivesTheDefaultsValues) {
@@ -128,7 +127,7 @@ TEST(Tune, ADamagedChoiceIsIgnored) {
     std::vector<Array> out = s.run(kProgram, {x});
     std::string err = testing::internal::GetCapturedStderr();
     EXPECT_FALSE(s.last_tuned());
-    EXPECT_NE(err.find("warning: the tuned choice remembered for this program is damaged"),
+    EXPECT_NE(err.find("warning: the tuned choice remembered for program is damaged"),
               std::string::npos)
         << err;
     EXPECT_FALSE(fs::exists(cache.entry_path(key)));  // removed: warned about once

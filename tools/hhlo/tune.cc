@@ -12,10 +12,9 @@
 #include <string>
 
 #include "commands.h"
-#include "hhlo/program/program_cache.h"
-#include "input_check.h"
+#include "hhlo/program/load.h"
+#include "load_flags.h"
 #include "run_input.h"
-#include "run_stage.h"
 
 namespace hhlo::cli {
 namespace {
@@ -45,7 +44,21 @@ void print_choice(const TuneResult& r, bool remembered) {
   if (remembered)
     fmt::print("remembered in the compile cache: `hhlo run`, `hhlo bench` and Session use it\n");
   else
-    fmt::print("not remembered: the compile cache is off or not writable (HHLO_COMPILE_CACHE)\n");
+    fmt::print(
+        "not remembered: the compile cache is off, not writable, or its size bound keeps "
+        "nothing (HHLO_COMPILE_CACHE, HHLO_COMPILE_CACHE_MAX_MB)\n");
+}
+
+/// The program of `in` prepared as hhlo::load prepares it for `in.load` (read once).
+PreparedProgram prepare_for_tune(const RunOptions& o, RunInputs& in) {
+  Program& program = ensure_program(o, in);
+  try {
+    return prepare_program(std::move(program), in.load.prepare);
+  } catch (const ShapeError&) {
+    throw;
+  } catch (const Error& e) {  // the entry, the platform index, the inputs against the avals
+    throw Error(fmt::format("cannot compile '{}': {}", o.program, e.what()));
+  }
 }
 
 int run_tune(const TuneCliOptions& t) {
@@ -54,41 +67,39 @@ int run_tune(const TuneCliOptions& t) {
     throw Error(fmt::format("--budget {}: give a positive number of seconds", t.budget));
   CompileCache cache;
   RunInputs in = load_run_inputs(o, &cache);
-  std::string source = source_key(in.bytes, o.vjp_order, in.prepare, in.options);
+  std::string key = tuned_key_for(in.bytes, in.load, o.program);
   if (t.forget) {
-    bool removed = forget_tuned(cache, tuned_key(source));
+    bool removed = forget_tuned(cache, key);
     fmt::print("{} {}: run, bench and Session use the defaults\n",
                removed ? "forgot the tuned choice of" : "no tuned choice is remembered for",
                o.program);
     return 0;
   }
-  PreparedProgram program = prepare_for_inputs(o, in);
+  in.load.prepare.platform = in.load.client.platform;
+  PreparedProgram program = prepare_for_tune(o, in);
   if (program.num_partitions > 1)
     throw Error(
         fmt::format("'{}' is partitioned over {} devices; hhlo tune times one-device "
                     "programs",
                     o.program, program.num_partitions));
   keep_module_inputs(program, in);
-  std::string identity;
-  ClientFactory make_client = [&](bool synchronous) {
-    RunOptions c = o;
-    c.execution = synchronous ? "sync" : "async";
-    c.onednn = {.convolution = true, .dot_general = true};  // the oneDNN candidates' kernels
-    Client client = client_for_run(c, 1);
-    if (identity.empty()) identity = cache.client_identity(client);
-    return client;
+  ClientFactory make_candidate_client = [&](bool synchronous) {
+    ClientSpec spec = in.load.client;
+    spec.execution = synchronous ? ExecutionMode::sync : ExecutionMode::async;
+    return make_client(spec, 1, true, o.program);  // with the oneDNN candidates' kernels
   };
   fmt::print("tuning {} (budget {} s): median of execute + await, candidate\n", o.program,
              t.budget);
   TuneResult r;
   try {
-    r = tune(program, in.inputs, in.options, make_client,
+    r = tune(program, in.inputs, in.load.compile, make_candidate_client,
              {.budget_s = t.budget, .try_onednn = true, .progress = print_progress});
   } catch (const PjrtError& e) {
     throw Error(
         fmt::format("cannot compile '{}': {}", o.program, name_program_in(e.what(), o.program)));
   }
-  print_choice(r, remember_tuned(cache, tuned_key(source), identity, r));
+  std::string plugin = cache.plugin_identity(Plugin::for_platform(in.load.client.platform));
+  print_choice(r, remember_tuned(cache, key, plugin, r));
   return 0;
 }
 
@@ -100,9 +111,7 @@ const bool registered = register_command({
     .setup = [](CLI::App& sub) -> Action {
       auto t = std::make_shared<TuneCliOptions>();
       RunOptions& o = t->run;
-      sub.add_option("program", o.program,
-                     "StableHLO program (.mlir text or bytecode) or jax.export artifact (.jax)")
-          ->required();
+      add_load_flags(sub, o, LoadFlagSet::tune);
       sub.add_option("--input,-i", o.inputs,
                      "Inputs as for `hhlo run` (.npy in order, NAME=FILE.npy, or one .npz); the "
                      "choice is remembered for inputs of these types")
@@ -112,19 +121,6 @@ const bool registered = register_command({
       sub.add_flag("--forget", t->forget,
                    "Remove the choice remembered for this program, inputs and options instead "
                    "of tuning (run, bench and Session then use the defaults)");
-      sub.add_option("--entry", o.entry,
-                     "Public function to run (default: @main, or the only public function)");
-      sub.add_option("--export-platforms", o.export_platforms,
-                     "For a multi-platform jax.export: its platforms in order (e.g. cpu,cuda)");
-      sub.add_option("--vjp-order", o.vjp_order, "For a jax.export artifact: tune its K-th VJP")
-          ->check(CLI::Range(0, 64));
-      sub.add_option("--custom-call-library", o.custom_call_libraries,
-                     "Kernel library (.so) whose targets to register, repeatable")
-          ->allow_extra_args(false);
-      sub.add_option("--xla-option", o.xla_options,
-                     "XLA option NAME=VALUE the candidates start from (as for `hhlo run`, which "
-                     "finds the choice when given the same ones), repeatable")
-          ->allow_extra_args(false);
       return [t] { return run_tune(*t); };
     },
 });

@@ -74,6 +74,10 @@ bool reads_as_exported(std::string_view bytes, std::string_view source_name);
 /// and the verifier rejects the module.
 Program read_program(std::string_view bytes, const ReadProgramOptions& options = {});
 
+/// The bytes of the program file `path` (read_regular_file). Throws hhlo::IoError when it is
+/// missing, not a regular file, unreadable or blank ("program 'PATH' is empty; ...").
+std::string read_program_file_bytes(const std::string& path);
+
 /// read_program of the file at `path` (read_regular_file; source_name is `path`). Throws
 /// hhlo::IoError when the file is missing, not a regular file, unreadable or blank, and what
 /// read_program throws.
@@ -144,6 +148,11 @@ struct PreparedFacts {
   IoNames names;
   /// True when the entry had dynamic dimensions and was refined.
   bool refined = false;
+  /// True when the executable depends on the argument types it was prepared for
+  /// (PrepareOptions::arg_types): the entry was refined to them, or the program is a
+  /// `jax.export` artifact (its inputs checked against its avals). A caller that keeps
+  /// executables by program must then keep them by argument types too (Session).
+  bool by_types = false;
   /// For a `jax.export` artifact: the indices of the caller's flat inputs that the module takes
   /// (Exported::module_kept_var_idx: JAX drops unused inputs from `@main`); empty when every
   /// input is an argument. select_kept selects them.

@@ -1,7 +1,7 @@
 // A cache hit that reads nothing: the persistent compile cache (hhlo/runtime/compile_cache.h)
 // found from a program's bytes, before any parse. A program prepared and compiled once is
-// remembered under its source key (its bytes, the VJP order read, the preparation and compile
-// options): a record holding the compile-cache entry's key, the identity of the client it was
+// remembered under its load key (its bytes and every option of hhlo::load, hhlo/program/load.h):
+// a record holding the compile-cache entry's key, the identity of the client it was
 // compiled on and the PreparedFacts. A later process hashes the bytes, finds the record, and
 // loads the executable (PJRT_Executable_DeserializeAndLoad) with the names, partition count, kept
 // inputs and rewrite counts it needs, without reading the program. A record whose executable entry
@@ -20,14 +20,7 @@
 
 namespace hhlo {
 
-/// The 64-hex-digit key of preparing and compiling the program `bytes` (text, bytecode or a
-/// jax.export artifact, as read_program reads them) read at `vjp_order`, prepared with `prepare`
-/// (entry, export platforms, platform, argument types) and compiled with `options`. Throws
-/// hhlo::Error for inconsistent options (serialize_compile_options).
-std::string source_key(std::string_view bytes, int vjp_order, const PrepareOptions& prepare,
-                       const CompileOptions& options);
-
-/// What is remembered under a source key.
+/// What is remembered under a load key (load_key, hhlo/program/load.h).
 struct SourceRecord {
   /// The compile-cache entry of the executable (CompileCache::key).
   std::string compile_key;
@@ -37,9 +30,9 @@ struct SourceRecord {
   PreparedFacts facts;
 };
 
-/// The record under `source_key` in `cache`, or nullopt when there is none or it is damaged
+/// The record under `load_key` in `cache`, or nullopt when there is none or it is damaged
 /// (then removed). Never throws.
-std::optional<SourceRecord> find_source(CompileCache& cache, const std::string& source_key);
+std::optional<SourceRecord> find_source(CompileCache& cache, const std::string& load_key);
 
 /// The executable of `record` loaded on `client`, or nullopt when `client` is not the one it was
 /// compiled on (client_identity differs) or its entry is absent, damaged or not loadable. Never
@@ -48,11 +41,11 @@ std::optional<LoadedExecutable> load_source(CompileCache& cache, const Client& c
                                             const SourceRecord& record);
 
 /// compile (hhlo/program/compile.h) of `program` through `cache`, then the record of it under
-/// `source_key` (when the cache keeps the executable). `outcome` (if not null) says what the
+/// `load_key` (when the cache keeps the executable). `outcome` (if not null) says what the
 /// compile cache did. Throws what Client::compile throws; cache faults never throw.
 LoadedExecutable compile_remembered(const Client& client, const PreparedProgram& program,
                                     const CompileOptions& options, CompileCache& cache,
-                                    const std::string& source_key, CacheOutcome* outcome = nullptr);
+                                    const std::string& load_key, CacheOutcome* outcome = nullptr);
 
 /// The 64-hex-digit key of the input and output names of the program `bytes` read at
 /// `vjp_order` with entry `entry` (io_names of the Program): what `hhlo run` needs to read

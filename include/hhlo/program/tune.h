@@ -173,16 +173,16 @@ double agreement_tolerance(DType dtype);
 /// receives the first disagreement ("[3] 1.5 vs 1.25", "type f32 vs f64").
 bool outputs_agree(const Array& a, const Array& b, std::string* where = nullptr);
 
-/// The 64-hex-digit key of the tuned choice of the program whose source key (source_key in
-/// hhlo/program/program_cache.h) is `source_key`.
-std::string tuned_key(const std::string& source_key);
+/// The 64-hex-digit key of the tuned choice of the load whose key (load_key in
+/// hhlo/program/load.h) is `load_key`.
+std::string tuned_key(const std::string& load_key);
 
 /// A choice read back from the compile cache.
 struct RememberedChoice {
   TunedChoice choice;
-  /// CompileCache::client_identity of the client it was tuned on: a choice is meant for that
-  /// client only (compare before using it).
-  std::string client;
+  /// CompileCache::plugin_identity of the plugin it was tuned on: a choice is meant for that
+  /// plugin and host only (hhlo::load compares before it makes the client).
+  std::string plugin;
   /// Medians tune measured for it and for the defaults, microseconds.
   double median_us = 0, default_median_us = 0;
 };
@@ -197,9 +197,10 @@ std::optional<RememberedChoice> find_tuned(CompileCache& cache, const std::strin
 /// Throws hhlo::IoError when its entry cannot be removed (CompileCache::remove).
 bool forget_tuned(CompileCache& cache, const std::string& key);
 
-/// Remembers `result`'s choice under `key`, tuned on a client of identity `client`. False when
-/// the cache is off or not writable. Never throws.
-bool remember_tuned(CompileCache& cache, const std::string& key, const std::string& client,
+/// Remembers `result`'s choice under `key`, tuned on the plugin of identity `plugin`
+/// (CompileCache::plugin_identity). False when the cache is off, not writable, or its size bound
+/// (HHLO_COMPILE_CACHE_MAX_MB) does not keep the record. Never throws.
+bool remember_tuned(CompileCache& cache, const std::string& key, const std::string& plugin,
                     const TuneResult& result);
 
 /// The one warning line for a damaged remembered choice: "hhlo: warning: the tuned choice

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "hhlo/core/sha256.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/compile_options.h"
 #include "hhlo/runtime/executable.h"
@@ -34,10 +35,6 @@ struct CompileCacheOptions {
 /// `$XDG_CACHE_HOME/hhlo/compile`, else `$HOME/.cache/hhlo/compile`, else "" (no home: the
 /// cache is then off unless a folder is given). Never throws.
 std::string default_compile_cache_dir();
-
-/// The lowercase hex SHA-256 of `bytes` (OpenSSL's libcrypto, EVP_sha256). Throws hhlo::Error
-/// only if libcrypto fails.
-std::string sha256_hex(std::string_view bytes);
 
 /// What CompileCache::compile did.
 enum class CacheOutcome {
@@ -70,6 +67,10 @@ class CompileCache {
   /// version, attributes), the platform and its version, the device kind and count, the host
   /// CPU. Equal for two clients whose executables are interchangeable. Never throws.
   std::string client_identity(const Client& client) const;
+  /// The 64-hex-digit digest of the part of client_identity that needs no client: the library
+  /// version, the plugin (path, file size and time, PJRT C API version, attributes), the host
+  /// CPU. Never throws.
+  std::string plugin_identity(const Plugin& plugin) const;
 
   /// The 64-hex-digit key of compiling the program text `program` (what Client::compile prints
   /// for a Module, to_mlir) with `options` on `client` (its client_identity). Throws hhlo::Error
