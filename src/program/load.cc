@@ -225,6 +225,9 @@ Loaded load(const LoadRequest& r) {
     bytes = owned;
   }
   LoadOptions options = normalized(r.options);
+  stage = LoadStage::client;
+  client_options(options.client, 1);  // a mode the platform has, before any plugin is loaded
+  stage = LoadStage::read;
   std::optional<RememberedChoice> tuned;
   if (r.follow_tuned && r.cache && r.cache->enabled()) {
     stage = LoadStage::client;

@@ -83,8 +83,9 @@ IoNames names_for_inputs(const LoadFlags& f, RunInputs& in, CompileCache* cache)
 /// Throws hhlo::Error when an input has a dynamic dimension (no shapes to make zeros of).
 void zero_inputs(const LoadFlags& f, RunInputs& in) {
   std::optional<std::vector<TensorType>> types;
+  Program& program = ensure_program(f, in);
   try {
-    types = static_input_types(ensure_program(f, in), f.entry);
+    types = static_input_types(program, f.entry);
   } catch (const Error& e) {  // the entry
     throw Error(fmt::format("cannot compile '{}': {}", f.program, e.what()));
   }
