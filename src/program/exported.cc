@@ -104,7 +104,7 @@ std::string effect_name(const wire::Effect* e) { return str(e->type_name()); }
 
 // The first field set in table `t` or a table below it that our declaration of its type `tt`
 // (src/program/exported.fbs, through flatc's mini-reflection) does not have: "" when none, else
-// where ("field slot 5 of Exported.unique_avals[0], whose table hhlo knows 5 fields of"). A
+// where ("field slot 5 of Exported.unique_avals[0], past the 5 fields hhlo knows there"). A
 // table's vtable has one entry per slot up to the last field its writer set; a nonzero entry past
 // ours is a field a newer JAX added. Runs after flatbuffers' verifier (every table and vector is
 // in bounds); recursion follows the verified nesting (at most kMaxDepth).
@@ -115,7 +115,7 @@ std::string unknown_field(const flatbuffers::Table* t, const flatbuffers::TypeTa
   size_t slots = vsize >= 4 ? (vsize - 4) / sizeof(flatbuffers::voffset_t) : 0;
   for (size_t i = tt->num_elems; i < slots; ++i)
     if (flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable + 4 + 2 * i) != 0)
-      return fmt::format("field slot {} of {}, whose table hhlo knows {} fields of", i, path,
+      return fmt::format("field slot {} of {}, past the {} fields hhlo knows there", i, path,
                          tt->num_elems);
   for (size_t i = 0; i < tt->num_elems; ++i) {
     flatbuffers::TypeCode code = tt->type_codes[i];
