@@ -1,7 +1,7 @@
 """Writes serialized jax.export artifacts for tests/program (the test build runs it into
-build/tests/generated/exported with the project's JAX, and into build/tests/generated/exported_jax_new
-with the newest JAX where the set-up made .venv-jax-new; nothing generated is committed). For each
-case NAME:
+build/tests/generated/exported with the project's JAX, and into
+build/tests/generated/exported_jax_new with the newest JAX where the set-up made .venv-jax-new;
+nothing generated is committed). For each case NAME:
   - NAME.jax: Exported.serialize() (JAX's flatbuffer; vjp_order=1 for the vjp case);
   - NAME.mlirbc: the artifact's inner VHLO bytecode (Exported.mlir_module_serialized);
   - NAME.in<i>.npy / NAME.out<j>.npy: flat inputs and the outputs JAX computes from the
