@@ -2,7 +2,10 @@
 # One idempotent set-up for `make demo` and `make test` on a fresh Debian machine:
 #   1. Debian packages (compiler tools, GoogleTest, Google Benchmark, fmt, CLI11, nlohmann-json, zlib,
 #      OpenBLAS for the LAPACK kernels, Open MPI for the MPI kernels);
-#   2. a Python venv in .venv (NumPy/ml_dtypes for test vectors, JAX on CPU as the benchmark peer);
+#   2. a Python venv in .venv (NumPy/ml_dtypes for test vectors, JAX on CPU as the benchmark peer),
+#      and where the machine has a Python 3.12 or newer a second one in .venv-jax-new with the
+#      newest JAX (the jax.export artifacts of today's JAX for tests/program; JAX 0.11 and later
+#      need Python 3.12);
 #   3. registry wheels pinned by version and sha256, downloaded once into a cache outside the repo,
 #      unpacked into the git-ignored third_party/: the default XLA CPU PJRT plugin and the
 #      runner-up kept for the compat tests, the XLA FFI headers (from jaxlib), and the UCI digits
@@ -50,6 +53,46 @@ if [ ! -f "$venv/.hhlo-reqs" ] || [ "$(cat "$venv/.hhlo-reqs")" != "$reqs" ]; th
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check $reqs
   echo "$reqs" > "$venv/.hhlo-reqs"
+fi
+
+# ---- 2b. the newest JAX's venv ---------------------------------------------------------------
+# JAX 0.11 and later need Python 3.12+; the system's python3 may be older (Debian 12: 3.11). The
+# newest 3.12+ interpreter the machine has (pyenv's versions, python3.N on PATH) gets a venv with
+# JAX pinned; tests/CMakeLists.txt generates the jax.export artifacts with it too. Without one the
+# *JaxNew tests are skipped, and this says so.
+venv_new="$root/.venv-jax-new"
+reqs_new="numpy==2.4.6 ml_dtypes==0.5.4 jax==0.12.1 jaxlib==0.12.1 flatbuffers==25.12.19"
+newest_python() {  # prints "MAJOR.MINOR PATH" of the newest Python 3.12+ found, or nothing
+  local c v best="" best_v=0
+  for c in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/*/bin/python3 \
+           $(command -v python3.14 python3.13 python3.12 python3 2>/dev/null); do
+    [ -x "$c" ] || continue
+    v=$("$c" -c 'import sys; print(sys.version_info[0] * 100 + sys.version_info[1])' 2>/dev/null) \
+      || continue
+    if [ "$v" -ge 312 ] && [ "$v" -gt "$best_v" ]; then best_v=$v; best=$c; fi
+  done
+  [ -n "$best" ] && echo "$((best_v / 100)).$((best_v % 100)) $best"
+  return 0
+}
+found=$(newest_python)
+if [ -z "$found" ]; then
+  log "no Python 3.12 or newer on this machine (pyenv's versions, python3.12+ on PATH): the tests" \
+      "of the newest JAX's jax.export artifacts (*JaxNew.*) will be skipped"
+  rm -rf "$venv_new"
+else
+  py_new=${found#* }
+  stamp_new="python ${found%% *} $reqs_new"
+  if [ ! -f "$venv_new/.hhlo-reqs" ] || [ "$(cat "$venv_new/.hhlo-reqs")" != "$stamp_new" ]; then
+    log "creating Python venv in .venv-jax-new with $py_new (Python ${found%% *}: $reqs_new)"
+    rm -rf "$venv_new"
+    if "$py_new" -m venv "$venv_new" &&
+       "$venv_new/bin/pip" install -q --disable-pip-version-check $reqs_new; then
+      echo "$stamp_new" > "$venv_new/.hhlo-reqs"
+    else
+      log "could not make .venv-jax-new with $py_new: the *JaxNew tests will be skipped"
+      rm -rf "$venv_new"
+    fi
+  fi
 fi
 
 # ---- 3. pinned registry wheels --------------------------------------------------------------

@@ -102,17 +102,52 @@ std::vector<int64_t> to_int64(const flatbuffers::Vector<T>* v) {
 
 std::string effect_name(const wire::Effect* e) { return str(e->type_name()); }
 
+// The first field set in table `t` or a table below it that our declaration of its type `tt`
+// (src/program/exported.fbs, through flatc's mini-reflection) does not have: "" when none, else
+// where ("field slot 5 of Exported.unique_avals[0], past the 5 fields hhlo knows there"). A
+// table's vtable has one entry per slot up to the last field its writer set; a nonzero entry past
+// ours is a field a newer JAX added. Runs after flatbuffers' verifier (every table and vector is
+// in bounds); recursion follows the verified nesting (at most kMaxDepth).
+std::string unknown_field(const flatbuffers::Table* t, const flatbuffers::TypeTable* tt,
+                          const std::string& path) {
+  const uint8_t* vtable = t->GetVTable();
+  auto vsize = flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable);
+  size_t slots = vsize >= 4 ? (vsize - 4) / sizeof(flatbuffers::voffset_t) : 0;
+  for (size_t i = tt->num_elems; i < slots; ++i)
+    if (flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable + 4 + 2 * i) != 0)
+      return fmt::format("field slot {} of {}, past the {} fields hhlo knows there", i, path,
+                         tt->num_elems);
+  for (size_t i = 0; i < tt->num_elems; ++i) {
+    flatbuffers::TypeCode code = tt->type_codes[i];
+    if (code.base_type != flatbuffers::ET_SEQUENCE || code.sequence_ref < 0) continue;
+    const flatbuffers::TypeTable* sub = tt->type_refs[code.sequence_ref]();
+    if (sub->st != flatbuffers::ST_TABLE) continue;
+    auto slot = static_cast<flatbuffers::voffset_t>(4 + 2 * i);
+    std::string name = path + "." + tt->names[i];
+    if (code.is_repeating) {
+      using Tables = flatbuffers::Vector<flatbuffers::Offset<flatbuffers::Table>>;
+      if (const auto* v = t->GetPointer<const Tables*>(slot))
+        for (flatbuffers::uoffset_t k = 0; k < v->size(); ++k) {
+          std::string found = unknown_field(v->Get(k), sub, fmt::format("{}[{}]", name, k));
+          if (!found.empty()) return found;
+        }
+    } else if (const auto* c = t->GetPointer<const flatbuffers::Table*>(slot)) {
+      std::string found = unknown_field(c, sub, name);
+      if (!found.empty()) return found;
+    }
+  }
+  return {};
+}
+
 Exported read_table(const wire::Exported* e, const ExportedOptions& o, unsigned depth) {
   const std::string& src = o.source_name;
   if (depth > kMaxDepth) fail(src, "VJP exports nested at most 256 deep", "deeper nesting");
   Exported x;
   x.serialization_version = e->serialization_version();
-  if (x.serialization_version < kExportedVersionMin ||
-      x.serialization_version > kExportedVersionMax)
+  if (x.serialization_version < kExportedVersionMin)
     throw Error(fmt::format(
         "{}: jax.export serialization version {} is not one hhlo reads: hhlo reads versions {} to "
-        "{} (JAX 0.4.30 to 0.10 write 3); re-export with a JAX that writes one of those, or update "
-        "hhlo",
+        "{} and later ones that add no field (JAX 0.4.30 to 0.11.0 write 3, 0.12.1 writes 13)",
         src, x.serialization_version, kExportedVersionMin, kExportedVersionMax));
   x.function_name = str(e->function_name());
   x.jax_version = str(e->jax_version());
@@ -289,7 +324,17 @@ Exported read_exported(std::span<const uint8_t> bytes, const ExportedOptions& op
     fail(options.source_name, expected, describe_non_artifact(bytes));
   Aligned a(bytes);
   if (!verified(a.bytes)) fail(options.source_name, expected, describe_non_artifact(bytes));
-  return read_table(wire::GetExported(a.bytes.data()), options, 0);
+  const wire::Exported* root = wire::GetExported(a.bytes.data());
+  std::string where = unknown_field(reinterpret_cast<const flatbuffers::Table*>(root),
+                                    wire::ExportedTypeTable(), "Exported");
+  if (!where.empty())
+    throw Error(fmt::format(
+        "{}: jax.export serialization version {} sets a field hhlo does not know ({}): hhlo "
+        "reads every field of versions {} to {} (JAX 0.12.1 writes 13) and later versions that "
+        "add none; update hhlo to read this artifact",
+        options.source_name, root->serialization_version(), where, kExportedVersionMin,
+        kExportedVersionMax));
+  return read_table(root, options, 0);
 }
 
 Exported read_exported(std::string_view bytes, const ExportedOptions& options) {

@@ -107,6 +107,7 @@ ExportedAval read_aval(const wire::Aval* a, const std::string& source) {
       if (!d || d->size() == 0) fail(source, "a dimension (an integer or an expression)", "''");
       v.shape.push_back(d->str());
     }
+  v.weak_type = a->weak_type();
   switch (a->memory_space()) {
     case wire::MemorySpace::missing:
     case wire::MemorySpace::device:

@@ -8,12 +8,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "../program/jax_worlds.h"
 #include "cli_util.h"
 
 namespace hhlo::test {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 namespace fs = std::filesystem;
 
 const fs::path kDir = fs::path(HHLO_GENERATED_DIR) / "exported";
@@ -72,9 +74,24 @@ TEST(CheckExported, DamagedArtifactIsAnErrorNamingTheFile) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr(path + " (jax.export artifact):0:0: expected a serialized "
                                          "jax.export artifact"));
-  r = check("future_version");
+  r = check("future_field_aval");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("serialization version 99 is not one hhlo reads"));
+  EXPECT_THAT(r.output, HasSubstr("serialization version 99 sets a field hhlo does not know"));
+  r = check("future_version");  // 99, but no field beyond version 13's
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("future_version.jax: jax.export artifact, serialization version 99"));
+}
+
+TEST(CheckExportedJaxNew, PrintsTheWritersJaxVersionAndWeakTypes) {
+  HHLO_SKIP_WITHOUT_JAX_NEW();
+  ProcessResult r = run_hhlo({"check", (kJaxNewDir / "weak_type.jax").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("weak_type.jax: jax.export artifact, serialization version 13, "
+                                  "JAX 0.12.1"));
+  EXPECT_THAT(r.output, HasSubstr("args[1]  f32[] (weak type)"));
+  EXPECT_THAT(r.output, HasSubstr("result[1]  f32[] (weak type)"));
+  EXPECT_THAT(r.output, Not(HasSubstr("args[0]  f32[3] (weak type)")));
 }
 
 }  // namespace

@@ -180,6 +180,7 @@ std::vector<Seed> seeds(std::string_view target, size_t limit) {
     add_files(out, generated / "bytecode/corpus", {".mlirbc"}, false, limit);
   } else if (target == "exported") {
     add_files(out, generated / "exported", {".jax"}, false);
+    add_files(out, generated / "exported_jax_new", {".jax"}, false);  // JAX 0.12.1's, where made
   } else if (target == "shape_rules") {
     out = shape_rule_seeds();
   } else if (target == "cli") {

@@ -1,7 +1,8 @@
 // The module of a jax.export artifact, read by read_exported, run on the CPU plugin with the flat
 // inputs in the order of `in_names` (the inputs `module_kept_var_idx` keeps) gives the outputs in
 // the order of `out_names` that JAX computes from the same artifact (tests/program/
-// gen_exported.py: exp.call on the deserialized artifact; the VJP's with a fixed cotangent).
+// gen_exported.py: exp.call on the deserialized artifact; the VJP's with a fixed cotangent), for
+// the artifacts of the project's JAX and of the newest (the *JaxNew suites, jax_worlds.h).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "hhlo/core/array.h"
@@ -16,13 +18,12 @@
 #include "hhlo/program/exported.h"
 #include "hhlo/program/program.h"
 #include "hhlo/session.h"
+#include "jax_worlds.h"
 
 namespace hhlo {
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kDir = fs::path(HHLO_GENERATED_DIR) / "exported";
-
 std::string slurp(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
   std::stringstream s;
@@ -31,18 +32,19 @@ std::string slurp(const fs::path& p) {
 }
 
 /// JAX's inputs STEM.in<k>.npy for each flat input of `x`.
-std::vector<Array> jax_inputs(const Exported& x, const std::string& stem) {
+std::vector<Array> jax_inputs(const fs::path& dir, const Exported& x, const std::string& stem) {
   std::vector<Array> args;
   for (size_t k = 0; k < x.in_avals.size(); ++k)
-    args.push_back(read_npy((kDir / (stem + ".in" + std::to_string(k) + ".npy")).string()));
+    args.push_back(read_npy((dir / (stem + ".in" + std::to_string(k) + ".npy")).string()));
   return args;
 }
 
 /// `got` (in the order of x.out_names) equals JAX's STEM.out<j>.npy.
-void expect_jax_outputs(const Exported& x, const std::vector<Array>& got, const std::string& stem) {
+void expect_jax_outputs(const fs::path& dir, const Exported& x, const std::vector<Array>& got,
+                        const std::string& stem) {
   ASSERT_EQ(got.size(), x.out_avals.size());
   for (size_t j = 0; j < got.size(); ++j) {
-    Array want = read_npy((kDir / (stem + ".out" + std::to_string(j) + ".npy")).string());
+    Array want = read_npy((dir / (stem + ".out" + std::to_string(j) + ".npy")).string());
     ASSERT_EQ(got[j].type(), want.type()) << x.out_names[j];
     if (x.out_avals[j].is_static()) {
       EXPECT_EQ(got[j].type(), x.out_avals[j].type()) << x.out_names[j];
@@ -57,56 +59,90 @@ void expect_jax_outputs(const Exported& x, const std::vector<Array>& got, const 
   }
 }
 
-void expect_runs_as_jax(const Exported& x, const std::string& stem) {
+void expect_runs_as_jax(const fs::path& dir, const Exported& x, const std::string& stem) {
   SCOPED_TRACE(stem);
   std::vector<Array> args;
   for (int64_t k : x.module_kept_var_idx)
-    args.push_back(read_npy((kDir / (stem + ".in" + std::to_string(k) + ".npy")).string()));
-  expect_jax_outputs(x, run(x.module, args), stem);
+    args.push_back(read_npy((dir / (stem + ".in" + std::to_string(k) + ".npy")).string()));
+  expect_jax_outputs(dir, x, run(x.module, args), stem);
 }
 
-TEST(ExportedRun, ModulesComputeWhatJaxComputes) {
-  for (const char* name : {"pytree", "unused_input"}) {
-    Exported x = read_exported(slurp(kDir / (std::string(name) + ".jax")));
-    expect_runs_as_jax(x, name);
+HHLO_TEST_BOTH_JAX(ExportedRun, ModulesComputeWhatJaxComputes) {
+  for (const char* name : {"pytree", "unused_input", "weak_type"}) {
+    Exported x = read_exported(slurp(dir / (std::string(name) + ".jax")));
+    expect_runs_as_jax(dir, x, name);
   }
 }
 
-TEST(ExportedRun, TheVjpExportComputesJaxsCotangents) {
-  Exported x = read_exported(slurp(kDir / "vjp.jax"));
+// What JAX 0.12.1 writes that hhlo does not read yet (issue 41, item 2: StableHLO 1.21/1.22 in
+// bytecode): read (and run where JAX's outputs are there) as any artifact; where the reader
+// refuses it for the known cause, the test is skipped naming the issue; any other error fails.
+HHLO_TEST_BOTH_JAX(ExportedRun, CasesPendingIssue41ReadAndRunOrAreSkippedNamingIt) {
+  struct Pending {
+    const char* name;
+    const char* known;  // the reader's refusal today
+  };
+  std::vector<std::string> pending;
+  for (const Pending& c :
+       {Pending{"pending_result_accuracy", "vhlo.result_accuracy_v1 not read yet"},
+        Pending{"pending_mesh_axes",
+                "VHLO attribute code not read yet), found attribute code 23"}}) {
+    SCOPED_TRACE(c.name);
+    std::optional<Exported> x;
+    try {
+      x.emplace(read_exported(slurp(dir / (std::string(c.name) + ".jax"))));
+    } catch (const ParseError& e) {
+      std::string what = e.what();
+      if (what.find(c.known) == std::string::npos) {
+        ADD_FAILURE() << "not the known refusal (" << c.known << "): " << what;
+      } else {
+        pending.push_back(std::string(c.name) + ": " + what);
+      }
+      continue;
+    }
+    if (fs::exists(dir / (std::string(c.name) + ".out0.npy"))) expect_runs_as_jax(dir, *x, c.name);
+  }
+  if (!pending.empty())
+    GTEST_SKIP() << "issue 41 (item 2, StableHLO 1.21/1.22 forms in bytecode): not read yet:\n"
+                 << ::testing::PrintToString(pending);
+}
+
+HHLO_TEST_BOTH_JAX(ExportedRun, TheVjpExportComputesJaxsCotangents) {
+  Exported x = read_exported(slurp(dir / "vjp.jax"));
   ASSERT_TRUE(x.has_vjp());
-  expect_runs_as_jax(x, "vjp");
-  expect_runs_as_jax(*x.vjp, "vjp.vjp");
+  expect_runs_as_jax(dir, x, "vjp");
+  expect_runs_as_jax(dir, *x.vjp, "vjp.vjp");
 }
 
-TEST(LoadExported, CallGivesJaxsOutputsForEveryFlatInputTheUnusedToo) {
-  for (const char* name : {"pytree", "unused_input", "multi_platform", "symbolic"}) {
+HHLO_TEST_BOTH_JAX(LoadExported, CallGivesJaxsOutputsForEveryFlatInputTheUnusedToo) {
+  for (const char* name : {"pytree", "unused_input", "multi_platform", "symbolic", "weak_type"}) {
     SCOPED_TRACE(name);
-    ExportedFunction f = load_exported_file((kDir / (std::string(name) + ".jax")).string());
-    expect_jax_outputs(f.signature(), f.call(jax_inputs(f.signature(), name)), name);
+    ExportedFunction f = load_exported_file((dir / (std::string(name) + ".jax")).string());
+    expect_jax_outputs(dir, f.signature(), f.call(jax_inputs(dir, f.signature(), name)), name);
   }
 }
 
-TEST(LoadExported, ASymbolicBatchCompilesOncePerSize) {
+HHLO_TEST_BOTH_JAX(LoadExported, ASymbolicBatchCompilesOncePerSize) {
   Session session(Client::create("cpu"), {.enabled = false});
-  ExportedFunction f = load_exported_file((kDir / "symbolic.jax").string(), session);
-  expect_jax_outputs(f.signature(), f.call(jax_inputs(f.signature(), "symbolic")), "symbolic");
-  expect_jax_outputs(f.signature(), f.call(jax_inputs(f.signature(), "symbolic.b2")),
+  ExportedFunction f = load_exported_file((dir / "symbolic.jax").string(), session);
+  expect_jax_outputs(dir, f.signature(), f.call(jax_inputs(dir, f.signature(), "symbolic")),
+                     "symbolic");
+  expect_jax_outputs(dir, f.signature(), f.call(jax_inputs(dir, f.signature(), "symbolic.b2")),
                      "symbolic.b2");
-  f.call(jax_inputs(f.signature(), "symbolic"));
+  f.call(jax_inputs(dir, f.signature(), "symbolic"));
   EXPECT_EQ(session.cache_size(), 2u);
 }
 
-TEST(LoadExported, CallByNameGivesOutputsByName) {
-  ExportedFunction f = load_exported_file((kDir / "pytree.jax").string());
-  std::vector<Array> flat = jax_inputs(f.signature(), "pytree");
+HHLO_TEST_BOTH_JAX(LoadExported, CallByNameGivesOutputsByName) {
+  ExportedFunction f = load_exported_file((dir / "pytree.jax").string());
+  std::vector<Array> flat = jax_inputs(dir, f.signature(), "pytree");
   std::map<std::string, Array> named;
   for (size_t i = 0; i < flat.size(); ++i) named.emplace(f.signature().in_names[i], flat[i]);
   std::map<std::string, Array> out = f.call(named);
   ASSERT_EQ(out.size(), 3u);
   std::vector<Array> got;
   for (const std::string& n : f.signature().out_names) got.push_back(out.at(n));
-  expect_jax_outputs(f.signature(), got, "pytree");
+  expect_jax_outputs(dir, f.signature(), got, "pytree");
   named.erase("args[1]");
   named.emplace("args[9]", flat[2]);
   try {
@@ -117,17 +153,18 @@ TEST(LoadExported, CallByNameGivesOutputsByName) {
   }
 }
 
-TEST(LoadExported, TheVjpGivesJaxsCotangents) {
-  ExportedFunction f = load_exported_file((kDir / "vjp.jax").string());
+HHLO_TEST_BOTH_JAX(LoadExported, TheVjpGivesJaxsCotangents) {
+  ExportedFunction f = load_exported_file((dir / "vjp.jax").string());
   ExportedFunction vjp = f.vjp();
   EXPECT_EQ(vjp.vjp_order(), 1);
-  expect_jax_outputs(vjp.signature(), vjp.call(jax_inputs(vjp.signature(), "vjp.vjp")), "vjp.vjp");
+  expect_jax_outputs(dir, vjp.signature(), vjp.call(jax_inputs(dir, vjp.signature(), "vjp.vjp")),
+                     "vjp.vjp");
   EXPECT_THROW(vjp.vjp(), Error);
 }
 
-TEST(LoadExported, RefusalsNameTheirCause) {
-  ExportedFunction f = load_exported_file((kDir / "unused_input.jax").string());
-  std::vector<Array> args = jax_inputs(f.signature(), "unused_input");
+HHLO_TEST_BOTH_JAX(LoadExported, RefusalsNameTheirCause) {
+  ExportedFunction f = load_exported_file((dir / "unused_input.jax").string());
+  std::vector<Array> args = jax_inputs(dir, f.signature(), "unused_input");
   args[1] = Array(DType::f32, {5});
   try {
     f.call(args);
@@ -136,13 +173,13 @@ TEST(LoadExported, RefusalsNameTheirCause) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("input 1 'args[1]'"));
     EXPECT_THAT(e.what(), ::testing::HasSubstr("is f32[2] (tensor<2xf32>); tensor<5xf32> given"));
   }
-  ExportedFunction cuda = load_exported_file((kDir / "cuda_only.jax").string());
+  ExportedFunction cuda = load_exported_file((dir / "cuda_only.jax").string());
   EXPECT_THROW(cuda.call({Array(DType::f32, {3})}), Error);
   EXPECT_THROW(load_exported("not an artifact"), ParseError);
 }
 
-TEST(PrepareExported, KeptInputsNamesAndPlatformsComeFromTheArtifact) {
-  Program p = read_program_file((kDir / "unused_input.jax").string());
+HHLO_TEST_BOTH_JAX(PrepareExported, KeptInputsNamesAndPlatformsComeFromTheArtifact) {
+  Program p = read_program_file((dir / "unused_input.jax").string());
   EXPECT_EQ(p.format, ProgramFormat::exported);
   IoNames names = io_names(p);
   EXPECT_EQ(names.args, (std::vector<std::string>{"args[0]", "args[1]", "args[2]"}));
@@ -155,9 +192,9 @@ TEST(PrepareExported, KeptInputsNamesAndPlatformsComeFromTheArtifact) {
             (std::vector<std::string>{"args[0]", "args[2]"}));
 }
 
-TEST(ReadExportedProgram, OrderedEffectsAreRefusedNamingThem) {
+HHLO_TEST_BOTH_JAX(ReadExportedProgram, OrderedEffectsAreRefusedNamingThem) {
   try {
-    read_program_file((kDir / "ordered_effect.jax").string());
+    read_program_file((dir / "ordered_effect.jax").string());
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("has ordered effects"));
@@ -165,13 +202,13 @@ TEST(ReadExportedProgram, OrderedEffectsAreRefusedNamingThem) {
   }
 }
 
-TEST(PrepareExported, TheVjpLevelIsReadAndAMissingOneNamed) {
-  Program p = read_program_file((kDir / "vjp.jax").string(), true, 1);
+HHLO_TEST_BOTH_JAX(PrepareExported, TheVjpLevelIsReadAndAMissingOneNamed) {
+  Program p = read_program_file((dir / "vjp.jax").string(), true, 1);
   EXPECT_EQ(p.vjp_order, 1);
   ASSERT_NE(p.exported(), nullptr);
   EXPECT_EQ(p.exported()->in_avals.size(), 3u);
-  EXPECT_THROW(read_program_file((kDir / "vjp.jax").string(), true, 2), Error);
-  EXPECT_THROW(read_program_file((kDir / "pytree.mlirbc").string(), true, 1), Error);
+  EXPECT_THROW(read_program_file((dir / "vjp.jax").string(), true, 2), Error);
+  EXPECT_THROW(read_program_file((dir / "pytree.mlirbc").string(), true, 1), Error);
 }
 
 }  // namespace

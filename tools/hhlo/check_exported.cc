@@ -47,6 +47,7 @@ void print_values(const char* what, const std::vector<std::string>& names,
     std::string line = fmt::format("{}  {:<{}}  {}", indent, names[i], width, avals[i].to_string());
     if (sharded) line += "  " + sharding_text(i < shardings.size() ? shardings[i] : std::nullopt);
     if (avals[i].memory_space != "device") line += " memory " + avals[i].memory_space;
+    if (avals[i].weak_type) line += " (weak type)";
     fmt::print("{}\n", line);
   }
 }

@@ -23,12 +23,14 @@
 
 namespace hhlo {
 
-/// The values of the artifact's `serialization_version` field read here. JAX's schema is at
-/// version 11 (serialization.py `_SERIALIZATION_VERSION`), but JAX 0.4.30 to 0.10 write 3 in the
-/// field whatever schema they follow (older readers refused anything but 2 or 3); 1 and 2 are the
-/// first versions. Every field of versions 1 to 11 is read.
+/// The `serialization_version` values whose every field is read here. JAX 0.4.30 to 0.11.0 write
+/// 3 in the field whatever schema they follow (older readers refused anything but 2 or 3), 1 and
+/// 2 are the first versions, JAX 0.11.1 writes 12 (adds `jax_version`), 0.12.1 writes 13 (adds
+/// `AbstractValue.weak_type`); JAX's serialization.py `_SERIALIZATION_VERSION` is the schema.
+/// A version above kExportedVersionMax is read when it sets no field beyond those of 13 (JAX's
+/// versions add optional fields), and refused naming both versions when it does.
 inline constexpr int kExportedVersionMin = 1;
-inline constexpr int kExportedVersionMax = 11;
+inline constexpr int kExportedVersionMax = 13;
 
 /// One input or output of an artifact (JAX's ShapedArray; serialization.fbs `AbstractValue`).
 struct ExportedAval {
@@ -43,6 +45,9 @@ struct ExportedAval {
   std::vector<std::string> shape;
   /// "device" (also for artifacts older than memory spaces), "host" or "any".
   std::string memory_space = "device";
+  /// JAX's weak type (a Python scalar's: promotes to the other operand's dtype); false where
+  /// the artifact predates serialization version 13, which records it.
+  bool weak_type = false;
 
   /// True when every dimension is an integer.
   bool is_static() const;
@@ -132,9 +137,11 @@ struct Exported {
   /// True when the module's inputs include global constants (the platform index, dimension
   /// variables) computed by the caller (`Exported.uses_global_constants`).
   bool uses_global_constants = false;
-  /// The `serialization_version` field as written (3 for JAX 0.4.30 to 0.10).
+  /// The `serialization_version` field as written (3 for JAX 0.4.30 to 0.11.0, 12 for 0.11.1 and
+  /// 0.11.2, 13 for 0.12.1).
   int serialization_version = 0;
-  /// The JAX version that wrote the artifact, where recorded (newer than JAX 0.10); else "".
+  /// The JAX version that wrote the artifact ("0.12.1"), where recorded (serialization version
+  /// 12 on, JAX 0.11.1 and later); else "".
   std::string jax_version;
   /// The export of the VJP (`Exported.vjp()`), present when serialized with vjp_order >= 1: it
   /// takes the primal inputs then the output cotangents, and returns the input cotangents.
@@ -169,8 +176,10 @@ bool is_exported_artifact(std::string_view bytes);
 ///   when the table is inconsistent: an unknown element type, pytree or sharding kind, a pytree
 ///   whose leaves differ in number from the avals, an index outside the unique tables, shardings
 ///   not one per aval, a sharding naming an axis not in its mesh, no module;
-/// - hhlo::Error naming both versions when `serialization_version` is outside
-///   kExportedVersionMin..kExportedVersionMax;
+/// - hhlo::Error naming both versions when `serialization_version` is below kExportedVersionMin,
+///   or when any table of the artifact (the VJP's included) sets a field beyond our declaration
+///   of version kExportedVersionMax (a later JAX's new field: what it means is unknown here);
+///   the message names the table and the field's slot;
 /// - what read_bytecode throws for the module (its own ParseError with section and offset,
 ///   verifier errors when `options.verify`), for the VJP's too; an hhlo::Error naming the
 ///   effects (and the reader's message) when the function has ordered effects and its module
