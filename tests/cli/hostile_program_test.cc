@@ -55,6 +55,32 @@ TEST(HostileProgram, ACallCycleIsRefusedByRunAndByCheck) {
   EXPECT_NE(r.output.find(cycle), std::string::npos) << r.output;
 }
 
+// Issue 44: a function naming itself in a custom call's called_computations crashed the plugin's
+// compile (SIGSEGV) and `hhlo check` said ok.
+TEST(HostileProgram, ACycleThroughCalledComputationsIsRefusedByRunAndByCheck) {
+  Files f = prepare("called_computations", R"(module @m {
+  func.func public @main(%x: tensor<f32>) -> tensor<f32> {
+    %0 = func.call @f(%x) : (tensor<f32>) -> tensor<f32>
+    return %0 : tensor<f32>
+  }
+  func.func private @f(%x: tensor<f32>) -> tensor<f32> {
+    %0 = stablehlo.custom_call @t(%x) {called_computations = [@f]} : (tensor<f32>) -> tensor<f32>
+    return %0 : tensor<f32>
+  }
+})");
+  const std::string line = f.program +
+                           ":7:5: stablehlo.custom_call: function @f calls itself through "
+                           "'called_computations': StableHLO has no recursion";
+  for (const char* command : {"run", "check"}) {
+    test::ProcessResult r = std::string(command) == "run"
+                                ? run_hhlo({"run", f.program, "-i", f.input})
+                                : run_hhlo({"check", f.program});
+    EXPECT_EQ(r.signal, 0) << command << ": " << r.output;
+    EXPECT_EQ(r.exit_code, 1) << command << ": " << r.output;
+    EXPECT_NE(r.output.find(line), std::string::npos) << command << ": " << r.output;
+  }
+}
+
 TEST(HostileProgram, NestingDeeperThanOurParserTakesNeverReachesThePlugin) {
   // 20,000 nested arrays in an attribute: the plugin's parser recursed until SIGSEGV on it.
   std::string deep = std::string(20000, '[') + std::string(20000, ']');
