@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "hhlo/core/error.h"
+#include "standard_output.h"
 
 namespace hhlo::cli {
 namespace {
@@ -41,7 +42,26 @@ std::vector<Command> registered_commands() {
 
 }  // namespace hhlo::cli
 
+namespace {
+
+/// The exit status once stdout is flushed: `rc`, or 1 with one line on stderr when what was
+/// written to stdout (the results of `hhlo run` without -o, a listing, the help) could not be
+/// delivered. A command that failed already keeps its status and its one line.
+int delivered(int rc, bool stdout_was_closed) {
+  int err = hhlo::cli::flush_standard_output();
+  if (err == 0 || rc != 0) return rc;
+  if (err == EPIPE)
+    fmt::print(stderr, "hhlo: stdout was closed; every output file was written before it\n");
+  else
+    fmt::print(stderr, "hhlo: error: {}\n", hhlo::cli::undelivered_message(err, stdout_was_closed));
+  return 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  // A closed standard stream's number must not go to a file opened later (`hhlo run ... >&-`).
+  const bool stdout_was_closed = hhlo::cli::guard_standard_streams();
   // A closed stdout (`hhlo run ... | head -1`) must not kill the process midway through writing
   // its results: a write to it then fails with EPIPE, after the results are on disk (run.cc).
   std::signal(SIGPIPE, SIG_IGN);
@@ -64,18 +84,26 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // CLI11 prints the message (or the help); its own exit codes (105, 106, 109, ...) become the
     // documented 1 of every usage error.
-    return app.exit(e) == 0 ? 0 : 1;
+    return delivered(app.exit(e) == 0 ? 0 : 1, stdout_was_closed);
   }
   try {
     for (const auto& [sub, action] : actions)
-      if (sub->parsed()) return action();
+      if (sub->parsed()) return delivered(action(), stdout_was_closed);
     return 2;  // unreachable: require_subcommand(1)
   } catch (const std::system_error& e) {
-    if (e.code().value() != EPIPE) {
-      fmt::print(stderr, "hhlo: internal error: {}\n", e.what());
+    // fmt::print throws std::system_error when a write fails: on stdout (its error flag set),
+    // a result not delivered.
+    bool on_stdout = std::ferror(stdout) != 0;
+    if (e.code().value() == EPIPE) {
+      fmt::print(stderr, "hhlo: stdout was closed; every output file was written before it\n");
       return 1;
     }
-    fmt::print(stderr, "hhlo: stdout was closed; every output file was written before it\n");
+    if (on_stdout) {
+      fmt::print(stderr, "hhlo: error: {}\n",
+                 hhlo::cli::undelivered_message(e.code().value(), stdout_was_closed));
+      return 1;
+    }
+    fmt::print(stderr, "hhlo: internal error: {}\n", e.what());
     return 1;
   } catch (const hhlo::Error& e) {
     fmt::print(stderr, "hhlo: error: {}\n", e.what());
