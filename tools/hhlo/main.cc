@@ -1,6 +1,7 @@
 // `hhlo`: runs StableHLO programs through PJRT plugins. Subcommands register themselves
 // (commands.h).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -11,7 +12,10 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <system_error>
+#include <vector>
 
 #include "commands.h"
 #include "hhlo/core/error.h"
@@ -57,6 +61,44 @@ int delivered(int rc, bool stdout_was_closed) {
   return 1;
 }
 
+/// The edit distance of `a` and `b`: insertions, deletions, substitutions and swaps of two
+/// neighbours, one each (optimal string alignment).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+/// "" when `word` (the first argument, not an option) names a subcommand, else the one line
+/// saying it does not: "'tun' is not a subcommand; did you mean 'tune'?" (the nearest visible
+/// subcommand within two edits), or the list of them. CLI11 alone said "A subcommand is
+/// required", as for `hhlo` with no argument.
+std::string unknown_subcommand(std::string_view word) {
+  std::vector<std::string> visible;
+  for (const hhlo::cli::Command& c : hhlo::cli::registered_commands()) {
+    if (c.name == word) return "";
+    if (!c.hidden) visible.push_back(c.name);
+  }
+  std::string best;
+  std::size_t best_distance = 3;  // a suggestion is at most two edits away
+  for (const std::string& name : visible)
+    if (std::size_t d = edit_distance(word, name); d < best_distance && d < name.size()) {
+      best = name;
+      best_distance = d;
+    }
+  if (!best.empty()) return fmt::format("'{}' is not a subcommand; did you mean '{}'?", word, best);
+  return fmt::format("'{}' is not a subcommand; the subcommands are {}", word,
+                     fmt::join(visible, ", "));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -79,6 +121,11 @@ int main(int argc, char** argv) {
     if (c.hidden) sub->group("");
     actions[sub] = c.setup(*sub);
   }
+  if (argc > 1 && argv[1][0] != '-')
+    if (std::string message = unknown_subcommand(argv[1]); !message.empty()) {
+      fmt::print(stderr, "hhlo: error: {}\n", message);
+      return 1;
+    }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
