@@ -108,7 +108,9 @@ const bool registered = register_command({
                      "choice is remembered for inputs of these types")
           ->allow_extra_args(false);  // one file per -i: a mistyped flag is never an input
       sub.add_option("--budget", t->budget,
-                     "Seconds for the whole tuning (default 30); candidates past it are skipped");
+                     "Seconds for the whole tuning (default 30; inf: no bound but each "
+                     "candidate's call count); candidates past it are skipped")
+          ->check(time_limit_validator());
       sub.add_flag("--forget", t->forget,
                    "Remove the choice remembered for this program, inputs and options instead "
                    "of tuning (run, bench and Session then use the defaults)");
