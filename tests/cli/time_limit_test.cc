@@ -93,7 +93,9 @@ TEST(TimeLimitCli, AHugeOrInfiniteTimeoutIsNoBound) {
       test::ProcessResult r = test::run_hhlo({command, f.program, "-i", f.input, "--timeout", s});
       EXPECT_EQ(r.exit_code, 0) << command << " --timeout " << s << ": " << r.output;
       EXPECT_THAT(r.output, ::testing::Not(HasSubstr("ran longer than"))) << command << " " << s;
-      if (std::string(command) == "run") EXPECT_THAT(r.output, HasSubstr("[2, 4]"));
+      if (std::string(command) == "run") {
+        EXPECT_THAT(r.output, HasSubstr("[2, 4]"));
+      }
     }
 }
 

@@ -16,6 +16,7 @@
 #include "hhlo/onednn/kernels.h"
 #include "hhlo/session.h"
 #include "run_input.h"
+#include "time_limit.h"
 #ifdef HHLO_CLI_HAS_MPI
 #include "hhlo/mpi/kernels.h"
 #endif

@@ -87,13 +87,24 @@ std::string unknown_subcommand(std::string_view word) {
     if (c.name == word) return "";
     if (!c.hidden) visible.push_back(c.name);
   }
+  // The fewest edits (at most two, fewer than the name's length), then the longest common
+  // prefix: 'tun' is one edit from both 'run' and 'tune', and means 'tune'.
+  auto common_prefix = [word](const std::string& name) {
+    std::size_t n = 0;
+    while (n < word.size() && n < name.size() && word[n] == name[n]) ++n;
+    return n;
+  };
   std::string best;
-  std::size_t best_distance = 3;  // a suggestion is at most two edits away
-  for (const std::string& name : visible)
-    if (std::size_t d = edit_distance(word, name); d < best_distance && d < name.size()) {
+  std::size_t best_distance = 3, best_prefix = 0;
+  for (const std::string& name : visible) {
+    std::size_t d = edit_distance(word, name), p = common_prefix(name);
+    if (d > 2 || d >= name.size() || d > best_distance) continue;
+    if (d < best_distance || p > best_prefix) {
       best = name;
       best_distance = d;
+      best_prefix = p;
     }
+  }
   if (!best.empty()) return fmt::format("'{}' is not a subcommand; did you mean '{}'?", word, best);
   return fmt::format("'{}' is not a subcommand; the subcommands are {}", word,
                      fmt::join(visible, ", "));

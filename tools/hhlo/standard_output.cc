@@ -26,12 +26,16 @@ bool guard_standard_streams() {
 }
 
 int flush_standard_output() {
-  std::cout.flush();
+  // stdout first: std::cout (synchronized with stdio) flushes it too, and its errno would be gone
+  // by the second flush.
   errno = 0;
-  int rc = std::fflush(stdout);
-  int err = errno;
-  if (rc == 0 && !std::ferror(stdout) && !std::cout.fail()) return 0;
-  return err != 0 ? err : EIO;
+  int err = std::fflush(stdout) != 0 ? errno : 0;
+  if (err == 0) {
+    errno = 0;
+    std::cout.flush();
+    if (std::ferror(stdout) || std::cout.fail()) err = errno != 0 ? errno : EIO;
+  }
+  return err;
 }
 
 std::string undelivered_message(int err, bool stdout_was_closed) {

@@ -16,6 +16,7 @@
 #include "input_check.h"
 #include "run_input.h"
 #include "run_stage.h"
+#include "time_limit.h"
 
 namespace hhlo::cli {
 namespace {
