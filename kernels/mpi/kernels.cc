@@ -885,7 +885,10 @@ void set_timeout(std::chrono::milliseconds t) {
   if (t.count() <= 0)
     throw Error("hhlo::mpi::set_timeout: the timeout must be positive, got " +
                 std::to_string(t.count()) + " ms");
-  timeout_ms().store(t.count());
+  // Saturated: the deadlines add twice the timeout to steady_clock's nanoseconds, which a
+  // larger one overflowed into the past (the job ended at once).
+  constexpr int64_t kMaxMs = 1'000'000'000'000;  // about 31.7 years: no bound in practice
+  timeout_ms().store(std::min<int64_t>(t.count(), kMaxMs));
 }
 std::chrono::milliseconds timeout() { return std::chrono::milliseconds(timeout_ms().load()); }
 bool checked() { return checked_flag().load(); }

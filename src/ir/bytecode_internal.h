@@ -193,6 +193,16 @@ struct Depth {
 /// for an op VHLO does not have.
 const std::vector<std::string_view>* vhlo_attr_names(std::string_view op);
 
+/// The newest version of VHLO op `base` (`add`, no version suffix) this reader knows (1 for add:
+/// `vhlo.add_v1`), or 0 when VHLO has no op of that name. Never throws.
+int newest_vhlo_version(std::string_view base);
+
+/// Throws ParseError at `at` when `op` (a VHLO op name without dialect, `add_v9`) is an op VHLO
+/// has, of a version this reader does not know: "vhlo.add_v9: version 9 of add, newer than the
+/// newest this reader knows (version 1, vhlo.add_v1)" (written by a newer StableHLO, whose op may
+/// mean something else). Returns for known versions and for names VHLO has no op of.
+void check_vhlo_version(std::string_view op, const Cursor& c, size_t at);
+
 /// An op's attributes by name (the dictionary's, then the properties').
 using NamedBcAttrs = std::vector<std::pair<std::string_view, const BcAttr*>>;
 

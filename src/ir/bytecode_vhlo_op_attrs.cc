@@ -1,6 +1,7 @@
 // The attributes of each VHLO op, sorted by name: the order in which an op's properties (bytecode
 // version 5 and later) hold them, each as one attribute index (ODS's generated readProperties;
 // the names and op list are those of stablehlo/dialect/VhloOps.td).
+#include <algorithm>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -217,6 +218,19 @@ const std::vector<std::string_view>* vhlo_attr_names(std::string_view op) {
   }();
   auto it = table.find(op);
   return it == table.end() ? nullptr : &it->second;
+}
+
+int newest_vhlo_version(std::string_view base) {
+  int newest = 0;
+  for (const OpAttrs& o : kOps) {
+    std::string_view name = o.op;
+    size_t u = name.rfind("_v");
+    if (u == std::string_view::npos || name.substr(0, u) != base) continue;
+    int v = 0;
+    for (char ch : name.substr(u + 2)) v = v * 10 + (ch - '0');
+    newest = std::max(newest, v);
+  }
+  return newest;
 }
 
 }  // namespace hhlo::bc

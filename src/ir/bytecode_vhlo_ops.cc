@@ -5,7 +5,9 @@
 // them from the StableHLO text.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
+#include <string>
 #include <unordered_map>
 
 #include "bytecode_internal.h"
@@ -26,6 +28,29 @@ std::string_view base_name(std::string_view vhlo) {
     if (vhlo[k] < '0' || vhlo[k] > '9') return {};
   return vhlo.substr(0, u);
 }
+
+}  // namespace
+
+void check_vhlo_version(std::string_view op, const Cursor& c, size_t at) {
+  std::string_view base = base_name(op);
+  if (base.empty() || vhlo_attr_names(op)) return;
+  int newest = newest_vhlo_version(base);
+  if (newest == 0) return;  // not an op of VHLO: "not read yet" where it is met
+  std::string_view read = op.substr(base.size() + 2);  // digits (base_name)
+  std::string_view digits = read.substr(std::min(read.find_first_not_of('0'), read.size()));
+  bool newer = digits.size() > 9 || (!digits.empty() && std::stoi(std::string(digits)) > newest);
+  c.fail_at(
+      at,
+      fmt::format("vhlo.{}_v{} or an older version of {} this reader knows", base, newest, base),
+      fmt::format("vhlo.{}: version {} of {}, {} (version {}, vhlo.{}_v{}); written for "
+                  "another StableHLO, whose op may mean something else",
+                  op, read, base,
+                  newer ? "newer than the newest this reader knows"
+                        : "not a version this reader knows: the newest is",
+                  newest, base, newest));
+}
+
+namespace {
 
 /// The value ids of one isolated-from-above scope (MLIR's ValueScope).
 struct Scope {
@@ -209,6 +234,7 @@ RawOp IrReader::op_header(Cursor& c) {
       op.props.reset();
     } else if (r_.dialect_name(op.name->dialect) == "vhlo") {
       std::string vname(op.name->name);
+      check_vhlo_version(vname, c, op.offset);
       const std::vector<std::string_view>* names = vhlo_attr_names(vname);
       if (!names)
         fail(c, op.offset, "a VHLO op read here",
@@ -306,6 +332,9 @@ void IrReader::op(Cursor& c) {
   std::string_view base = dialect == "vhlo" ? base_name(raw.name->name) : std::string_view{};
   if (full == "vhlo.func_v1")
     fail(c, raw.offset, "a function at module level", "a nested vhlo.func_v1");
+  // vhlo.add_v9 is not today's stablehlo.add: an op of an unknown version is refused (ops without
+  // attributes have no properties, where the table is otherwise consulted).
+  if (dialect == "vhlo") check_vhlo_version(raw.name->name, c, raw.offset);
   if (full == "builtin.unrealized_conversion_cast") {
     cast_op(c, raw);
     return;

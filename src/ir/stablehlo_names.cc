@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <string>
 #include <unordered_set>
 
 #include "hhlo/core/error.h"
+#include "parser_lexer.h"
 
 namespace hhlo::detail {
 
@@ -136,21 +138,58 @@ bool is_stablehlo_op(std::string_view name) {
 
 namespace {
 
-/// The function an op calls (func.call's callee, composite's decomposition), or "".
-std::string_view callee_of(const Op& op) {
-  const char* key = op.name() == "func.call"             ? "callee"
-                    : op.name() == "stablehlo.composite" ? "decomposition"
-                                                         : nullptr;
-  if (!key) return {};
-  const Attribute* a = op.attr(key);
-  const SymbolRefAttr* sym = a ? a->get_if<SymbolRefAttr>() : nullptr;
-  return sym ? std::string_view(sym->name) : std::string_view();
+/// One edge of the call graph: the function referred to, the op and the attribute naming it.
+struct Call {
+  std::string_view callee;
+  const Op* op;
+  std::string_view attr;
+};
+
+/// Adds every symbol of the module `text` (an attribute kept as MLIR text) names to `out`: `@f`,
+/// `@"f"`, the root `@a` of a nested `@a::@b`; string literals are skipped by the lexer.
+void symbols_in_text(const std::string& text, const Op& op, std::string_view attr,
+                     std::vector<Call>& out, std::deque<std::string>& names) {
+  if (text.find('@') == std::string::npos) return;
+  parse::Lexer lex(text);
+  int colons = 0;  // colons right before the token: `::` makes it a nested reference
+  for (parse::Token t = lex.next(); t.kind != parse::Tok::eof && t.kind != parse::Tok::error;
+       t = lex.next()) {
+    bool nested = colons >= 2;
+    colons = t.kind == parse::Tok::colon ? colons + 1 : 0;
+    if (t.kind != parse::Tok::symbol || nested) continue;
+    std::string_view n = t.text.substr(1);
+    if (n.starts_with('"')) {
+      bool ok = false;
+      std::string u = parse::unescape(n, ok);
+      if (!ok) continue;
+      out.push_back({names.emplace_back(std::move(u)), &op, attr});
+    } else {
+      out.push_back({names.emplace_back(n), &op, attr});
+    }
+  }
 }
 
-void collect_calls(const Block& b, std::vector<std::pair<std::string_view, const Op*>>& out) {
+/// Adds every function `a` refers to (a symbol, in arrays and dictionaries too, or in an attribute
+/// kept as text) to `out`: func.call's callee, a composite's decomposition, a custom call's
+/// called_computations and any other reference, each an edge of the call graph.
+void symbols_in(const Attribute& a, const Op& op, std::string_view attr, std::vector<Call>& out,
+                std::deque<std::string>& names) {
+  const Attribute::Variant& v = a.variant();
+  if (const auto* ref = std::get_if<SymbolRefAttr>(&v)) {
+    out.push_back({ref->name, &op, attr});
+  } else if (const auto* array = std::get_if<ArrayAttr>(&v)) {
+    for (const Attribute& e : array->values) symbols_in(e, op, attr, out, names);
+  } else if (const auto* dict = std::get_if<DictAttr>(&v)) {
+    for (const auto& [key, e] : dict->entries) symbols_in(e, op, attr, out, names);
+  } else if (const auto* opaque = std::get_if<OpaqueAttr>(&v)) {
+    symbols_in_text(opaque->text, op, attr, out, names);
+  }
+}
+
+void collect_calls(const Block& b, std::vector<Call>& out, std::deque<std::string>& names) {
   for (const auto& op : b.ops()) {
-    if (std::string_view c = callee_of(*op); !c.empty()) out.emplace_back(c, op.get());
-    for (const auto& r : op->regions()) collect_calls(*r, out);
+    for (const NamedAttr& a : op->attrs()) symbols_in(a.value, *op, a.name, out, names);
+    for (const auto& r : op->regions()) collect_calls(*r, out, names);
   }
 }
 
@@ -159,7 +198,7 @@ void collect_calls(const Block& b, std::vector<std::pair<std::string_view, const
 class CycleSearch {
  public:
   explicit CycleSearch(const Module& m) {
-    for (const auto& f : m.funcs()) collect_calls(f->body(), calls_[f->name()]);
+    for (const auto& f : m.funcs()) collect_calls(f->body(), calls_[f->name()], names_);
   }
 
   CallCycle run(const Module& m) {
@@ -186,10 +225,12 @@ class CycleSearch {
         stack.pop_back();
         continue;
       }
-      auto [callee, op] = calls[top.next++];
-      if (!calls_.count(callee)) continue;  // an unknown callee: the verifier's error
+      const Call& call = calls[top.next++];
+      auto known = calls_.find(call.callee);
+      if (known == calls_.end()) continue;     // an unknown callee (or a mesh): not a function here
+      std::string_view callee = known->first;  // the module's own name, which outlives the search
       int& s = state_[callee];
-      if (s == 1) return cycle(stack, callee, op);
+      if (s == 1) return cycle(stack, callee, call);
       if (s == 0) {
         s = 1;
         stack.push_back({callee});
@@ -198,8 +239,9 @@ class CycleSearch {
     return {};
   }
 
-  static CallCycle cycle(const std::vector<Frame>& stack, std::string_view callee, const Op* op) {
-    CallCycle c{{}, op};
+  static CallCycle cycle(const std::vector<Frame>& stack, std::string_view callee,
+                         const Call& call) {
+    CallCycle c{{}, call.op, call.attr};
     auto start =
         std::find_if(stack.begin(), stack.end(), [&](const Frame& f) { return f.func == callee; });
     for (auto it = start; it != stack.end(); ++it) c.names.push_back(it->func);
@@ -207,7 +249,8 @@ class CycleSearch {
     return c;
   }
 
-  std::map<std::string_view, std::vector<std::pair<std::string_view, const Op*>>> calls_;
+  std::deque<std::string> names_;  // names read from attributes kept as text (stable addresses)
+  std::map<std::string_view, std::vector<Call>> calls_;
   std::map<std::string_view, int> state_;  // 0 unvisited, 1 on the stack, 2 done
 };
 
@@ -221,10 +264,17 @@ void check_no_call_cycle(const Module& module, const Op** failed_op) {
   if (failed_op) *failed_op = c.op;
   std::string path;
   for (std::string_view n : c.names) path += fmt::format("{}@{}", path.empty() ? "" : " -> ", n);
+  // func.call's callee and a composite's decomposition are calls by name; any other reference
+  // (a custom call's called_computations, ...) is named by its attribute.
+  std::string through = c.attr == "callee" || c.attr == "decomposition"
+                            ? std::string()
+                            : fmt::format(" through '{}'", c.attr);
   throw Error(fmt::format(
-      "{}: StableHLO has no recursion (a function may not call itself, directly or through others)",
+      "{}{}: StableHLO has no recursion (a function may not call itself, directly or through "
+      "others)",
       c.names.size() == 2 ? fmt::format("function @{} calls itself", c.names[0])
-                          : "call cycle " + path));
+                          : "call cycle " + path,
+      through));
 }
 
 }  // namespace hhlo::detail

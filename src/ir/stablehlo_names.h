@@ -13,14 +13,19 @@ namespace hhlo::detail {
 /// hhlo has a shape rule for it. `stablehlo.frobnicate` is not one: the plugin refuses it.
 bool is_stablehlo_op(std::string_view name);
 
-/// A cycle of calls between the functions of a module: `func.call` callees and
-/// `stablehlo.composite` decompositions. StableHLO has no recursion (a program that calls itself
-/// crashed the plugin's compile, more than 2,200 frames deep).
+/// A cycle of calls between the functions of a module: every reference of an op's attribute to a
+/// function is an edge (`func.call` callees, `stablehlo.composite` decompositions, a custom
+/// call's `called_computations`, a symbol inside an attribute kept as text, in arrays and
+/// dictionaries too). StableHLO has no recursion (a program that calls itself crashed the
+/// plugin's compile, more than 2,200 frames deep; through called_computations, SIGSEGV).
 struct CallCycle {
   /// The function names along the cycle, the first repeated at the end ({"main", "f", "main"}).
   std::vector<std::string_view> names;
   /// The call that closes the cycle.
   const Op* op = nullptr;
+  /// The attribute of `op` that names the callee ("callee", "decomposition",
+  /// "called_computations", ...).
+  std::string_view attr;
 };
 
 /// The first call cycle of `module` in function order, or a CallCycle with no names. Never throws.
@@ -28,7 +33,8 @@ CallCycle find_call_cycle(const Module& module);
 
 /// Throws hhlo::Error "function @f calls itself: ..." or "call cycle @main -> @f -> @g -> @f: ..."
 /// for the first call cycle of `module`, after setting `*failed_op` (if not null) to the call
-/// that closes it.
+/// that closes it; a cycle closed by another reference than a callee or decomposition adds
+/// "through 'called_computations'" (the attribute's name).
 void check_no_call_cycle(const Module& module, const Op** failed_op);
 
 }  // namespace hhlo::detail

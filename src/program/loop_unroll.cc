@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -18,15 +20,62 @@
 namespace hhlo {
 namespace {
 
+/// An integer constant, exact: as int64 for the signed types, as uint64 for the unsigned ones
+/// (never through a double, which rounds past 2^53).
+struct IntConstant {
+  bool is_unsigned = false;
+  int64_t s = 0;
+  uint64_t u = 0;
+  bool operator==(int64_t v) const { return is_unsigned ? v >= 0 && u == uint64_t(v) : s == v; }
+};
+
 /// The integer a `stablehlo.constant` scalar `v` holds, when it is one.
-std::optional<int64_t> constant_int(Value v) {
+std::optional<IntConstant> constant_int(Value v) {
   const Op* op = v.defining_op();
   if (!op || op->name() != "stablehlo.constant" || v.rank() != 0 || !is_integer(v.dtype()))
     return std::nullopt;
   const Attribute* a = op->attr("value");
   const DenseAttr* d = a ? a->get_if<DenseAttr>() : nullptr;
   if (!d || d->array->num_elements() != 1) return std::nullopt;
-  return static_cast<int64_t>(d->array->element_as_double(0));
+  const Array& x = *d->array;
+  auto sig = [](int64_t s) { return IntConstant{false, s, 0}; };
+  auto uns = [](uint64_t u) { return IntConstant{true, 0, u}; };
+  switch (x.dtype()) {
+    case DType::i8:
+      return sig(x.values<int8_t>()[0]);
+    case DType::i16:
+      return sig(x.values<int16_t>()[0]);
+    case DType::i32:
+      return sig(x.values<int32_t>()[0]);
+    case DType::i64:
+      return sig(x.values<int64_t>()[0]);
+    case DType::ui8:
+      return uns(x.values<uint8_t>()[0]);
+    case DType::ui16:
+      return uns(x.values<uint16_t>()[0]);
+    case DType::ui32:
+      return uns(x.values<uint32_t>()[0]);
+    case DType::ui64:
+      return uns(x.values<uint64_t>()[0]);
+    default:
+      return std::nullopt;
+  }
+}
+
+/// The number of integers in [start, n) of one type, exactly, or nullopt when it is past
+/// INT64_MAX (0 when n <= start).
+std::optional<int64_t> count_between(const IntConstant& start, const IntConstant& n) {
+  if (start.is_unsigned != n.is_unsigned) return std::nullopt;
+  if (n.is_unsigned) {
+    if (n.u <= start.u) return 0;
+    uint64_t d = n.u - start.u;
+    if (d > uint64_t(std::numeric_limits<int64_t>::max())) return std::nullopt;
+    return static_cast<int64_t>(d);
+  }
+  if (n.s <= start.s) return 0;
+  int64_t d = 0;
+  if (__builtin_sub_overflow(n.s, start.s, &d)) return std::nullopt;
+  return d;
 }
 
 /// The ids of every value `b` and its nested regions define (arguments and results).
@@ -67,7 +116,7 @@ std::optional<Value> returned(const Block& b, size_t i) {
 
 /// The operand index of the counter when `cond` is only `compare LT, arg_i, constant n`, with n
 /// (the constant inside the region or outside it).
-std::optional<std::pair<size_t, int64_t>> counter_in_condition(const Block& cond) {
+std::optional<std::pair<size_t, IntConstant>> counter_in_condition(const Block& cond) {
   for (const auto& op : cond.ops())
     if (op->name() != "stablehlo.constant" && op->name() != "stablehlo.compare" &&
         op->name() != "stablehlo.return")
@@ -80,7 +129,7 @@ std::optional<std::pair<size_t, int64_t>> counter_in_condition(const Block& cond
   const auto* d = dir ? dir->get_if<ComparisonDirection>() : nullptr;
   if (!d || *d != ComparisonDirection::LT) return std::nullopt;
   Value lhs = cmp->operands()[0];
-  std::optional<int64_t> n = constant_int(cmp->operands()[1]);
+  std::optional<IntConstant> n = constant_int(cmp->operands()[1]);
   if (lhs.defining_op() || !n) return std::nullopt;  // lhs must be an argument of the region
   for (size_t i = 0; i < cond.args().size(); ++i)
     if (cond.arg(i) == lhs) return std::pair{i, *n};
@@ -107,10 +156,14 @@ std::variant<int64_t, std::string> trip_count(const Op& op) {
   if (!counter) return std::string("the condition is not `counter < constant`");
   auto [i, n] = *counter;
   if (!counts_up_by_one(body, i)) return std::string("the counter does not step by 1");
-  std::optional<int64_t> start = constant_int(op.operands()[i]);
+  std::optional<IntConstant> start = constant_int(op.operands()[i]);
   if (!start) return std::string("the counter does not start at a constant");
-  if (n - *start < 2) return std::string("fewer than 2 iterations");
-  return n - *start;
+  // Integer bounds are integers: counted exactly (a 64-bit counter from above 2^53 was counted
+  // through doubles, and the unrolled loop ran the wrong number of iterations).
+  std::optional<int64_t> trips = count_between(*start, n);
+  if (!trips) return std::string("its trip count cannot be counted exactly in 64 bits");
+  if (*trips < 2) return std::string("fewer than 2 iterations");
+  return *trips;
 }
 
 /// The largest divisor of `trips` in [2, factor], or 1.

@@ -267,6 +267,7 @@ CustomCallLibrary load_custom_call_library(const std::string& path) {
   if (ec || key.empty()) key = path;
   if (auto it = loaded.find(key); it != loaded.end()) return CustomCallLibrary(path, it->second);
   detail::check_elf_machine(path, "custom-call kernel library");
+  detail::check_elf_shared_library(path, "custom-call kernel library");
   detail::check_elf_not_truncated(path, "custom-call kernel library");
   // A name without a slash is a file in the current folder, as every file argument is; dlopen
   // would search the library path for it instead (and might load another build of that name).
@@ -297,9 +298,9 @@ CustomCallLibrary register_custom_call_library(const Plugin& plugin, const std::
 }
 
 std::vector<std::string> register_kernel_library(const Plugin& plugin, const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw IoError(fmt::format("kernel library '{}' does not exist", path));
+  // A path past PATH_MAX to an existing library was "does not exist": the reason is named.
+  if (std::string problem = detail::library_path_problem(path); !problem.empty())
+    throw IoError(fmt::format("kernel library '{}' {}", path, problem));
   CustomCallLibrary lib = load_custom_call_library(path);
   using ListFn = const HhloCustomCallTarget* (*)(size_t*);
   auto list = reinterpret_cast<ListFn>(lib.find_symbol(HHLO_CUSTOM_CALL_TARGETS_SYMBOL));

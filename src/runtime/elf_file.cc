@@ -2,7 +2,10 @@
 
 #include <elf.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 
+#include <cerrno>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -34,6 +37,38 @@ void check_elf_not_truncated(const std::string& path, const std::string& what) {
     if (ph.p_type == PT_LOAD && (ph.p_offset > size || ph.p_filesz > size - ph.p_offset))
       throw truncated(fmt::format("loadable segment {}", i));
   }
+}
+
+void check_elf_shared_library(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char ident[EI_NIDENT + 2] = {};  // e_ident, e_type: the same in both classes
+  if (!in.read(reinterpret_cast<char*>(ident), sizeof ident)) return;
+  if (std::memcmp(ident, ELFMAG, SELFMAG) != 0) return;
+  std::uint16_t type =
+      ident[EI_DATA] == ELFDATA2MSB
+          ? static_cast<std::uint16_t>(ident[EI_NIDENT] << 8 | ident[EI_NIDENT + 1])
+          : static_cast<std::uint16_t>(ident[EI_NIDENT + 1] << 8 | ident[EI_NIDENT]);
+  const char* kind = type == ET_REL    ? "an ELF relocatable object file (gcc -c output)"
+                     : type == ET_EXEC ? "an ELF executable (not position-independent)"
+                     : type == ET_CORE ? "an ELF core dump"
+                                       : nullptr;
+  if (!kind) return;
+  throw PluginError(fmt::format(
+      "cannot load {} '{}': it is {}, not a shared library{}", what, path, kind,
+      type == ET_REL ? ": link it into one (g++ -shared -fPIC ... -o libname.so)" : ""));
+}
+
+std::string library_path_problem(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) return "";
+  int err = errno;
+  if (err == ENOENT) return "does not exist";
+  if (err == ENAMETOOLONG)
+    return fmt::format(
+        "cannot be opened: its path is too long (ENAMETOOLONG: {} bytes; PATH_MAX is {} bytes, "
+        "NAME_MAX {} per name)",
+        path.size(), PATH_MAX, NAME_MAX);
+  return fmt::format("cannot be opened: {}", std::strerror(err));
 }
 
 namespace {

@@ -22,4 +22,19 @@ void check_elf_not_truncated(const std::string& path, const std::string& what);
 /// process runs on <host>: ...".
 void check_elf_machine(const std::string& path, const std::string& what);
 
+/// Refuses an ELF file that is not a shared library: a relocatable object (`gcc -c` output), an
+/// executable that is not position-independent, or a core dump, which dlopen cannot load (an
+/// object file was reported as truncated, its program headers absent). A shared library or a
+/// position-independent executable (ET_DYN), a file that is not an ELF file, or one that cannot
+/// be read, is left to the other checks and dlopen.
+/// Throws hhlo::PluginError "cannot load <what> '<path>': it is an ELF relocatable object file
+/// (gcc -c output), not a shared library: link it into one (g++ -shared ...)".
+void check_elf_shared_library(const std::string& path, const std::string& what);
+
+/// Why `path` cannot be a library file to load, before any open: "" when stat(2) finds it (the
+/// loaders' other checks follow), "does not exist" (ENOENT), "cannot be opened: its path is too
+/// long (ENAMETOOLONG: N bytes; PATH_MAX is 4096 bytes, NAME_MAX 255 per name)", or "cannot be
+/// opened: <strerror>". For "<what> '<path>' <reason>" messages. Never throws.
+std::string library_path_problem(const std::string& path);
+
 }  // namespace hhlo::detail

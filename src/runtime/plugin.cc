@@ -118,8 +118,8 @@ void check_core_functions(const std::string& path, const PJRT_Api* api) {
 const PluginState* load_state(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::exists(path, ec))
-    throw PluginError(fmt::format("PJRT plugin '{}' does not exist", path));
+  if (std::string problem = detail::library_path_problem(path); !problem.empty())
+    throw PluginError(fmt::format("PJRT plugin '{}' {}", path, problem));
   std::string canonical = fs::canonical(path, ec).string();
   if (ec) canonical = path;
 
@@ -132,6 +132,7 @@ const PluginState* load_state(const std::string& path) {
   if (auto it = loaded->find(canonical); it != loaded->end()) return it->second;
 
   detail::check_elf_machine(canonical, "PJRT plugin");
+  detail::check_elf_shared_library(canonical, "PJRT plugin");
   detail::check_elf_not_truncated(canonical, "PJRT plugin");
   preload_nvidia_wheels(canonical);
   void* lib = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -87,6 +87,29 @@ CASES = {
                [a(0.5, 2, -3, 4), a(2, 7, 1, 7, -1)]),
     "at_min": (lambda x, v: x.at[jnp.array([1, 3, 1, 0, 2])].min(v),
                [a(0.5, 2, -3, 4), a(2, -7, 1, 0.25, -3)]),
+    # Out-of-range indices (issue 44): the .at[] updates drop them (jnp's default mode "drop"),
+    # so nothing flows to or from a dropped update; mode "clip" clamps after wrapping negatives;
+    # take_along_axis fills (mode "fill"); lax.scatter_add with FILL_OR_DROP drops a whole window
+    # that does not fit (start 4 of a 2-wide window in 5, and -1).
+    "at_set_oob": (lambda x, v: x.at[jnp.array([9, 0, -6, -1])].set(v),
+                   [normal(4, 2), normal(4, 2)]),
+    "at_add_oob": (lambda x, v: x.at[jnp.array([1, 9, -7, -1])].add(v),
+                   [normal(4, 2), normal(4, 2)]),
+    "at_add_clip": (lambda x, v: x.at[jnp.array([1, 9, -7])].add(v, mode="clip"),
+                    [normal(4, 2), normal(3, 2)]),
+    "at_mul_oob": (lambda x, v: x.at[jnp.array([3, 7, -5])].multiply(v, unique_indices=True),
+                   [normal(4, 2), normal(3, 2)]),
+    "at_max_oob": (lambda x, v: x.at[jnp.array([1, 5, -9, 0])].max(v),
+                   [a(0.5, 2, -3, 4), a(3, 7, 9, -1)]),
+    "at_min_oob": (lambda x, v: x.at[jnp.array([2, 4, 0, -5])].min(v),
+                   [a(0.5, 2, -3, 4), a(-3, -7, 0.25, -9)]),
+    "take_along_axis_fill": (lambda x: jnp.take_along_axis(
+        x, jnp.array([[5, -9, 1], [0, 4, -1]]), axis=1), [normal(2, 4)]),
+    "scatter_add_window_oob": (lambda x, u: lax.scatter_add(
+        x, jnp.array([[0], [4], [2], [-1]]), u,
+        lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(),
+                                    scatter_dims_to_operand_dims=(0,)),
+        mode=lax.GatherScatterMode.FILL_OR_DROP), [normal(5), normal(4, 2)]),
     "dynamic_slice": (lambda x: lax.dynamic_slice(x, (1, 2), (2, 2)), [normal(4, 5)]),
     "dynamic_slice_clamped": (lambda x: lax.dynamic_slice(x, (3, 4), (2, 3)), [normal(4, 5)]),
     "dynamic_update_slice": (lambda x, u: lax.dynamic_update_slice(x, u, (1, 1)),

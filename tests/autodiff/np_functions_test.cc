@@ -287,6 +287,48 @@ TEST(NpIndexing, AtUpdates) {
   });
 }
 
+// Issue 44: an out-of-range index of an .at[] update is dropped (jnp's default mode "drop"), so
+// the gradient of a dropped update is 0, not the clamped row's (x 4x2, indices [1, 9]: d/du was
+// [3, 4, 7, 8] where JAX gives [3, 4, 0, 0]). Each update kind, negative indices that stay out of
+// range, mode "clip" (negative indices wrapped, then clamped, as JAX's), take_along_axis's
+// "fill", and a scatter whose 2-wide window does not fit (XLA drops it whole), against JAX.
+TEST(NpIndexing, OutOfRangeUpdatesAreDroppedAndGetNoGradient) {
+  check_case("at_set_oob", [](const Vs& x) {
+    return Value(np::at_set(x[0], i32s(x[0], {4}, {9, 0, -6, -1}), x[1]));
+  });
+  check_case("at_add_oob", [](const Vs& x) {
+    return Value(np::at_add(x[0], i32s(x[0], {4}, {1, 9, -7, -1}), x[1]));
+  });
+  check_case("at_add_clip", [](const Vs& x) {
+    Value idx = i32s(x[0], {3}, {1, 9, -7});
+    Func& f = x[0].func();
+    Value zero = constant(f, 0, DType::i32, {3}), n = constant(f, 4, DType::i32, {3});
+    Value wrapped = select(compare(idx, zero, ComparisonDirection::LT), add(idx, n), idx);
+    Value clipped = clamp(zero, wrapped, constant(f, 3, DType::i32, {3}));
+    return Value(np::at_add(x[0], clipped, x[1]));
+  });
+  check_case("at_mul_oob", [](const Vs& x) {
+    return Value(np::at_mul(x[0], i32s(x[0], {3}, {3, 7, -5}), x[1], true));
+  });
+  check_case("at_max_oob", [](const Vs& x) {
+    return Value(np::at_max(x[0], i32s(x[0], {4}, {1, 5, -9, 0}), x[1]));
+  });
+  check_case("at_min_oob", [](const Vs& x) {
+    return Value(np::at_min(x[0], i32s(x[0], {4}, {2, 4, 0, -5}), x[1]));
+  });
+  check_case("take_along_axis_fill", [](const Vs& x) {
+    return Value(np::take_along_axis(x[0], i32s(x[0], {2, 3}, {5, -9, 1, 0, 4, -1}), 1));
+  });
+  check_case("scatter_add_window_oob", [](const Vs& x) {
+    ScatterDimensionNumbers dn{.update_window_dims = {1},
+                               .inserted_window_dims = {},
+                               .scatter_dims_to_operand_dims = {0},
+                               .index_vector_dim = 1};
+    Value idx = constant<int64_t>(x[0].func(), {4, 1}, {0, 4, 2, -1});
+    return scatter({x[0]}, idx, {x[1]}, dn, [](const Vs& a) { return Vs{add(a[0], a[1])}; })[0];
+  });
+}
+
 TEST(NpIndexing, AtUpdatesBatch) {
   // vmap of x.at[idx].max(v) and .mul(v) with the indices shared: per-row values and gradients.
   Module m;

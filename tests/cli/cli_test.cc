@@ -252,6 +252,26 @@ TEST(Cli, UnknownSubcommandIsAUsageError) {
   EXPECT_NE(r.exit_code, 1 + 255);
 }
 
+// Issue 44: a mistyped subcommand got CLI11's "A subcommand is required", as `hhlo` alone.
+TEST(Cli, AMistypedSubcommandIsNamedWithTheNearestOne) {
+  AddFixture f("mistyped");
+  ProcessResult r = run_hhlo({"tun", f.program});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.output, "hhlo: error: 'tun' is not a subcommand; did you mean 'tune'?\n");
+  EXPECT_EQ(run_hhlo({"rnu", f.program}).output,
+            "hhlo: error: 'rnu' is not a subcommand; did you mean 'run'?\n");
+  EXPECT_EQ(run_hhlo({"devics"}).output,
+            "hhlo: error: 'devics' is not a subcommand; did you mean 'devices'?\n");
+  // Nothing near: the subcommands are listed (not the hidden worker).
+  r = run_hhlo({"frobnicate"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("hhlo: error: 'frobnicate' is not a subcommand; the "
+                                  "subcommands are bench, check, "));
+  EXPECT_THAT(r.output, Not(HasSubstr("conformance-worker")));
+  // `hhlo` alone still says a subcommand is required.
+  EXPECT_THAT(run_hhlo({}).output, HasSubstr("A subcommand is required"));
+}
+
 TEST(Cli, HelpListsSubcommandsButNotTheWorker) {
   ProcessResult r = run_hhlo({"--help"});
   EXPECT_EQ(r.exit_code, 0) << r.output;

@@ -123,6 +123,40 @@ TEST(HostileOutput, AClosedStdoutNeverStopsTheOutputFiles) {
   EXPECT_FLOAT_EQ(read_npy(f.dir + "/out/out299.npy").values<float>()[0], 3.0f);
 }
 
+// Issue 44: `hhlo run` without -o, whose printed values are the only result, exited 0 saying
+// nothing when they could not be written (a full disk, a closed stdout).
+TEST(HostileOutput, ResultsThatCannotBeWrittenToAFullStdoutAreAnError) {
+  Files f = prepare("dev_full");
+  for (std::string repeat : {"", " --repeat 3"}) {
+    test::ProcessResult r = run_shell("\"$HHLO\" run " + f.program + " -i " + f.input + repeat +
+                                      " > /dev/full; echo rc=$?");
+    EXPECT_EQ(r.output,
+              "hhlo: error: cannot write the results to standard output: No space left on "
+              "device\nrc=1\n")
+        << repeat;
+  }
+}
+
+TEST(HostileOutput, ResultsThatCannotBeWrittenToAClosedStdoutAreAnError) {
+  Files f = prepare("closed_stdout");
+  test::ProcessResult r =
+      run_shell("\"$HHLO\" run " + f.program + " -i " + f.input + " >&-; echo rc=$?");
+  EXPECT_EQ(r.output,
+            "hhlo: error: cannot write the results to standard output: Bad file descriptor "
+            "(standard output is closed)\nrc=1\n");
+  // With -o, the files are written whole, and none of them takes the closed stdout's number
+  // (what is printed would land in it).
+  r = run_shell("\"$HHLO\" run " + f.program + " -i " + f.input + " -o " + f.dir +
+                "/out >&-; echo rc=$?");
+  EXPECT_NE(r.output.find("rc=1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("standard output is closed"), std::string::npos) << r.output;
+  EXPECT_EQ(floats(read_npy(f.dir + "/out/out0.npy")), (std::vector<float>{2, 4, 6, 8}));
+  // Delivered results are still exit 0.
+  r = run_shell("\"$HHLO\" run " + f.program + " -i " + f.input + " > " + f.dir +
+                "/printed; echo rc=$?");
+  EXPECT_EQ(r.output, "rc=0\n");
+}
+
 TEST(HostileOutput, AnEmptyOutputDirIsRefused) {
   Files f = prepare("empty_o");
   test::ProcessResult r = run_hhlo({"run", f.program, "-i", f.input, "-o", ""});

@@ -55,6 +55,32 @@ TEST(HostileProgram, ACallCycleIsRefusedByRunAndByCheck) {
   EXPECT_NE(r.output.find(cycle), std::string::npos) << r.output;
 }
 
+// Issue 44: a function naming itself in a custom call's called_computations crashed the plugin's
+// compile (SIGSEGV) and `hhlo check` said ok.
+TEST(HostileProgram, ACycleThroughCalledComputationsIsRefusedByRunAndByCheck) {
+  Files f = prepare("called_computations", R"(module @m {
+  func.func public @main(%x: tensor<f32>) -> tensor<f32> {
+    %0 = func.call @f(%x) : (tensor<f32>) -> tensor<f32>
+    return %0 : tensor<f32>
+  }
+  func.func private @f(%x: tensor<f32>) -> tensor<f32> {
+    %0 = stablehlo.custom_call @t(%x) {called_computations = [@f]} : (tensor<f32>) -> tensor<f32>
+    return %0 : tensor<f32>
+  }
+})");
+  const std::string line = f.program +
+                           ":7:5: stablehlo.custom_call: function @f calls itself through "
+                           "'called_computations': StableHLO has no recursion";
+  for (const char* command : {"run", "check"}) {
+    test::ProcessResult r = std::string(command) == "run"
+                                ? run_hhlo({"run", f.program, "-i", f.input})
+                                : run_hhlo({"check", f.program});
+    EXPECT_EQ(r.signal, 0) << command << ": " << r.output;
+    EXPECT_EQ(r.exit_code, 1) << command << ": " << r.output;
+    EXPECT_NE(r.output.find(line), std::string::npos) << command << ": " << r.output;
+  }
+}
+
 TEST(HostileProgram, NestingDeeperThanOurParserTakesNeverReachesThePlugin) {
   // 20,000 nested arrays in an attribute: the plugin's parser recursed until SIGSEGV on it.
   std::string deep = std::string(20000, '[') + std::string(20000, ']');
@@ -88,9 +114,8 @@ TEST(HostileProgram, AHundredThousandDigitLiteralIsRefusedAtOnce) {
   EXPECT_LT(s, 20.0);
 }
 
-TEST(HostileProgram, ALongRunIsBoundedByTimeout) {
-  // A while loop of 2^62 iterations: never ends by itself.
-  Files f = prepare("timeout", R"(module @m {
+/// A while loop of 2^62 iterations: never ends by itself.
+constexpr const char* kForever = R"(module @m {
   func.func public @main(%x: tensor<f32>) -> tensor<i64> {
     %zero = stablehlo.constant dense<0> : tensor<i64>
     %one = stablehlo.constant dense<1> : tensor<i64>
@@ -105,7 +130,10 @@ TEST(HostileProgram, ALongRunIsBoundedByTimeout) {
     }
     return %r : tensor<i64>
   }
-})");
+})";
+
+TEST(HostileProgram, ALongRunIsBoundedByTimeout) {
+  Files f = prepare("timeout", kForever);
   auto t0 = std::chrono::steady_clock::now();
   test::ProcessResult r =
       run_hhlo({"run", f.program, "-i", f.input, "-o", f.dir + "/out", "--timeout", "2"});
@@ -121,9 +149,26 @@ TEST(HostileProgram, ALongRunIsBoundedByTimeout) {
   EXPECT_EQ(run_hhlo({"run", f.program, "-i", f.input, "--timeout", "-1"}).exit_code, 1);
   test::ProcessResult zero = run_hhlo({"run", f.program, "-i", f.input, "--timeout", "0"});
   EXPECT_EQ(zero.exit_code, 1);
-  EXPECT_NE(zero.output.find("--timeout takes a positive number of seconds"), std::string::npos)
+  EXPECT_NE(zero.output.find("--timeout: '0' is not a positive number of seconds"),
+            std::string::npos)
       << zero.output;
   EXPECT_LT(zero.output.size(), 400u) << zero.output;  // not CLI11's 300-digit range
+}
+
+// `hhlo tune --budget` bounds the whole command: a call that never ends (the defaults' first)
+// cannot be cut short, so the command is stopped at twice the budget plus 10 s.
+TEST(HostileProgram, TuneOfACallThatNeverEndsIsBoundedByItsBudget) {
+  Files f = prepare("tune_forever", kForever);
+  auto t0 = std::chrono::steady_clock::now();
+  test::ProcessResult r = run_hhlo({"tune", f.program, "-i", f.input, "--budget", "1"},
+                                   {.env = {"HHLO_COMPILE_CACHE=" + f.dir + "/cache"}});
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.exit_code, 124) << r.output;
+  EXPECT_NE(r.output.find("ran longer than twice --budget 1 s plus 10 s; stopped"),
+            std::string::npos)
+      << r.output;
+  EXPECT_GE(s, 12.0);
+  EXPECT_LT(s, 40.0);
 }
 
 TEST(HostileProgram, MalformedBytecodeUnderRunNamesTheFile) {

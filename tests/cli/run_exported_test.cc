@@ -78,6 +78,16 @@ TEST(RunExported, InputsByJaxsNamesInAnyOrder) {
   expect_outputs(r, "pytree", {"h", "stats_0", "stats_1_0"});
 }
 
+// Issue 44: a dict key holding '=' (which `hhlo check` lists as args[0]['a=b']) could not be
+// given by name: the spec was split at its first '='. It is split after the whole path.
+TEST(RunExported, ADictKeyHoldingAnEqualsSignOrABracketIsGivenByName) {
+  std::vector<std::string> in = inputs_of("odd_keys", 2);
+  ArtifactRun r = run_artifact("odd_keys", {"args[0]['c]d']=" + in[1], "args[0]['a=b']=" + in[0]});
+  expect_outputs(r, "odd_keys", {"out0"});
+  ProcessResult check = run_hhlo({"check", file("odd_keys.jax")});
+  EXPECT_THAT(check.output, HasSubstr("args[0]['a=b']"));
+}
+
 TEST(RunExported, AnUnusedInputIsGivenAndDropped) {
   expect_outputs(run_artifact("unused_input", inputs_of("unused_input", 3)), "unused_input",
                  {"out0"});

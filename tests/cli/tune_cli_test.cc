@@ -181,7 +181,8 @@ TEST(TuneCli, BadBudgetsAndRefusedOptionsAreErrors) {
     ProcessResult r =
         hhlo_in(dir, {"tune", dir + "/p.mlir", "-i", dir + "/x.npy", "--budget", budget});
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_THAT(r.output, HasSubstr("give a positive number of seconds"));
+    EXPECT_THAT(r.output, HasSubstr("--budget: '" + std::string(budget) +
+                                    "' is not a positive number of seconds (inf: no bound)"));
   }
   ProcessResult r = hhlo_in(
       dir, {"tune", dir + "/p.mlir", "-i", dir + "/x.npy", "--xla-option", "xla_no_such_option=1"});

@@ -39,6 +39,10 @@ int shape_rules(const uint8_t* data, size_t size);
 int cli(const uint8_t* data, size_t size);
 /// The jax.export artifact reader (hhlo/program/exported.h read_exported, is_exported_artifact).
 int exported(const uint8_t* data, size_t size);
+/// The reader of `hhlo run -i NAME=FILE` specs (tools/hhlo/run_npz.h split_named_input,
+/// match_named_inputs). Input format: NUL-separated tokens, the argument names, an empty token,
+/// then the specs.
+int input_spec(const uint8_t* data, size_t size);
 
 /// One named entry point.
 struct Target {
@@ -47,8 +51,8 @@ struct Target {
 };
 /// All entry points, in a fixed order.
 inline constexpr Target kTargets[] = {
-    {"npy", npy}, {"npz", npz},           {"parser", parser},    {"shape_rules", shape_rules},
-    {"cli", cli}, {"bytecode", bytecode}, {"exported", exported}};
+    {"npy", npy}, {"npz", npz},           {"parser", parser},     {"shape_rules", shape_rules},
+    {"cli", cli}, {"bytecode", bytecode}, {"exported", exported}, {"input_spec", input_spec}};
 
 /// Reports a violated property (`what`) and aborts. When an input was set with
 /// set_failure_input, it is first written to `fuzz-failure-<target>` in the working folder (the

@@ -185,6 +185,24 @@ std::vector<Seed> seeds(std::string_view target, size_t limit) {
     out = shape_rule_seeds();
   } else if (target == "cli") {
     out = cli_seeds();
+  } else if (target == "input_spec") {
+    // Argument names, an empty token, then specs (fuzz.h): JAX's paths with keys holding '=',
+    // ']' and quotes, positional names, and specs that are no NAME=FILE.
+    auto tokens = [](std::vector<std::string> t) {
+      std::string s;
+      for (const std::string& x : t) s += (s.empty() ? "" : std::string(1, '\0')) + x;
+      return s;
+    };
+    out.push_back(
+        {"input_spec:odd-keys",
+         tokens({"args[0]['a=b']", "args[0]['c]d']", "args[0][\"it's\"]", "",
+                 "args[0]['c]d']=c.npy", "args[0]['a=b']=a=b.npy", "args[0][\"it's\"]=q.npy"})});
+    out.push_back({"input_spec:positional",
+                   tokens({"x", "kwargs['scale']", "", "arg0=x.npy", "kwargs['scale']=s.npy"})});
+    out.push_back({"input_spec:unmatched",
+                   tokens({"x", "", "y=1.npy", "x=2.npy", "x=3.npy", "plain.npy", "=e.npy",
+                           "args[0]['open=x.npy", "args[0]['a\\'=b']=f.npy"})});
+    out.push_back({"input_spec:no-names", tokens({"", "arg1=b.npy", "arg0=a.npy"})});
   }
   return out;
 }

@@ -174,17 +174,55 @@ TEST(Bytecode, UnknownVhloOpIsNamed) {
   std::string b = sample();
   size_t at = b.find("tanh_v2");
   ASSERT_NE(at, std::string::npos);
-  b[at + 6] = '9';  // vhlo.tanh_v9: no such op
+  b[at + 2] = 'x';  // vhlo.taxh_v2: no such op
   try {
     read_bytecode(b, {.source_name = "x.mlirbc"});
     FAIL() << "no error";
   } catch (const ParseError& e) {
-    EXPECT_NE(std::string(e.what()).find("bytecode: op vhlo.tanh_v9 not read yet"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("op vhlo.taxh_v2 not read yet"), std::string::npos)
         << e.what();
     EXPECT_NE(e.source().find("IR section"), std::string::npos) << e.source();
     EXPECT_GT(e.column(), 0u);
   }
+}
+
+/// The error of reading `sample()` with its op name `from` patched to `to` (same length).
+std::string patched_error(const std::string& from, const std::string& to) {
+  std::string b = sample();
+  size_t at = b.find(from);
+  if (at == std::string::npos) return "(no " + from + " in the sample)";
+  b.replace(at, from.size(), to);
+  try {
+    read_bytecode(b, {.source_name = "x.mlirbc"});
+  } catch (const ParseError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// Issue 44: vhlo.add_v9 (a future version of add) was read as today's stablehlo.add. An op of a
+// version this reader does not know is refused naming both versions, with attributes (tanh,
+// whose properties are read by the op's table) or without (add).
+TEST(Bytecode, AFutureVersionOfAnOpIsRefusedNamingBothVersions) {
+  std::string e = patched_error("add_v1", "add_v9");
+  EXPECT_NE(e.find("expected vhlo.add_v1 or an older version of add this reader knows, found "
+                   "vhlo.add_v9: version 9 of add, newer than the newest this reader knows "
+                   "(version 1, vhlo.add_v1)"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("(bytecode IR section)"), std::string::npos) << e;
+  e = patched_error("tanh_v2", "tanh_v9");
+  EXPECT_NE(e.find("found vhlo.tanh_v9: version 9 of tanh, newer than the newest this reader "
+                   "knows (version 2, vhlo.tanh_v2)"),
+            std::string::npos)
+      << e;
+  e = patched_error("add_v1", "add_v0");
+  EXPECT_NE(e.find("found vhlo.add_v0: version 0 of add, not a version this reader knows: the "
+                   "newest is (version 1, vhlo.add_v1)"),
+            std::string::npos)
+      << e;
+  // The versions known read as before.
+  EXPECT_EQ(patched_error("add_v1", "add_v1"), "(no error)");
 }
 
 TEST(Bytecode, PlainStablehloBytecodeSaysToGiveAPortableArtifactOrTheText) {

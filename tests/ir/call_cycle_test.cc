@@ -78,6 +78,79 @@ TEST(CallCycle, ADiamondOfCallsIsNoCycle) {
   EXPECT_EQ(parse_error(text, true), "(no error)");
 }
 
+// Issue 44: a function naming itself in a custom call's called_computations crashed the plugin's
+// compile (SIGSEGV) and `hhlo check` said ok. Every reference to a function is an edge.
+TEST(CallCycle, ACycleClosedByCalledComputationsIsRefused) {
+  const char* self = R"(module @m {
+  func.func public @main(%x: tensor<f32>) -> tensor<f32> {
+    %0 = stablehlo.custom_call @t(%x) {called_computations = [@main]} : (tensor<f32>) -> tensor<f32>
+    return %0 : tensor<f32>
+  }
+})";
+  for (bool verify : {true, false})
+    EXPECT_EQ(parse_error(self, verify),
+              "p.mlir:3:5: stablehlo.custom_call: function @main calls itself through "
+              "'called_computations': StableHLO has no recursion (a function may not call "
+              "itself, directly or through others)");
+  // main -> f by func.call, f -> main by called_computations (the second of two).
+  const char* through = R"(module @m {
+  func.func public @main(%x: tensor<f32>) -> tensor<f32> {
+    %0 = func.call @f(%x) : (tensor<f32>) -> tensor<f32>
+    return %0 : tensor<f32>
+  }
+  func.func private @g(%x: tensor<f32>) -> tensor<f32> {
+    return %x : tensor<f32>
+  }
+  func.func private @f(%x: tensor<f32>) -> tensor<f32> {
+    %0 = stablehlo.custom_call @t(%x) {called_computations = [@g, @main]} : (tensor<f32>) -> tensor<f32>
+    return %0 : tensor<f32>
+  }
+})";
+  for (bool verify : {true, false})
+    EXPECT_EQ(parse_error(through, verify),
+              "p.mlir:10:5: stablehlo.custom_call: call cycle @main -> @f -> @main through "
+              "'called_computations': StableHLO has no recursion (a function may not call "
+              "itself, directly or through others)");
+}
+
+TEST(CallCycle, AReferenceInADictionaryOrInAnAttributeKeptAsTextIsAnEdgeToo) {
+  const char* dict = R"(module @m {
+  func.func public @main(%x: tensor<f32>) -> tensor<f32> {
+    %0 = stablehlo.custom_call @t(%x) {api_version = 4 : i32, backend_config = {body = @main}} : (tensor<f32>) -> tensor<f32>
+    return %0 : tensor<f32>
+  }
+})";
+  EXPECT_EQ(parse_error(dict, false),
+            "p.mlir:3:5: stablehlo.custom_call: function @main calls itself through "
+            "'backend_config': StableHLO has no recursion (a function may not call itself, "
+            "directly or through others)");
+  const char* opaque = R"(module @m {
+  func.func public @main(%x: tensor<f32>) -> tensor<f32> {
+    %0 = stablehlo.custom_call @t(%x) {mhlo.body = #foo.bar<@"main">} : (tensor<f32>) -> tensor<f32>
+    return %0 : tensor<f32>
+  }
+})";
+  EXPECT_EQ(parse_error(opaque, false),
+            "p.mlir:3:5: stablehlo.custom_call: function @main calls itself through "
+            "'mhlo.body': StableHLO has no recursion (a function may not call itself, directly "
+            "or through others)");
+}
+
+TEST(CallCycle, ReferencesWithoutACycleAreKept) {
+  // called_computations naming another function, a string that reads like a reference, a
+  // nested reference's inner part and a function of another name: no cycle.
+  const char* text = R"(module @m {
+  func.func public @main(%x: tensor<f32>) -> tensor<f32> {
+    %0 = stablehlo.custom_call @t(%x) {called_computations = [@f], mhlo.note = "@main", mhlo.ref = #foo.bar<@f::@main>} : (tensor<f32>) -> tensor<f32>
+    return %0 : tensor<f32>
+  }
+  func.func private @f(%x: tensor<f32>) -> tensor<f32> {
+    return %x : tensor<f32>
+  }
+})";
+  EXPECT_EQ(parse_error(text, false), "(no error)");
+}
+
 TEST(UnknownOp, AStablehloNameOutsideTheDialectIsRefusedByTheVerifier) {
   const char* text = R"(module @m {
   func.func public @main(%x: tensor<f32>) -> tensor<f32> {

@@ -2,9 +2,15 @@
 // a handler symbol of one name each run their own kernel, one target listed by two libraries is
 // an error naming both, and a name without a slash is a file in the current folder. The fixture
 // libraries (tests/linalg/fixtures/kernel_lib_fixtures.cc) add 1, 2 or 3 to an f32 array.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <climits>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -92,6 +98,60 @@ TEST(KernelLibraryClash, ANameWithoutASlashIsAFileInTheCurrentFolder) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("kernel library 'libadd.so' does not exist"), std::string::npos)
       << r.output;
+}
+
+// Issue 44: an object file (gcc -c output) was "truncated (its program headers lie past the
+// end)"; the kernel library is named for what it is.
+TEST(KernelLibraryClash, AnObjectFileIsNamedAsOneNotAsTruncated) {
+  Prepared p = prepare("object_file", kAddOne);
+  test::ProcessResult r = test::run_hhlo({"run", p.dir + "/p.mlir", "-i", p.dir + "/x.npy",
+                                          "--custom-call-library", HHLO_FIXTURE_OBJECT_FILE});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot load custom-call kernel library '" +
+                          std::string(HHLO_FIXTURE_OBJECT_FILE) +
+                          "': it is an ELF relocatable object file (gcc -c output), not a shared "
+                          "library: link it into one (g++ -shared -fPIC"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("truncated"), std::string::npos) << r.output;
+}
+
+// Issue 44: a path longer than PATH_MAX to an existing library was "does not exist".
+TEST(KernelLibraryClash, ALibraryPathLongerThanPathMaxSaysSo) {
+  Prepared p = prepare("long_path", kAddOne);
+  // 21 nested folders of 200-character names (each within NAME_MAX), made relative to each other
+  // (a path past PATH_MAX cannot be made whole), holding a copy of a working library.
+  std::string library = p.dir;
+  int fd = ::open(p.dir.c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(fd, 0);
+  const std::string name(200, 'd');
+  for (int i = 0; i < 21; ++i) {
+    ASSERT_EQ(::mkdirat(fd, name.c_str(), 0755), 0) << i;
+    int next = ::openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY);
+    ::close(fd);
+    ASSERT_GE(next, 0) << i;
+    fd = next;
+    library += "/" + name;
+  }
+  std::ifstream in(HHLO_FIXTURE_ADD_ONE_LIB, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int out = ::openat(fd, "libadd.so", O_WRONLY | O_CREAT | O_TRUNC, 0755);
+  ::close(fd);
+  ASSERT_GE(out, 0);
+  ASSERT_EQ(::write(out, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  ::close(out);
+  library += "/libadd.so";
+  ASSERT_GT(library.size(), static_cast<size_t>(PATH_MAX));
+  test::ProcessResult r = test::run_hhlo(
+      {"run", p.dir + "/p.mlir", "-i", p.dir + "/x.npy", "--custom-call-library", library});
+  EXPECT_EQ(r.exit_code, 1) << r.output.substr(r.output.size() - 300);
+  EXPECT_NE(r.output.find("' cannot be opened: its path is too long (ENAMETOOLONG: " +
+                          std::to_string(library.size()) + " bytes; PATH_MAX is 4096 bytes"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("does not exist"), std::string::npos) << r.output;
+  // rm walks the tree relative to each folder (std::filesystem::remove_all takes whole paths).
+  test::run_shell("rm -rf '" + p.dir + "'");
 }
 
 #if defined(__x86_64__)

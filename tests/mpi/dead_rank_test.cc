@@ -10,10 +10,12 @@
 #include <csignal>
 #include <cstdlib>
 #include <thread>
+#include <vector>
 
 #include "hhlo/mpi/collectives.h"
 #include "hhlo/mpi/kernels.h"
 #include "hhlo/session.h"
+#include "mpi_session.h"
 
 namespace hhlo {
 namespace {
@@ -48,6 +50,21 @@ TEST(MpiDeadRank, DISABLED_ARankThatNeverArrives) {
 TEST(MpiDeadRank, DISABLED_RankZeroNeverArrives) {
   mpi::set_timeout(std::chrono::seconds(2));
   allreduce_after(0, [] { std::this_thread::sleep_for(std::chrono::minutes(5)); });
+}
+
+// Issue 44: `--mpi-timeout 1e10` ended the job after 0.5 s blaming rank 1: twice the timeout in
+// steady_clock's nanoseconds overflowed into a deadline in the past. Saturated, a huge timeout is
+// no bound and the collective runs.
+TEST(MpiDeadRank, AHugeTimeoutIsNoBoundNotADeadlineInThePast) {
+  mpi::set_timeout(std::chrono::milliseconds(10'000'000'000'000));  // 1e10 s
+  EXPECT_EQ(mpi::timeout().count(), 1'000'000'000'000);
+  Module m;
+  Func& f = m.add_func("main", {TensorType{DType::f32, {2}}});
+  f.ret({mpi::allreduce(f.arg(0))});
+  std::vector<Array> got = mpi_session().run(m, {Array::from<float>({2}, {1, 2})});
+  const float n = static_cast<float>(mpi::world_size());
+  EXPECT_EQ(got[0].to_vector<float>(), (std::vector<float>{n, 2 * n}));
+  mpi::set_timeout(std::chrono::seconds(120));
 }
 
 TEST(MpiDeadRank, TheTimeoutMustBePositive) {

@@ -388,5 +388,10 @@ except ValueError:  # JAX 0.12 refuses HloSharding protos ("older than the 6-mon
     legacy_view = describe(sharded_back)  # JAX's view of what the legacy artifact restates
 manifest["legacy_hlo_sharding"] = legacy_view | written_by(legacy)
 
+# Dict keys holding '=' and ']' (issue 44): named "args[0]['a=b']" and "args[0]['c]d']", which
+# `-i NAME=FILE` must split after the whole path.
+odd = {"a=b": f32(3), "c]d": f32(3)}
+emit("odd_keys", export.export(jax.jit(lambda p: p["a=b"] * 2.0 - p["c]d"]))(odd), (odd,))
+
 (out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
 print(f"wrote {len(manifest)} artifacts to {out}")

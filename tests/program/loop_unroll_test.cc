@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 
 #include "hhlo/core/error.h"
 #include "hhlo/ir/parser.h"
@@ -87,6 +88,55 @@ TEST(LoopUnroll, LoopsItCannotCountAreKeptWithTheReason) {
   gt.replace(gt.find("compare LT"), 10, "compare GT");
   EXPECT_EQ(unroll_loops(parse_module(gt), 4).first_kept_reason,
             "the condition is not `counter < constant`");
+}
+
+/// counted_loop with a counter of type `type` (i64, ui64, ...) from START to N, both as written.
+std::string counted_loop_of(const std::string& type, const std::string& start,
+                            const std::string& n) {
+  std::string text = counted_loop(0, 12);
+  auto replace_all = [&text](const std::string& from, const std::string& to) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  };
+  replace_all("dense<0> : tensor<i32>", "dense<" + start + "> : tensor<i32>");
+  replace_all("dense<12> : tensor<i32>", "dense<" + n + "> : tensor<i32>");
+  replace_all("tensor<i32>", "tensor<" + type + ">");
+  if (type[0] == 'u') replace_all("SIGNED", "UNSIGNED");
+  return text;
+}
+
+// Issue 44: a 64-bit counter from above 2^53 was counted through doubles: from 2^53 + 1 to
+// 2^53 + 14 (13 iterations, prime) read as 14, unrolled by 2, and ran 14 iterations.
+TEST(LoopUnroll, IntegerBoundsAreCountedExactlyPast2To53) {
+  LoopUnroll r =
+      unroll_loops(parse_module(counted_loop_of("i64", "9007199254740993", "9007199254741006")), 4);
+  EXPECT_EQ(r.unrolled, 0);
+  EXPECT_EQ(r.kept, 1);
+  EXPECT_EQ(r.first_kept_reason, "no divisor of its 13 iterations up to 4");
+  // 12 iterations from 2^62 + 1 (not a double): unrolled by 4.
+  r = unroll_loops(
+      parse_module(counted_loop_of("i64", "4611686018427387905", "4611686018427387917")), 4);
+  EXPECT_EQ(r.unrolled, 1) << r.first_kept_reason;
+  EXPECT_EQ(count(to_mlir(r.module), "stablehlo.multiply"), 4);
+  // An unsigned counter past INT64_MAX: from 2^63 + 1 to 2^63 + 13, 12 iterations.
+  r = unroll_loops(
+      parse_module(counted_loop_of("ui64", "9223372036854775809", "9223372036854775821")), 4);
+  EXPECT_EQ(r.unrolled, 1) << r.first_kept_reason;
+  EXPECT_EQ(count(to_mlir(r.module), "stablehlo.multiply"), 4);
+  // From INT64_MIN to INT64_MAX, or over all of ui64: more than INT64_MAX iterations, which
+  // cannot be counted exactly in 64 bits: left as it is, saying so.
+  for (auto [type, start, n] : {std::tuple{"i64", "-9223372036854775808", "9223372036854775807"},
+                                std::tuple{"ui64", "0", "18446744073709551615"}}) {
+    r = unroll_loops(parse_module(counted_loop_of(type, start, n)), 4);
+    EXPECT_EQ(r.unrolled, 0) << type;
+    EXPECT_EQ(r.kept, 1) << type;
+    EXPECT_EQ(r.first_kept_reason, "its trip count cannot be counted exactly in 64 bits") << type;
+    EXPECT_EQ(count(to_mlir(r.module), "stablehlo.multiply"), 1) << type;
+  }
+  // 4 iterations of a small unsigned counter, and none when the bound is below the start.
+  EXPECT_EQ(unroll_loops(parse_module(counted_loop_of("ui8", "250", "254")), 4).unrolled, 1);
+  EXPECT_EQ(unroll_loops(parse_module(counted_loop_of("i64", "5", "-3")), 4).first_kept_reason,
+            "fewer than 2 iterations");
 }
 
 TEST(LoopUnroll, AFactorBelowTwoAndAModuleWithoutMainAreErrors) {

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
 
 #include "hhlo/runtime/client.h"
 #include "runtime_util.h"
@@ -54,6 +55,14 @@ TEST(Plugin, MissingFileIsAClearError) {
 
 TEST(Plugin, FileThatIsNotALibraryIsAClearError) {
   expect_plugin_error(HHLO_SOURCE_DIR "/README.md", "cannot load PJRT plugin");
+}
+
+// Issue 44: an object file was "truncated (its program headers lie past the end)".
+TEST(Plugin, ARelocatableObjectFileIsNamedAsOne) {
+  // (The path in the message is the canonical one.)
+  expect_plugin_error(HHLO_FIXTURE_OBJECT_FILE,
+                      "not_a_plugin.cc.o': it is an ELF relocatable object file (gcc -c output), "
+                      "not a shared library: link it into one");
 }
 
 TEST(Plugin, LibraryWithoutGetPjrtApiIsNotAPlugin) {

@@ -4,18 +4,25 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "time_limit.h"
+
 namespace hhlo::cli {
 
-Deadline::Deadline(double seconds, std::string program) {
-  if (!(seconds > 0)) return;
-  watchdog_ = std::thread([this, seconds, program = std::move(program)] {
+Deadline::Deadline(double seconds, std::string program, std::string limit) {
+  if (!is_bounded(seconds)) return;  // 0: none given; inf or past kNoTimeLimitSeconds: no bound
+  if (limit.empty()) {
+    char words[96];
+    std::snprintf(words, sizeof words, "--timeout %g s (compile and execution)", seconds);
+    limit = words;
+  }
+  // The deadline as a time point, saturated (time_limit.h): 1e10 s as steady_clock's nanoseconds
+  // overflowed into the past and stopped every run at once.
+  const auto until = std::chrono::steady_clock::now() + to_steady_duration(seconds);
+  watchdog_ = std::thread([this, until, program = std::move(program), limit = std::move(limit)] {
     std::unique_lock lock(mu_);
-    auto limit = std::chrono::duration<double>(seconds);
-    if (cv_.wait_for(lock, limit, [this] { return done_; })) return;
-    std::fprintf(stderr,
-                 "hhlo: error: '%s' ran longer than --timeout %g s (compile and execution); "
-                 "stopped\n",
-                 program.c_str(), seconds);
+    if (cv_.wait_until(lock, until, [this] { return done_; })) return;
+    std::fprintf(stderr, "hhlo: error: '%s' ran longer than %s; stopped\n", program.c_str(),
+                 limit.c_str());
     std::fflush(stderr);
     std::_Exit(124);
   });

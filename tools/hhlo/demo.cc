@@ -16,6 +16,7 @@
 #include "hhlo/onednn/kernels.h"
 #include "hhlo/session.h"
 #include "run_input.h"
+#include "time_limit.h"
 #ifdef HHLO_CLI_HAS_MPI
 #include "hhlo/mpi/kernels.h"
 #endif
@@ -56,8 +57,8 @@ const bool registered = register_command({
       auto timeout = std::make_shared<double>(120);
       sub.add_option("--mpi-timeout", *timeout,
                      "With --mpi: seconds every rank may be late at a collective before the job "
-                     "is ended naming it (checked mode; default 120)")
-          ->check(CLI::PositiveNumber)
+                     "is ended naming it (checked mode; default 120; inf: no bound)")
+          ->check(time_limit_validator())
           ->needs(mpi_flag);
       sub.add_flag("!--no-progress", o->progress, "One line per epoch, no progress bar");
       auto execution = std::make_shared<std::string>("async");
@@ -103,7 +104,9 @@ const bool registered = register_command({
           // Collective: every rank registers, then learns its place in the job.
           register_mpi_kernels(session.client());
           hhlo::mpi::set_checked(!*unchecked);
-          hhlo::mpi::set_timeout(std::chrono::milliseconds(static_cast<int64_t>(*timeout * 1000)));
+          // Saturated and rounded up (time_limit.h): 1e10 s wrapped the deadline into the past,
+          // 0.0001 s truncated to a refused 0 ms.
+          hhlo::mpi::set_timeout(to_milliseconds(*timeout));
           o->processes = hhlo::mpi::world_size();
           o->rank = hhlo::mpi::world_rank();
 #else

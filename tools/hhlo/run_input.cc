@@ -13,6 +13,7 @@
 
 #include "hhlo/core/file_io.h"
 #include "hhlo/program/program_cache.h"
+#include "time_limit.h"
 
 namespace hhlo::cli {
 
@@ -20,14 +21,7 @@ void add_timeout_option(CLI::App& sub, double& seconds) {
   sub.add_option("--timeout", seconds,
                  "Seconds allowed for compiling and executing; past them the run stops with a "
                  "message and exit status 124 (PJRT cannot cancel an execution)")
-      ->check(CLI::Validator(
-          [](std::string& v) {
-            char* end = nullptr;
-            double s = std::strtod(v.c_str(), &end);
-            return end && *end == '\0' && s > 0 ? std::string()
-                                                : "--timeout takes a positive number of seconds";
-          },
-          "SECONDS"));
+      ->check(CLI::Validator([](std::string& v) { return time_limit_error(v); }, "SECONDS"));
 }
 
 void add_run_options(CLI::App& sub, RunOptions& o) {

@@ -27,7 +27,7 @@ std::optional<std::size_t> argument_index(const std::string& name, const IoNames
 /// True when `spec` is NAME=FILE rather than the path of a file.
 bool is_named(const std::string& spec) {
   std::error_code ec;
-  return spec.find('=') != std::string::npos && !std::filesystem::exists(spec, ec);
+  return split_named_input(spec).has_value() && !std::filesystem::exists(spec, ec);
 }
 
 /// Every argument from one `.npz` archive, by name.
@@ -64,25 +64,51 @@ Inputs read_npz_inputs(const std::string& path, const IoNames& names) {
   return inputs;
 }
 
-/// Every argument given as NAME=FILE, in the order of the arguments.
-Inputs read_named_inputs(const std::vector<std::string>& specs, const IoNames& names) {
+}  // namespace
+
+std::optional<NamedInput> split_named_input(std::string_view spec) {
+  std::size_t depth = 0;
+  char quote = 0;  // the open quote, or 0
+  for (std::size_t i = 0; i < spec.size(); ++i) {
+    char c = spec[i];
+    if (quote) {
+      if (c == '\\')
+        ++i;  // the escaped character is part of the string
+      else if (c == quote)
+        quote = 0;
+    } else if ((c == '\'' || c == '"') && depth > 0) {  // a key: ['a=b'], ["it's"]
+      quote = c;
+    } else if (c == '[') {
+      ++depth;
+    } else if (c == ']') {
+      if (depth > 0) --depth;
+    } else if (c == '=' && depth == 0) {
+      return NamedInput{std::string(spec.substr(0, i)), std::string(spec.substr(i + 1))};
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> match_named_inputs(const std::vector<std::string>& specs,
+                                            const IoNames& names) {
   std::size_t count = names.args.empty() ? specs.size() : names.args.size();
   std::vector<std::optional<std::string>> files(count);
   std::vector<std::string> unknown, repeated;
   for (const std::string& spec : specs) {
-    if (!is_named(spec))
+    std::optional<NamedInput> named = split_named_input(spec);
+    std::error_code ec;
+    if (!named || std::filesystem::exists(spec, ec))
       throw Error(
           fmt::format("--input '{}' is a file among inputs given by name (NAME=FILE): "
                       "give every input by name, or none",
                       spec));
-    std::string name = spec.substr(0, spec.find('='));
-    std::optional<std::size_t> i = argument_index(name, names, count);
+    std::optional<std::size_t> i = argument_index(named->name, names, count);
     if (!i)
-      unknown.push_back(name);
+      unknown.push_back(named->name);
     else if (files[*i])
-      repeated.push_back(name);
+      repeated.push_back(named->name);
     else
-      files[*i] = spec.substr(spec.find('=') + 1);
+      files[*i] = named->file;
   }
   std::vector<std::string> missing;
   for (std::size_t i = 0; i < count; ++i)
@@ -98,11 +124,21 @@ Inputs read_named_inputs(const std::vector<std::string>& specs, const IoNames& n
         names.args.empty() ? "arg0, arg1, ..." : fmt::format("{}", fmt::join(names.args, ", ")),
         what));
   }
+  std::vector<std::string> out;
+  for (std::optional<std::string>& f : files) out.push_back(std::move(*f));
+  return out;
+}
+
+namespace {
+
+/// Every argument given as NAME=FILE, in the order of the arguments.
+Inputs read_named_inputs(const std::vector<std::string>& specs, const IoNames& names) {
+  std::vector<std::string> files = match_named_inputs(specs, names);
   Inputs inputs;
-  for (std::size_t i = 0; i < count; ++i) {
-    inputs.arrays.push_back(read_npy(*files[i]));
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    inputs.arrays.push_back(read_npy(files[i]));
     std::string name = i < names.args.size() ? names.args[i] : fmt::format("arg{}", i);
-    inputs.labels.push_back(fmt::format("{}={}", name, *files[i]));
+    inputs.labels.push_back(fmt::format("{}={}", name, files[i]));
   }
   return inputs;
 }

@@ -12,9 +12,11 @@
 #include <string>
 
 #include "commands.h"
+#include "deadline.h"
 #include "hhlo/program/load.h"
 #include "load_flags.h"
 #include "run_input.h"
+#include "time_limit.h"
 
 namespace hhlo::cli {
 namespace {
@@ -65,6 +67,11 @@ int run_tune(const TuneCliOptions& t) {
   const RunOptions& o = t.run;
   if (!(t.budget > 0))
     throw Error(fmt::format("--budget {}: give a positive number of seconds", t.budget));
+  // The tuner plans its candidates within the budget; a call that never ends cannot be cut
+  // short (PJRT cannot cancel an execution): the whole command is stopped at twice the budget
+  // plus 10 s.
+  double bound = 2 * t.budget + 10;
+  Deadline deadline(bound, o.program, fmt::format("twice --budget {} s plus 10 s", t.budget));
   CompileCache cache;
   RunInputs in = load_run_inputs(o, &cache);
   std::string key = tuned_key_for(in.bytes, in.load, o.program);
@@ -99,6 +106,7 @@ int run_tune(const TuneCliOptions& t) {
         fmt::format("cannot compile '{}': {}", o.program, name_program_in(e.what(), o.program)));
   }
   std::string plugin = cache.plugin_identity(Plugin::for_platform(in.load.client.platform));
+  deadline.disarm();
   print_choice(r, remember_tuned(cache, key, plugin, r));
   return 0;
 }
@@ -117,7 +125,11 @@ const bool registered = register_command({
                      "choice is remembered for inputs of these types")
           ->allow_extra_args(false);  // one file per -i: a mistyped flag is never an input
       sub.add_option("--budget", t->budget,
-                     "Seconds for the whole tuning (default 30); candidates past it are skipped");
+                     "Seconds for the whole tuning (default 30; inf: no bound but each "
+                     "candidate's call count); candidates past it are skipped, and a command "
+                     "still running at twice it plus 10 s (a call that never ends) is stopped "
+                     "with exit status 124")
+          ->check(time_limit_validator());
       sub.add_flag("--forget", t->forget,
                    "Remove the choice remembered for this program, inputs and options instead "
                    "of tuning (run, bench and Session then use the defaults)");

@@ -66,7 +66,9 @@ void set_checked(bool on);
 /// Whether checked mode is on.
 bool checked();
 /// How long checked mode waits for every rank at a collective (default 120 s; see set_checked).
-/// Throws hhlo::Error when `t` is not positive. Set it the same way on every rank.
+/// Throws hhlo::Error when `t` is not positive; one past 10^12 ms (about 31.7 years, no bound in
+/// practice) is taken as 10^12 ms, so no deadline overflows the clock. Set it the same way on
+/// every rank.
 void set_timeout(std::chrono::milliseconds t);
 /// The timeout of checked mode.
 std::chrono::milliseconds timeout();

@@ -3,6 +3,8 @@
 // _scatter_mul_jvp_rhs / _scatter_mul_transpose_rule, _scatter_extremal_jvp; sort through the
 // permutation as in JAX _sort_jvp).
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 
 #include "rules.h"
 
@@ -14,6 +16,13 @@ std::vector<int64_t> i64s(const Op& op, const char* name) {
   return op.attr(name)->get_if<I64ArrayAttr>()->values;
 }
 Value zeros(Value like) { return full_like(like, 0.0); }
+// The largest value of integer type `t`, as int64 (a bound past it is never reached by an index
+// of that type, and a constant of it would not fit).
+int64_t index_type_max(DType t) {
+  int bits = bit_width(t);
+  if (bits >= 64) return INT64_MAX;
+  return is_unsigned_int(t) ? (int64_t{1} << bits) - 1 : (int64_t{1} << (bits - 1)) - 1;
+}
 std::vector<int64_t> iota_dims(int64_t n) {
   std::vector<int64_t> d;
   for (int64_t i = 0; i < n; ++i) d.push_back(i);
@@ -44,20 +53,14 @@ bool attr_true(const Op& op, const char* name) {
   return b && b->value;
 }
 
-// The gather that reads, for scatter `op`, each update's window of the operand (JAX's
-// gather_dnums / slice_sizes "inverse of the scatter"): result of the updates' shape.
-Value gather_windows(const Op& op, Value from) {
+// The size of scatter `op`'s update window along each operand dimension (1 for the inserted and
+// batching dimensions): JAX's slice_sizes of the "inverse of the scatter".
+std::vector<int64_t> window_sizes(const Op& op) {
   const auto& dn = *op.attr("scatter_dimension_numbers")->get_if<ScatterDimensionNumbers>();
-  Value idx = op.operands()[1], upd = op.operands()[2];
-  GatherDimensionNumbers gd{.offset_dims = dn.update_window_dims,
-                            .collapsed_slice_dims = dn.inserted_window_dims,
-                            .operand_batching_dims = dn.input_batching_dims,
-                            .start_indices_batching_dims = dn.scatter_indices_batching_dims,
-                            .start_index_map = dn.scatter_dims_to_operand_dims,
-                            .index_vector_dim = dn.index_vector_dim};
+  Value x = op.operands()[0], upd = op.operands()[2];
   std::vector<int64_t> sizes;
   size_t pos = 0;
-  for (int64_t d = 0; d < from.rank(); ++d) {
+  for (int64_t d = 0; d < x.rank(); ++d) {
     auto in = [&](const std::vector<int64_t>& v) {
       return std::find(v.begin(), v.end(), d) != v.end();
     };
@@ -66,7 +69,69 @@ Value gather_windows(const Op& op, Value from) {
     else
       sizes.push_back(upd.dim(dn.update_window_dims[pos++]));
   }
-  return gather(from, idx, gd, sizes);
+  return sizes;
+}
+
+// The gather that reads, for scatter `op`, each update's window of the operand (JAX's
+// gather_dnums / slice_sizes "inverse of the scatter"): result of the updates' shape. Gather
+// clamps a window outside the operand into it: see windows_in_bounds.
+Value gather_windows(const Op& op, Value from) {
+  const auto& dn = *op.attr("scatter_dimension_numbers")->get_if<ScatterDimensionNumbers>();
+  Value idx = op.operands()[1];
+  GatherDimensionNumbers gd{.offset_dims = dn.update_window_dims,
+                            .collapsed_slice_dims = dn.inserted_window_dims,
+                            .operand_batching_dims = dn.input_batching_dims,
+                            .start_indices_batching_dims = dn.scatter_indices_batching_dims,
+                            .start_index_map = dn.scatter_dims_to_operand_dims,
+                            .index_vector_dim = dn.index_vector_dim};
+  return gather(from, idx, gd, window_sizes(op));
+}
+
+// Whether each update element of scatter `op` lies in a window inside the operand (i1, the
+// updates' shape), or nullopt when every window does (no scattered dimension). XLA skips a whole
+// update window that does not fit, as JAX's mode="drop" (FILL_OR_DROP, the default of the .at[]
+// updates) says; JAX's transposes then gather with the same mode, which masks exactly these
+// windows (_gather_fill: 0 <= start <= operand dim - window size). Nothing flows to or from an
+// update that was dropped: the gradients of gather_windows are masked with this.
+std::optional<Value> windows_in_bounds(const Op& op) {
+  const auto& dn = *op.attr("scatter_dimension_numbers")->get_if<ScatterDimensionNumbers>();
+  Value x = op.operands()[0], idx = op.operands()[1], upd = op.operands()[2];
+  Func& f = idx.func();
+  const int64_t ivd = dn.index_vector_dim;
+  Dims scatter_shape = idx.dims();
+  if (ivd < idx.rank()) scatter_shape.erase(scatter_shape.begin() + ivd);
+  std::vector<int64_t> sizes = window_sizes(op);
+  std::optional<Value> ok;
+  for (size_t k = 0; k < dn.scatter_dims_to_operand_dims.size(); ++k) {
+    int64_t d = dn.scatter_dims_to_operand_dims[k];
+    int64_t bound = std::min(x.dim(d) - sizes[static_cast<size_t>(d)], index_type_max(idx.dtype()));
+    Value start = idx;
+    if (ivd < idx.rank()) {
+      std::vector<int64_t> lo(static_cast<size_t>(idx.rank()), 0), hi = idx.dims();
+      lo[static_cast<size_t>(ivd)] = static_cast<int64_t>(k);
+      hi[static_cast<size_t>(ivd)] = static_cast<int64_t>(k) + 1;
+      start = reshape(slice(idx, lo, hi), scatter_shape);
+    }
+    Value in = bound < 0 ? compare(start, start, ComparisonDirection::NE)  // never fits
+                         : and_(compare(start, constant(f, 0, idx.dtype(), scatter_shape),
+                                        ComparisonDirection::GE),
+                                compare(start, constant(f, bound, idx.dtype(), scatter_shape),
+                                        ComparisonDirection::LE));
+    ok = ok ? and_(*ok, in) : in;
+  }
+  if (!ok) return std::nullopt;
+  std::vector<int64_t> update_scatter_dims;
+  for (int64_t d = 0; d < upd.rank(); ++d)
+    if (std::find(dn.update_window_dims.begin(), dn.update_window_dims.end(), d) ==
+        dn.update_window_dims.end())
+      update_scatter_dims.push_back(d);
+  return broadcast_in_dim(*ok, upd.dims(), update_scatter_dims);
+}
+
+// `v` (of the updates' shape) where scatter `op`'s update windows fit in the operand, else 0.
+Value in_bounds_only(const Op& op, Value v) {
+  std::optional<Value> ok = windows_in_bounds(op);
+  return ok ? select(*ok, v, zeros(v)) : v;
 }
 
 // scatter-add of `updates` into `operand` at `op`'s indices, with `op`'s dimension numbers.
@@ -107,16 +172,12 @@ Value clamp_gather_indices(Value idx, const GatherDimensionNumbers& dn, const Di
   std::vector<int64_t> hi;
   for (int64_t d : dn.start_index_map)
     hi.push_back(operand[static_cast<size_t>(d)] - slice_sizes[static_cast<size_t>(d)]);
-  Array h(idx.dtype(), {static_cast<int64_t>(hi.size())});
-  for (size_t i = 0; i < hi.size(); ++i) {
-    if (idx.dtype() == DType::i64)
-      static_cast<int64_t*>(h.data())[i] = hi[i];
-    else if (idx.dtype() == DType::i32)
-      static_cast<int32_t*>(h.data())[i] = static_cast<int32_t>(hi[i]);
-    else
-      return idx;  // other index types: left as is (in-range indices assumed)
-  }
-  Value hv = constant(f, h);
+  Array h(DType::i64, {static_cast<int64_t>(hi.size())});
+  for (size_t i = 0; i < hi.size(); ++i)
+    static_cast<int64_t*>(h.data())[i] = std::min(hi[i], index_type_max(idx.dtype()));
+  // Every integer index type (they were left unclamped but i32 and i64, and the transpose then
+  // dropped what gather had clamped).
+  Value hv = idx.dtype() == DType::i64 ? constant(f, h) : convert(constant(f, h), idx.dtype());
   Value hb = dn.index_vector_dim < idx.rank()
                  ? broadcast_in_dim(hv, idx.dims(), {dn.index_vector_dim})
                  : broadcast_in_dim(reshape(hv, {}), idx.dims(), {});
@@ -203,7 +264,7 @@ void register_indexing_rules(Registry& r) {
           unsupported(op,
                       "the updates' cotangent of a scatter with a multiply body needs "
                       "unique_indices = true (as JAX's scatter_mul)");
-        out[2] = gather_windows(op, multiply(*cts[0], x0));
+        out[2] = in_bounds_only(op, gather_windows(op, multiply(*cts[0], x0)));
       }
       return out;
     }
@@ -212,7 +273,7 @@ void register_indexing_rules(Registry& r) {
       ExtremalCoefs c = extremal_coefs(op);
       Value gw = gather_windows(op, *cts[0]);
       out[0] = add(*cts[0], scatter_add_at(op, zeros(x0), multiply(gw, c.operand_coef)));
-      if (is_inexact(u0.dtype())) out[2] = multiply(gw, c.updates_coef);
+      if (is_inexact(u0.dtype())) out[2] = in_bounds_only(op, multiply(gw, c.updates_coef));
       return out;
     }
     const auto& dn = *op.attr("scatter_dimension_numbers")->get_if<ScatterDimensionNumbers>();
@@ -224,7 +285,8 @@ void register_indexing_rules(Registry& r) {
                            [](const std::vector<Value>& a) { return std::vector<Value>{a[1]}; })[0];
       out[0] = multiply(g, mask);
     }
-    if (is_inexact(upd.dtype())) out[2] = gather_windows(op, g);
+    // A dropped update's cotangent is 0 (gather would read the clamped window's).
+    if (is_inexact(upd.dtype())) out[2] = in_bounds_only(op, gather_windows(op, g));
     return out;
   };
   r["stablehlo.sort"] = [](const Op& op, const Cts& cts) {
