@@ -206,7 +206,7 @@ TEST_P(NpLinalgGrad, JvpMatchesJaxJvp) {
       inexact.push_back(outs[k]);
       which.push_back(k);
     }
-  f.ret(ad::jvp(inexact, f.args(), ts));
+  f.ret(ad::jvp(inexact, ad::Wrt{f.args()}, ad::Tangents{ts}));
   std::vector<Array> t = run(m, in);
   ASSERT_EQ(t.size(), which.size());
   for (size_t i = 0; i < which.size(); ++i)
