@@ -26,8 +26,8 @@ inline Tensor gp_log_marginal_likelihood(Tensor log_l, Tensor x, Tensor y, doubl
   Tensor k = sf2 * np::exp(d2 / ((-2.0) * l * l)) + sn2 * eye;
   Tensor c = la::cholesky(k);
   Tensor yc = np::reshape(y, {n, 1});
-  Tensor z = la::triangular_solve(c, yc, /*lower=*/true);
-  Tensor alpha = la::triangular_solve(c, z, /*lower=*/true, /*transpose=*/true);
+  Tensor z = la::triangular_solve(c, yc, {.lower = true});
+  Tensor alpha = la::triangular_solve(c, z, {.lower = true, .transpose = true});
   Tensor quad = np::sum(yc * alpha);
   Tensor logdet = np::sum(np::log(np::sum(c * eye, {1})));
   return (-0.5) * quad - logdet - 0.5 * double(n) * std::log(2 * std::numbers::pi);

@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
                (dir / "mlp_loss.mlir").string(), entry_function(exported).arg_types().size(),
                params.size());
 
-    nn::Optimizer opt = nn::sgd(lr, momentum);
+    nn::Optimizer opt = nn::sgd(lr, {.momentum = momentum});
     ad::ParamArrays named;
     for (size_t i = 0; i < params.size(); ++i) named.set(pname(i), params[i]);
     ad::ParamArrays state0 = opt.init(named);

@@ -18,8 +18,10 @@ using detail::where;
 
 }  // namespace
 
-std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Value>& wrt,
-                       const std::vector<Cotangent>& cotangents) {
+std::vector<Value> vjp(const std::vector<Value>& outputs, const Wrt& wrt_values,
+                       const Cotangents& seeds) {
+  const std::vector<Value>& wrt = wrt_values.values;
+  const std::vector<Cotangent>& cotangents = seeds.values;
   if (outputs.size() != cotangents.size())
     throw Error(
         fmt::format("vjp: {} outputs but {} cotangents", outputs.size(), cotangents.size()));
@@ -141,7 +143,7 @@ std::pair<std::vector<Value>, Pullback> vjp(const TraceFn& f, const std::vector<
   }
   std::vector<Value> outs = f(primals);
   Pullback pullback = [outs, primals](const std::vector<Cotangent>& cts) {
-    return vjp(outs, primals, cts);
+    return vjp(outs, Wrt{primals}, Cotangents{cts});
   };
   return {outs, pullback};
 }
@@ -152,7 +154,7 @@ std::vector<Value> grad(Value loss, const std::vector<Value>& wrt) {
         fmt::format("grad requires a scalar loss of a float type, got {}; reduce it first "
                     "(e.g. with ad::reduce_sum) or use vjp with an explicit cotangent",
                     loss.type().to_string()));
-  return vjp({loss}, wrt, {full_like(loss, 1.0)});
+  return vjp({loss}, Wrt{wrt}, Cotangents{full_like(loss, 1.0)});
 }
 
 namespace detail {
@@ -269,7 +271,7 @@ Func& vjp_func(Module& module, std::string name, const std::vector<TensorType>& 
   for (size_t i = 0; i < results.size(); ++i) cts.emplace_back(f.arg(arg_types.size() + i));
   std::vector<Value> w;
   for (size_t i : wrt) w.push_back(f.arg(i));
-  std::vector<Value> g = vjp(results, w, cts);
+  std::vector<Value> g = vjp(results, Wrt{w}, Cotangents{cts});
   results.insert(results.end(), g.begin(), g.end());
   f.ret(results);
   return f;

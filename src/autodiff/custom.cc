@@ -288,7 +288,7 @@ std::vector<Cotangent> custom_jvp_vjp(const Op& op, const std::vector<Cotangent>
     }
   std::vector<Cotangent> out(primals.size());
   if (ys.empty() || wrt.empty()) return out;
-  std::vector<Value> g = vjp(ys, wrt, gs);
+  std::vector<Value> g = vjp(ys, Wrt{wrt}, Cotangents{gs});
   for (size_t k = 0; k < slots.size(); ++k) out[slots[k]] = g[k];
   return out;
 }

@@ -128,7 +128,7 @@ Module vjp_module(const Module& source, const ImportedOptions& o) {
       cts.emplace_back(std::nullopt);
   }
   auto [w, names] = wrt_args(f, wrt, "cotangent");
-  std::vector<Value> g = vjp(results, w, cts);
+  std::vector<Value> g = vjp(results, Wrt{w}, Cotangents{cts});
   results.insert(results.end(), g.begin(), g.end());
   finish(f, entry, results, names);
   return m;
@@ -151,7 +151,7 @@ Module jvp_module(const Module& source, const ImportedOptions& o) {
     w.push_back(f.arg(wrt[k]));
     ts.emplace_back(f.arg(n + k));
   }
-  std::vector<Value> t = jvp(results, w, ts);
+  std::vector<Value> t = jvp(results, Wrt{w}, Tangents{ts});
   std::vector<std::string> names;
   for (size_t i = 0; i < t.size(); ++i) names.push_back(fmt::format("tangent[{}]", i));
   results.insert(results.end(), t.begin(), t.end());

@@ -274,8 +274,10 @@ Value stack_rows(const std::vector<Value>& g, const Dims& out, const Dims& in) {
 
 }  // namespace
 
-std::vector<Value> jvp(const std::vector<Value>& outputs, const std::vector<Value>& wrt,
-                       const std::vector<Tangent>& tangents) {
+std::vector<Value> jvp(const std::vector<Value>& outputs, const Wrt& wrt_values,
+                       const Tangents& seeds) {
+  const std::vector<Value>& wrt = wrt_values.values;
+  const std::vector<Tangent>& tangents = seeds.values;
   if (outputs.empty()) throw Error("jvp: no outputs to differentiate");
   Func& f = outputs[0].func();
   for (Value o : outputs)
@@ -373,7 +375,7 @@ std::vector<std::vector<Value>> jacrev(const TraceFn& f, const std::vector<Value
                               y.type().to_string()));
     std::vector<std::vector<Value>> rows(xs.size());
     for (int64_t k = 0; k < y.type().num_elements(); ++k) {
-      std::vector<Value> cts = vjp({y}, xs, {Cotangent{one_hot(y, k)}});
+      std::vector<Value> cts = vjp({y}, Wrt{xs}, Cotangents{one_hot(y, k)});
       for (size_t i = 0; i < xs.size(); ++i) rows[i].push_back(cts[i]);
     }
     std::vector<Value> per_arg;
@@ -411,7 +413,7 @@ std::vector<Value> jacrev(const TraceFn& f, const std::vector<Value>& primals, s
                               y.type().to_string()));
     std::vector<Value> rows;
     int64_t m = y.type().num_elements();
-    for (int64_t k = 0; k < m; ++k) rows.push_back(vjp({y}, {x}, {Cotangent{one_hot(y, k)}})[0]);
+    for (int64_t k = 0; k < m; ++k) rows.push_back(vjp({y}, Wrt{x}, Cotangents{one_hot(y, k)})[0]);
     if (m == 0) {
       Dims full = y.dims();
       full.insert(full.end(), x.dims().begin(), x.dims().end());

@@ -5,7 +5,8 @@
 
 namespace hhlo::nn {
 
-Optimizer sgd(double lr, double momentum) {
+Optimizer sgd(double lr, SgdOptions how) {
+  const double momentum = how.momentum;
   Optimizer o;
   o.name = "sgd";
   o.init = [momentum](const ad::ParamArrays& params) {
@@ -31,7 +32,8 @@ Optimizer sgd(double lr, double momentum) {
   return o;
 }
 
-Optimizer adam(double lr, double b1, double b2, double eps) {
+Optimizer adam(double lr, AdamOptions how) {
+  const double b1 = how.b1, b2 = how.b2, eps = how.eps;
   Optimizer o;
   o.name = "adam";
   o.init = [](const ad::ParamArrays& params) {

@@ -142,14 +142,13 @@ Tensor cholesky(Tensor a, bool symmetrize_input, Loc loc) {
                       full_like(a, 0, loc), loc);
 }
 
-Tensor triangular_solve(Tensor a, Tensor b, bool lower, bool transpose, bool unit_diagonal,
-                        bool left_side, Loc loc) {
+Tensor triangular_solve(Tensor a, Tensor b, SolveTriangular how, Loc loc) {
   return hhlo::triangular_solve(
       a, b,
-      {.left_side = left_side,
-       .lower = lower,
-       .unit_diagonal = unit_diagonal,
-       .transpose_a = transpose ? Transpose::TRANSPOSE : Transpose::NO_TRANSPOSE},
+      {.left_side = how.left_side,
+       .lower = how.lower,
+       .unit_diagonal = how.unit_diagonal,
+       .transpose_a = how.transpose ? Transpose::TRANSPOSE : Transpose::NO_TRANSPOSE},
       loc);
 }
 
@@ -438,11 +437,12 @@ Tensor det(Tensor a, Loc loc) {
   return hhlo::multiply(s.sign, convert(hhlo::exponential(s.logabsdet, loc), a.dtype(), loc), loc);
 }
 
-EighResult eigh(Tensor a, bool lower, bool symmetrize_input, Loc loc) {
+EighResult eigh(Tensor a, Eigh how, Loc loc) {
+  const bool lower = how.lower;
   need_matrix(a, "eigh", true);
   char p = lapack_prefix(a.dtype(), "eigh");
   Value x = a;
-  if (symmetrize_input)
+  if (how.symmetrize_input)
     x = hhlo::multiply(hhlo::add(x, adjoint(x, loc), loc),
                        constant(a.func(), 0.5, a.dtype(), a.shape(), loc), loc);
   Dims b = batch_dims(a, 2);

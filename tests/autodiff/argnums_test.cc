@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <type_traits>
+#include <utility>
 
 #include "hhlo/autodiff/autodiff.h"
 #include "hhlo/ops/reductions.h"
@@ -91,7 +93,7 @@ TEST(ArgumentOrder, CoreVjpAndJvpTakeOutputsWrtSeeds) {
   expect_jax(
       [](const Vs& a) {
         Vs ys = g(a), cts = seeds(a, "ct", 2);
-        Vs out = ad::vjp(ys, a, {cts[0], cts[1]});
+        Vs out = ad::vjp(ys, ad::Wrt{a}, ad::Cotangents{cts[0], cts[1]});
         out.insert(out.begin(), ys.begin(), ys.end());
         return out;
       },
@@ -99,11 +101,53 @@ TEST(ArgumentOrder, CoreVjpAndJvpTakeOutputsWrtSeeds) {
   expect_jax(
       [](const Vs& a) {
         Vs ys = g(a), ts = seeds(a, "tan", 3);
-        Vs out = ad::jvp(ys, a, {ts[0], ts[1], ts[2]});
+        Vs out = ad::jvp(ys, ad::Wrt{a}, ad::Tangents{ts[0], ts[1], ts[2]});
         out.insert(out.begin(), ys.begin(), ys.end());
         return out;
       },
       {"jvp/0", "jvp/1", "jvp/2", "jvp/3"});
+}
+
+// The value-level cores take three distinct types, so a call that swaps two lists does not
+// compile: the old `vjp(outputs, cotangents, wrt)` with plain vectors, the same with braced lists
+// of values (where both orders used to compile and silently swap the roles), and the wrappers
+// swapped. The same holds for jvp. Checked at compile time; the test below only names them.
+template <class... A>
+concept VjpCompiles = requires(A&&... a) {
+  ad::vjp(std::forward<A>(a)...);
+};
+template <class... A>
+concept JvpCompiles = requires(A&&... a) {
+  ad::jvp(std::forward<A>(a)...);
+};
+template <class V>
+concept VjpOfBracedValuesCompiles = requires(V y, V x, V c) {
+  ad::vjp({y}, {x}, {c});
+};
+template <class V>
+concept JvpOfBracedValuesCompiles = requires(V y, V x, V t) {
+  ad::jvp({y}, {x}, {t});
+};
+using Cts = std::vector<ad::Cotangent>;
+using Ts = std::vector<ad::Tangent>;
+static_assert(VjpCompiles<Vs, ad::Wrt, ad::Cotangents>);
+static_assert(!VjpCompiles<Vs, Cts, Vs>, "the 0.1.0 order (outputs, cotangents, wrt)");
+static_assert(!VjpCompiles<Vs, Vs, Cts>, "plain vectors in the current order");
+static_assert(!VjpCompiles<Vs, Vs, Vs>);
+static_assert(!VjpCompiles<Vs, ad::Cotangents, ad::Wrt>, "the wrappers swapped");
+static_assert(!VjpCompiles<ad::Wrt, Vs, ad::Cotangents>, "outputs and wrt swapped");
+static_assert(!VjpOfBracedValuesCompiles<Value>, "braced lists: no order compiles");
+static_assert(!std::is_convertible_v<Vs, ad::Wrt> && !std::is_convertible_v<Cts, ad::Cotangents>);
+static_assert(JvpCompiles<Vs, ad::Wrt, ad::Tangents>);
+static_assert(!JvpCompiles<Vs, Vs, Ts>, "plain vectors");
+static_assert(!JvpCompiles<Vs, ad::Tangents, ad::Wrt>, "the wrappers swapped");
+static_assert(!JvpCompiles<ad::Wrt, Vs, ad::Tangents>, "outputs and wrt swapped");
+static_assert(!JvpOfBracedValuesCompiles<Value>, "braced lists: no order compiles");
+static_assert(!std::is_convertible_v<Ts, ad::Tangents>);
+
+TEST(ArgumentOrder, SwappedListsDoNotCompile) {
+  // The static_asserts above are the test; this records that it ran as part of the suite.
+  SUCCEED() << "vjp(outputs, Wrt, Cotangents) and jvp(outputs, Wrt, Tangents) only";
 }
 
 TEST(ArgumentOrder, TracedVjpErrors) {

@@ -61,7 +61,7 @@ void check(const std::string& name, const Dims& in, const Op1& op) {
   Module bwd;
   Func& g = bwd.add_func("main", {{F, in}, {F, out}});
   Value yb = op(g.arg(0));
-  g.ret(ad::vjp({yb}, {g.arg(0)}, {g.arg(1)}));
+  g.ret(ad::vjp({yb}, ad::Wrt{g.arg(0)}, ad::Cotangents{g.arg(1)}));
   verify(bwd);
   const Client& c = default_session().client();
   LoadedExecutable fe = c.compile(fwd, kReplicas), be = c.compile(bwd, kReplicas);
@@ -126,7 +126,7 @@ TEST(CollectivesVjp, NonSumReductionsAreRefused) {
   Func& f = m.add_func("main", {{F, {2}}});
   Value y = all_reduce(f.arg(0), kAll4, [](Value a, Value b) { return maximum(a, b); });
   try {
-    ad::vjp({y}, {f.arg(0)}, {y});
+    ad::vjp({y}, ad::Wrt{f.arg(0)}, ad::Cotangents{y});
     FAIL() << "a max all_reduce was differentiated";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("sum"), std::string::npos) << e.what();
@@ -203,7 +203,7 @@ TEST(CollectivesVjp, CollectiveBroadcastJvpBroadcastsTheTangent) {
   Module m;
   Func& f = m.add_func("main", {{F, {3}}, {F, {3}}});
   Value y = collective_broadcast(f.arg(0), ReplicaGroups{{{0, 1, 2, 3}}}, ChannelHandle{1, 1});
-  Value t = ad::jvp({y}, {f.arg(0)}, {f.arg(1)})[0];
+  Value t = ad::jvp({y}, ad::Wrt{f.arg(0)}, ad::Tangents{f.arg(1)})[0];
   const Op* d = t.defining_op();
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->name(), "stablehlo.collective_broadcast");
@@ -260,7 +260,7 @@ TEST(ManualComputationAd, VjpIsAManualComputationOfTheBodysVjpAndMatchesFiniteDi
       {kX, kW}, [](Module& m, Func& f) { return shard_map_program(m, f.arg(0), f.arg(1)); });
   Module bwd = spmd_module({kX, kW, kY1, kY2, kY3}, [](Module& m, Func& f) {
     std::vector<Value> y = shard_map_program(m, f.arg(0), f.arg(1));
-    return ad::vjp(y, {f.arg(0), f.arg(1)}, {f.arg(2), f.arg(3), f.arg(4)});
+    return ad::vjp(y, ad::Wrt{f.arg(0), f.arg(1)}, ad::Cotangents{f.arg(2), f.arg(3), f.arg(4)});
   });
   // Structure: the backward manual computation takes (x, w, c1, c2, c3) with the output
   // shardings as the cotangents' in_shardings, and returns (dx, dw) sharded as x and w came in.
@@ -323,7 +323,7 @@ TEST(ManualComputationAd, VjpEqualsJaxsGradientOfTheSameShardMap) {
   }
   Module bwd = spmd_module(types, [](Module& m, Func& f) {
     std::vector<Value> y = shard_map_program(m, f.arg(0), f.arg(1));
-    return ad::vjp(y, {f.arg(0), f.arg(1)}, {f.arg(2), f.arg(3), f.arg(4)});
+    return ad::vjp(y, ad::Wrt{f.arg(0), f.arg(1)}, ad::Cotangents{f.arg(2), f.arg(3), f.arg(4)});
   });
   std::vector<Array> g = test::run_sharded(bwd, args);
   ASSERT_EQ(g.size(), 2u);
@@ -343,7 +343,7 @@ TEST(ManualComputationAd, JvpIsAManualComputationOfTheBodysJvpAndMatchesFiniteDi
       {kX, kW}, [](Module& m, Func& f) { return shard_map_program(m, f.arg(0), f.arg(1)); });
   Module jvp_module = spmd_module({kX, kW, kX, kW}, [](Module& m, Func& f) {
     std::vector<Value> y = shard_map_program(m, f.arg(0), f.arg(1));
-    return ad::jvp(y, {f.arg(0), f.arg(1)}, {f.arg(2), f.arg(3)});
+    return ad::jvp(y, ad::Wrt{f.arg(0), f.arg(1)}, ad::Tangents{f.arg(2), f.arg(3)});
   });
   const Client& c = default_session().client();
   LoadedExecutable fe = c.compile(fwd, test::kShardy4), te = c.compile(jvp_module, test::kShardy4);
@@ -377,7 +377,7 @@ TEST(ManualComputationAd, PartlyManualWithAReplicatedOperandIsRefused) {
                               {"x"},
                               [](const std::vector<Value>& a) { return std::vector<Value>{a[0]}; });
   try {
-    ad::vjp(y, {f.arg(0)}, {y[0]});
+    ad::vjp(y, ad::Wrt{f.arg(0)}, ad::Cotangents{y[0]});
     FAIL() << "differentiated";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("automatic"), std::string::npos) << e.what();

@@ -354,7 +354,7 @@ TEST(AutodiffComplex, VjpOfHolomorphicOpsIsCotangentTimesDerivativeAsInJax) {
     Module m;
     Func& f = m.add_func("main", {z.type(), ct.type()});
     Value y = exponential(f.arg(0));
-    f.ret(ad::vjp({y}, {f.arg(0)}, {f.arg(1)}));
+    f.ret(ad::vjp({y}, ad::Wrt{f.arg(0)}, ad::Cotangents{f.arg(1)}));
     expect_close(run(m, {z, ct})[0], vec("vjp/exp/grad/z"), 1e-14, "vjp exp");
   }
   {
@@ -363,7 +363,7 @@ TEST(AutodiffComplex, VjpOfHolomorphicOpsIsCotangentTimesDerivativeAsInJax) {
     Module m;
     Func& f = m.add_func("main", {z.type(), z2.type(), ct.type()});
     Value y = multiply(f.arg(0), f.arg(1));
-    f.ret(ad::vjp({y}, {f.arg(0), f.arg(1)}, {f.arg(2)}));
+    f.ret(ad::vjp({y}, ad::Wrt{f.arg(0), f.arg(1)}, ad::Cotangents{f.arg(2)}));
     auto out = run(m, {z, z2, ct});
     expect_close(out[0], vec("vjp/multiply/grad/z"), 1e-14, "vjp multiply d/dz");
     expect_close(out[1], vec("vjp/multiply/grad/z2"), 1e-14, "vjp multiply d/dz2");

@@ -84,13 +84,13 @@ TEST(AutodiffCustomVjp, RegisteredBackwardIsUsedAndMissingOneIsNamed) {
   Func& f = m.add_func("main", {{DType::f32, {2}}});
   Value y = custom_call(f, "test_triple", {f.arg(0)}, {{DType::f32, {2}}})[0];
   Value y2 = custom_call(f, "test_unknown", {f.arg(0)}, {{DType::f32, {2}}})[0];
-  Value g = ad::vjp({y}, {f.arg(0)}, {ad::full_like(y, 1.0)})[0];
+  Value g = ad::vjp({y}, ad::Wrt{f.arg(0)}, ad::Cotangents{ad::full_like(y, 1.0)})[0];
   EXPECT_EQ(g.type(), y.type());
   const Op* mul = g.defining_op();
   ASSERT_NE(mul, nullptr);
   EXPECT_EQ(mul->name(), "stablehlo.multiply");
   try {
-    ad::vjp({y2}, {f.arg(0)}, {ad::full_like(y2, 1.0)});
+    ad::vjp({y2}, ad::Wrt{f.arg(0)}, ad::Cotangents{ad::full_like(y2, 1.0)});
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("target 'test_unknown'"), std::string::npos) << e.what();

@@ -101,7 +101,7 @@ Array check_jvp(const std::vector<Array>& inputs,
       xs.push_back(f.arg(wrt[k]));
       ts.emplace_back(f.arg(inputs.size() + k));
     }
-    f.ret(ad::jvp({out}, xs, ts));
+    f.ret(ad::jvp({out}, ad::Wrt{xs}, ad::Tangents{ts}));
   }
   std::vector<Array> jargs = inputs;
   jargs.insert(jargs.end(), v.begin(), v.end());
@@ -137,7 +137,7 @@ std::vector<Array> check_hvp(const std::vector<Array>& inputs,
       ts.emplace_back(f.arg(inputs.size() + k));
     }
     std::vector<Value> g = ad::grad(loss(args), xs);
-    f.ret(ad::jvp(g, xs, ts));
+    f.ret(ad::jvp(g, ad::Wrt{xs}, ad::Tangents{ts}));
   }
   std::vector<Array> hargs = inputs;
   hargs.insert(hargs.end(), v.begin(), v.end());

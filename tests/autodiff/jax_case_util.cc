@@ -54,10 +54,10 @@ void check_vjp_jvp_case(const std::map<std::string, Array>& vectors, const std::
   std::vector<Value> x(f.args().begin(), f.args().begin() + static_cast<long>(n));
   Value out = fn(x);
   std::vector<Value> rets = {out};
-  for (Value g : ad::vjp({out}, x, {ad::Cotangent{f.arg(n)}})) rets.push_back(g);
+  for (Value g : ad::vjp({out}, ad::Wrt{x}, ad::Cotangents{f.arg(n)})) rets.push_back(g);
   std::vector<ad::Tangent> tangents;
   for (size_t i = 0; i < n; ++i) tangents.push_back(f.arg(n + 1 + i));
-  rets.push_back(ad::jvp({out}, x, tangents)[0]);
+  rets.push_back(ad::jvp({out}, ad::Wrt{x}, ad::Tangents{tangents})[0]);
   f.ret(rets);
   std::vector<Array> args = in;
   args.push_back(ct);

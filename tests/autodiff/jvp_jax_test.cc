@@ -227,7 +227,7 @@ TEST_P(JaxForward, JvpHvpJacfwdHessianMatchJax) {
   Module m;
   Func& f = m.add_func("main", {x.type(), y.type(), x.type(), y.type()});
   Value out = fn(f.arg(0), f.arg(1));
-  Value t = ad::jvp({out}, {f.arg(0), f.arg(1)}, {ad::Tangent{f.arg(2)}, ad::Tangent{f.arg(3)}})[0];
+  Value t = ad::jvp({out}, ad::Wrt{f.arg(0), f.arg(1)}, ad::Tangents{f.arg(2), f.arg(3)})[0];
   auto loss = [&](const Vs& a) {
     Value p = multiply(fn(a[0], a[1]), constant(f, w));
     std::vector<int64_t> all;

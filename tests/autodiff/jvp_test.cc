@@ -57,7 +57,7 @@ TEST(AutodiffJvp, ComplexPrimalsHolomorphicAndAbs) {
   TensorType c{DType::c128, {2}};
   Func& f = m.add_func("main", {c, c, c, c});
   auto ts = ad::jvp({exponential(f.arg(0)), multiply(f.arg(0), f.arg(1)), abs(f.arg(0))},
-                    {f.arg(0), f.arg(1)}, {ad::Tangent{f.arg(2)}, ad::Tangent{f.arg(3)}});
+                    ad::Wrt{f.arg(0), f.arg(1)}, ad::Tangents{f.arg(2), f.arg(3)});
   f.ret(ts);
   auto out = run(m, {arr(z), arr(w), arr(t), arr(sv)});
   auto get = [](const Array& a, size_t i) {
@@ -77,7 +77,7 @@ TEST(AutodiffJvp, OutputsIndependentOfTheInputsGetZeroTangents) {
   Func& f = m.add_func("main", {{DType::f64, {2}}, {DType::f64, {2}}});
   Value c = constant(f, 2.0, DType::f64, {2});
   Value i = iota(f, {DType::i32, {2}}, 0);
-  auto t = ad::jvp({c, i, f.arg(0)}, {f.arg(0)}, {ad::Tangent{f.arg(1)}});
+  auto t = ad::jvp({c, i, f.arg(0)}, ad::Wrt{f.arg(0)}, ad::Tangents{f.arg(1)});
   f.ret(t);
   auto out = run(m, {Array::from<double>({2}, {1, 2}), Array::from<double>({2}, {5, 6})});
   EXPECT_EQ(out[0].to_vector<double>(), (std::vector<double>{0, 0}));
@@ -166,12 +166,12 @@ TEST(AutodiffJvp, CustomCallUsesItsRegisteredJvpAndAMissingOneIsNamed) {
   Module m;
   Func& f = m.add_func("main", {{DType::f32, {2}}, {DType::f32, {2}}});
   Value y = custom_call(f, "test_jvp_double", {f.arg(0)}, {{DType::f32, {2}}})[0];
-  Value t = ad::jvp({y}, {f.arg(0)}, {ad::Tangent{f.arg(1)}})[0];
+  Value t = ad::jvp({y}, ad::Wrt{f.arg(0)}, ad::Tangents{f.arg(1)})[0];
   ASSERT_NE(t.defining_op(), nullptr);
   EXPECT_EQ(t.defining_op()->name(), "stablehlo.multiply");
   Value y2 = custom_call(f, "test_jvp_unknown", {f.arg(0)}, {{DType::f32, {2}}})[0];
   try {
-    ad::jvp({y2}, {f.arg(0)}, {ad::Tangent{f.arg(1)}});
+    ad::jvp({y2}, ad::Wrt{f.arg(0)}, ad::Tangents{f.arg(1)});
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("target 'test_jvp_unknown'"), std::string::npos)
@@ -185,25 +185,27 @@ TEST(AutodiffJvp, AnOpWithoutAJvpRuleIsAnErrorNamingIt) {
   Func& f = m.add_func("main", {{DType::f32, {}}, {DType::f32, {}}});
   Value r = rng(f.arg(0), f.arg(1), {3}, RngDistribution::UNIFORM);
   try {
-    ad::jvp({r}, {f.arg(0)}, {ad::Tangent{f.arg(1)}});
+    ad::jvp({r}, ad::Wrt{f.arg(0)}, ad::Tangents{f.arg(1)});
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("no JVP rule for op 'stablehlo.rng'"), std::string::npos)
         << e.what();
   }
   // Not on the path to the outputs: no error.
-  Value ok = ad::jvp({sine(f.arg(0))}, {f.arg(0)}, {ad::Tangent{f.arg(1)}})[0];
+  Value ok = ad::jvp({sine(f.arg(0))}, ad::Wrt{f.arg(0)}, ad::Tangents{f.arg(1)})[0];
   EXPECT_EQ(ok.dims(), Dims{});
 }
 
 TEST(AutodiffJvp, ArgumentErrors) {
   Module m;
   Func& f = m.add_func("main", {{DType::f32, {2}}, {DType::f64, {2}}, {DType::i32, {2}}});
-  EXPECT_THROW(ad::jvp({f.arg(0)}, {f.arg(0)}, {ad::Tangent{f.arg(1)}}), Error);  // tangent type
-  EXPECT_THROW(ad::jvp({f.arg(2)}, {f.arg(2)}, {ad::Tangent{f.arg(2)}}), Error);  // integer primal
-  EXPECT_THROW(ad::jvp({f.arg(0)}, {f.arg(0)}, {}), Error);                       // count
+  EXPECT_THROW(ad::jvp({f.arg(0)}, ad::Wrt{f.arg(0)}, ad::Tangents{f.arg(1)}),
+               Error);  // tangent type
+  EXPECT_THROW(ad::jvp({f.arg(2)}, ad::Wrt{f.arg(2)}, ad::Tangents{f.arg(2)}),
+               Error);                                                          // integer primal
+  EXPECT_THROW(ad::jvp({f.arg(0)}, ad::Wrt{f.arg(0)}, ad::Tangents{}), Error);  // count
   try {
-    ad::jvp({cbrt(complex(f.arg(0), f.arg(0)))}, {f.arg(0)}, {ad::Tangent{f.arg(0)}});
+    ad::jvp({cbrt(complex(f.arg(0), f.arg(0)))}, ad::Wrt{f.arg(0)}, ad::Tangents{f.arg(0)});
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("JVP of 'stablehlo.cbrt'"), std::string::npos) << e.what();
@@ -376,7 +378,7 @@ TEST(AutodiffJvp, EveryOpThatAVjpRuleEmitsHasAJvpRule) {
     Func& f = m.add_func("main", {{t, {2, 3}}, {t, {2, 3}}});
     Value out = prog(f);
     differentiable_ops(f.body(), forward);
-    ad::vjp({out}, {f.arg(0), f.arg(1)}, {ad::full_like(out, 1.0)});
+    ad::vjp({out}, ad::Wrt{f.arg(0), f.arg(1)}, ad::Cotangents{ad::full_like(out, 1.0)});
     differentiable_ops(f.body(), emitted);  // forward and backward ops
   }
   // Coverage: every registered VJP rule (built-in) is exercised by the programs above.

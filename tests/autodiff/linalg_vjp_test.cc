@@ -159,7 +159,7 @@ TEST(AutodiffNpLinalg, EighValuesAndSignFreeVectors) {
   for (bool lower : {true, false}) {
     SCOPED_TRACE(lower ? "lower" : "upper");
     check_grad({rand_f64({3, 3}, 29)}, [&](const Vs& x) {
-      la::EighResult r = la::eigh(x[0], lower);
+      la::EighResult r = la::eigh(x[0], {.lower = lower});
       Tensor v = r.eigenvectors;
       return Value(v * v + r.eigenvalues);
     });
@@ -287,7 +287,7 @@ TEST(AutodiffNpLinalgComplex, EighThroughHeevd) {
   for (bool lower : {true, false}) {
     SCOPED_TRACE(lower ? "lower" : "upper");
     check_grad({rand_f64({3, 3}, 49), rand_f64({3, 3}, 50)}, [&](const Vs& a) {
-      la::EighResult r = la::eigh(cplx(a), lower);
+      la::EighResult r = la::eigh(cplx(a), {.lower = lower});
       Tensor v = r.eigenvectors;
       Tensor vv = np::abs(v);  // phase-free
       return concatenate({parts(r.eigenvalues), parts(Value(vv * vv))}, 0);

@@ -56,8 +56,8 @@ void check_vmap(const std::string& name, const Fn& row) {
   Vs outs = ad::vmap(
       [&row](const Vs& a) {
         Value y = row({a[0]});
-        Value g = ad::vjp({y}, {a[0]}, {ad::Cotangent{a[1]}})[0];
-        Value j = ad::jvp({y}, {a[0]}, {ad::Tangent{a[2]}})[0];
+        Value g = ad::vjp({y}, ad::Wrt{a[0]}, ad::Cotangents{a[1]})[0];
+        Value j = ad::jvp({y}, ad::Wrt{a[0]}, ad::Tangents{a[2]})[0];
         return Vs{y, g, j};
       },
       {f.arg(0), f.arg(1), f.arg(2)}, {0, 0, 0}, {0, 0, 0});
@@ -179,7 +179,7 @@ TEST(Cumulative, OtherWindowsAreClearErrors) {
     EXPECT_THAT(e.what(), HasSubstr("cumulative window only"));
   }
   try {
-    ad::jvp({shifted}, {f.arg(0)}, {ad::Tangent{f.arg(0)}});
+    ad::jvp({shifted}, ad::Wrt{f.arg(0)}, ad::Tangents{f.arg(0)});
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("must be the constant 1"));
@@ -234,8 +234,8 @@ TEST(NpIndexing, TakeAlongAxisBatchedIndices) {
   Vs outs = ad::vmap(
       [](const Vs& a) {
         Value y = np::take_along_axis(a[0], a[1], 0);
-        Value g = ad::vjp({y}, {a[0]}, {ad::Cotangent{a[2]}})[0];
-        Value j = ad::jvp({y}, {a[0]}, {ad::Tangent{a[3]}})[0];
+        Value g = ad::vjp({y}, ad::Wrt{a[0]}, ad::Cotangents{a[2]})[0];
+        Value j = ad::jvp({y}, ad::Wrt{a[0]}, ad::Tangents{a[3]})[0];
         return Vs{y, g, j};
       },
       {f.arg(0), f.arg(1), f.arg(2), f.arg(3)}, {0, 0, 0, 0}, {0, 0, 0});

@@ -47,4 +47,9 @@ echo "$out"
 grep -qF "plugin: $p/share/hhlo/plugins/cpu/pjrt_c_api_cpu_plugin.so" <<<"$out" ||
   fail "the consumer did not find the plugin next to the installed libhhlo.so"
 grep -qF "ok: 0 wrong values" <<<"$out" || fail "the consumer computed wrong values"
+# libhhlo.so.MAJOR.MINOR.PATCH, find_package's hhlo_VERSION, the headers and the library agree.
+version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$tree/CMakeCache.txt")
+[ -e "$p/lib/libhhlo.so.$version" ] || fail "no libhhlo.so.$version: $(ls "$p/lib")"
+grep -qxF "hhlo package $version, headers $version, library $version" <<<"$out" ||
+  fail "find_package's hhlo_VERSION, the headers and libhhlo.so do not all say $version"
 echo "shared install test passed"

@@ -24,6 +24,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <type_traits>
 
 #include "hhlo/autodiff/autodiff.h"
 #include "hhlo/autodiff/vmap.h"
@@ -206,7 +207,7 @@ TEST_P(NpLinalgGrad, JvpMatchesJaxJvp) {
       inexact.push_back(outs[k]);
       which.push_back(k);
     }
-  f.ret(ad::jvp(inexact, f.args(), ts));
+  f.ret(ad::jvp(inexact, ad::Wrt{f.args()}, ad::Tangents{ts}));
   std::vector<Array> t = run(m, in);
   ASSERT_EQ(t.size(), which.size());
   for (size_t i = 0; i < which.size(); ++i)
@@ -271,6 +272,29 @@ TEST(NpLinalg, ManifestCoversEveryFunction) {
     EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const NpCase& c) {
       return c.function == fn && c.grad == (std::string(fn) != "svd_full");
     })) << fn;
+}
+
+// triangular_solve's four switches are named ({.lower, .transpose, .unit_diagonal, .left_side}):
+// positional bools, which could be swapped silently, do not compile.
+static_assert(!std::is_invocable_v<decltype(&la::triangular_solve), Tensor, Tensor, bool, bool>);
+static_assert(
+    std::is_invocable_v<decltype(&la::triangular_solve), Tensor, Tensor, la::SolveTriangular, Loc>);
+// eigh's two switches likewise ({.lower, .symmetrize_input}).
+static_assert(!std::is_invocable_v<decltype(&la::eigh), Tensor, bool, bool, Loc>);
+
+TEST(NpLinalg, TriangularSolveSwitchesAreNamed) {
+  Module m;
+  Func& f = m.add_func("main", {TensorType{DType::f64, {2, 2}}, TensorType{DType::f64, {2, 1}}});
+  Tensor a = f.arg(0), b = f.arg(1);
+  f.ret({la::triangular_solve(a, b), la::triangular_solve(a, b, {.transpose = true}),
+         la::triangular_solve(a, b, {.lower = false})});
+  // a = [[2, 0], [1, 1]], b = [2, 3]: lower x = [1, 2]; a^T x = b gives [-0.5, 3]; the upper
+  // triangle [[2, 0], [0, 1]] gives [1, 3].
+  std::vector<Array> out =
+      run(m, {Array::from<double>({2, 2}, {2, 0, 1, 1}), Array::from<double>({2, 1}, {2, 3})});
+  EXPECT_EQ(out.at(0).to_vector<double>(), (std::vector<double>{1, 2}));
+  EXPECT_EQ(out.at(1).to_vector<double>(), (std::vector<double>{-0.5, 3}));
+  EXPECT_EQ(out.at(2).to_vector<double>(), (std::vector<double>{1, 3}));
 }
 
 TEST(NpLinalg, ShapeErrorsNameTheFunction) {

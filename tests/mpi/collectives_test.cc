@@ -437,8 +437,9 @@ TEST(MpiAutodiff, GradientsOfAllreduceAllgatherAndReduceScatter) {
   std::vector<Value> g2 = ad::grad(l2, {x});
   std::vector<Value> g3 = ad::grad(l3, {x});
   // JVP of allreduce with tangent ones: n.
-  std::vector<Value> t = ad::jvp({Value(mpi::allreduce(x, mpi::ReduceOp::sum, world))}, {x},
-                                 {ad::Tangent(constant(f, Scalar(1.0), DType::f64, {n, 2}))});
+  std::vector<Value> t =
+      ad::jvp({Value(mpi::allreduce(x, mpi::ReduceOp::sum, world))}, ad::Wrt{x},
+              ad::Tangents{ad::Tangent(constant(f, Scalar(1.0), DType::f64, {n, 2}))});
   f.ret({g1[0], g2[0], g3[0], t[0]});
   std::vector<double> xs(static_cast<size_t>(2 * n), 1.0);
   std::vector<Array> got = session().run(m, {Array::from<double>({n, 2}, xs)});

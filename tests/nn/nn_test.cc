@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <type_traits>
 
 #include "hhlo/autodiff/autodiff.h"
 #include "hhlo/ir/printer.h"
@@ -75,8 +76,23 @@ std::pair<ad::ParamArrays, ad::ParamArrays> one_update(const nn::Optimizer& opt,
   return {rp, rs};
 }
 
+// The hyperparameters after the learning rate are named: a positional double (sgd(lr, momentum),
+// adam(lr, b1, b2, eps), where b1 and b2 could be swapped) does not compile.
+static_assert(!std::is_invocable_v<decltype(&nn::sgd), double, double>);
+static_assert(!std::is_invocable_v<decltype(&nn::adam), double, double>);
+static_assert(!std::is_invocable_v<decltype(&nn::adam), double, double, double, double>);
+static_assert(std::is_invocable_v<decltype(&nn::adam), double, nn::AdamOptions>);
+
+TEST(NnOptim, HyperparametersAreNamed) {
+  nn::AdamOptions a{.b2 = 0.99};
+  EXPECT_EQ(a.b1, 0.9);
+  EXPECT_EQ(a.b2, 0.99);
+  EXPECT_EQ(a.eps, 1e-8);
+  EXPECT_EQ(nn::SgdOptions{}.momentum, 0.0);
+}
+
 TEST(NnOptim, SgdMomentumTwoSteps) {
-  nn::Optimizer opt = nn::sgd(0.1, 0.9);
+  nn::Optimizer opt = nn::sgd(0.1, {.momentum = 0.9});
   ad::ParamArrays p{{"w", Array::from<float>({2}, {1.0f, -2.0f})}};
   ad::ParamArrays g{{"w", Array::from<float>({2}, {0.5f, 1.0f})}};
   auto s = opt.init(p);

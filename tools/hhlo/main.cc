@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "hhlo/core/error.h"
 #include "standard_output.h"
+#include "version_text.h"
 
 namespace hhlo::cli {
 namespace {
@@ -126,6 +127,7 @@ int main(int argc, char** argv) {
   setenv("TF_CPP_MIN_LOG_LEVEL", "1", /*overwrite=*/0);
   CLI::App app{"hhlo: run StableHLO programs through XLA PJRT plugins", "hhlo"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", hhlo::cli::version_text, "Print hhlo's version and exit");
   std::map<const CLI::App*, hhlo::cli::Action> actions;
   for (const hhlo::cli::Command& c : hhlo::cli::registered_commands()) {
     CLI::App* sub = app.add_subcommand(c.name, c.description);

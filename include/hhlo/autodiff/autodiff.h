@@ -13,6 +13,7 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -25,12 +26,47 @@ namespace hhlo::ad {
 
 /// A cotangent that may be a symbolic zero (std::nullopt): rules skip work for it.
 using Cotangent = std::optional<Value>;
+/// A tangent that may be a symbolic zero (std::nullopt): rules skip work for it.
+using Tangent = std::optional<Value>;
 
-/// Vector-Jacobian product: cotangents of `wrt` given cotangents of `outputs`. The arguments come
-/// in the order of `jvp(outputs, wrt, tangents)` and of JAX's `vjp(f, *primals)(cotangents)`: what
-/// is differentiated, with respect to what, then the seeds.
+/// The values a derivative is taken with respect to, in `vjp(outputs, Wrt{...}, Cotangents{...})`
+/// and `jvp(outputs, Wrt{...}, Tangents{...})`. The three lists of those calls are three types
+/// with explicit constructors, so a call that swaps two of them does not compile (the core vjp's
+/// order changed once, and with braced lists of values both orders compiled and silently swapped
+/// the roles: CHANGELOG.md). Write `ad::Wrt{x, y}` or `ad::Wrt{values}`.
+struct Wrt {
+  explicit Wrt(std::vector<Value> v) : values(std::move(v)) {}
+  explicit Wrt(std::initializer_list<Value> v) : values(v) {}
+  std::vector<Value> values;
+};
+
+/// The seeds of `vjp`: one cotangent per output, in the outputs' order (std::nullopt for a zero).
+/// Write `ad::Cotangents{ct}`, `ad::Cotangents{ct0, std::nullopt}` or `ad::Cotangents{values}`.
+struct Cotangents {
+  explicit Cotangents(std::vector<Cotangent> v) : values(std::move(v)) {}
+  /// Every cotangent given (none is a symbolic zero).
+  explicit Cotangents(const std::vector<Value>& v) : values(v.begin(), v.end()) {}
+  explicit Cotangents(std::initializer_list<Cotangent> v) : values(v) {}
+  std::vector<Cotangent> values;
+};
+
+/// The seeds of `jvp`: one tangent per `wrt` value, in its order (std::nullopt for a zero).
+/// Write `ad::Tangents{t}`, `ad::Tangents{t0, std::nullopt}` or `ad::Tangents{values}`.
+struct Tangents {
+  explicit Tangents(std::vector<Tangent> v) : values(std::move(v)) {}
+  /// Every tangent given (none is a symbolic zero).
+  explicit Tangents(const std::vector<Value>& v) : values(v.begin(), v.end()) {}
+  explicit Tangents(std::initializer_list<Tangent> v) : values(v) {}
+  std::vector<Tangent> values;
+};
+
+/// Vector-Jacobian product: cotangents of `wrt` given cotangents of `outputs`, as
+/// `ad::vjp(outputs, ad::Wrt{x}, ad::Cotangents{ct})`. The arguments come in the order of
+/// `jvp(outputs, Wrt, Tangents)` and of JAX's `vjp(f, *primals)(cotangents)`: what is
+/// differentiated, with respect to what, then the seeds; `Wrt` and `Cotangents` are distinct
+/// types, so a swapped call does not compile.
 /// - `outputs` and `wrt` are values of the same function, visible from its insertion block;
-///   `cotangents[i]` (same type as outputs[i], or nullopt for zero) seeds outputs[i].
+///   `cotangents.values[i]` (same type as outputs[i], or nullopt for zero) seeds outputs[i].
 /// - Returns one value per `wrt` entry, of the same type (zeros when an output does not depend on
 ///   it). Backward ops are appended to the function's insertion block.
 /// - Complex values (c64/c128 `wrt`, outputs or intermediates) carry cotangents under JAX's
@@ -43,8 +79,8 @@ using Cotangent = std::optional<Value>;
 /// source location) or has one for real operands only and meets a complex one ("VJP of
 /// 'stablehlo.x' at file:line: no VJP rule for complex operands"), or a rule returns the wrong
 /// number or types of cotangents.
-std::vector<Value> vjp(const std::vector<Value>& outputs, const std::vector<Value>& wrt,
-                       const std::vector<Cotangent>& cotangents);
+std::vector<Value> vjp(const std::vector<Value>& outputs, const Wrt& wrt,
+                       const Cotangents& cotangents);
 
 /// Gradient of a scalar `loss` (rank 0, float) with respect to each `wrt` value (seed 1).
 /// Throws hhlo::Error when `loss` is not a floating-point scalar ("grad requires a scalar loss"),
@@ -114,16 +150,15 @@ Func& value_and_grad_func(Module& module, std::string name,
                           const std::function<Value(const std::vector<Value>&)>& body,
                           std::vector<size_t> wrt = {});
 
-/// A tangent that may be a symbolic zero (std::nullopt): rules skip work for it.
-using Tangent = std::optional<Value>;
-
 /// A function under transformation: builds its results from its arguments in the function the
 /// arguments belong to (the C++ code that builds the computation, re-run by each transform).
 using TraceFn = std::function<std::vector<Value>(const std::vector<Value>&)>;
 
-/// Jacobian-vector product (forward mode): tangents of `outputs` given tangents of `wrt`.
+/// Jacobian-vector product (forward mode): tangents of `outputs` given tangents of `wrt`, as
+/// `ad::jvp(outputs, ad::Wrt{x}, ad::Tangents{t})` (distinct types: a swapped call does not
+/// compile).
 /// - `outputs` and `wrt` are values of the same function visible from its insertion block;
-///   `tangents[i]` (same type as wrt[i], or nullopt for zero) seeds wrt[i].
+///   `tangents.values[i]` (same type as wrt[i], or nullopt for zero) seeds wrt[i].
 /// - Walks the ops of the insertion block that lie between `wrt` and `outputs` in order and
 ///   appends what each op's JVP rule builds. Returns one tangent per output, of its type (zeros
 ///   when an output does not depend on `wrt`, also for integer and pred outputs).
@@ -133,8 +168,7 @@ using TraceFn = std::function<std::vector<Value>(const std::vector<Value>&)>;
 /// is not floating point or complex, an op on the path has no JVP rule ("jvp: no JVP rule for op
 /// 'stablehlo.x' (at file:line)"; a custom call without one names its target), or a rule cannot
 /// handle its configuration ("JVP of 'stablehlo.x' at file:line: ...").
-std::vector<Value> jvp(const std::vector<Value>& outputs, const std::vector<Value>& wrt,
-                       const std::vector<Tangent>& tangents);
+std::vector<Value> jvp(const std::vector<Value>& outputs, const Wrt& wrt, const Tangents& tangents);
 
 /// JAX's `jax.jvp(f, primals, tangents)`: calls `f(primals)` at the insertion point and returns
 /// (its results, their tangents) for `tangents` (one per primal, same types). `primals` must be
@@ -148,10 +182,10 @@ std::pair<std::vector<Value>, std::vector<Value>> jvp(const TraceFn& f,
 using Pullback = std::function<std::vector<Value>(const std::vector<Cotangent>&)>;
 
 /// JAX's `jax.vjp(f, *primals)`: calls `f(primals)` at the insertion point and returns (its
-/// results, the pullback), which runs `vjp(results, primals, cotangents)` when called (in the same
-/// function, while it is being built). `primals` must be non-empty float or complex values of one
-/// function. Throws hhlo::Error for no primals, an integer primal or primals of different
-/// functions; the pullback throws what `vjp` above throws.
+/// results, the pullback), which runs `vjp(results, Wrt{primals}, Cotangents{cotangents})` when
+/// called (in the same function, while it is being built). `primals` must be non-empty float or
+/// complex values of one function. Throws hhlo::Error for no primals, an integer primal or primals
+/// of different functions; the pullback throws what `vjp` above throws.
 std::pair<std::vector<Value>, Pullback> vjp(const TraceFn& f, const std::vector<Value>& primals);
 
 /// JAX's `jax.jacfwd(f, argnums=argnum)(*primals)`: one Jacobian per result y of `f`, of dims

@@ -22,13 +22,24 @@ namespace hhlo::np::linalg {
 /// rank < 2 `a`.
 Tensor cholesky(Tensor a, bool symmetrize_input = true, Loc loc = Loc::current());
 
+/// The four switches of `triangular_solve`, by name: `{.lower = false, .transpose = true}`
+/// (four adjacent bools could be swapped without a compile error).
+struct SolveTriangular {
+  /// `a` is lower triangular (else upper); only that triangle is read.
+  bool lower = true;
+  /// op(a) = a^T (else a).
+  bool transpose = false;
+  /// Assume ones on the diagonal of `a`.
+  bool unit_diagonal = false;
+  /// Solve op(a) x = b (else x op(a) = b).
+  bool left_side = true;
+};
+
 /// jax.scipy.linalg.solve_triangular: x with op(a) x = b (`left_side`) or x op(a) = b, a
 /// [..., k, k] lower (or upper) triangular (only that triangle is read; `unit_diagonal` assumes
 /// ones on the diagonal), op(a) = a^T when `transpose` (stablehlo.triangular_solve). b
 /// [..., m, n] with the same batch dims. Throws ShapeError("triangular_solve", ...) on mismatch.
-Tensor triangular_solve(Tensor a, Tensor b, bool lower = true, bool transpose = false,
-                        bool unit_diagonal = false, bool left_side = true,
-                        Loc loc = Loc::current());
+Tensor triangular_solve(Tensor a, Tensor b, SolveTriangular how = {}, Loc loc = Loc::current());
 
 /// jax.lax.linalg.lu: the pivoted LU factorisation of each trailing [m, n] matrix of `a` (f32,
 /// f64, complex64, complex128; batch dims outermost), a[..., permutation, :] = L U, through the
@@ -84,13 +95,21 @@ struct EighResult {
   /// [..., n, n], a's dtype: column j belongs to eigenvalue j.
   Tensor eigenvectors;
 };
+/// The switches of `eigh`, by name: `{.lower = false}` (two adjacent bools could be swapped
+/// without a compile error).
+struct Eigh {
+  /// The kernel reads the lower (else the upper) triangle.
+  bool lower = true;
+  /// First replace a by (a + a^H) / 2 (JAX's default).
+  bool symmetrize_input = true;
+};
+
 /// jnp.linalg.eigh: eigenvalues and eigenvectors of each trailing [n, n] Hermitian matrix,
 /// through `lapack_?syevd_ffi` / `lapack_?heevd_ffi` (mode 'V'). `symmetrize_input` first
 /// replaces a by (a + a^H) / 2 (JAX's default); the kernel then reads the `lower` (or upper)
 /// triangle. A failed decomposition (info != 0) gives NaNs, as JAX. f32, f64, complex64,
 /// complex128. Throws ShapeError("eigh", ...) for a non-square or rank < 2 `a`.
-EighResult eigh(Tensor a, bool lower = true, bool symmetrize_input = true,
-                Loc loc = Loc::current());
+EighResult eigh(Tensor a, Eigh how = {}, Loc loc = Loc::current());
 
 /// jnp.linalg.svd's result: a = u diag(s) vh.
 struct SvdResult {

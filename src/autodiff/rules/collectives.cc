@@ -241,7 +241,7 @@ std::vector<Cotangent> manual_computation_vjp(const Op& op, const std::vector<Co
         }
         std::vector<Value> xs;
         for (size_t i : wrt) xs.push_back(primal[i]);
-        std::vector<Value> gx = vjp(outs, xs, gs);
+        std::vector<Value> gx = vjp(outs, Wrt{xs}, Cotangents{gs});
         for (size_t k = 0; k < wrt.size(); ++k)
           if (psum[k]) gx[k] = all_reduce(gx[k], *psum[k], sum, {ChannelHandle{1, 1}, true});
         return gx;

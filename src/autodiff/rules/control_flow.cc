@@ -40,7 +40,7 @@ std::vector<Value> branch_backward(const Block& region, const Op& op, const Cts&
     return z;
   }
   (void)op;
-  return vjp(ys, wrt, gs);
+  return vjp(ys, Wrt{wrt}, Cotangents{gs});
 }
 
 // Captured-value cotangents of if/case: the rule's result after the operand entries.
@@ -135,7 +135,7 @@ Cts replayed_vjp(const std::vector<Value>& outs, const Cts& cts,
       slots.push_back(i);
     }
   if (ys.empty() || wrt.empty()) return out;
-  std::vector<Value> g = vjp(ys, wrt, gs);
+  std::vector<Value> g = vjp(ys, Wrt{wrt}, Cotangents{gs});
   for (size_t k = 0; k < g.size(); ++k) out[slots[k]] = g[k];
   return out;
 }

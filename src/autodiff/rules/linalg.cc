@@ -448,7 +448,7 @@ Cotangent transpose_of_jvp(Value x, const std::vector<Cotangent>& cts,
       gs.push_back(*cts[i]);
     }
   if (ys.empty()) return {};
-  return vjp(ys, {dx}, gs)[0];
+  return vjp(ys, Wrt{dx}, Cotangents{gs})[0];
 }
 
 /// {dV, dw, -} of syevd / heevd for the operand tangent `dx`: the kernel reads one triangle E of

@@ -277,7 +277,7 @@ void register_reduce_window_rules(Registry& r) {
     if (kind == "multiply" ? !is_inexact(x.dtype()) : !real_tangent(op, x)) return out;
     if (std::optional<Cumulative> c = cumulative_op(op, kind, "VJP")) {
       // JAX's cumulative rule: the VJP of the replayed associative scan.
-      out[0] = vjp({replay_cumulative(kind, *c, x)}, {x}, {g})[0];
+      out[0] = vjp({replay_cumulative(kind, *c, x)}, Wrt{x}, Cotangents{g})[0];
       return out;
     }
     Window w = window_of(op);
