@@ -34,6 +34,7 @@ pkgs=(cmake ninja-build g++ make unzip ccache python3 python3-venv zlib1g-dev
       libssl-dev pkg-config binutils  # sha256 of the compile cache; the install test
       flatbuffers-compiler libflatbuffers-dev  # the jax.export artifact reader (src/program)
       libdnnl-dev  # oneDNN: the opt-in convolution kernel (kernels/onednn, --onednn-convolution)
+      libboost1.81-dev  # Boost.PFR: the load key over every field of hhlo::load's options
       clang-format-14)  # make format / format-check
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
