@@ -12,9 +12,10 @@ namespace hhlo::cli {
 
 /// While alive and armed, a watchdog thread that ends the process after `seconds`: it prints
 /// "hhlo: error: 'PROGRAM' ran longer than LIMIT; stopped" (LIMIT: `limit`, by default
-/// "--timeout S s (compile and execution)") and calls std::_Exit(124). Nothing is written after that point; outputs already written (each
-/// atomically) stay whole. `seconds` that bound nothing (0, `inf`, past kNoTimeLimitSeconds:
-/// time_limit.h) arm nothing. disarm() (or the destructor) stops it.
+/// "--timeout S s (compile and execution)") and calls std::_Exit(124). Nothing is written after
+/// that point; outputs already written (each atomically) stay whole. `seconds` that bound nothing
+/// (0, `inf`, past kNoTimeLimitSeconds: time_limit.h) arm nothing. disarm() (or the destructor)
+/// stops it.
 class Deadline {
  public:
   Deadline(double seconds, std::string program, std::string limit = "");
