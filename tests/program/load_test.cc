@@ -180,6 +180,27 @@ TEST(Load, TheTunedChoiceIsAppliedBeforeTheClientIsMade) {
   EXPECT_FALSE(load({.bytes = kScale, .options = options, .cache = &cache}).tuned);
 }
 
+// A remembered choice whose XLA option the plugin refuses (a forged or stale record): the error
+// says where the option came from and how to forget it.
+TEST(Load, ARefusedOptionOfATunedChoiceNamesTheChoiceAndForget) {
+  CacheDir dir("forged");
+  CompileCache cache({.dir = dir.path});
+  TuneResult r;
+  r.choice.xla_options["xla_no_such_option"] = int64_t{1};
+  ASSERT_TRUE(remember_tuned(cache, tuned_key_for(kScale, {}),
+                             cache.plugin_identity(Plugin::for_platform("cpu")), r));
+  LoadStage stage = LoadStage::read;
+  try {
+    load({.bytes = kScale, .cache = &cache, .stage = &stage});
+    ADD_FAILURE() << "an option the plugin does not know compiled";
+  } catch (const PjrtError& e) {
+    EXPECT_EQ(stage, LoadStage::compile);
+    EXPECT_THAT(e.what(), HasSubstr("xla_no_such_option"));
+    EXPECT_THAT(e.what(), HasSubstr("compiled with the choice `hhlo tune` remembered"));
+    EXPECT_THAT(e.what(), HasSubstr("`hhlo tune --forget`"));
+  }
+}
+
 TEST(Load, ACallersClientIsUsedWithItsKernelsRegistered) {
   Client client = Client::create("cpu");
   Loaded l = load({.bytes = kScale, .client = &client});
