@@ -103,6 +103,23 @@ TEST(Cli, DemoDevicesThatDoNotDivideTheBatchSayWhyBeforeTraining) {
   EXPECT_THAT(r.output, Not(HasSubstr("sharding")));
 }
 
+// The console preview of a complex output shows both parts, as NumPy prints them (it showed the
+// real parts only). complex(re, im) of re = [1, -2.5], im = [2, -0.5] is [1+2j, -2.5-0.5j].
+TEST(Cli, TheConsolePreviewOfAComplexOutputShowsBothParts) {
+  std::string dir = temp_dir("complex_preview");
+  write_text(dir + "/p.mlir",
+             R"(func.func @main(%re: tensor<2xf32>, %im: tensor<2xf32>) -> tensor<2xcomplex<f32>> {
+  %0 = stablehlo.complex %re, %im : tensor<2xcomplex<f32>>
+  return %0 : tensor<2xcomplex<f32>>
+})");
+  write_npy(dir + "/re.npy", Array::from<float>({2}, {1, -2.5}));
+  write_npy(dir + "/im.npy", Array::from<float>({2}, {2, -0.5}));
+  ProcessResult r =
+      run_hhlo({"run", dir + "/p.mlir", "-i", dir + "/re.npy", "-i", dir + "/im.npy"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("out0: tensor<2xcomplex<f32>> [1+2j, -2.5-0.5j]"));
+}
+
 TEST(Cli, TheReadmeExampleProgramRunsChecksAndBenches) {
   // README "The CLI": examples/cli/prog.mlir is x @ y + x. x = [[1,2],[3,4]], y = [[5,6],[7,8]]:
   // x @ y = [[19,22],[43,50]], plus x = [[20,24],[46,54]] (by hand).

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <complex>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -78,11 +79,20 @@ std::vector<std::string> output_names(const std::vector<std::string>& results, s
   return stems;
 }
 
+/// Element `i` of `a` as NumPy prints it: a number, or for a complex dtype "RE+IMj" ("1-0.5j").
+std::string element_text(const Array& a, int64_t i) {
+  if (!is_complex(a.dtype())) return fmt::format("{:g}", a.element_as_double(i));
+  std::complex<double> z = a.dtype() == DType::c64
+                               ? std::complex<double>(a.values<std::complex<float>>()[i])
+                               : a.values<std::complex<double>>()[i];
+  return fmt::format("{:g}{:+g}j", z.real(), z.imag());
+}
+
 std::string preview(const Array& a) {
   constexpr int64_t kMax = 8;
   std::string s;
   int64_t n = std::min(a.num_elements(), kMax);
-  for (int64_t i = 0; i < n; ++i) s += fmt::format("{}{:g}", i ? ", " : "", a.element_as_double(i));
+  for (int64_t i = 0; i < n; ++i) s += fmt::format("{}{}", i ? ", " : "", element_text(a, i));
   if (a.num_elements() > kMax) s += ", ...";
   return "[" + s + "]";
 }
