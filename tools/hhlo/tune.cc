@@ -82,7 +82,6 @@ int run_tune(const TuneCliOptions& t) {
                o.program);
     return 0;
   }
-  in.load.prepare.platform = in.load.client.platform;
   PreparedProgram program = prepare_for_tune(o, in);
   if (program.num_partitions > 1)
     throw Error(
