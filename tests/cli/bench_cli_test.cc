@@ -51,6 +51,7 @@ TEST(CliBench, TablePrintsCompileTimesAndPercentilesWithZeroInputsByDefault) {
   write_text(dir + "/p.mlir", kProgram);
   ProcessResult r = run_hhlo({"bench", dir + "/p.mlir", "-n", "5"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("inputs: zeros of the program's 1 input type(s) (no -i given)"));
   EXPECT_THAT(r.output, HasSubstr("compile, cold:"));
   EXPECT_THAT(r.output, HasSubstr("compile, cached:"));
   EXPECT_THAT(r.output, HasSubstr("faster; entry"));

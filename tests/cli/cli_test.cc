@@ -120,6 +120,15 @@ TEST(Cli, TheConsolePreviewOfAComplexOutputShowsBothParts) {
   EXPECT_THAT(r.output, HasSubstr("out0: tensor<2xcomplex<f32>> [1+2j, -2.5-0.5j]"));
 }
 
+// A usage error is one line worded as every other error (it was CLI11's message without the
+// prefix and a second "Run with --help" line).
+TEST(Cli, AUsageErrorIsOneErrorLine) {
+  ProcessResult r = run_hhlo({"run", "p.mlir", "--timeout", "0"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.output,
+            "hhlo: error: --timeout: '0' is not a positive number of seconds (inf: no bound)\n");
+}
+
 TEST(Cli, TheReadmeExampleProgramRunsChecksAndBenches) {
   // README "The CLI": examples/cli/prog.mlir is x @ y + x. x = [[1,2],[3,4]], y = [[5,6],[7,8]]:
   // x @ y = [[19,22],[43,50]], plus x = [[20,24],[46,54]] (by hand).

@@ -123,6 +123,21 @@ TEST(TuneCli, TheChoiceIsRememberedAndUsedByRunAndBench) {
   EXPECT_THAT(r.output, HasSubstr("no tuned choice is remembered for " + dir + "/p.mlir"));
 }
 
+// Without -i, tune says it needs the inputs (it said "execute: @main takes 1 arguments, 0
+// given"); --forget names what the choice is remembered for.
+TEST(TuneCli, WithoutInputsItAsksForThem) {
+  std::string dir = setup("tune_cli_no_inputs");
+  ProcessResult r = hhlo_in(dir, {"tune", dir + "/p.mlir"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("hhlo: error: '" + dir +
+                                  "/p.mlir' takes inputs: hhlo tune times it on them, give them "
+                                  "with -i"));
+  r = hhlo_in(dir, {"tune", dir + "/p.mlir", "--forget"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("no tuned choice is remembered for " + dir +
+                                  "/p.mlir with these inputs and options"));
+}
+
 TEST(TuneCli, ADamagedChoiceGivesOneWarningAndTheDefaults) {
   std::string dir = setup("tune_cli_damaged");
   ProcessResult r = hhlo_in(dir, {"tune", dir + "/p.mlir", "-i", dir + "/x.npy", "--budget", "1"});

@@ -159,6 +159,9 @@ int run_bench(const BenchOptions& o) {
   // Without inputs, zeros of the program's input types: the same load (and tuned choice) as
   // `hhlo run` or `hhlo tune` given inputs of those types.
   RunInputs in = read_run_inputs(o, o.inputs, &cache, true);
+  if (o.inputs.empty() && !in.inputs.empty())
+    fmt::print(stderr, "inputs: zeros of the program's {} input type(s) (no -i given)\n",
+               in.inputs.size());
   Loaded loaded = load_program(o.program, in.bytes, in.load, cache, &in.program);
   print_rewrites(loaded.facts, loaded.options.prepare);
   LoadTimes times = time_loads(o, in.bytes, loaded);

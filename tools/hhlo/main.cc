@@ -127,6 +127,11 @@ int main(int argc, char** argv) {
   setenv("TF_CPP_MIN_LOG_LEVEL", "1", /*overwrite=*/0);
   CLI::App app{"hhlo: run StableHLO programs through XLA PJRT plugins", "hhlo"};
   app.require_subcommand(1);
+  // A usage error is one line, worded as every other error ("hhlo: error: --timeout: '0' is not
+  // ..."), not CLI11's message and a second "Run with --help" line.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return fmt::format("hhlo: error: {}\n", e.what());
+  });
   app.set_version_flag("--version", hhlo::cli::version_text, "Print hhlo's version and exit");
   std::map<const CLI::App*, hhlo::cli::Action> actions;
   for (const hhlo::cli::Command& c : hhlo::cli::registered_commands()) {

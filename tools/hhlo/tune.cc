@@ -77,11 +77,17 @@ int run_tune(const TuneCliOptions& t) {
   std::string key = tuned_key_for(in.bytes, in.load, o.program);
   if (t.forget) {
     bool removed = forget_tuned(cache, key);
-    fmt::print("{} {}: run, bench and Session use the defaults\n",
+    fmt::print("{} {} with these inputs and options: run, bench and Session use the defaults\n",
                removed ? "forgot the tuned choice of" : "no tuned choice is remembered for",
                o.program);
     return 0;
   }
+  if (in.inputs.empty())
+    if (auto types = static_input_types(ensure_program(o, in), o.entry); !types || !types->empty())
+      throw Error(
+          fmt::format("'{}' takes inputs: hhlo tune times it on them, give them with -i "
+                      "(as for hhlo run)",
+                      o.program));
   PreparedProgram program = prepare_for_tune(o, in);
   if (program.num_partitions > 1)
     throw Error(
