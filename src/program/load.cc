@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "hhlo/core/sha256.h"
 #include "hhlo/core/sharding.h"
 #include "hhlo/ir/entry.h"
 #include "hhlo/lapack/kernels.h"
@@ -17,9 +18,6 @@
 
 namespace hhlo {
 namespace {
-
-/// What the load key's layout is; changed when the key's meaning changes.
-constexpr std::string_view kLoadKeyTag = "hhlo-load 1";
 
 /// The CPU plugin's device count when it is not told one.
 constexpr int kCpuDefaultDevices = 4;
@@ -97,14 +95,36 @@ PjrtError explained(const PjrtError& e, const Client& client, const Module& modu
   return PjrtError(e.function(), e.error_code(), message + note);
 }
 
-/// The tuned choice remembered for `options` (tuned_key_for) on the plugin of `platform`, or
-/// nullopt; a damaged one is removed and named in one warning line on stderr.
-std::optional<RememberedChoice> find_choice(CompileCache& cache, std::string_view bytes,
+/// What a key needs of the program, computed once per load: the SHA-256 of its bytes (hashed
+/// once however many keys are derived) and the reader its name chooses (text named *.jax is read
+/// as an artifact, and refused: the answer must not come from a record of the same bytes named
+/// otherwise).
+struct ProgramId {
+  std::string digest;
+  bool exported = false;
+};
+
+ProgramId program_id(std::string_view bytes, std::string_view name) {
+  return {sha256(bytes), reads_as_exported(bytes, name)};
+}
+
+std::string key_for(const ProgramId& id, const LoadOptions& options) {
+  return key_of(id.exported ? "hhlo-load 2 exported" : "hhlo-load 2", id.digest,
+                normalized(options));
+}
+
+std::string tuned_key_for(const ProgramId& id, LoadOptions options) {
+  options.client.execution = ExecutionMode::automatic;
+  return tuned_key(key_for(id, options));
+}
+
+/// The tuned choice remembered for `options` (tuned_key_for) on `plugin`, or nullopt; a damaged
+/// one is removed and named in one warning line on stderr.
+std::optional<RememberedChoice> find_choice(CompileCache& cache, const ProgramId& id,
                                             const LoadOptions& options, const Plugin& plugin,
                                             const std::string& name) {
   std::string damaged;
-  std::optional<RememberedChoice> r =
-      find_tuned(cache, tuned_key_for(bytes, options, name), &damaged);
+  std::optional<RememberedChoice> r = find_tuned(cache, tuned_key_for(id, options), &damaged);
   if (!damaged.empty()) std::fprintf(stderr, "%s\n", damaged_choice_warning(name, damaged).c_str());
   if (r && r->plugin != cache.plugin_identity(plugin)) return std::nullopt;  // tuned elsewhere
   return r;
@@ -121,11 +141,11 @@ Client client_for(const LoadRequest& r, const LoadOptions& options, int partitio
 }
 
 /// The load after its options are settled: a record's executable, else read, prepare, compile.
-Loaded load_settled(const LoadRequest& r, std::string_view bytes, LoadOptions options,
-                    std::optional<RememberedChoice> tuned, const std::string& name,
-                    LoadStage& stage) {
+Loaded load_settled(const LoadRequest& r, std::string_view bytes, const ProgramId& id,
+                    LoadOptions options, std::optional<RememberedChoice> tuned,
+                    const std::string& name, LoadStage& stage) {
   CompileCache* cache = r.cache && r.cache->enabled() ? r.cache : nullptr;
-  std::string key = load_key(bytes, options, name);
+  std::string key = cache ? key_for(id, options) : "";
   std::optional<Client> client;
   if (cache) {
     if (std::optional<SourceRecord> record = find_source(*cache, key)) {
@@ -171,18 +191,12 @@ Loaded load_settled(const LoadRequest& r, std::string_view bytes, LoadOptions op
 }  // namespace
 
 std::string load_key(std::string_view bytes, const LoadOptions& options, std::string_view name) {
-  // A text program named *.jax is read as an artifact (and refused): the reader is decided by
-  // the name too, so the answer must not come from a record of the same bytes named otherwise.
-  std::string tag(kLoadKeyTag);
-  if (reads_as_exported(bytes, name)) tag += " exported";
-  return key_of(tag, bytes, normalized(options));
+  return key_for(program_id(bytes, name), options);
 }
 
 std::string tuned_key_for(std::string_view bytes, const LoadOptions& options,
                           std::string_view name) {
-  LoadOptions o = options;
-  o.client.execution = ExecutionMode::automatic;
-  return tuned_key(load_key(bytes, o, name));
+  return tuned_key_for(program_id(bytes, name), options);
 }
 
 LoadOptions apply_choice(LoadOptions options, TunedChoice& choice) {
@@ -229,18 +243,20 @@ Loaded load(const LoadRequest& r) {
   client_options(options.client, 1);  // a mode the platform has, before any plugin is loaded
   stage = LoadStage::read;
   std::optional<RememberedChoice> tuned;
-  if (r.follow_tuned && r.cache && r.cache->enabled()) {
+  bool cached = r.cache && r.cache->enabled();
+  ProgramId id = cached ? program_id(bytes, name) : ProgramId{};
+  if (r.follow_tuned && cached) {
     stage = LoadStage::client;
     const Plugin& plugin =
         r.client ? r.client->plugin() : Plugin::for_platform(options.client.platform);
-    tuned = find_choice(*r.cache, bytes, options, plugin, name);
+    tuned = find_choice(*r.cache, id, options, plugin, name);
   }
   if (tuned) {
     TunedChoice choice = tuned->choice;
     options = apply_choice(std::move(options), choice);
     if (!r.client) tuned->choice = choice;  // a caller's client keeps its own mode
   }
-  return load_settled(r, bytes, std::move(options), std::move(tuned), name, stage);
+  return load_settled(r, bytes, id, std::move(options), std::move(tuned), name, stage);
 }
 
 std::optional<std::vector<TensorType>> static_input_types(const Program& program,
