@@ -21,7 +21,7 @@
 
 #include "commands.h"
 #include "deadline.h"
-#include "execute_stage.h"
+#include "hhlo/program/placed_call.h"
 #include "hhlo/core/array.h"
 #include "hhlo/core/error.h"
 #include "hhlo/core/percentile.h"

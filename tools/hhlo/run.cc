@@ -20,7 +20,7 @@
 
 #include "commands.h"
 #include "deadline.h"
-#include "execute_stage.h"
+#include "hhlo/program/placed_call.h"
 #include "hhlo/core/array.h"
 #include "hhlo/core/percentile.h"
 #include "hhlo/program/load.h"

@@ -1,7 +1,7 @@
-// The execute stage of `hhlo run` and `hhlo bench` (execute_stage.h).
-#include "execute_stage.h"
+// A loaded program's inputs placed on its devices and calls of it (hhlo/program/placed_call.h).
+#include "hhlo/program/placed_call.h"
 
-namespace hhlo::cli {
+namespace hhlo {
 
 PlacedCall::PlacedCall(const Client& client, const LoadedExecutable& exe,
                        const std::vector<Array>& inputs)
@@ -38,4 +38,4 @@ void PlacedCall::call(bool keep_inputs) const {
     exe_.execute(args_, options);
 }
 
-}  // namespace hhlo::cli
+}  // namespace hhlo

@@ -1,6 +1,6 @@
-// The execute stage of `hhlo run` and `hhlo bench`: a loaded program's inputs placed on its
-// devices once, and calls of it, on one device or SPMD-partitioned over several, so that bench
-// times every program run runs.
+// The execute stage: a loaded program's inputs placed on its devices once, and calls of it, on
+// one device or SPMD-partitioned over several. `hhlo run`, `hhlo bench` and the model server
+// (hhlo/serve/served_model.h) call programs this way, so each runs what the others run.
 #pragma once
 
 #include <cstddef>
@@ -11,7 +11,7 @@
 #include "hhlo/runtime/executable.h"
 #include "hhlo/runtime/sharded_array.h"
 
-namespace hhlo::cli {
+namespace hhlo {
 
 /// The inputs of `exe` on its devices: one buffer each on one device, or for an SPMD executable
 /// (input_layouts()) each global input split by the layout the partitioner chose.
@@ -43,4 +43,4 @@ class PlacedCall {
   std::vector<const ShardedArray*> sharded_args_;
 };
 
-}  // namespace hhlo::cli
+}  // namespace hhlo

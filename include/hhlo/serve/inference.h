@@ -1,0 +1,106 @@
+// The values of the Open Inference Protocol (KServe v2, "Inference" and "Model Metadata"
+// sections; Triton speaks the same): tensors by name with the protocol's datatype names, an
+// inference request and its response, a model's metadata, and the errors a server answers with.
+// The transports (hhlo/serve/http_server.h) and the server core (hhlo/serve/server.h) share
+// these; nothing here knows HTTP or gRPC.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hhlo/core/array.h"
+#include "hhlo/core/error.h"
+
+namespace hhlo::serve {
+
+/// The protocol's name of `dtype` (KServe v2 "Tensor Data Types"): BOOL, UINT8..UINT64,
+/// INT8..INT64, FP16, BF16, FP32, FP64; nullopt for complex types, which the protocol has no
+/// name for (a model with a complex input or output is refused at load).
+std::optional<std::string_view> datatype_name(DType dtype);
+
+/// The DType of the protocol's `datatype` name, or nullopt for a name we hold no tensors of
+/// (BYTES, an unknown name).
+std::optional<DType> dtype_of_datatype(std::string_view datatype);
+
+/// How a request failed, as the protocol's transports map it: HTTP 400 / gRPC INVALID_ARGUMENT,
+/// 404 / NOT_FOUND, 503 / UNAVAILABLE, 500 / INTERNAL (Triton's mapping).
+enum class Status { invalid_argument, not_found, unavailable, internal };
+
+/// The HTTP status code of `status`: 400, 404, 503, 500.
+int http_status(Status status);
+
+/// An error a server answers a request with: hhlo::Error with the Status the transport maps
+/// it to. Its what() is the protocol's `{"error": ...}` text and names the cause.
+class ServeError : public Error {
+ public:
+  ServeError(Status status, const std::string& message) : Error(message), status_(status) {}
+  Status status() const { return status_; }
+
+ private:
+  Status status_;
+};
+
+/// One named tensor of a request or a response.
+struct NamedTensor {
+  std::string name;
+  Array tensor;
+};
+
+/// An output a request asks for ("outputs" of the request JSON).
+struct RequestedOutput {
+  std::string name;
+  /// The binary tensor data extension's `binary_data` parameter: the output's data travels
+  /// as raw bytes after the JSON, not as a JSON array.
+  bool binary = false;
+};
+
+/// An inference request (KServe v2 "Inference Request JSON Object"), decoded.
+struct InferRequest {
+  /// The request's `id`, echoed in the response ("" when it has none).
+  std::string id;
+  /// Its inputs, each a host array of the datatype and shape the request gave.
+  std::vector<NamedTensor> inputs;
+  /// The outputs asked for, in the order asked; empty: every output of the model.
+  std::vector<RequestedOutput> outputs;
+  /// `parameters.binary_data_output`: every output not named in `outputs` travels binary.
+  bool binary_data_output = false;
+  /// `parameters.timeout` (Triton's, microseconds): a request still queued when it passes is
+  /// dropped with 503; nullopt: the model's default.
+  std::optional<int64_t> timeout_us;
+  /// `parameters.priority` (Triton's; 0: the default level). Read and checked; every request
+  /// of a model is served in arrival order.
+  int64_t priority = 0;
+};
+
+/// An inference response (KServe v2 "Inference Response JSON Object").
+struct InferResponse {
+  std::string model_name;
+  std::string model_version;
+  /// The request's id.
+  std::string id;
+  /// The outputs, in the order the request asked for them (else the model's order).
+  std::vector<NamedTensor> outputs;
+};
+
+/// An input or output of a model as metadata names it (KServe v2 "Tensor Metadata JSON
+/// Object"): its name, datatype and shape, -1 for a dimension any size fills.
+struct TensorMetadata {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<int64_t> shape;
+};
+
+/// A model's metadata (KServe v2 "Model Metadata Response JSON Object").
+struct ModelMetadata {
+  std::string name;
+  /// The versions the server has of it, as strings ("1", "2").
+  std::vector<std::string> versions;
+  /// The model's platform name: "hhlo_jax_export" for a serialized `jax.export` artifact,
+  /// "hhlo_stablehlo" for StableHLO text or bytecode.
+  std::string platform;
+  std::vector<TensorMetadata> inputs, outputs;
+};
+
+}  // namespace hhlo::serve

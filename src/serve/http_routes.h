@@ -1,0 +1,44 @@
+// The protocol's HTTP routes (KServe v2 REST and Triton's extensions) as functions of a request
+// line, headers and body to a reply: what HttpServer (http_server.cc) calls for each request,
+// apart from the sockets.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "hhlo/serve/json_codec.h"
+#include "hhlo/serve/server.h"
+
+namespace hhlo::serve {
+
+/// One HTTP request as the routes read it.
+struct HttpRequestView {
+  std::string_view method;  // "GET", "POST"
+  std::string_view target;  // "/v2/models/m/infer?x=1"
+  std::string_view body;
+  /// The Inference-Header-Content-Length header's text, empty when absent.
+  std::string_view json_size;
+  /// The Content-Encoding header's text, empty when absent.
+  std::string_view content_encoding;
+};
+
+/// What the routes answer.
+struct HttpReply {
+  int status = 200;
+  std::string body;
+  /// The Inference-Header-Content-Length to send (the body then is JSON + binary data).
+  std::optional<std::size_t> json_size;
+};
+
+/// Answers `request` for `server` by calling `reply` exactly once (on this thread, or on a
+/// model executor's for an inference). Never throws: every failure is a reply with the
+/// protocol's status and `{"error": ...}`.
+void handle_http(Server& server, const HttpRequestView& request, const DecodeLimits& limits,
+                 std::function<void(HttpReply)> reply,
+                 std::shared_ptr<const std::atomic<bool>> cancelled);
+
+}  // namespace hhlo::serve
