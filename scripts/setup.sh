@@ -2,7 +2,8 @@
 # One idempotent set-up for `make demo` and `make test` on a fresh Debian machine:
 #   1. Debian packages (compiler tools, GoogleTest, Google Benchmark, fmt, CLI11, nlohmann-json, zlib,
 #      OpenBLAS for the LAPACK kernels, Open MPI for the MPI kernels);
-#   2. a Python venv in .venv (NumPy/ml_dtypes for test vectors, JAX on CPU as the benchmark peer),
+#   2. a Python venv in .venv (NumPy/ml_dtypes for test vectors, JAX on CPU as the benchmark peer,
+#      Triton's HTTP client for the serving tests),
 #      and where the machine has a Python 3.12 or newer a second one in .venv-jax-new with the
 #      newest JAX (the jax.export artifacts of today's JAX for tests/program; JAX 0.11 and later
 #      need Python 3.12);
@@ -48,7 +49,9 @@ fi
 # ---- 2. Python venv -------------------------------------------------------------------------
 # flatbuffers: jax.export's Exported.serialize() (tests/program/gen_exported.py).
 venv="$root/.venv"
-reqs="numpy==2.4.6 ml_dtypes==0.5.4 jax==0.10.2 jaxlib==0.10.2 flatbuffers==25.12.19"
+# tritonclient[http]: Triton's own client, as its users run it against `hhlo serve` (tests/serve;
+# not [all], which pulls a perf_analyzer placeholder).
+reqs="numpy==2.4.6 ml_dtypes==0.5.4 jax==0.10.2 jaxlib==0.10.2 flatbuffers==25.12.19 tritonclient[http]==2.73.0"
 if [ ! -f "$venv/.hhlo-reqs" ] || [ "$(cat "$venv/.hhlo-reqs")" != "$reqs" ]; then
   log "creating Python venv in .venv ($reqs)"
   python3 -m venv "$venv"

@@ -183,9 +183,10 @@ Array read_input(const Json& input, const std::string& where, BinaryCursor& bina
   if (data == nullptr) invalid(where + " has neither \"data\" nor binary_data_size");
   int64_t count = count_values(*data, int64_t(elements));
   if (uint64_t(count) != elements)
-    invalid(where + "'s data holds " + (uint64_t(count) > elements ? "more than " : "") +
-            std::to_string(count) + " values; its shape [" + dims_to_string(dims) + "] has " +
-            std::to_string(elements));
+    invalid(where + "'s data holds " +
+            (uint64_t(count) > elements ? "more than " + std::to_string(elements)
+                                        : std::to_string(count)) +
+            " values; its shape [" + dims_to_string(dims) + "] has " + std::to_string(elements));
   Array a(dtype, dims);
   int64_t next = 0;
   flatten(*data, a, next, where);

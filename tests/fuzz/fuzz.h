@@ -43,6 +43,10 @@ int exported(const uint8_t* data, size_t size);
 /// match_named_inputs). Input format: NUL-separated tokens, the argument names, an empty token,
 /// then the specs.
 int input_spec(const uint8_t* data, size_t size);
+/// The Open Inference Protocol's request decoder (hhlo/serve/json_codec.h
+/// decode_infer_request). Input format: a byte whose low bit says whether the body carries
+/// binary tensor data, two bytes (little-endian) of its JSON part's length, then the body.
+int infer_request(const uint8_t* data, size_t size);
 
 /// One named entry point.
 struct Target {
@@ -50,9 +54,15 @@ struct Target {
   int (*run)(const uint8_t*, size_t);
 };
 /// All entry points, in a fixed order.
-inline constexpr Target kTargets[] = {
-    {"npy", npy}, {"npz", npz},           {"parser", parser},     {"shape_rules", shape_rules},
-    {"cli", cli}, {"bytecode", bytecode}, {"exported", exported}, {"input_spec", input_spec}};
+inline constexpr Target kTargets[] = {{"npy", npy},
+                                      {"npz", npz},
+                                      {"parser", parser},
+                                      {"shape_rules", shape_rules},
+                                      {"cli", cli},
+                                      {"bytecode", bytecode},
+                                      {"exported", exported},
+                                      {"input_spec", input_spec},
+                                      {"infer_request", infer_request}};
 
 /// Reports a violated property (`what`) and aborts. When an input was set with
 /// set_failure_input, it is first written to `fuzz-failure-<target>` in the working folder (the

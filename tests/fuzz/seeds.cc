@@ -203,6 +203,25 @@ std::vector<Seed> seeds(std::string_view target, size_t limit) {
                    tokens({"x", "", "y=1.npy", "x=2.npy", "x=3.npy", "plain.npy", "=e.npy",
                            "args[0]['open=x.npy", "args[0]['a\\'=b']=f.npy"})});
     out.push_back({"input_spec:no-names", tokens({"", "arg1=b.npy", "arg0=a.npy"})});
+  } else if (target == "infer_request") {
+    // JSON bodies (flag byte 0) and a JSON + binary body (flag 1, the JSON's length after it).
+    auto json = [](std::string body) { return std::string("\0\0\0", 3) + body; };
+    out.push_back({"infer_request:json",
+                   json(R"({"id":"1","inputs":[{"name":"x","shape":[2,2],"datatype":"FP32",)"
+                        R"("data":[[1,2],[3,4]]},{"name":"m","shape":[2],"datatype":"BOOL",)"
+                        R"("data":[true,false]}],"outputs":[{"name":"y","parameters":)"
+                        R"({"binary_data":true}}],"parameters":{"timeout":100,"priority":1}})")});
+    out.push_back({"infer_request:ints",
+                   json(R"({"inputs":[{"name":"k","shape":[3],"datatype":"INT8",)"
+                        R"("data":[-128,0,127]},{"name":"u","shape":[1],"datatype":"UINT64",)"
+                        R"("data":[18446744073709551615]}]})")});
+    std::string head = R"({"inputs":[{"name":"a","shape":[2],"datatype":"FP32",)"
+                       R"("parameters":{"binary_data_size":8}}]})";
+    std::string binary(1, '\1');
+    binary += char(head.size() & 0xff);
+    binary += char(head.size() >> 8);
+    binary += head + std::string("\0\0\x80\x3f\0\0\0\x40", 8);
+    out.push_back({"infer_request:binary", binary});
   }
   return out;
 }

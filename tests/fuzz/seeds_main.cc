@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
   }
   // By name: this tool links no entry point.
   for (const char* name :
-       {"npy", "npz", "parser", "shape_rules", "cli", "bytecode", "exported", "input_spec"}) {
+       {"npy", "npz", "parser", "shape_rules", "cli", "bytecode", "exported", "input_spec", "infer_request"}) {
     std::filesystem::path dir = std::filesystem::path(argv[1]) / name;
     std::filesystem::create_directories(dir);
     size_t n = 0;
