@@ -82,23 +82,45 @@ Json metadata_json(const ModelMetadata& m) {
           {"outputs", outputs}};
 }
 
-/// Triton's model configuration (model_config.proto as JSON) of what the server does with `m`.
-Json config_json(const ModelMetadata& m) {
-  auto tensors = [](const std::vector<TensorMetadata>& list) {
+/// Triton's model configuration (model_config.proto as JSON) of what the server does with a
+/// model: with batching, dims leave out the batch dimension, as Triton's do.
+Json config_json(const ServedConfig& c) {
+  const ModelMetadata& m = c.metadata;
+  auto tensors = [&](const std::vector<TensorMetadata>& list) {
     Json out = Json::array();
-    for (const TensorMetadata& t : list)
+    for (const TensorMetadata& t : list) {
+      auto first = t.shape.begin() + (c.max_batch_size > 0 && !t.shape.empty() ? 1 : 0);
       out.push_back({{"name", t.name},
                      {"data_type", "TYPE_" + std::string(*datatype_name(t.dtype))},
-                     {"dims", t.shape}});
+                     {"dims", std::vector<int64_t>(first, t.shape.end())}});
+    }
     return out;
   };
-  return {{"name", m.name},
-          {"platform", m.platform},
-          {"backend", "hhlo"},
-          {"max_batch_size", 0},
-          {"input", tensors(m.inputs)},
-          {"output", tensors(m.outputs)},
-          {"version_policy", {{"latest", {{"num_versions", 1}}}}}};
+  Json j = {{"name", m.name},
+            {"platform", m.platform},
+            {"backend", "hhlo"},
+            {"max_batch_size", c.max_batch_size},
+            {"input", tensors(m.inputs)},
+            {"output", tensors(m.outputs)},
+            {"version_policy", {{"latest", {{"num_versions", 1}}}}},
+            {"instance_group", {{{"count", c.instances}, {"kind", "KIND_CPU"}}}}};
+  if (c.max_batch_size > 0)
+    j["dynamic_batching"] = {{"preferred_batch_size", c.batch_sizes},
+                             {"max_queue_delay_microseconds", c.max_queue_delay.count()},
+                             {"default_queue_policy", {{"max_queue_size", c.max_queue_size}}}};
+  return j;
+}
+
+/// Triton's `batch_stats`: per batch size, the executions and their time (the input and output
+/// copies are inside compute_infer's time).
+Json batch_json(const ModelStatistics& s) {
+  Json list = Json::array();
+  for (const BatchExecutions& b : s.batch_executions)
+    list.push_back({{"batch_size", b.batch_size},
+                    {"compute_input", {{"count", b.count}, {"ns", 0}}},
+                    {"compute_infer", {{"count", b.count}, {"ns", b.compute_ns}}},
+                    {"compute_output", {{"count", b.count}, {"ns", 0}}}});
+  return list;
 }
 
 Json statistics_json(const std::vector<ModelStatistics>& stats) {
@@ -117,7 +139,7 @@ Json statistics_json(const std::vector<ModelStatistics>& stats) {
                       {"compute_input", duration(s.success_count, 0)},
                       {"compute_infer", duration(s.success_count, s.compute_ns)},
                       {"compute_output", duration(s.success_count, 0)}}},
-                    {"batch_stats", Json::array()}});
+                    {"batch_stats", batch_json(s)}});
   return {{"model_stats", list}};
 }
 
@@ -185,8 +207,7 @@ void model_route(Server& server, const std::string& model, const std::string& ve
         server.model_ready(model, version)
             ? HttpReply{200, "", std::nullopt}
             : error_reply(Status::invalid_argument, "model \"" + model + "\" is not ready"));
-  if (what == "config" && get)
-    return reply(json_reply(config_json(server.metadata(model, version))));
+  if (what == "config" && get) return reply(json_reply(config_json(server.config(model, version))));
   if (what == "stats" && get)
     return reply(json_reply(statistics_json(server.statistics(model, version))));
   if (what == "infer" && post)

@@ -2,6 +2,7 @@
 #include "hhlo/serve/served_model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <utility>
 
 #include "hhlo/ir/entry.h"
@@ -62,6 +63,27 @@ void read_signature(const Program& program, const std::string& model, ModelMetad
     out.outputs.push_back(tensor_metadata(names.results[i], f->result_types()[i], model));
 }
 
+/// True when every aval of `e` has the same symbolic first dimension, a bare symbol ("b") that
+/// no other dimension of any aval mentions.
+bool shares_batch_symbol(const Exported& e) {
+  if (e.in_avals.empty() || e.out_avals.empty()) return false;
+  const std::vector<std::string>& first = e.in_avals[0].shape;
+  if (first.empty()) return false;
+  const std::string& symbol = first[0];
+  bool bare = !symbol.empty() && std::all_of(symbol.begin(), symbol.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+  if (!bare || std::isdigit(static_cast<unsigned char>(symbol[0]))) return false;
+  auto fits = [&](const ExportedAval& a) {
+    if (a.shape.empty() || a.shape[0] != symbol) return false;
+    for (std::size_t d = 1; d < a.shape.size(); ++d)
+      if (a.shape[d].find(symbol) != std::string::npos) return false;
+    return true;
+  };
+  return std::all_of(e.in_avals.begin(), e.in_avals.end(), fits) &&
+         std::all_of(e.out_avals.begin(), e.out_avals.end(), fits);
+}
+
 std::string shape_text(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
@@ -97,20 +119,15 @@ ServedModel::ServedModel(std::string name, std::string version, std::string byte
   metadata_.platform =
       program.format == ProgramFormat::exported ? "hhlo_jax_export" : "hhlo_stablehlo";
   read_signature(program, name_, metadata_);
+  batches_ = program.exported() != nullptr && shares_batch_symbol(*program.exported());
   static_ = std::all_of(metadata_.inputs.begin(), metadata_.inputs.end(), [](const auto& t) {
     return std::find(t.shape.begin(), t.shape.end(), -1) == t.shape.end();
   });
   if (!static_) return;
-  std::vector<TensorType> types;
   std::vector<Array> zeros;
-  for (const TensorMetadata& t : metadata_.inputs) {
-    types.push_back(TensorType{t.dtype, Dims(t.shape.begin(), t.shape.end())});
-    zeros.emplace_back(types.back());
-  }
-  std::shared_ptr<const Compiled> c = compiled_for(types);
-  PlacedCall(c->loaded.client, c->loaded.executable,
-             select_kept(c->loaded.facts.kept_inputs, zeros))
-      .to_host();  // the warm-up run
+  for (const TensorMetadata& t : metadata_.inputs)
+    zeros.emplace_back(t.dtype, Dims(t.shape.begin(), t.shape.end()));
+  run(zeros);  // the warm-up run
 }
 
 ServedModel::~ServedModel() = default;
@@ -176,6 +193,26 @@ std::vector<Array> ServedModel::ordered_inputs(const InferRequest& request) cons
   return inputs;
 }
 
+std::vector<std::size_t> ServedModel::wanted_outputs(const InferRequest& request) const {
+  std::vector<std::size_t> wanted;
+  for (const RequestedOutput& o : request.outputs) {
+    auto it = std::find_if(metadata_.outputs.begin(), metadata_.outputs.end(),
+                           [&](const TensorMetadata& m) { return m.name == o.name; });
+    if (it == metadata_.outputs.end()) {
+      std::string known;
+      for (const TensorMetadata& m : metadata_.outputs)
+        known += (known.empty() ? "" : ", ") + m.name;
+      invalid("model \"" + name_ + "\" has no output \"" + o.name + "\"; its outputs: " + known);
+    }
+    wanted.push_back(std::size_t(it - metadata_.outputs.begin()));
+  }
+  if (request.outputs.empty())
+    for (std::size_t i = 0; i < metadata_.outputs.size(); ++i) wanted.push_back(i);
+  return wanted;
+}
+
+void ServedModel::check_outputs(const InferRequest& request) const { wanted_outputs(request); }
+
 std::vector<bool> ServedModel::binary_outputs(const InferRequest& request) const {
   std::vector<bool> binary;
   if (request.outputs.empty())
@@ -185,33 +222,44 @@ std::vector<bool> ServedModel::binary_outputs(const InferRequest& request) const
   return binary;
 }
 
-InferResponse ServedModel::infer(const InferRequest& request) const {
-  std::vector<std::size_t> wanted;
-  for (const RequestedOutput& o : request.outputs) {
-    auto it = std::find_if(metadata_.outputs.begin(), metadata_.outputs.end(),
-                           [&](const TensorMetadata& m) { return m.name == o.name; });
-    if (it == metadata_.outputs.end())
-      invalid("model \"" + name_ + "\" has no output \"" + o.name + "\"");
-    wanted.push_back(std::size_t(it - metadata_.outputs.begin()));
-  }
-  if (request.outputs.empty())
-    for (std::size_t i = 0; i < metadata_.outputs.size(); ++i) wanted.push_back(i);
-  std::vector<Array> inputs = ordered_inputs(request);
+std::vector<Array> ServedModel::run(const std::vector<Array>& inputs) const {
   std::vector<TensorType> types;
   for (const Array& a : inputs) types.push_back(a.type());
   std::shared_ptr<const Compiled> c = compiled_for(types);
-  std::vector<Array> outputs;
   try {
-    outputs = PlacedCall(c->loaded.client, c->loaded.executable,
-                         select_kept(c->loaded.facts.kept_inputs, inputs))
-                  .to_host();
+    return PlacedCall(c->loaded.client, c->loaded.executable,
+                      select_kept(c->loaded.facts.kept_inputs, inputs))
+        .to_host();
   } catch (const Error& e) {
     throw ServeError(Status::internal, std::string("model \"") + name_ + "\" failed: " + e.what());
   }
+}
+
+InferResponse ServedModel::respond(const InferRequest& request, std::vector<Array> outputs) const {
   InferResponse response{name_, version_, request.id, {}};
-  for (std::size_t i : wanted)
-    response.outputs.push_back({metadata_.outputs[i].name, std::move(outputs.at(i))});
+  for (std::size_t i : wanted_outputs(request))
+    response.outputs.push_back({metadata_.outputs[i].name, outputs.at(i)});
   return response;
+}
+
+InferResponse ServedModel::infer(const InferRequest& request) const {
+  check_outputs(request);
+  return respond(request, run(ordered_inputs(request)));
+}
+
+void ServedModel::warm_up(const std::vector<int64_t>& sizes) const {
+  if (!batches_) return;
+  for (const TensorMetadata& t : metadata_.inputs)
+    if (std::find(t.shape.begin() + 1, t.shape.end(), -1) != t.shape.end()) return;
+  for (int64_t size : sizes) {
+    std::vector<Array> zeros;
+    for (const TensorMetadata& t : metadata_.inputs) {
+      Dims dims(t.shape.begin(), t.shape.end());
+      dims[0] = size;
+      zeros.emplace_back(t.dtype, dims);
+    }
+    run(zeros);
+  }
 }
 
 }  // namespace hhlo::serve

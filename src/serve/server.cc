@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "hhlo/program/program.h"
+#include "hhlo/serve/batching.h"
 
 namespace hhlo::serve {
 namespace {
@@ -25,23 +26,40 @@ InferOutcome failure(Status status, const std::string& message) {
 
 }  // namespace
 
-/// A request waiting for its model.
+/// A request waiting for its model, its inputs already matched and checked.
 struct Job {
   InferRequest request;
+  std::vector<Array> inputs;  // in the model's order
   std::function<void(InferOutcome)> done;
   Clock::time_point arrival;
   Clock::time_point deadline;  // Clock::time_point::max(): none
   std::shared_ptr<const std::atomic<bool>> cancelled;
+
+  /// Rows along the batch dimension (the first input's first dimension), 0 for none.
+  int64_t rows() const { return inputs.empty() || inputs[0].rank() == 0 ? 0 : inputs[0].dims()[0]; }
 };
 
-/// One model version's bounded queue and the executors serving it.
+/// One model version's bounded queue and the executors serving it, batching what it can.
 class Server::ModelQueue {
  public:
-  ModelQueue(std::shared_ptr<const ServedModel> model, std::size_t max_queue, int instances)
-      : model_(std::move(model)), max_queue_(max_queue) {
-    for (int i = 0; i < std::max(instances, 1); ++i) workers_.emplace_back([this] { work(); });
+  ModelQueue(std::shared_ptr<const ServedModel> model, const ServerOptions& options)
+      : model_(std::move(model)), max_queue_(options.max_queue_size) {
+    if (model_->batches() && options.batching.max_batch_size >= 2) {
+      buckets_ =
+          batch_buckets(options.batching.max_batch_size, options.batching.preferred_batch_sizes);
+      max_rows_ = buckets_.back();
+      delay_ = options.batching.max_queue_delay;
+      model_->warm_up(buckets_);
+    }
+    for (int i = 0; i < std::max(options.instances, 1); ++i)
+      workers_.emplace_back([this] { work(); });
   }
   ~ModelQueue() { stop(Clock::now()); }
+
+  /// The largest batch the model runs (0: it does not batch) and the sizes compiled.
+  int64_t max_batch_size() const { return max_rows_; }
+  const std::vector<int64_t>& batch_sizes() const { return buckets_; }
+  std::chrono::microseconds max_queue_delay() const { return delay_; }
 
   /// Queues `job`, or gives it back refused (false) when the queue is full or stopping.
   bool push(Job& job) {
@@ -50,7 +68,7 @@ class Server::ModelQueue {
       if (stopping_ || queue_.size() >= max_queue_) return false;
       queue_.push_back(std::move(job));
     }
-    ready_.notify_one();
+    ready_.notify_all();
     return true;
   }
   bool stopping() const {
@@ -77,70 +95,145 @@ class Server::ModelQueue {
  private:
   void work() {
     for (;;) {
-      Job job;
+      std::vector<Job> batch;
       bool drained;
       {
         std::unique_lock lock(mutex_);
         ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
         if (queue_.empty()) return;
-        job = std::move(queue_.front());
-        queue_.pop_front();
+        batch.push_back(take(0));
+        if (max_rows_ >= 2 && batch[0].rows() <= max_rows_) gather(lock, batch);
         drained = stopping_ && Clock::now() > drain_until_;
       }
-      run(job, drained);
+      run(batch, drained);
     }
   }
 
-  void run(Job& job, bool drained) {
-    Clock::time_point start = Clock::now();
-    InferOutcome out;
-    if (drained)
-      out = failure(Status::unavailable, "the server is stopping; the request was not run");
-    else if (job.cancelled && job.cancelled->load())
-      out = failure(Status::unavailable, "the request was cancelled before it ran");
-    else if (start > job.deadline)
-      out = failure(Status::unavailable, "the request's timeout passed while it was queued");
-    else
-      out = execute(job.request);
-    Clock::time_point end = Clock::now();
-    record(job, out, start, end);
-    job.done(std::move(out));
+  Job take(std::size_t i) {
+    Job job = std::move(queue_[i]);
+    queue_.erase(queue_.begin() + std::ptrdiff_t(i));
+    return job;
   }
 
-  InferOutcome execute(const InferRequest& request) const {
-    InferOutcome out;
+  /// Adds to `batch` the queued jobs that stack with its first, up to max_rows_ rows, waiting
+  /// up to the first's arrival + delay_ for more.
+  void gather(std::unique_lock<std::mutex>& lock, std::vector<Job>& batch) {
+    int64_t rows = batch[0].rows();
+    Clock::time_point until = batch[0].arrival + delay_;
+    for (;;) {
+      for (std::size_t i = 0; i < queue_.size() && rows < max_rows_;) {
+        const Job& j = queue_[i];
+        if (rows + j.rows() <= max_rows_ && batchable_together(batch[0].inputs, j.inputs)) {
+          rows += j.rows();
+          batch.push_back(take(i));
+        } else {
+          ++i;
+        }
+      }
+      if (rows >= max_rows_ || stopping_ || Clock::now() >= until) return;
+      ready_.wait_until(lock, until);
+    }
+  }
+
+  /// Why `job` is not run, or "" when it is.
+  static std::string refusal(const Job& job, bool drained, Clock::time_point now) {
+    if (drained) return "the server is stopping; the request was not run";
+    if (job.cancelled && job.cancelled->load()) return "the request was cancelled before it ran";
+    if (now > job.deadline) return "the request's timeout passed while it was queued";
+    return "";
+  }
+
+  void run(std::vector<Job>& batch, bool drained) {
+    Clock::time_point start = Clock::now();
+    std::vector<Job> live;
+    for (Job& job : batch) {
+      std::string why = refusal(job, drained, start);
+      if (why.empty()) {
+        live.push_back(std::move(job));
+        continue;
+      }
+      InferOutcome out = failure(Status::unavailable, why);
+      record(job, out, start, Clock::now(), 0);
+      job.done(std::move(out));
+    }
+    if (live.empty()) return;
+    int64_t rows = 0;
+    std::vector<InferOutcome> outcomes = execute(live, rows);
+    Clock::time_point end = Clock::now();
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      record(live[i], outcomes[i], start, end, i == 0 ? rows : -1);
+      live[i].done(std::move(outcomes[i]));
+    }
+  }
+
+  /// The outcomes of running `jobs` (stacked when more than one, or padded to a bucket);
+  /// `rows` is set to the rows of the batch run, 0 when it ran unbatched.
+  std::vector<InferOutcome> execute(std::vector<Job>& jobs, int64_t& rows) {
+    std::vector<InferOutcome> out(jobs.size());
     try {
-      out.response = model_->infer(request);
-      out.binary = model_->binary_outputs(request);
+      std::vector<std::vector<Array>> outputs;
+      int64_t bucket = max_rows_ >= 2 ? bucket_for(jobs[0].rows(), buckets_) : 0;
+      if (jobs.size() == 1 && bucket == 0) {
+        outputs.push_back(model_->run(jobs[0].inputs));
+        rows = 0;
+      } else {
+        std::vector<const std::vector<Array>*> parts;
+        std::vector<int64_t> counts;
+        int64_t given = 0;
+        for (const Job& j : jobs) {
+          parts.push_back(&j.inputs);
+          counts.push_back(j.rows());
+          given += j.rows();
+        }
+        rows = bucket_for(given, buckets_);
+        outputs = split_rows(model_->run(stack_rows(parts, rows)), counts);
+      }
+      for (std::size_t i = 0; i < jobs.size(); ++i) {
+        out[i].response = model_->respond(jobs[i].request, std::move(outputs[i]));
+        out[i].binary = model_->binary_outputs(jobs[i].request);
+      }
     } catch (const ServeError& e) {
-      out.error = e;
+      for (InferOutcome& o : out) o = InferOutcome{std::nullopt, {}, e};
     } catch (const std::exception& e) {
-      out.error.emplace(Status::internal, e.what());
+      for (InferOutcome& o : out) o = failure(Status::internal, e.what());
     }
     return out;
   }
 
+  /// Counts `job`'s outcome; `rows` > 0 also counts one execution of that many rows, 0 one
+  /// unbatched execution, -1 none (a request that shared the batch of another).
   void record(const Job& job, const InferOutcome& out, Clock::time_point start,
-              Clock::time_point end) {
+              Clock::time_point end, int64_t rows) {
     std::lock_guard lock(mutex_);
-    if (out.response) {
-      ++stats_.success_count;
-      stats_.success_ns += ns_between(job.arrival, end);
-      stats_.queue_ns += ns_between(job.arrival, start);
-      stats_.compute_ns += ns_between(start, end);
-      ++stats_.inference_count;
-      ++stats_.execution_count;
-      stats_.last_inference_ms = uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                              std::chrono::system_clock::now().time_since_epoch())
-                                              .count());
-    } else {
+    if (!out.response) {
       ++stats_.fail_count;
       stats_.fail_ns += ns_between(job.arrival, end);
+      return;
     }
+    ++stats_.success_count;
+    stats_.success_ns += ns_between(job.arrival, end);
+    stats_.queue_ns += ns_between(job.arrival, start);
+    stats_.compute_ns += ns_between(start, end);
+    ++stats_.inference_count;
+    stats_.last_inference_ms = uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                            std::chrono::system_clock::now().time_since_epoch())
+                                            .count());
+    if (rows < 0) return;
+    ++stats_.execution_count;
+    if (rows == 0) return;
+    auto& list = stats_.batch_executions;
+    auto it = std::find_if(list.begin(), list.end(),
+                           [&](const BatchExecutions& b) { return b.batch_size >= rows; });
+    if (it == list.end() || it->batch_size != rows) it = list.insert(it, {rows, 0, 0});
+    ++it->count;
+    it->compute_ns += ns_between(start, end);
   }
 
   std::shared_ptr<const ServedModel> model_;
   std::size_t max_queue_;
+  std::vector<int64_t> buckets_;  // batch sizes compiled; empty: no batching
+  int64_t max_rows_ = 0;
+  std::chrono::microseconds delay_{0};
   mutable std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<Job> queue_;
@@ -155,7 +248,7 @@ struct Server::Entry {
   ModelSource source;
   std::string version;
   std::string reason;  // why it is not ready ("" when ready)
-  std::unique_ptr<ModelQueue> queue;
+  std::shared_ptr<ModelQueue> queue;
 };
 
 Server::Server(ServerOptions options) : options_(std::move(options)) {}
@@ -180,8 +273,7 @@ void Server::load_repository(const std::string& path) {
       const ModelVersionSource& v = source.versions.back();
       auto model = std::make_shared<const ServedModel>(
           source.name, entry->version, read_program_file_bytes(v.path), v.path, options_.load);
-      entry->queue =
-          std::make_unique<ModelQueue>(model, options_.max_queue_size, options_.instances);
+      entry->queue = std::make_shared<ModelQueue>(model, options_);
     } catch (const std::exception& e) {
       entry->reason = e.what();
     }
@@ -227,6 +319,16 @@ ModelMetadata Server::metadata(const std::string& model, const std::string& vers
   return entry.queue->model().metadata();
 }
 
+ServedConfig Server::config(const std::string& model, const std::string& version) const {
+  std::lock_guard lock(mutex_);
+  const Entry& entry = find(model, version);
+  if (!entry.queue)
+    throw ServeError(Status::unavailable, "model \"" + model + "\" is not ready: " + entry.reason);
+  const ModelQueue& q = *entry.queue;
+  return {q.model().metadata(), q.max_batch_size(),      q.batch_sizes(),
+          q.max_queue_delay(),  options_.max_queue_size, std::max(options_.instances, 1)};
+}
+
 std::vector<ModelIndexEntry> Server::repository_index() const {
   std::lock_guard lock(mutex_);
   std::vector<ModelIndexEntry> index;
@@ -255,7 +357,7 @@ std::vector<ModelStatistics> Server::statistics(const std::string& model,
 void Server::infer(const std::string& model, const std::string& version, InferRequest request,
                    std::function<void(InferOutcome)> done,
                    std::shared_ptr<const std::atomic<bool>> cancelled) {
-  Job job{std::move(request), std::move(done), Clock::now(), Clock::time_point::max(),
+  Job job{std::move(request),  {}, std::move(done), Clock::now(), Clock::time_point::max(),
           std::move(cancelled)};
   std::chrono::microseconds timeout = job.request.timeout_us
                                           ? std::chrono::microseconds(*job.request.timeout_us)
@@ -263,28 +365,31 @@ void Server::infer(const std::string& model, const std::string& version, InferRe
   if (timeout.count() > 0 && timeout < std::chrono::hours(24 * 365))
     job.deadline = job.arrival + timeout;
   InferOutcome refused;
-  {
-    std::lock_guard lock(mutex_);
-    try {
-      const Entry& entry = find(model, version);
-      if (!live())
-        refused = failure(Status::unavailable, "the server is stopping");
-      else if (!entry.queue)
-        refused =
-            failure(Status::unavailable, "model \"" + model + "\" is not ready: " + entry.reason);
-      else if (!entry.queue->push(job))
-        refused = failure(Status::unavailable, entry.queue->stopping()
-                                                   ? "the server is stopping"
-                                                   : "model \"" + model + "\"'s queue is full (" +
-                                                         std::to_string(options_.max_queue_size) +
-                                                         " requests)");
-      else
-        return;
-    } catch (const ServeError& e) {
-      refused.error = e;
-    }
+  try {
+    std::shared_ptr<ModelQueue> queue = queue_of(model, version);
+    job.inputs = queue->model().ordered_inputs(job.request);
+    job.request.inputs.clear();  // job.inputs holds them now
+    queue->model().check_outputs(job.request);
+    if (queue->push(job)) return;
+    refused =
+        failure(Status::unavailable,
+                queue->stopping() ? "the server is stopping"
+                                  : "model \"" + model + "\"'s queue is full (" +
+                                        std::to_string(options_.max_queue_size) + " requests)");
+  } catch (const ServeError& e) {
+    refused.error = e;
   }
   job.done(std::move(refused));
+}
+
+std::shared_ptr<Server::ModelQueue> Server::queue_of(const std::string& model,
+                                                     const std::string& version) const {
+  std::lock_guard lock(mutex_);
+  const Entry& entry = find(model, version);
+  if (!live()) throw ServeError(Status::unavailable, "the server is stopping");
+  if (!entry.queue)
+    throw ServeError(Status::unavailable, "model \"" + model + "\" is not ready: " + entry.reason);
+  return entry.queue;
 }
 
 void Server::stop(std::chrono::milliseconds grace) {

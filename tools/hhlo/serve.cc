@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "commands.h"
 #include "hhlo/runtime/compile_cache.h"
@@ -26,6 +27,9 @@ struct ServeFlags : LoadFlags {
   std::size_t max_queue_size = 64;
   int instances = 1;
   double grace_period = 5;
+  int64_t max_batch_size = 16;
+  std::vector<int64_t> preferred_batch_sizes;
+  int64_t max_queue_delay_us = 0;
 };
 
 /// SIGTERM and SIGINT blocked in this thread and every thread it starts after, so that
@@ -58,6 +62,9 @@ int serve_main(const ServeFlags& f) {
   options.load.client = &client;
   options.max_queue_size = f.max_queue_size;
   options.instances = f.instances;
+  options.batching.max_batch_size = f.max_batch_size;
+  options.batching.preferred_batch_sizes = f.preferred_batch_sizes;
+  options.batching.max_queue_delay = std::chrono::microseconds(f.max_queue_delay_us);
   serve::Server server(options);
   server.load_repository(f.program);
   serve::HttpOptions http_options;
@@ -94,6 +101,19 @@ const bool registered = register_command({
           ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
       sub.add_option("--instances", f->instances, "Executors per model (requests run at once)")
           ->check(CLI::Range(1, 256));
+      sub.add_option("--max-batch-size", f->max_batch_size,
+                     "Rows stacked into one call of a model whose inputs and outputs share a "
+                     "symbolic leading dimension (0 or 1: no dynamic batching)")
+          ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
+      sub.add_option("--preferred-batch-size", f->preferred_batch_sizes,
+                     "A batch size compiled and warmed at load (repeatable; default: powers of "
+                     "two up to --max-batch-size)")
+          ->check(CLI::Range(int64_t{1}, int64_t{1} << 20))
+          ->allow_extra_args(false);
+      sub.add_option("--max-queue-delay-microseconds", f->max_queue_delay_us,
+                     "How long the first request of a batch waits for more (default 0: a batch "
+                     "is what is queued when an executor is free)")
+          ->check(CLI::Range(int64_t{0}, int64_t{10'000'000}));
       sub.add_option("--grace-period", f->grace_period,
                      "Seconds SIGTERM waits for accepted requests before exiting")
           ->check(CLI::Range(0.0, 3600.0));

@@ -49,13 +49,40 @@ class ServedModel {
   const ModelMetadata& metadata() const { return metadata_; }
   const std::string& version() const { return version_; }
 
-  /// Runs `request`: its inputs matched to the model's by name (every input exactly once),
-  /// each checked against the metadata's datatype, rank and static dimensions, then the outputs
-  /// the request asks for (every output when it names none). Throws ServeError:
-  /// invalid_argument for an unknown, missing or repeated input, a wrong datatype or shape
-  /// (naming the input, both types), an unknown output, shapes the program's symbolic
-  /// dimensions or shape assertions refuse; internal for a failure compiling or running.
+  /// True when every input and output of the model has the same symbolic leading dimension
+  /// (a `jax.export` artifact's batch symbol, used nowhere else in its shapes): requests can be
+  /// stacked along it into one call (hhlo/serve/batching.h).
+  bool batches() const { return batches_; }
+
+  /// Runs `request`: ordered_inputs, run, respond.
   InferResponse infer(const InferRequest& request) const;
+
+  /// The inputs of `request` in the model's order: matched by name (every input exactly once),
+  /// each checked against the metadata's datatype, rank and static dimensions. Throws
+  /// ServeError (invalid_argument) for an unknown, missing or mistyped input, naming it and both
+  /// types.
+  std::vector<Array> ordered_inputs(const InferRequest& request) const;
+
+  /// Runs the model on `inputs` (the model's order) and gives every output. The executable for
+  /// their types is the one loaded for them before, else loaded now (kept up to
+  /// ModelLoadOptions::max_shapes). Throws ServeError: invalid_argument when the program's
+  /// symbolic dimensions or shape assertions refuse these shapes; internal for a failure
+  /// compiling or running.
+  std::vector<Array> run(const std::vector<Array>& inputs) const;
+
+  /// The response to `request` from `outputs` (every output of one run, the model's order): the
+  /// outputs the request asks for, in its order (every output when it names none). Throws
+  /// ServeError (invalid_argument) for an output the model does not have.
+  InferResponse respond(const InferRequest& request, std::vector<Array> outputs) const;
+
+  /// Checks that the model has every output `request` asks for (respond's check, before
+  /// anything runs). Throws as respond.
+  void check_outputs(const InferRequest& request) const;
+
+  /// Loads the executables for batches of each size of `sizes` (batches() models whose other
+  /// dimensions are static; others: nothing) and runs each once on zeros. Throws what run
+  /// throws.
+  void warm_up(const std::vector<int64_t>& sizes) const;
 
   /// The response outputs' binary flags for `request` (RequestedOutput::binary, else
   /// InferRequest::binary_data_output), in the order infer gives the outputs.
@@ -65,12 +92,12 @@ class ServedModel {
   struct Compiled;
   std::shared_ptr<const Compiled> compiled_for(const std::vector<TensorType>& types) const;
   std::shared_ptr<const Compiled> load_for(const std::vector<TensorType>& types) const;
-  std::vector<Array> ordered_inputs(const InferRequest& request) const;
+  std::vector<std::size_t> wanted_outputs(const InferRequest& request) const;
 
   std::string name_, version_, bytes_, source_name_;
   ModelLoadOptions options_;
   ModelMetadata metadata_;
-  bool static_ = false;
+  bool static_ = false, batches_ = false;
   mutable std::mutex mutex_;  // guards compiled_ and serializes loads
   mutable std::vector<std::pair<std::vector<TensorType>, std::shared_ptr<const Compiled>>>
       compiled_;  // most recently used last

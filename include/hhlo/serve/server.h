@@ -21,6 +21,22 @@
 
 namespace hhlo::serve {
 
+/// Dynamic batching of the models that allow it (ServedModel::batches(): one symbolic leading
+/// dimension shared by every input and output), as Triton's `dynamic_batching`.
+struct BatchingOptions {
+  /// Rows in one call (Triton's `max_batch_size`); below 2: no batching. Requests waiting for
+  /// the same model with the same dimensions beyond the first are stacked up to this many rows;
+  /// a request of more rows runs alone.
+  int64_t max_batch_size = 16;
+  /// The batch sizes compiled and warmed at load (Triton's `preferred_batch_size`); empty: the
+  /// powers of two below max_batch_size, and max_batch_size (batch_buckets). A batch is padded
+  /// with copies of a real row to the smallest size holding it.
+  std::vector<int64_t> preferred_batch_sizes;
+  /// How long the first request of a batch may wait for more (Triton's
+  /// `max_queue_delay_microseconds`); zero: a batch is what is queued when an executor is free.
+  std::chrono::microseconds max_queue_delay{0};
+};
+
 /// How a server runs its models.
 struct ServerOptions {
   /// How models are loaded (hhlo::load's options, the compile cache, the shared client).
@@ -33,6 +49,8 @@ struct ServerOptions {
   int instances = 1;
   /// A request's time in the queue when it gives no `timeout` parameter; zero: unbounded.
   std::chrono::microseconds default_timeout{0};
+  /// Dynamic batching.
+  BatchingOptions batching;
 };
 
 /// The outcome of one inference: the response and its outputs' binary flags, or the error.
@@ -42,18 +60,39 @@ struct InferOutcome {
   std::optional<ServeError> error;
 };
 
+/// Executions of one batch size: how many, and their time running (nanoseconds).
+struct BatchExecutions {
+  int64_t batch_size = 0;
+  uint64_t count = 0, compute_ns = 0;
+};
+
 /// Statistics of one model version (Triton's `ModelStatistics`; durations in nanoseconds).
 struct ModelStatistics {
   std::string name, version;
   /// Milliseconds since the epoch of the last inference, 0 when none ran.
   uint64_t last_inference_ms = 0;
-  /// Inferences done (requests that ran), and executions of the model.
+  /// Inferences done (requests that ran), and executions of the model (one per batch).
   uint64_t inference_count = 0, execution_count = 0;
+  /// Executions of a batching model by the rows the program ran on (padding included),
+  /// ascending by batch size (Triton's `batch_stats`).
+  std::vector<BatchExecutions> batch_executions;
   /// Requests that succeeded / failed, and their total time from arrival to answer.
   uint64_t success_count = 0, success_ns = 0, fail_count = 0, fail_ns = 0;
   /// Time requests waited in the queue, and time running the model (input and output copies
   /// included), over the successful ones.
   uint64_t queue_ns = 0, compute_ns = 0;
+};
+
+/// What the server does with one model version (Triton's model configuration, as served).
+struct ServedConfig {
+  ModelMetadata metadata;
+  /// Rows per call when the model batches (Triton's `max_batch_size`), 0 when it does not.
+  int64_t max_batch_size = 0;
+  /// The batch sizes compiled (BatchingOptions), empty when it does not batch.
+  std::vector<int64_t> batch_sizes;
+  std::chrono::microseconds max_queue_delay{0};
+  std::size_t max_queue_size = 0;
+  int instances = 1;
 };
 
 /// One entry of the repository index (KServe's repository extension, Triton's
@@ -86,6 +125,8 @@ class Server {
   /// The metadata of `model`. Throws ServeError: not_found for an unknown model or version,
   /// unavailable for one that failed to load (with its error).
   ModelMetadata metadata(const std::string& model, const std::string& version = "") const;
+  /// The configuration `model` is served with. Throws as metadata.
+  ServedConfig config(const std::string& model, const std::string& version = "") const;
   /// The repository index: every model found, with its state.
   std::vector<ModelIndexEntry> repository_index() const;
   /// Statistics of `model`, or of every model when it is "". Throws ServeError (not_found).
@@ -111,6 +152,7 @@ class Server {
   class ModelQueue;
   struct Entry;
   const Entry& find(const std::string& model, const std::string& version) const;
+  std::shared_ptr<ModelQueue> queue_of(const std::string& model, const std::string& version) const;
 
   ServerOptions options_;
   std::atomic<bool> live_{true};
