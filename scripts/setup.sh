@@ -35,7 +35,8 @@ pkgs=(cmake ninja-build g++ make unzip ccache python3 python3-venv zlib1g-dev
       libssl-dev pkg-config binutils  # sha256 of the compile cache; the install test
       flatbuffers-compiler libflatbuffers-dev  # the jax.export artifact reader (src/program)
       libdnnl-dev  # oneDNN: the opt-in convolution kernel (kernels/onednn, --onednn-convolution)
-      libboost1.81-dev  # Boost.PFR: the load key over every field of hhlo::load's options
+      libboost1.81-dev  # Boost.PFR (the load key), Boost.Beast/Asio (hhlo serve's HTTP)
+      libprotobuf-dev protobuf-compiler libnghttp2-dev  # hhlo serve's gRPC (docs/facts.md, "gRPC")
       clang-format-14)  # make format / format-check
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done
@@ -49,9 +50,9 @@ fi
 # ---- 2. Python venv -------------------------------------------------------------------------
 # flatbuffers: jax.export's Exported.serialize() (tests/program/gen_exported.py).
 venv="$root/.venv"
-# tritonclient[http]: Triton's own client, as its users run it against `hhlo serve` (tests/serve;
+# tritonclient[http,grpc]: Triton's own clients, as its users run it against `hhlo serve` (tests/serve;
 # not [all], which pulls a perf_analyzer placeholder).
-reqs="numpy==2.4.6 ml_dtypes==0.5.4 jax==0.10.2 jaxlib==0.10.2 flatbuffers==25.12.19 tritonclient[http]==2.73.0"
+reqs="numpy==2.4.6 ml_dtypes==0.5.4 jax==0.10.2 jaxlib==0.10.2 flatbuffers==25.12.19 tritonclient[http,grpc]==2.73.0"
 if [ ! -f "$venv/.hhlo-reqs" ] || [ "$(cat "$venv/.hhlo-reqs")" != "$reqs" ]; then
   log "creating Python venv in .venv ($reqs)"
   python3 -m venv "$venv"

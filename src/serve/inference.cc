@@ -37,6 +37,30 @@ std::optional<DType> dtype_of_datatype(std::string_view datatype) {
   return std::nullopt;
 }
 
+TensorType request_tensor_type(const std::string& name, std::string_view datatype,
+                               const std::vector<int64_t>& shape, const DecodeLimits& limits) {
+  std::string where = "input \"" + name + "\"";
+  auto invalid = [](const std::string& m) { throw ServeError(Status::invalid_argument, m); };
+  std::optional<DType> dtype = dtype_of_datatype(datatype);
+  if (!dtype)
+    invalid(where + " has datatype \"" + std::string(datatype) +
+            "\", which this server does not serve (BOOL, UINT8-64, INT8-64, FP16, BF16, FP32, "
+            "FP64)");
+  if (shape.size() > std::size_t(limits.max_rank))
+    invalid(where + " has rank " + std::to_string(shape.size()) + ", above the limit of " +
+            std::to_string(limits.max_rank));
+  uint64_t elements = 1;
+  for (int64_t n : shape) {
+    if (n < 0) invalid(where + " has a negative dimension " + std::to_string(n));
+    if (n != 0 && elements > uint64_t(INT64_MAX) / uint64_t(n))
+      invalid(where + "'s shape has more elements than 2^63");
+    elements *= uint64_t(n);
+  }
+  if (elements > uint64_t(INT64_MAX) / byte_size(*dtype))
+    invalid(where + "'s shape and datatype need more than 2^63 bytes");
+  return TensorType{*dtype, Dims(shape.begin(), shape.end())};
+}
+
 int http_status(Status status) {
   switch (status) {
     case Status::invalid_argument:

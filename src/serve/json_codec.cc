@@ -64,33 +64,18 @@ int64_t integer(const Json& value, const std::string& what) {
   return value.get<int64_t>();
 }
 
-Dims read_shape(const Json& input, const std::string& where, const DecodeLimits& limits) {
+/// The checked type of `input` (its "datatype" and "shape"), named `name`.
+TensorType read_type(const Json& input, const std::string& name, const DecodeLimits& limits) {
+  std::string where = "input \"" + name + "\"";
+  std::string datatype = string_member(input, "datatype", where);
   const Json* shape = member(input, "shape");
   if (shape == nullptr || !shape->is_array()) invalid(where + " has no \"shape\" array");
   if (shape->size() > std::size_t(limits.max_rank))
     invalid(where + " has rank " + std::to_string(shape->size()) + ", above the limit of " +
             std::to_string(limits.max_rank));
-  Dims dims;
-  uint64_t elements = 1;
-  for (const Json& d : *shape) {
-    int64_t n = integer(d, where + "'s shape entry");
-    if (n < 0) invalid(where + " has a negative dimension " + std::to_string(n));
-    if (n != 0 && elements > uint64_t(INT64_MAX) / uint64_t(n))
-      invalid(where + "'s shape has more elements than 2^63");
-    elements *= uint64_t(n);
-    dims.push_back(n);
-  }
-  return dims;
-}
-
-DType read_datatype(const Json& input, const std::string& where) {
-  std::string name = string_member(input, "datatype", where);
-  std::optional<DType> dtype = dtype_of_datatype(name);
-  if (!dtype)
-    invalid(where + " has datatype \"" + name +
-            "\", which this server does not serve (BOOL, UINT8-64, INT8-64, FP16, BF16, FP32, "
-            "FP64)");
-  return *dtype;
+  std::vector<int64_t> dims;
+  for (const Json& d : *shape) dims.push_back(integer(d, where + "'s shape entry"));
+  return request_tensor_type(name, datatype, dims, limits);
 }
 
 /// Stores JSON element `v` as element `i` of `out`, checked against its datatype.
@@ -154,14 +139,13 @@ struct BinaryCursor {
   std::string_view rest;
 };
 
-Array read_input(const Json& input, const std::string& where, BinaryCursor& binary,
+Array read_input(const Json& input, const std::string& name, BinaryCursor& binary,
                  const DecodeLimits& limits) {
-  DType dtype = read_datatype(input, where);
-  Dims dims = read_shape(input, where, limits);
-  uint64_t elements = 1;
-  for (int64_t d : dims) elements *= uint64_t(d);
-  if (elements > uint64_t(INT64_MAX) / byte_size(dtype))
-    invalid(where + "'s shape and datatype need more than 2^63 bytes");
+  std::string where = "input \"" + name + "\"";
+  TensorType type = read_type(input, name, limits);
+  DType dtype = type.dtype;
+  const Dims& dims = type.dims;
+  uint64_t elements = uint64_t(type.num_elements());
   uint64_t bytes = elements * byte_size(dtype);
   const Json* params = member(input, "parameters");
   const Json* size = params && params->is_object() ? member(*params, "binary_data_size") : nullptr;
@@ -308,7 +292,7 @@ InferRequest decode_infer_request(std::string_view body, std::optional<std::size
     std::string name = string_member(input, "name", "an input");
     for (const NamedTensor& seen : out.inputs)
       if (seen.name == name) invalid("input \"" + name + "\" is given twice");
-    Array tensor = read_input(input, "input \"" + name + "\"", binary, limits);
+    Array tensor = read_input(input, name, binary, limits);
     out.inputs.push_back({std::move(name), std::move(tensor)});
   }
   if (!binary.rest.empty())

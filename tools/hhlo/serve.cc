@@ -1,7 +1,7 @@
-// `hhlo serve REPOSITORY|PROGRAM [--http-port 8000] [--host 127.0.0.1] ...`: the Open Inference
-// Protocol over HTTP in front of the models of a repository laid out as Triton's (or of one
-// program file), until SIGTERM or SIGINT, which stop accepting, let what is queued and running
-// finish within --grace-period and exit 0. See docs/serving.md.
+// `hhlo serve REPOSITORY|PROGRAM [--http-port 8000] [--grpc-port 8001] [--host 127.0.0.1] ...`:
+// the Open Inference Protocol over HTTP and gRPC in front of the models of a repository laid out
+// as Triton's (or of one program file), until SIGTERM or SIGINT, which stop accepting, let what
+// is queued and running finish within --grace-period and exit 0. See docs/serving.md.
 #include <fmt/format.h>
 #include <pthread.h>
 #include <signal.h>
@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "hhlo/runtime/compile_cache.h"
+#include "hhlo/serve/grpc_server.h"
 #include "hhlo/serve/http_server.h"
 #include "hhlo/serve/server.h"
 #include "load_flags.h"
@@ -24,6 +25,7 @@ namespace {
 struct ServeFlags : LoadFlags {
   std::string host = "127.0.0.1";
   int http_port = 8000;
+  int grpc_port = 8001;
   std::size_t max_queue_size = 64;
   int instances = 1;
   double grace_period = 5;
@@ -44,10 +46,11 @@ sigset_t block_stop_signals() {
 }
 
 void print_models(const serve::Server& server, const serve::HttpServer& http,
-                  const std::string& host) {
+                  const serve::GrpcServer& grpc, const std::string& host) {
   for (const serve::ModelIndexEntry& e : server.repository_index())
     fmt::print("model {} version {}: {}{}\n", e.name, e.version, e.state,
                e.reason.empty() ? "" : " (" + e.reason + ")");
+  fmt::print("hhlo serve: gRPC on {}:{}\n", host, grpc.port());
   fmt::print("hhlo serve: HTTP on {}:{}\n", host, http.port());
   std::fflush(stdout);
 }
@@ -71,7 +74,11 @@ int serve_main(const ServeFlags& f) {
   http_options.host = f.host;
   http_options.port = uint16_t(f.http_port);
   serve::HttpServer http(server, http_options);
-  print_models(server, http, f.host);
+  serve::GrpcOptions grpc_options;
+  grpc_options.host = f.host;
+  grpc_options.port = uint16_t(f.grpc_port);
+  serve::GrpcServer grpc(server, grpc_options);
+  print_models(server, http, grpc, f.host);
   int signal = 0;
   sigwait(&stop_signals, &signal);
   fmt::print(stderr, "hhlo serve: {} received; finishing what was accepted (up to {} s)\n",
@@ -79,12 +86,13 @@ int serve_main(const ServeFlags& f) {
   auto grace = std::chrono::milliseconds(int64_t(f.grace_period * 1000));
   server.stop(grace);
   http.stop(std::chrono::milliseconds(1000));
+  grpc.stop(std::chrono::milliseconds(1000));
   return 0;
 }
 
 const bool registered = register_command({
     "serve",
-    "Serve a model repository (or one program) over the Open Inference Protocol (HTTP)",
+    "Serve a model repository (or one program) over the Open Inference Protocol (HTTP, gRPC)",
     [](CLI::App& sub) -> Action {
       auto f = std::make_shared<ServeFlags>();
       add_load_flags(sub, *f);
@@ -95,6 +103,8 @@ const bool registered = register_command({
                      "Address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 for "
                      "every interface)");
       sub.add_option("--http-port", f->http_port, "HTTP port (0: a free one, printed)")
+          ->check(CLI::Range(0, 65535));
+      sub.add_option("--grpc-port", f->grpc_port, "gRPC port (0: a free one, printed)")
           ->check(CLI::Range(0, 65535));
       sub.add_option("--max-queue-size", f->max_queue_size,
                      "Requests waiting per model; one more is answered 503 at once")

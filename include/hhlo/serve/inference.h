@@ -4,6 +4,7 @@
 // The transports (hhlo/serve/http_server.h) and the server core (hhlo/serve/server.h) share
 // these; nothing here knows HTTP or gRPC.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,6 +24,26 @@ std::optional<std::string_view> datatype_name(DType dtype);
 /// The DType of the protocol's `datatype` name, or nullopt for a name we hold no tensors of
 /// (BYTES, an unknown name).
 std::optional<DType> dtype_of_datatype(std::string_view datatype);
+
+/// Bounds on what one request may hold, beyond the transport's bound on its size.
+struct DecodeLimits {
+  /// Nesting depth of a JSON body (objects and arrays; a tensor's nested data counts).
+  int max_json_depth = 64;
+  /// Numbers and booleans in a JSON body, or typed contents of a gRPC request, all tensors
+  /// together (a JSON tensor costs about 16 bytes of memory per element while it is decoded).
+  std::size_t max_json_values = std::size_t{1} << 23;
+  /// Rank of an input.
+  int max_rank = 32;
+  /// Inputs and requested outputs of one request, each.
+  std::size_t max_tensors = 1024;
+};
+
+/// The type of input `name` of a request, given its protocol `datatype` and `shape`, checked:
+/// a datatype we serve, a rank within `limits`, no negative dimension, an element count and a
+/// byte size below 2^63. Throws ServeError (invalid_argument, declared below) naming the input
+/// and the cause. Both transports decode inputs through it.
+TensorType request_tensor_type(const std::string& name, std::string_view datatype,
+                               const std::vector<int64_t>& shape, const DecodeLimits& limits);
 
 /// How a request failed, as the protocol's transports map it: HTTP 400 / gRPC INVALID_ARGUMENT,
 /// 404 / NOT_FOUND, 503 / UNAVAILABLE, 500 / INTERNAL (Triton's mapping).

@@ -12,19 +12,6 @@
 
 namespace hhlo::serve {
 
-/// Bounds on what one request may hold, beyond the transport's bound on its size.
-struct DecodeLimits {
-  /// Nesting depth of the JSON (objects and arrays; a tensor's nested data counts).
-  int max_json_depth = 64;
-  /// Numbers and booleans in the JSON, all tensors together (a JSON tensor costs about 16
-  /// bytes of memory per element while it is decoded).
-  std::size_t max_json_values = std::size_t{1} << 23;
-  /// Rank of an input.
-  int max_rank = 32;
-  /// Inputs and requested outputs of one request, each.
-  std::size_t max_tensors = 1024;
-};
-
 /// Decodes an inference request body. `json_size` is the `Inference-Header-Content-Length`
 /// header (Triton's binary tensor data extension): the JSON is the body's first `json_size`
 /// bytes and the binary data of the inputs whose `parameters.binary_data_size` is set follow
