@@ -16,26 +16,11 @@
 #include <vector>
 
 #include "hhlo/serve/inference.h"
+#include "hhlo/serve/model_config.h"
 #include "hhlo/serve/model_repository.h"
 #include "hhlo/serve/served_model.h"
 
 namespace hhlo::serve {
-
-/// Dynamic batching of the models that allow it (ServedModel::batches(): one symbolic leading
-/// dimension shared by every input and output), as Triton's `dynamic_batching`.
-struct BatchingOptions {
-  /// Rows in one call (Triton's `max_batch_size`); below 2: no batching. Requests waiting for
-  /// the same model with the same dimensions beyond the first are stacked up to this many rows;
-  /// a request of more rows runs alone.
-  int64_t max_batch_size = 16;
-  /// The batch sizes compiled and warmed at load (Triton's `preferred_batch_size`); empty: the
-  /// powers of two below max_batch_size, and max_batch_size (batch_buckets). A batch is padded
-  /// with copies of a real row to the smallest size holding it.
-  std::vector<int64_t> preferred_batch_sizes;
-  /// How long the first request of a batch may wait for more (Triton's
-  /// `max_queue_delay_microseconds`); zero: a batch is what is queued when an executor is free.
-  std::chrono::microseconds max_queue_delay{0};
-};
 
 /// How a server runs its models.
 struct ServerOptions {
@@ -51,6 +36,9 @@ struct ServerOptions {
   std::chrono::microseconds default_timeout{0};
   /// Dynamic batching.
   BatchingOptions batching;
+  /// Batch a model whose inputs have no shared batch dimension by `vmap` over a new leading
+  /// axis (ModelSettings::vmap_batching) when it has no config.pbtxt.
+  bool vmap_batching = false;
 };
 
 /// The outcome of one inference: the response and its outputs' binary flags, or the error.
