@@ -84,6 +84,26 @@ TEST(Bytecode, JaxExportsPrintAsTheirTextWithLocations) {
   std::cout << "[bytecode] " << equal << " of " << bcs.size() << " JAX exports print equal\n";
 }
 
+// Issue 41: what other producers print, serialized by jaxlib (gen_bytecode_pairs.py, DIR/text):
+// XLA's layout hint `result_layout = dense<[0, 1]> : tensor<2xindex>` on a transpose (every
+// torch_xla .mlirbc has it; it stopped them as "index tensors not read yet") and index tensors in
+// every printed form (nested, splat, empty, negative, scalar, MLIR's hex string past 100
+// elements) read as the text parser reads them.
+TEST(Bytecode, IndexTensorsOfOtherProducersPrintAsTheirText) {
+  std::vector<fs::path> bcs = files(kDir / "text", ".mlirbc");
+  ASSERT_GE(bcs.size(), 2u) << "gen_bytecode_pairs.py wrote no texts into " << kDir / "text";
+  for (const fs::path& bc : bcs) {
+    std::string name = bc.stem().string();
+    std::string text = slurp(bc.parent_path() / (name + ".mlir"));
+    EXPECT_EQ(compare(bc, text, name, false), "") << name;
+  }
+  std::string text = slurp(kDir / "text" / "layout_hint.mlir");
+  ASSERT_NE(text.find("result_layout = dense<[0, 1]> : tensor<2xindex>"), std::string::npos);
+  std::string printed = to_mlir(read_bytecode(slurp(kDir / "text" / "layout_hint.mlirbc")));
+  EXPECT_NE(printed.find("result_layout = dense<[0, 1]> : tensor<2xindex>"), std::string::npos)
+      << printed;
+}
+
 TEST(Bytecode, CorpusPrintsAsItsText) {
   HHLO_SKIP_WITHOUT_CORPUS();
   std::vector<fs::path> bcs = files(kDir / "corpus", ".mlirbc");

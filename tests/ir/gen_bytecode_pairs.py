@@ -111,6 +111,32 @@ for shardy in ((False, True) if len(jax.devices()) >= 4 else ()):  # XLA_FLAGS s
     save(name, export.export(sharded)(f32(8, 4), f32(4, 6)))
     cases[name] = None
 
+# Texts as other producers print them, serialized by jaxlib at its current target (DIR/text;
+# compared without locations): XLA's layout hint on a transpose (torch_xla's `result_layout =
+# dense<[0, 1]> : tensor<2xindex>` beside `xla_shape`), and index tensors of every printed form
+# (nested, splat, empty, negative, more than 100 elements: MLIR's hex string). The text is
+# jaxlib's own print of the parsed module, so it is what MLIR's printer writes.
+from jaxlib.mlir import ir
+from jax._src.interpreters import mlir as jax_mlir
+os.makedirs(f"{out}/text", exist_ok=True)
+big = ", ".join(str(k) for k in range(120))
+texts = {
+    "layout_hint": """func.func @main(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %0 = stablehlo.transpose %a, dims = [1, 0] {result_layout = dense<[0, 1]> : tensor<2xindex>, xla_shape = "f32[3,2]{0,1}"} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}""",
+    "index_tensors": f"""func.func @main(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {{
+  %0 = stablehlo.negate %a {{hint.nested = dense<[[0, 1, 2], [3, 4, 5]]> : tensor<2x3xindex>, hint.splat = dense<7> : tensor<4xindex>, hint.empty = dense<> : tensor<0xindex>, hint.neg = dense<[-1, 9223372036854775807]> : tensor<2xindex>, hint.scalar = dense<3> : tensor<index>, hint.big = dense<[{big}]> : tensor<120xindex>}} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}}""",
+}
+with jax_mlir.make_ir_context():
+    for name, t in texts.items():
+        printed = str(ir.Module.parse(t))
+        open(f"{out}/text/{name}.mlir", "w").write(printed)
+        open(f"{out}/text/{name}.mlirbc", "wb").write(
+            stablehlo.serialize_portable_artifact_str(printed, stablehlo.get_current_version()))
+
 target = stablehlo.get_current_version()
 bad = []
 saved = os.dup(2); devnull = os.open(os.devnull, os.O_WRONLY); os.dup2(devnull, 2)  # MLIR's diagnostics
