@@ -553,7 +553,7 @@ void collective(Attrs& in, std::vector<NamedAttr>& out) {
 
 /// Attributes the legalization drops when they hold their default.
 bool dropped(std::string_view op, std::string_view n, const BcAttr* v) {
-  if (n == "result_accuracy") return v->kind == BcAttr::Kind::other && v->i == 1;
+  if (n == "result_accuracy") return v->kind == BcAttr::Kind::opaque && v->i == 1;
   if (n == "precision_config") return all_default_precision(v);
   if (op == "compare") return n == "compare_type" && is_enum(v, 0);
   if (op == "sort")

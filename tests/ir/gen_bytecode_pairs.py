@@ -72,6 +72,11 @@ cases = {
     "batchnorm": (lambda x: (x - x.mean((0, 1, 2))) / jnp.sqrt(x.var((0, 1, 2)) + 1e-5), (f32(2, 4, 4, 3),)),
     "det_expm": (lambda a: (jnp.linalg.det(a), jnp.linalg.slogdet(a)[1], jax.scipy.linalg.expm(a)), (f32(3, 3),)),
     "fori_clip": (lambda x: (jax.lax.fori_loop(0, 5, lambda i, c: c * (i + 1.0), x), jnp.clip(jnp.round(x), -1, 1)), (f32(3),)),
+    # result_accuracy (StableHLO 1.9+): every mode, elided defaults, a value printed in full.
+    "accuracy": (lambda x: (jax.lax.exp(x, accuracy=jax.lax.Tolerance(atol=1e-5, rtol=2e-4, ulps=3)),
+                            jax.lax.log(x, accuracy=jax.lax.AccuracyMode.HIGHEST),
+                            jax.lax.tanh(x, accuracy=jax.lax.Tolerance(atol=0.1234567)),
+                            jax.lax.sqrt(x, accuracy=jax.lax.AccuracyMode.DEFAULT)), (f32(8),)),
     "complex": (lambda x: (x * (1 + 2j)).conj() + jnp.array([1 + 1j, 2, 3j], jnp.complex64), (jax.ShapeDtypeStruct((3,), jnp.complex64),)),
 }
 def save(name, exp):
