@@ -248,6 +248,53 @@ BcAttr Reader::read_vhlo_attr(Cursor& c) {
       a.i = atol == 0 && rtol == 0 && ulps == 0 && mode.i == 0;
       return a;
     }
+    // Mesh-axes replica groups (StableHLO 1.16+), kept as the text StableHLO prints; the op's
+    // reader flattens them into explicit groups from the module's mesh (op_defaults.h).
+    case 21: {  // SubAxisInfoV1: pre-size, size
+      int64_t pre = c.svarint(), size = c.svarint();
+      BcAttr a = make(BcAttr::Kind::opaque);
+      a.s = fmt::format("({}){}", pre, size);
+      return a;
+    }
+    case 22: {  // AxisRefV1: name, optional sub-axis info
+      const BcAttr& name = attr(c);
+      if (name.kind != BcAttr::Kind::string)
+        c.fail_at(at, "a string axis name", "another attribute");
+      BcAttr a = make(BcAttr::Kind::opaque);
+      a.s = fmt::format("#stablehlo.axis_ref<name = {}", detail::escape_string(name.s));
+      if (c.varint()) a.s += ", sub_axis_info = " + attr(c).s;
+      a.s += ">";
+      return a;
+    }
+    case 23: {  // ReplicaGroupMeshAxesV1: mesh (a symbol, or a mesh inline), axes
+      const BcAttr& mesh = attr(c);
+      const BcAttr& axes = attr(c);
+      if (axes.kind != BcAttr::Kind::array) c.fail_at(at, "an array of axes", "another attribute");
+      BcAttr a = make(BcAttr::Kind::opaque);
+      if (mesh.kind == BcAttr::Kind::symbol || mesh.kind == BcAttr::Kind::string)
+        a.s = fmt::format("#stablehlo.replica_group_mesh_axes<mesh = @{}, axes = [", mesh.s);
+      else
+        a.s = "#stablehlo.replica_group_mesh_axes<mesh = #stablehlo.mesh<...>, axes = [";
+      for (size_t k = 0; k < axes.elems.size(); ++k) a.s += (k ? ", " : "") + axes.elems[k]->s;
+      a.s += "]>";
+      return a;
+    }
+    case 24: {  // MeshAxisV1: name, size
+      attr(c);
+      c.svarint();
+      BcAttr a = make(BcAttr::Kind::other);
+      a.what = "vhlo.mesh_axis_v1";
+      return a;
+    }
+    case 25: {  // MeshV1: axes, optional device ids
+      attr(c);
+      bool present = false;  // writeOptionalAttribute: (index << 1) | 1, or 0
+      uint64_t ids = c.varint_flag(present);
+      if (present) attr(ids, c);
+      BcAttr a = make(BcAttr::Kind::other);
+      a.what = "an inline mesh (vhlo.mesh_v1)";
+      return a;
+    }
     default:
       c.fail_at(at, "a VHLO attribute read here (bytecode: VHLO attribute code not read yet)",
                 fmt::format("attribute code {}", code));
