@@ -296,8 +296,13 @@ BcAttr Reader::read_vhlo_attr(Cursor& c) {
       return a;
     }
     default:
+      // VhloBytecode.cpp's AttributeCode: 0 to 25 up to StableHLO 1.25 (0, 18: not in
+      // programs); a later code is a later VHLO attribute (or version of one).
       c.fail_at(at, "a VHLO attribute read here (bytecode: VHLO attribute code not read yet)",
-                fmt::format("attribute code {}", code));
+                code > 25 ? fmt::format("attribute code {}, newer than the newest this reader "
+                                        "knows (25, vhlo.mesh_v1): written by a newer StableHLO",
+                                        code)
+                          : fmt::format("attribute code {}", code));
   }
 }
 

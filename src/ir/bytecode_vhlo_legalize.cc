@@ -81,6 +81,7 @@ const std::unordered_map<std::string_view, OpRule>& op_rules() {
                                "if",
                                "case",
                                "optimization_barrier",
+                               "dot",
                                "dot_general",
                                "sort",
                                "map",

@@ -176,8 +176,13 @@ BcType Reader::read_vhlo_type(Cursor& c) {
       return t;
     }
     default:
+      // VhloBytecode.cpp's TypeCode: 0 to 42 up to StableHLO 1.20 (42: vhlo.future_v1); a
+      // later code is a later VHLO type.
       c.fail_at(at, "a VHLO type read here (bytecode: VHLO type code not read yet)",
-                fmt::format("type code {}", code));
+                code > 42 ? fmt::format("type code {}, newer than the newest this reader knows "
+                                        "(42, vhlo.future_v1): written by a newer StableHLO",
+                                        code)
+                          : fmt::format("type code {}", code));
   }
 }
 

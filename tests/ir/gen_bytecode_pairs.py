@@ -119,7 +119,8 @@ for shardy in ((False, True) if len(jax.devices()) >= 4 else ()):  # XLA_FLAGS s
 # Texts as other producers print them, serialized by jaxlib at its current target (DIR/text;
 # compared without locations): XLA's layout hint on a transpose (torch_xla's `result_layout =
 # dense<[0, 1]> : tensor<2xindex>` beside `xla_shape`), and index tensors of every printed form
-# (nested, splat, empty, negative, more than 100 elements: MLIR's hex string). The text is
+# (nested, splat, empty, negative, more than 100 elements: MLIR's hex string), and stablehlo.dot
+# (vhlo.dot_v1 and its precision_config), also at target 0.9.0 (NAME@0.9.0.mlirbc). The text is
 # jaxlib's own print of the parsed module, so it is what MLIR's printer writes.
 from jaxlib.mlir import ir
 from jax._src.interpreters import mlir as jax_mlir
@@ -134,6 +135,12 @@ texts = {
   %0 = stablehlo.negate %a {{hint.nested = dense<[[0, 1, 2], [3, 4, 5]]> : tensor<2x3xindex>, hint.splat = dense<7> : tensor<4xindex>, hint.empty = dense<> : tensor<0xindex>, hint.neg = dense<[-1, 9223372036854775807]> : tensor<2xindex>, hint.scalar = dense<3> : tensor<index>, hint.big = dense<[{big}]> : tensor<120xindex>}} : tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }}""",
+    # stablehlo.dot (vhlo.dot_v1, torch-mlir and TF write it) with and without a precision_config.
+    "dot": """func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %0 = "stablehlo.dot"(%a, %b) {precision_config = [#stablehlo<precision HIGH>, #stablehlo<precision HIGHEST>]} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = "stablehlo.dot"(%a, %b) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return %0, %1 : tensor<2x4xf32>, tensor<2x4xf32>
+}""",
 }
 with jax_mlir.make_ir_context():
     for name, t in texts.items():
@@ -141,6 +148,9 @@ with jax_mlir.make_ir_context():
         open(f"{out}/text/{name}.mlir", "w").write(printed)
         open(f"{out}/text/{name}.mlirbc", "wb").write(
             stablehlo.serialize_portable_artifact_str(printed, stablehlo.get_current_version()))
+        if name == "dot":
+            open(f"{out}/text/{name}@0.9.0.mlirbc", "wb").write(
+                stablehlo.serialize_portable_artifact_str(printed, "0.9.0"))
 
 target = stablehlo.get_current_version()
 bad = []
