@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -45,8 +46,10 @@ int64_t sign_fit(uint64_t bits, DType t) {
 
 /// An f64 as MLIR's printFloatValue writes it: six significant digits padded to six decimals
 /// (`1.000000e-05`) where that reads back to the same value, else the shortest text that does
-/// (`0.1234567`).
+/// (`0.1234567`); NaN and infinities as their bits in hex.
 std::string mlir_double(double v) {
+  if (!std::isfinite(v))  // MLIR prints NaN and infinities as their bits
+    return fmt::format("0x{:016X}", std::bit_cast<uint64_t>(v));
   std::string e = fmt::format("{:.5e}", v);
   e.insert(e.find('e'), "0");
   if (std::strtod(e.c_str(), nullptr) == v) return e;

@@ -247,6 +247,38 @@ TEST(Bytecode, AFutureVersionOfAnOpIsRefusedNamingBothVersions) {
   EXPECT_EQ(patched_error("add_v1", "add_v1"), "(no error)");
 }
 
+/// The first error of reading `sample()` with one byte set to `v` that contains `want` (each
+/// position tried in turn), or "" when none does.
+std::string error_with_byte(unsigned char v, const std::string& want) {
+  std::string b = sample();
+  for (size_t i = 0; i < b.size(); ++i) {
+    std::string c = b;
+    c[i] = static_cast<char>(v);
+    try {
+      read_bytecode(c);
+    } catch (const Error& e) {  // a ParseError, or the verifier's error on a changed op
+      if (std::string(e.what()).find(want) != std::string::npos) return e.what();
+    }
+  }
+  return "";
+}
+
+// A VHLO attribute or type code beyond the newest this reader knows (VhloBytecode.cpp's codes of
+// StableHLO 1.25: attributes up to 25, types up to 42) is a later attribute or type, named so.
+// A byte of value (code << 1) | 1 is the one-byte varint of `code`, set where an entry starts.
+TEST(Bytecode, AnAttributeOrTypeCodeNewerThanTheNewestKnownIsNamedSo) {
+  std::string e = error_with_byte((26 << 1) | 1, "found attribute code 26,");
+  EXPECT_NE(e.find("found attribute code 26, newer than the newest this reader knows (25, "
+                   "vhlo.mesh_v1): written by a newer StableHLO"),
+            std::string::npos)
+      << e;
+  e = error_with_byte((43 << 1) | 1, "found type code 43,");
+  EXPECT_NE(e.find("found type code 43, newer than the newest this reader knows (42, "
+                   "vhlo.future_v1): written by a newer StableHLO"),
+            std::string::npos)
+      << e;
+}
+
 TEST(Bytecode, PlainStablehloBytecodeSaysToGiveAPortableArtifactOrTheText) {
   std::string b = slurp(kDir / "plain_stablehlo.mlirbc");
   ASSERT_TRUE(is_mlir_bytecode(b));
