@@ -89,13 +89,12 @@ constexpr Row kVhloOps[] = {
     {"dot_general_v1",
      "lhs_batching_dimensions lhs_contracting_dimensions precision_config rhs_batching_dimensions "
      "rhs_contracting_dimensions"},  // 0.9.0..1.5.0
-    {
-        "dot_general_v2",
-        "accumulation_type allow_imprecise_accumulation lhs_batching_dimensions "
-        "lhs_component_count lhs_contracting_dimensions lhs_precision_type "
-        "num_primitive_operations precision_config rhs_batching_dimensions rhs_component_count "
-        "rhs_contracting_dimensions rhs_precision_type"},  // 1.6.0..current
-    {"dot_v1", "precision_config"},                        // 0.9.0..current
+    {"dot_general_v2",
+     "accumulation_type allow_imprecise_accumulation lhs_batching_dimensions "
+     "lhs_component_count lhs_contracting_dimensions lhs_precision_type "
+     "num_primitive_operations precision_config rhs_batching_dimensions rhs_component_count "
+     "rhs_contracting_dimensions rhs_precision_type"},  // 1.6.0..current
+    {"dot_v1", "precision_config"},                     // 0.9.0..current
     {"dynamic_broadcast_in_dim_v1",
      "broadcast_dimensions known_expanding_dimensions known_nonexpanding_dimensions"},  // 0.9.0..current
     {"dynamic_conv_v1",
