@@ -15,6 +15,9 @@
 
 #include "hhlo/core/array.h"
 #include "hhlo/exported_function.h"
+#include "hhlo/ir/bytecode.h"
+#include "hhlo/ir/parser.h"
+#include "hhlo/ir/printer.h"
 #include "hhlo/program/exported.h"
 #include "hhlo/program/program.h"
 #include "hhlo/session.h"
@@ -81,6 +84,18 @@ HHLO_TEST_BOTH_JAX(ExportedRun, ModulesComputeWhatJaxComputes) {
 HHLO_TEST_BOTH_JAX(ExportedRun, ResultAccuracyComputesWhatJaxComputes) {
   Exported x = read_exported(slurp(dir / "result_accuracy.jax"));
   expect_runs_as_jax(dir, x, "result_accuracy");
+}
+
+// The same two modules' bytecode (JAX 0.12.1: StableHLO 1.22, attribute codes 20 and 23) reads
+// into what their text reads into: print(read_bytecode(b)) == print(parse_module(t)), locations
+// included.
+HHLO_TEST_BOTH_JAX(ExportedRun, ResultAccuracyAndMeshAxesBytecodePrintsAsItsText) {
+  for (std::string name : {"result_accuracy", "mesh_axes"}) {
+    std::string from_bc = to_mlir(read_bytecode(slurp(dir / (name + ".mlirbc"))));
+    std::string from_text = to_mlir(parse_module(slurp(dir / (name + ".mlir"))));
+    EXPECT_EQ(from_bc, from_text) << name;
+    EXPECT_EQ(from_bc.find("replica_group_mesh_axes"), std::string::npos) << name;
+  }
 }
 
 HHLO_TEST_BOTH_JAX(ExportedRun, TheVjpExportComputesJaxsCotangents) {

@@ -19,7 +19,8 @@ ordered_effect.jax: a function with an ordered effect (its @main takes and retur
 future_version.jax: the pytree artifact with its serialization_version field set to 99 (no field
 beyond JAX's schema: a later version that only adds fields it does not set);
 result_accuracy.* and mesh_axes.*: StableHLO 1.9+ forms (result_accuracy, JAX 0.12.1's mesh-axes
-replica groups) with inputs and JAX's outputs, kept out of the manifest;
+replica groups) with inputs and JAX's outputs, the module's text (NAME.mlir) beside its bytecode,
+kept out of the manifest;
 future_field_aval.jax / future_field_root.jax: the pytree artifact at version 99 with one field
 beyond JAX's schema set in every AbstractValue table / in the root Exported table, and
 legacy_hlo_sharding.jax: the sharded case written as JAX wrote shardings before named shardings
@@ -214,6 +215,8 @@ emit("weak_type", weak, (f32(3), np.float32(2.0)))
 # inputs placed as the export's shardings say (`in_specs`).
 def beyond(name, exp, args, in_specs=None):
     (out / f"{name}.jax").write_bytes(bytes(exp.serialize()))
+    (out / f"{name}.mlir").write_text(exp.mlir_module())
+    (out / f"{name}.mlirbc").write_bytes(bytes(exp.mlir_module_serialized))
     for i, a in enumerate(args):
         np.save(out / f"{name}.in{i}.npy", np.asarray(a))
     back = export.deserialize(bytearray((out / f"{name}.jax").read_bytes()))
