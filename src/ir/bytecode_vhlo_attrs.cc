@@ -299,13 +299,10 @@ BcAttr Reader::read_vhlo_attr(Cursor& c) {
       return a;
     }
     default:
-      // VhloBytecode.cpp's AttributeCode: 0 to 25 up to StableHLO 1.25 (0, 18: not in
-      // programs); a later code is a later VHLO attribute (or version of one).
+      // A later code than the newest known is a later VHLO attribute or type
+      // (bytecode_vhlo_codes.cc).
       c.fail_at(at, "a VHLO attribute read here (bytecode: VHLO attribute code not read yet)",
-                code > 25 ? fmt::format("attribute code {}, newer than the newest this reader "
-                                        "knows (25, vhlo.mesh_v1): written by a newer StableHLO",
-                                        code)
-                          : fmt::format("attribute code {}", code));
+                vhlo_attr_code_text(code));
   }
 }
 

@@ -176,13 +176,10 @@ BcType Reader::read_vhlo_type(Cursor& c) {
       return t;
     }
     default:
-      // VhloBytecode.cpp's TypeCode: 0 to 42 up to StableHLO 1.20 (42: vhlo.future_v1); a
-      // later code is a later VHLO type.
+      // A later code than the newest known is a later VHLO attribute or type
+      // (bytecode_vhlo_codes.cc).
       c.fail_at(at, "a VHLO type read here (bytecode: VHLO type code not read yet)",
-                code > 42 ? fmt::format("type code {}, newer than the newest this reader knows "
-                                        "(42, vhlo.future_v1): written by a newer StableHLO",
-                                        code)
-                          : fmt::format("type code {}", code));
+                vhlo_type_code_text(code));
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -259,6 +260,104 @@ TEST(VhloTable, TheNewestVersionOfEachOpIsStablehlos) {
   }
   for (const auto& [base, v] : newest) EXPECT_EQ(newest_vhlo_version(base), v) << base;
   EXPECT_EQ(newest_vhlo_version("no_such_op"), 0);
+}
+
+// VhloBytecode.cpp's enums AttributeCode and TypeCode at StableHLO 1.20.0 (the commit above),
+// each code with the mnemonic of its attribute or type (VhloAttrs.td, VhloEnums.td,
+// VhloTypes.td). jaxlib 0.12.1's VHLO dialect (StableHLO 1.25.3) names no other attribute; of
+// types it adds f8E5M3FNU_v1, whose code is not in these sources (so it is refused as newer).
+constexpr std::pair<uint64_t, std::string_view> kAttrCodes[] = {
+    {1, "array_v1"},
+    {2, "bool_v1"},
+    {3, "comparison_direction_v1"},
+    {4, "comparison_type_v1"},
+    {5, "api_version_v1"},  // CustomCallApiVersionV1Attr
+    {6, "dict_v1"},
+    {7, "fft_type_v1"},
+    {8, "float_v1"},
+    {9, "integer_v1"},
+    {10, "output_operand_alias_v1"},
+    {11, "precision_v1"},
+    {12, "rng_algorithm_v1"},
+    {13, "rng_distribution_v1"},
+    {14, "string_v1"},
+    {15, "tensor_v1"},
+    {16, "transpose_v1"},
+    {17, "type_v1"},
+    {18, "type_extensions_v1"},
+    {19, "result_accuracy_mode_v1"},
+    {20, "result_accuracy_v1"},
+    {21, "sub_axis_info_v1"},
+    {22, "axis_ref_v1"},
+    {23, "replica_group_mesh_axes_v1"},
+    {24, "mesh_axis_v1"},
+    {25, "mesh_v1"},
+};
+constexpr std::pair<uint64_t, std::string_view> kTypeCodes[] = {
+    {0, "bool_v1"},
+    {1, "complex_v1"},
+    {2, "bf16_v1"},
+    {3, "f16_v1"},
+    {4, "f32_v1"},
+    {5, "f64_v1"},
+    {6, "f8E4M3FN_v1"},
+    {7, "f8E5M2_v1"},
+    {8, "func_v1"},
+    {9, "index_v1"},
+    {10, "i4_v1"},
+    {11, "i8_v1"},
+    {12, "i16_v1"},
+    {13, "i32_v1"},
+    {14, "i64_v1"},
+    {15, "ui4_v1"},
+    {16, "ui8_v1"},
+    {17, "ui16_v1"},
+    {18, "ui32_v1"},
+    {19, "ui64_v1"},
+    {20, "tensor_v1"},
+    {21, "tensor_v1"},  // kRankedTensorV1TypeWithEncoding
+    {22, "token_v1"},
+    {23, "tuple_v1"},
+    {24, "quant_v1"},
+    {25, "unranked_tensor_v1"},
+    {26, "witness_v1"},
+    {27, "f8E4M3FNUZ_v1"},
+    {28, "f8E5M2FNUZ_v1"},
+    {29, "f8E4M3B11FNUZ_v1"},
+    {30, "quant_per_axis_v1"},
+    {31, "i2_v1"},
+    {32, "ui2_v1"},
+    {33, "none_v1"},
+    {34, "tf31_v1"},  // kFloatTF32V1Type; VhloTypes.td's mnemonic
+    {35, "f8E4M3_v1"},
+    {36, "f8E3M4_v1"},
+    {37, "f4E2M1FN_v1"},
+    {38, "f6E2M3FN_v1"},
+    {39, "f6E3M2FN_v1"},
+    {40, "f8E8M0FNU_v1"},
+    {41, "buffer_v1"},
+    {42, "future_v1"},
+};
+
+template <size_t N>
+void expect_codes(std::span<const VhloCode> ours,
+                  const std::pair<uint64_t, std::string_view> (&want)[N], const char* what) {
+  ASSERT_EQ(ours.size(), N) << what;
+  for (size_t k = 0; k < N; ++k) {
+    EXPECT_EQ(ours[k].code, want[k].first) << what << " row " << k;
+    EXPECT_EQ(ours[k].name, want[k].second) << what << " code " << want[k].first;
+  }
+}
+
+TEST(VhloTable, EveryAttributeAndTypeCodeIsStablehlos) {
+  expect_codes(vhlo_attr_codes(), kAttrCodes, "attribute");
+  expect_codes(vhlo_type_codes(), kTypeCodes, "type");
+  EXPECT_EQ(vhlo_attr_code_text(18), "attribute code 18 (vhlo.type_extensions_v1)");
+  EXPECT_EQ(vhlo_type_code_text(6), "type code 6 (vhlo.f8E4M3FN_v1)");
+  EXPECT_EQ(vhlo_type_code_text(43),
+            "type code 43, newer than the newest this reader knows (42, vhlo.future_v1): written "
+            "by a newer StableHLO");
+  EXPECT_EQ(vhlo_attr_code_text(0), "attribute code 0");  // ArgResultAliasV1Attr, deprecated
 }
 
 }  // namespace
