@@ -7,6 +7,7 @@
 // others). Shared by the text parser and the bytecode reader (op_defaults.h).
 #include <fmt/format.h>
 
+#include <cctype>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,43 +20,62 @@ namespace {
 
 constexpr std::string_view kPrefix = "#stablehlo.replica_group_mesh_axes<";
 
-/// The mesh name and axis names of the attribute's text; hhlo::Error for any other form.
-std::pair<std::string, std::vector<std::string>> read_mesh_axes(std::string_view t) {
+/// `t` without the whitespace outside its string literals (the text parser keeps an attribute's
+/// text as written: `mesh = @m` or `mesh=@m`, on one line or several).
+std::string compact(std::string_view t) {
+  std::string out;
+  bool quoted = false;
+  for (size_t k = 0; k < t.size(); ++k) {
+    char ch = t[k];
+    if (quoted && ch == '\\' && k + 1 < t.size()) {
+      out += ch;
+      out += t[++k];
+      continue;
+    }
+    if (ch == '"') quoted = !quoted;
+    if (quoted || !std::isspace(static_cast<unsigned char>(ch))) out += ch;
+  }
+  return out;
+}
+
+/// The mesh name and axis names of the attribute's text; MeshAxesError for any other form.
+std::pair<std::string, std::vector<std::string>> read_mesh_axes(std::string_view text) {
   auto bad = [](std::string found) {
     return MeshAxesError{
         "replica_groups as #stablehlo.replica_group_mesh_axes<mesh = @name, "
         "axes = [#stablehlo.axis_ref<name = \"x\">, ...]>",
         std::move(found)};
   };
-  std::string_view rest = t.substr(kPrefix.size());
-  constexpr std::string_view kMesh = "mesh = @";
+  std::string t = compact(text);
+  std::string_view rest = std::string_view(t).substr(kPrefix.size());
+  constexpr std::string_view kMesh = "mesh=@";
   if (!rest.starts_with(kMesh))
     throw MeshAxesError{"replica_groups naming a mesh of the module (@name)",
                         "an inline mesh (not read yet)"};
   rest.remove_prefix(kMesh.size());
-  size_t end = rest.find_first_of(", >");
+  size_t end = rest.find_first_of(",>");
   std::string mesh(rest.substr(0, end));
   if (mesh.empty() || end == std::string_view::npos) throw bad("no mesh = @name");
   rest.remove_prefix(end);
-  constexpr std::string_view kAxes = ", axes = [";
+  constexpr std::string_view kAxes = ",axes=[";
   if (!rest.starts_with(kAxes)) throw bad("no axes = [...]");
   rest.remove_prefix(kAxes.size());
   std::vector<std::string> axes;
-  constexpr std::string_view kRef = "#stablehlo.axis_ref<name = \"";
+  constexpr std::string_view kRef = "#stablehlo.axis_ref<name=\"";
   while (rest.starts_with(kRef)) {
     rest.remove_prefix(kRef.size());
     size_t q = rest.find('"');
     if (q == std::string_view::npos) throw bad("an unterminated axis name");
     axes.emplace_back(rest.substr(0, q));
     rest.remove_prefix(q + 1);
-    if (rest.starts_with(", sub_axis_info"))
+    if (rest.starts_with(",sub_axis_info"))
       throw MeshAxesError{
           "whole mesh axes in replica_groups (StableHLO's flattening refuses "
           "sub-axes too)",
           fmt::format("a sub-axis of \"{}\"", axes.back())};
     if (!rest.starts_with(">")) throw bad("more in an axis_ref");
     rest.remove_prefix(1);
-    if (rest.starts_with(", ")) rest.remove_prefix(2);
+    if (rest.starts_with(",")) rest.remove_prefix(1);
   }
   if (rest != "]>") throw bad("other text after the axes");
   return {std::move(mesh), std::move(axes)};

@@ -62,6 +62,14 @@ TEST(MeshReplicaGroups, EachAxisOrBothGiveTheGroupsOfStablehlosFlattening) {
   EXPECT_EQ(groups_of(program(kMesh, axes({}))), (ReplicaGroups{{{0}, {1}, {2}, {3}}}));
 }
 
+TEST(MeshReplicaGroups, TheTextIsReadWhateverItsSpacing) {
+  EXPECT_EQ(groups_of(program(kMesh, R"(#stablehlo.replica_group_mesh_axes<
+      mesh=@m,
+      axes = [ #stablehlo.axis_ref<name="b">,#stablehlo.axis_ref< name = "a" > ]
+    >)")),
+            (ReplicaGroups{{{0, 2, 1, 3}}}));
+}
+
 TEST(MeshReplicaGroups, TheMeshsDeviceIdsAreTheGroupsIds) {
   // Position (a, b) holds device_ids[2a + b].
   EXPECT_EQ(groups_of(program(R"(<["a"=2, "b"=2], device_ids=[3, 2, 1, 0]>)", axes({"a"}))),
