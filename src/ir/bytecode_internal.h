@@ -1,7 +1,8 @@
 // The MLIR bytecode reader's state (internal; hhlo/ir/bytecode.h is the interface). The reader is
 // split by topic: bytecode_reader.cc (cursor, varints, sections, strings, dialects, the
 // attribute/type tables, properties), bytecode_vhlo_types.cc (VHLO and builtin types),
-// bytecode_vhlo_attrs.cc (VHLO and builtin attributes, locations), bytecode_vhlo_ops.cc (the IR
+// bytecode_vhlo_attrs.cc (VHLO and builtin attributes, locations), bytecode_vhlo_codes.cc (the
+// VHLO attribute and type codes), bytecode_vhlo_ops.cc (the IR
 // section into a Module, VHLO ops and attributes mapped to StableHLO).
 #pragma once
 
