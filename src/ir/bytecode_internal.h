@@ -1,7 +1,8 @@
 // The MLIR bytecode reader's state (internal; hhlo/ir/bytecode.h is the interface). The reader is
 // split by topic: bytecode_reader.cc (cursor, varints, sections, strings, dialects, the
 // attribute/type tables, properties), bytecode_vhlo_types.cc (VHLO and builtin types),
-// bytecode_vhlo_attrs.cc (VHLO and builtin attributes, locations), bytecode_vhlo_ops.cc (the IR
+// bytecode_vhlo_attrs.cc (VHLO and builtin attributes, locations), bytecode_vhlo_codes.cc (the
+// VHLO attribute and type codes), bytecode_vhlo_ops.cc (the IR
 // section into a Module, VHLO ops and attributes mapped to StableHLO).
 #pragma once
 
@@ -193,6 +194,9 @@ struct Depth {
 /// for an op VHLO does not have.
 const std::vector<std::string_view>* vhlo_attr_names(std::string_view op);
 
+/// Every VHLO op name of that table (`add_v1`, ...), in the table's order.
+std::vector<std::string_view> vhlo_op_names();
+
 /// The newest version of VHLO op `base` (`add`, no version suffix) this reader knows (1 for add:
 /// `vhlo.add_v1`), or 0 when VHLO has no op of that name. Never throws.
 int newest_vhlo_version(std::string_view base);
@@ -202,6 +206,22 @@ int newest_vhlo_version(std::string_view base);
 /// newest this reader knows (version 1, vhlo.add_v1)" (written by a newer StableHLO, whose op may
 /// mean something else). Returns for known versions and for names VHLO has no op of.
 void check_vhlo_version(std::string_view op, const Cursor& c, size_t at);
+
+/// A VHLO attribute or type code of the bytecode and its mnemonic (`tensor_v1`).
+struct VhloCode {
+  uint64_t code;
+  std::string_view name;
+};
+/// Every VHLO attribute code (VhloBytecode.cpp's AttributeCode, 1 to 25), read here or not.
+std::span<const VhloCode> vhlo_attr_codes();
+/// Every VHLO type code (VhloBytecode.cpp's TypeCode, 0 to 42), read here or not.
+std::span<const VhloCode> vhlo_type_codes();
+/// What an error says of an attribute code not read: "attribute code 18 (vhlo.type_extensions_v1)",
+/// or for a code above the newest known "attribute code 26, newer than the newest this reader
+/// knows (25, vhlo.mesh_v1): written by a newer StableHLO".
+std::string vhlo_attr_code_text(uint64_t code);
+/// The same for a type code ("type code 6 (vhlo.f8E4M3FN_v1)").
+std::string vhlo_type_code_text(uint64_t code);
 
 /// An op's attributes by name (the dictionary's, then the properties').
 using NamedBcAttrs = std::vector<std::pair<std::string_view, const BcAttr*>>;

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "attribute_text.h"
@@ -40,6 +42,29 @@ int64_t sign_fit(uint64_t bits, DType t) {
   bits &= mask;
   if (is_signed_int(t) && (bits >> (w - 1)) & 1) bits |= ~mask;
   return static_cast<int64_t>(bits);
+}
+
+/// An f64 as MLIR's printFloatValue writes it: six significant digits padded to six decimals
+/// (`1.000000e-05`) where that reads back to the same value, else the shortest text that does
+/// (`0.1234567`); NaN and infinities as their bits in hex.
+std::string mlir_double(double v) {
+  if (!std::isfinite(v))  // MLIR prints NaN and infinities as their bits
+    return fmt::format("0x{:016X}", std::bit_cast<uint64_t>(v));
+  std::string e = fmt::format("{:.5e}", v);
+  e.insert(e.find('e'), "0");
+  if (std::strtod(e.c_str(), nullptr) == v) return e;
+  return fmt::format("{}", v);
+}
+
+/// `#stablehlo.result_accuracy<atol = .., rtol = .., ulps = .., mode = ..>` as StableHLO prints
+/// it (StablehloAttrs.td: struct(params), each parameter at its default elided).
+std::string result_accuracy_text(double atol, double rtol, int64_t ulps, int64_t mode) {
+  static constexpr const char* kModes[] = {"DEFAULT", "HIGHEST", "TOLERANCE"};
+  std::string s = "#stablehlo.result_accuracy<";
+  if (atol != 0) s += fmt::format("atol = {}, ", mlir_double(atol));
+  if (rtol != 0) s += fmt::format("rtol = {}, ", mlir_double(rtol));
+  if (ulps != 0) s += fmt::format("ulps = {}, ", ulps);
+  return s + fmt::format("mode = #stablehlo.result_accuracy_mode<{}>>", kModes[mode]);
 }
 
 }  // namespace
@@ -210,21 +235,74 @@ BcAttr Reader::read_vhlo_attr(Cursor& c) {
     }
     case 19:
       return enumeration("result_accuracy_mode", static_cast<int64_t>(c.varint()));
-    case 20: {
-      BcAttr a = make(BcAttr::Kind::other);
-      a.what = "vhlo.result_accuracy_v1";
-      uint64_t atol = read_apint(c, 64), rtol = read_apint(c, 64);
+    case 20: {  // atol, rtol (f64), ulps, mode: the text StableHLO prints for it
+      double atol = std::bit_cast<double>(read_apint(c, 64));
+      double rtol = std::bit_cast<double>(read_apint(c, 64));
       int64_t ulps = c.svarint();
       const BcAttr& mode = attr(c);
+      if (mode.kind != BcAttr::Kind::enumeration || mode.s != "result_accuracy_mode" ||
+          mode.i < 0 || mode.i > 2)
+        c.fail_at(at, "a result accuracy mode (DEFAULT, HIGHEST or TOLERANCE)",
+                  "another attribute");
+      BcAttr a = make(BcAttr::Kind::opaque);
+      a.s = result_accuracy_text(atol, rtol, ulps, mode.i);
       // i = 1: the default accuracy (atol = rtol = ulps = 0, mode DEFAULT), which the
       // legalization drops.
-      a.i = (std::bit_cast<double>(atol) == 0 && std::bit_cast<double>(rtol) == 0 && ulps == 0 &&
-             mode.kind == BcAttr::Kind::enumeration && mode.i == 0);
+      a.i = atol == 0 && rtol == 0 && ulps == 0 && mode.i == 0;
+      return a;
+    }
+    // Mesh-axes replica groups (StableHLO 1.16+), kept as the text StableHLO prints; the op's
+    // reader flattens them into explicit groups from the module's mesh (op_defaults.h).
+    case 21: {  // SubAxisInfoV1: pre-size, size
+      int64_t pre = c.svarint(), size = c.svarint();
+      BcAttr a = make(BcAttr::Kind::opaque);
+      a.s = fmt::format("({}){}", pre, size);
+      return a;
+    }
+    case 22: {  // AxisRefV1: name, optional sub-axis info
+      const BcAttr& name = attr(c);
+      if (name.kind != BcAttr::Kind::string)
+        c.fail_at(at, "a string axis name", "another attribute");
+      BcAttr a = make(BcAttr::Kind::opaque);
+      a.s = fmt::format("#stablehlo.axis_ref<name = {}", detail::escape_string(name.s));
+      if (c.varint()) a.s += ", sub_axis_info = " + attr(c).s;
+      a.s += ">";
+      return a;
+    }
+    case 23: {  // ReplicaGroupMeshAxesV1: mesh (a symbol, or a mesh inline), axes
+      const BcAttr& mesh = attr(c);
+      const BcAttr& axes = attr(c);
+      if (axes.kind != BcAttr::Kind::array) c.fail_at(at, "an array of axes", "another attribute");
+      BcAttr a = make(BcAttr::Kind::opaque);
+      if (mesh.kind == BcAttr::Kind::symbol || mesh.kind == BcAttr::Kind::string)
+        a.s = fmt::format("#stablehlo.replica_group_mesh_axes<mesh = @{}, axes = [", mesh.s);
+      else
+        a.s = "#stablehlo.replica_group_mesh_axes<mesh = #stablehlo.mesh<...>, axes = [";
+      for (size_t k = 0; k < axes.elems.size(); ++k) a.s += (k ? ", " : "") + axes.elems[k]->s;
+      a.s += "]>";
+      return a;
+    }
+    case 24: {  // MeshAxisV1: name, size
+      attr(c);
+      c.svarint();
+      BcAttr a = make(BcAttr::Kind::other);
+      a.what = "vhlo.mesh_axis_v1";
+      return a;
+    }
+    case 25: {  // MeshV1: axes, optional device ids
+      attr(c);
+      bool present = false;  // writeOptionalAttribute: (index << 1) | 1, or 0
+      uint64_t ids = c.varint_flag(present);
+      if (present) attr(ids, c);
+      BcAttr a = make(BcAttr::Kind::other);
+      a.what = "an inline mesh (vhlo.mesh_v1)";
       return a;
     }
     default:
+      // A later code than the newest known is a later VHLO attribute or type
+      // (bytecode_vhlo_codes.cc).
       c.fail_at(at, "a VHLO attribute read here (bytecode: VHLO attribute code not read yet)",
-                fmt::format("attribute code {}", code));
+                vhlo_attr_code_text(code));
   }
 }
 

@@ -81,6 +81,7 @@ const std::unordered_map<std::string_view, OpRule>& op_rules() {
                                "if",
                                "case",
                                "optimization_barrier",
+                               "dot",
                                "dot_general",
                                "sort",
                                "map",
@@ -142,9 +143,11 @@ std::string_view attr_name(const BcAttr& key, const Cursor& c) {
 
 TensorType tensor_type(const BcType& t, const Cursor& c, size_t at, std::string_view what) {
   if (t.index_elements)
-    c.fail_at(
-        at, fmt::format("a tensor of a dtype for {} (bytecode: index tensors not read yet)", what),
-        "a tensor of index");
+    c.fail_at(at,
+              fmt::format("a tensor of a dtype for {} (index tensors are read as attribute "
+                          "literals only)",
+                          what),
+              "a tensor of index");
   if (t.kind != BcType::Kind::tensor)
     c.fail_at(at,
               fmt::format("a ranked tensor type for {} (bytecode: {} not read yet)", what,
@@ -172,6 +175,62 @@ std::vector<int64_t> i64s(const BcAttr& a, const Cursor& c, std::string_view nam
   }
   return v;
 }
+
+namespace {
+
+/// The text MLIR prints for a dense tensor of `index` elements (64-bit little-endian in the
+/// bytecode, IndexType's storage width): `dense<[0, 1]> : tensor<2xindex>`, a splat (one element
+/// stored) as `dense<0>`, no elements as `dense<>`, more than 100 as MLIR's hex string (its
+/// printer's default threshold). The text parser keeps such a literal as its text (OpaqueAttr),
+/// so the two forms print the same. ParseError for a dynamic shape or data of another size.
+std::string index_tensor_text(const BcAttr& a, const Cursor& c, std::string_view name) {
+  const Dims& dims = a.type->dims;
+  int64_t n = 1;
+  for (int64_t d : dims)
+    if (d < 0 || __builtin_mul_overflow(n, d, &n) || n > (int64_t{1} << 24))
+      c.fail_at(a.offset,
+                fmt::format("a static index tensor of at most 2^24 elements for '{}'", name),
+                "another shape");
+  size_t un = static_cast<size_t>(n);
+  bool splat = a.data.size() == 8 && n >= 1;
+  if (!splat && a.data.size() != 8 * un)
+    c.fail_at(a.offset, fmt::format("{} bytes of index data for '{}'", 8 * un, name),
+              fmt::format("{} bytes", a.data.size()));
+  auto at = [&](size_t k) {
+    int64_t x;
+    std::memcpy(&x, a.data.data() + 8 * k, 8);
+    return x;
+  };
+  std::string type = "tensor<";
+  for (int64_t d : dims) type += fmt::format("{}x", d);
+  type += "index>";
+  if (splat) return fmt::format("dense<{}> : {}", at(0), type);
+  if (n > 100) {
+    std::string hex = "0x";
+    for (uint8_t b : a.data) hex += fmt::format("{:02X}", b);
+    return fmt::format("dense<\"{}\"> : {}", hex, type);
+  }
+  if (n == 0) return "dense<> : " + type;
+  // Nested lists, innermost dimension last, as MLIR prints a non-splat dense literal.
+  std::string body;
+  size_t k = 0;
+  auto list = [&](auto&& self, size_t depth) -> void {
+    if (depth == dims.size()) {
+      body += fmt::format("{}", at(k++));
+      return;
+    }
+    body += '[';
+    for (int64_t i = 0; i < dims[depth]; ++i) {
+      if (i) body += ", ";
+      self(self, depth + 1);
+    }
+    body += ']';
+  };
+  list(list, 0);
+  return fmt::format("dense<{}> : {}", body, type);
+}
+
+}  // namespace
 
 Attribute to_attribute(const BcAttr& a, const Cursor& c, std::string_view name) {
   switch (a.kind) {
@@ -212,6 +271,7 @@ Attribute to_attribute(const BcAttr& a, const Cursor& c, std::string_view name) 
       return out;
     }
     case BcAttr::Kind::tensor: {
+      if (a.type->index_elements) return OpaqueAttr{index_tensor_text(a, c, name)};
       TensorType t =
           tensor_type(*a.type, c, a.offset, fmt::format("the tensor attribute '{}'", name));
       if (!t.is_static()) c.fail_at(a.offset, "a static tensor attribute", t.to_string());
@@ -494,7 +554,7 @@ void collective(Attrs& in, std::vector<NamedAttr>& out) {
 
 /// Attributes the legalization drops when they hold their default.
 bool dropped(std::string_view op, std::string_view n, const BcAttr* v) {
-  if (n == "result_accuracy") return v->kind == BcAttr::Kind::other && v->i == 1;
+  if (n == "result_accuracy") return v->kind == BcAttr::Kind::opaque && v->i == 1;
   if (n == "precision_config") return all_default_precision(v);
   if (op == "compare") return n == "compare_type" && is_enum(v, 0);
   if (op == "sort")

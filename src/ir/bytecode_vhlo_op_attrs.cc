@@ -1,6 +1,8 @@
 // The attributes of each VHLO op, sorted by name: the order in which an op's properties (bytecode
 // version 5 and later) hold them, each as one attribute index (ODS's generated readProperties;
-// the names and op list are those of stablehlo/dialect/VhloOps.td).
+// the names and op list are those of stablehlo/dialect/VhloOps.td at StableHLO 1.20.0, commit
+// 3c9301c, and of jaxlib 0.12.1's VHLO dialect (StableHLO 1.25.3) for exp2_v1, fma_v1 and log2_v1;
+// tests/ir/vhlo_table_test.cc checks every row).
 #include <algorithm>
 #include <string_view>
 #include <unordered_map>
@@ -64,6 +66,7 @@ constexpr OpAttrs kOps[] = {
     {"cosine_v1", ""},
     {"cosine_v2", "result_accuracy"},
     {"create_token_v1", ""},
+    {"cross-replica-sum_v1", "replica_groups"},
     {"custom_call_v1",
      "api_version backend_config call_target_name called_computations has_side_effect "
      "operand_layouts output_operand_aliases result_layouts"},
@@ -78,7 +81,7 @@ constexpr OpAttrs kOps[] = {
      "accumulation_type allow_imprecise_accumulation lhs_batching_dimensions lhs_component_count "
      "lhs_contracting_dimensions lhs_precision_type num_primitive_operations precision_config "
      "rhs_batching_dimensions rhs_component_count rhs_contracting_dimensions rhs_precision_type"},
-    {"dot_v1", ""},
+    {"dot_v1", "precision_config"},
     {"dynamic_broadcast_in_dim_v1",
      "broadcast_dimensions known_expanding_dimensions known_nonexpanding_dimensions"},
     {"dynamic_conv_v1",
@@ -103,12 +106,14 @@ constexpr OpAttrs kOps[] = {
     {"dynamic_slice_v1", "slice_sizes"},
     {"dynamic_update_slice_v1", ""},
     {"einsum_v1", "einsum_config"},
+    {"exp2_v1", "result_accuracy"},
     {"exponential_minus_one_v1", ""},
     {"exponential_minus_one_v2", "result_accuracy"},
     {"exponential_v1", ""},
     {"exponential_v2", "result_accuracy"},
     {"fft_v1", "fft_length fft_type"},
     {"floor_v1", ""},
+    {"fma_v1", ""},
     {"func_v1", "arg_attrs function_type res_attrs sym_name sym_visibility"},
     {"gather_v1",
      "collapsed_slice_dims index_vector_dim indices_are_sorted offset_dims slice_sizes "
@@ -123,6 +128,7 @@ constexpr OpAttrs kOps[] = {
     {"infeed_v1", "infeed_config layout"},
     {"iota_v1", "iota_dimension"},
     {"is_finite_v1", ""},
+    {"log2_v1", "result_accuracy"},
     {"log_plus_one_v1", ""},
     {"log_plus_one_v2", "result_accuracy"},
     {"logistic_v1", ""},
@@ -218,6 +224,12 @@ const std::vector<std::string_view>* vhlo_attr_names(std::string_view op) {
   }();
   auto it = table.find(op);
   return it == table.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string_view> vhlo_op_names() {
+  std::vector<std::string_view> out;
+  for (const OpAttrs& o : kOps) out.push_back(o.op);
+  return out;
 }
 
 int newest_vhlo_version(std::string_view base) {

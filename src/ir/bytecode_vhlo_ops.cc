@@ -389,6 +389,11 @@ void IrReader::op(Cursor& c) {
   fill_op_defaults(st);
   std::vector<Value> results;
   try {
+    flatten_mesh_replica_groups(st, m_);
+  } catch (const MeshAxesError& e) {
+    fail(c, raw.offset, e.expected, e.found);
+  }
+  try {
     results = f_->append(std::move(st));
   } catch (const ParseError&) {
     throw;

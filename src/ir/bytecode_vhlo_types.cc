@@ -176,8 +176,10 @@ BcType Reader::read_vhlo_type(Cursor& c) {
       return t;
     }
     default:
+      // A later code than the newest known is a later VHLO attribute or type
+      // (bytecode_vhlo_codes.cc).
       c.fail_at(at, "a VHLO type read here (bytecode: VHLO type code not read yet)",
-                fmt::format("type code {}", code));
+                vhlo_type_code_text(code));
   }
 }
 

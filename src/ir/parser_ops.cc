@@ -238,6 +238,11 @@ std::vector<Value> Parser::append(OpState st, size_t pos) {
     if (op_name == "stablehlo.return" && f_->insertion_block().parent() == nullptr)
       fail_at(pos, "func.return in a function body", "stablehlo.return");
     try {
+      flatten_mesh_replica_groups(st, f_->module());
+    } catch (const MeshAxesError& e) {
+      fail_at(pos, e.expected, e.found);
+    }
+    try {
       results = f_->append(std::move(st));
     } catch (const ParseError&) {
       throw;

@@ -110,6 +110,53 @@ TEST(RunExported, AShardedArtifactRunsSpmdOverItsDevices) {
   EXPECT_THAT(r.result.output, HasSubstr("ran on 2 devices"));
 }
 
+// Issue 41, item 2: shard_map's psum, all_gather, psum_scatter, all_to_all and ppermute over 2
+// devices. JAX 0.12.1 writes their replica groups as StableHLO 1.16+'s
+// `#stablehlo.replica_group_mesh_axes<mesh = @mesh_0, axes = [..]>` (bytecode attribute code 23),
+// which the plugin (StableHLO up to 1.20) is given as the explicit groups of the mesh; JAX 0.10.2
+// writes the explicit groups itself. Both run SPMD with JAX's values.
+TEST(RunExported, MeshAxesCollectivesOfBothJaxVersionsRunWithJaxsValues) {
+  std::vector<std::string> outs = {"out0", "out1", "out2", "out3", "out4"};
+  expect_outputs(run_artifact("mesh_axes", inputs_of("mesh_axes", 1)), "mesh_axes", outs);
+  const fs::path jax_new = fs::path(HHLO_GENERATED_DIR) / "exported_jax_new";
+  if (!fs::exists(jax_new / "mesh_axes.jax"))
+    GTEST_SKIP() << "no artifacts of the newest JAX in " << jax_new
+                 << " (scripts/setup.sh makes .venv-jax-new where a Python 3.12+ exists)";
+  ArtifactRun r{.out_dir = temp_dir("run_exported_mesh_axes_new") + "/out"};
+  r.result = run_hhlo({"run", (jax_new / "mesh_axes.jax").string(), "-i",
+                       (jax_new / "mesh_axes.in0.npy").string(), "-o", r.out_dir});
+  ASSERT_EQ(r.result.exit_code, 0) << r.result.output;
+  EXPECT_THAT(r.result.output, HasSubstr("ran on 2 devices"));
+  for (std::size_t j = 0; j < outs.size(); ++j)
+    expect_matches(read_npy(r.out_dir + "/" + outs[j] + ".npy"),
+                   read_npy((jax_new / ("mesh_axes.out" + std::to_string(j) + ".npy")).string()),
+                   outs[j]);
+}
+
+// The same over a 2x2 mesh of 4 devices (tests/program/gen_mesh_axes.py): psum over one axis,
+// all_gather over each axis and over both in the mesh's reverse order (JAX 0.12.1: `axes =
+// [b, a]`, groups [[0, 2, 1, 3]]), psum_scatter, all_to_all and a psum over both.
+TEST(RunExported, MeshAxesCollectivesOverA2x2MeshRunWithJaxsValues) {
+  std::vector<std::string> outs = {"out0", "out1", "out2", "out3", "out4", "out5"};
+  for (const fs::path& dir : {kDir, fs::path(HHLO_GENERATED_DIR) / "exported_jax_new"}) {
+    if (!fs::exists(dir / "mesh2d.jax")) {
+      ASSERT_NE(dir, kDir) << "gen_mesh_axes.py wrote nothing into " << dir;
+      GTEST_SKIP() << "no artifacts of the newest JAX in " << dir
+                   << " (scripts/setup.sh makes .venv-jax-new where a Python 3.12+ exists)";
+    }
+    SCOPED_TRACE(dir.string());
+    ArtifactRun r{.out_dir = temp_dir("run_exported_mesh2d") + "/out"};
+    r.result = run_hhlo({"run", (dir / "mesh2d.jax").string(), "-i",
+                         (dir / "mesh2d.in0.npy").string(), "-o", r.out_dir});
+    ASSERT_EQ(r.result.exit_code, 0) << r.result.output;
+    EXPECT_THAT(r.result.output, HasSubstr("ran on 4 devices"));
+    for (std::size_t j = 0; j < outs.size(); ++j)
+      expect_matches(read_npy(r.out_dir + "/" + outs[j] + ".npy"),
+                     read_npy((dir / ("mesh2d.out" + std::to_string(j) + ".npy")).string()),
+                     outs[j]);
+  }
+}
+
 TEST(RunExported, TheVjpOfOrderOneGivesJaxsCotangents) {
   ArtifactRun r = run_artifact("vjp", inputs_of("vjp.vjp", 3), {"--vjp-order", "1"});
   expect_outputs(r, "vjp.vjp", {"out0", "out1"});

@@ -84,6 +84,28 @@ TEST(Bytecode, JaxExportsPrintAsTheirTextWithLocations) {
   std::cout << "[bytecode] " << equal << " of " << bcs.size() << " JAX exports print equal\n";
 }
 
+// Issue 41: what other producers print, serialized by jaxlib (gen_bytecode_pairs.py, DIR/text):
+// XLA's layout hint `result_layout = dense<[0, 1]> : tensor<2xindex>` on a transpose (every
+// torch_xla .mlirbc has it; it stopped them as "index tensors not read yet"), index tensors in
+// every printed form (nested, splat, empty, negative, scalar, MLIR's hex string past 100
+// elements) and stablehlo.dot (vhlo.dot_v1 with its precision_config, at the current target and
+// at 0.9.0), read as the text parser reads them.
+TEST(Bytecode, IndexTensorsAndDotOfOtherProducersPrintAsTheirText) {
+  std::vector<fs::path> bcs = files(kDir / "text", ".mlirbc");
+  ASSERT_GE(bcs.size(), 4u) << "gen_bytecode_pairs.py wrote no texts into " << kDir / "text";
+  for (const fs::path& bc : bcs) {
+    std::string stem = bc.stem().string();  // NAME or NAME@VERSION
+    std::string name = stem.substr(0, stem.find('@'));
+    std::string text = slurp(bc.parent_path() / (name + ".mlir"));
+    EXPECT_EQ(compare(bc, text, stem, false), "") << stem;
+  }
+  std::string text = slurp(kDir / "text" / "layout_hint.mlir");
+  ASSERT_NE(text.find("result_layout = dense<[0, 1]> : tensor<2xindex>"), std::string::npos);
+  std::string printed = to_mlir(read_bytecode(slurp(kDir / "text" / "layout_hint.mlirbc")));
+  EXPECT_NE(printed.find("result_layout = dense<[0, 1]> : tensor<2xindex>"), std::string::npos)
+      << printed;
+}
+
 TEST(Bytecode, CorpusPrintsAsItsText) {
   HHLO_SKIP_WITHOUT_CORPUS();
   std::vector<fs::path> bcs = files(kDir / "corpus", ".mlirbc");
@@ -223,6 +245,38 @@ TEST(Bytecode, AFutureVersionOfAnOpIsRefusedNamingBothVersions) {
       << e;
   // The versions known read as before.
   EXPECT_EQ(patched_error("add_v1", "add_v1"), "(no error)");
+}
+
+/// The first error of reading `sample()` with one byte set to `v` that contains `want` (each
+/// position tried in turn), or "" when none does.
+std::string error_with_byte(unsigned char v, const std::string& want) {
+  std::string b = sample();
+  for (size_t i = 0; i < b.size(); ++i) {
+    std::string c = b;
+    c[i] = static_cast<char>(v);
+    try {
+      read_bytecode(c);
+    } catch (const Error& e) {  // a ParseError, or the verifier's error on a changed op
+      if (std::string(e.what()).find(want) != std::string::npos) return e.what();
+    }
+  }
+  return "";
+}
+
+// A VHLO attribute or type code beyond the newest this reader knows (VhloBytecode.cpp's codes of
+// StableHLO 1.25: attributes up to 25, types up to 42) is a later attribute or type, named so.
+// A byte of value (code << 1) | 1 is the one-byte varint of `code`, set where an entry starts.
+TEST(Bytecode, AnAttributeOrTypeCodeNewerThanTheNewestKnownIsNamedSo) {
+  std::string e = error_with_byte((26 << 1) | 1, "found attribute code 26,");
+  EXPECT_NE(e.find("found attribute code 26, newer than the newest this reader knows (25, "
+                   "vhlo.mesh_v1): written by a newer StableHLO"),
+            std::string::npos)
+      << e;
+  e = error_with_byte((43 << 1) | 1, "found type code 43,");
+  EXPECT_NE(e.find("found type code 43, newer than the newest this reader knows (42, "
+                   "vhlo.future_v1): written by a newer StableHLO"),
+            std::string::npos)
+      << e;
 }
 
 TEST(Bytecode, PlainStablehloBytecodeSaysToGiveAPortableArtifactOrTheText) {

@@ -72,6 +72,11 @@ cases = {
     "batchnorm": (lambda x: (x - x.mean((0, 1, 2))) / jnp.sqrt(x.var((0, 1, 2)) + 1e-5), (f32(2, 4, 4, 3),)),
     "det_expm": (lambda a: (jnp.linalg.det(a), jnp.linalg.slogdet(a)[1], jax.scipy.linalg.expm(a)), (f32(3, 3),)),
     "fori_clip": (lambda x: (jax.lax.fori_loop(0, 5, lambda i, c: c * (i + 1.0), x), jnp.clip(jnp.round(x), -1, 1)), (f32(3),)),
+    # result_accuracy (StableHLO 1.9+): every mode, elided defaults, a value printed in full.
+    "accuracy": (lambda x: (jax.lax.exp(x, accuracy=jax.lax.Tolerance(atol=1e-5, rtol=2e-4, ulps=3)),
+                            jax.lax.log(x, accuracy=jax.lax.AccuracyMode.HIGHEST),
+                            jax.lax.tanh(x, accuracy=jax.lax.Tolerance(atol=0.1234567)),
+                            jax.lax.sqrt(x, accuracy=jax.lax.AccuracyMode.DEFAULT)), (f32(8),)),
     "complex": (lambda x: (x * (1 + 2j)).conj() + jnp.array([1 + 1j, 2, 3j], jnp.complex64), (jax.ShapeDtypeStruct((3,), jnp.complex64),)),
 }
 def save(name, exp):
@@ -110,6 +115,42 @@ for shardy in ((False, True) if len(jax.devices()) >= 4 else ()):  # XLA_FLAGS s
     name = "sharded_sdy" if shardy else "sharded"
     save(name, export.export(sharded)(f32(8, 4), f32(4, 6)))
     cases[name] = None
+
+# Texts as other producers print them, serialized by jaxlib at its current target (DIR/text;
+# compared without locations): XLA's layout hint on a transpose (torch_xla's `result_layout =
+# dense<[0, 1]> : tensor<2xindex>` beside `xla_shape`), and index tensors of every printed form
+# (nested, splat, empty, negative, more than 100 elements: MLIR's hex string), and stablehlo.dot
+# (vhlo.dot_v1 and its precision_config), also at target 0.9.0 (NAME@0.9.0.mlirbc). The text is
+# jaxlib's own print of the parsed module, so it is what MLIR's printer writes.
+from jaxlib.mlir import ir
+from jax._src.interpreters import mlir as jax_mlir
+os.makedirs(f"{out}/text", exist_ok=True)
+big = ", ".join(str(k) for k in range(120))
+texts = {
+    "layout_hint": """func.func @main(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %0 = stablehlo.transpose %a, dims = [1, 0] {result_layout = dense<[0, 1]> : tensor<2xindex>, xla_shape = "f32[3,2]{0,1}"} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}""",
+    "index_tensors": f"""func.func @main(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {{
+  %0 = stablehlo.negate %a {{hint.nested = dense<[[0, 1, 2], [3, 4, 5]]> : tensor<2x3xindex>, hint.splat = dense<7> : tensor<4xindex>, hint.empty = dense<> : tensor<0xindex>, hint.neg = dense<[-1, 9223372036854775807]> : tensor<2xindex>, hint.scalar = dense<3> : tensor<index>, hint.big = dense<[{big}]> : tensor<120xindex>}} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}}""",
+    # stablehlo.dot (vhlo.dot_v1, torch-mlir and TF write it) with and without a precision_config.
+    "dot": """func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %0 = "stablehlo.dot"(%a, %b) {precision_config = [#stablehlo<precision HIGH>, #stablehlo<precision HIGHEST>]} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = "stablehlo.dot"(%a, %b) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return %0, %1 : tensor<2x4xf32>, tensor<2x4xf32>
+}""",
+}
+with jax_mlir.make_ir_context():
+    for name, t in texts.items():
+        printed = str(ir.Module.parse(t))
+        open(f"{out}/text/{name}.mlir", "w").write(printed)
+        open(f"{out}/text/{name}.mlirbc", "wb").write(
+            stablehlo.serialize_portable_artifact_str(printed, stablehlo.get_current_version()))
+        if name == "dot":
+            open(f"{out}/text/{name}@0.9.0.mlirbc", "wb").write(
+                stablehlo.serialize_portable_artifact_str(printed, "0.9.0"))
 
 target = stablehlo.get_current_version()
 bad = []

@@ -15,6 +15,9 @@
 
 #include "hhlo/core/array.h"
 #include "hhlo/exported_function.h"
+#include "hhlo/ir/bytecode.h"
+#include "hhlo/ir/parser.h"
+#include "hhlo/ir/printer.h"
 #include "hhlo/program/exported.h"
 #include "hhlo/program/program.h"
 #include "hhlo/session.h"
@@ -74,37 +77,25 @@ HHLO_TEST_BOTH_JAX(ExportedRun, ModulesComputeWhatJaxComputes) {
   }
 }
 
-// What JAX 0.12.1 writes that hhlo does not read yet (issue 41, item 2: StableHLO 1.21/1.22 in
-// bytecode): read (and run where JAX's outputs are there) as any artifact; where the reader
-// refuses it for the known cause, the test is skipped naming the issue; any other error fails.
-HHLO_TEST_BOTH_JAX(ExportedRun, CasesPendingIssue41ReadAndRunOrAreSkippedNamingIt) {
-  struct Pending {
-    const char* name;
-    const char* known;  // the reader's refusal today
-  };
-  std::vector<std::string> pending;
-  for (const Pending& c :
-       {Pending{"pending_result_accuracy", "vhlo.result_accuracy_v1 not read yet"},
-        Pending{"pending_mesh_axes",
-                "VHLO attribute code not read yet), found attribute code 23"}}) {
-    SCOPED_TRACE(c.name);
-    std::optional<Exported> x;
-    try {
-      x.emplace(read_exported(slurp(dir / (std::string(c.name) + ".jax"))));
-    } catch (const ParseError& e) {
-      std::string what = e.what();
-      if (what.find(c.known) == std::string::npos) {
-        ADD_FAILURE() << "not the known refusal (" << c.known << "): " << what;
-      } else {
-        pending.push_back(std::string(c.name) + ": " + what);
-      }
-      continue;
-    }
-    if (fs::exists(dir / (std::string(c.name) + ".out0.npy"))) expect_runs_as_jax(dir, *x, c.name);
+// Issue 41, item 2: result_accuracy (StableHLO 1.9+), which the newest JAX writes on log_ndtr's
+// exp/log/log1p (HIGHEST) and on lax.exp given a tolerance, read and run with JAX's values;
+// JAX 0.10.2's export of the same function too. (JAX 0.12.1's mesh-axes replica groups, over
+// 2 devices: tests/cli/run_exported_test.cc, RunExported.MeshAxesCollectives*.)
+HHLO_TEST_BOTH_JAX(ExportedRun, ResultAccuracyComputesWhatJaxComputes) {
+  Exported x = read_exported(slurp(dir / "result_accuracy.jax"));
+  expect_runs_as_jax(dir, x, "result_accuracy");
+}
+
+// The same two modules' bytecode (JAX 0.12.1: StableHLO 1.22, attribute codes 20 and 23) reads
+// into what their text reads into: print(read_bytecode(b)) == print(parse_module(t)), locations
+// included.
+HHLO_TEST_BOTH_JAX(ExportedRun, ResultAccuracyAndMeshAxesBytecodePrintsAsItsText) {
+  for (std::string name : {"result_accuracy", "mesh_axes"}) {
+    std::string from_bc = to_mlir(read_bytecode(slurp(dir / (name + ".mlirbc"))));
+    std::string from_text = to_mlir(parse_module(slurp(dir / (name + ".mlir"))));
+    EXPECT_EQ(from_bc, from_text) << name;
+    EXPECT_EQ(from_bc.find("replica_group_mesh_axes"), std::string::npos) << name;
   }
-  if (!pending.empty())
-    GTEST_SKIP() << "issue 41 (item 2, StableHLO 1.21/1.22 forms in bytecode): not read yet:\n"
-                 << ::testing::PrintToString(pending);
 }
 
 HHLO_TEST_BOTH_JAX(ExportedRun, TheVjpExportComputesJaxsCotangents) {

@@ -18,8 +18,9 @@ Plus symbolic.b2.*: the symbolic case at b = 2; cuda_only.jax: jnp.sin exported 
 ordered_effect.jax: a function with an ordered effect (its @main takes and returns a token);
 future_version.jax: the pytree artifact with its serialization_version field set to 99 (no field
 beyond JAX's schema: a later version that only adds fields it does not set);
-pending_result_accuracy.* and pending_mesh_axes.jax: forms JAX 0.12.1 writes that hhlo does not
-read yet (issue 41), kept out of the manifest;
+result_accuracy.* and mesh_axes.*: StableHLO 1.9+ forms (result_accuracy, JAX 0.12.1's mesh-axes
+replica groups) with inputs and JAX's outputs, the module's text (NAME.mlir) beside its bytecode,
+kept out of the manifest;
 future_field_aval.jax / future_field_root.jax: the pytree artifact at version 99 with one field
 beyond JAX's schema set in every AbstractValue table / in the root Exported table, and
 legacy_hlo_sharding.jax: the sharded case written as JAX wrote shardings before named shardings
@@ -205,27 +206,54 @@ assert weak.in_avals[1].weak_type, weak.in_avals
 emit("weak_type", weak, (f32(3), np.float32(2.0)))
 
 
-# Cases the newest JAX writes in a form hhlo does not read yet (issue 41, item 2), kept out of the
-# manifest: pending_result_accuracy (log_ndtr's exp/log/log1p carry
-# `result_accuracy = #stablehlo.result_accuracy<mode = HIGHEST>`) and pending_mesh_axes (a
-# shard_map psum over 2 devices: StableHLO 1.22's mesh-axes replica groups). Inputs and JAX's
-# outputs as above, where `args` is given.
-def pending(name, exp, args=None):
+# Forms of StableHLO 1.9+ that the newest JAX writes (issue 41, item 2), kept out of the
+# manifest: result_accuracy (log_ndtr's exp/log/log1p carry `result_accuracy =
+# #stablehlo.result_accuracy<mode = HIGHEST>`; lax.exp with a tolerance, lax.log HIGHEST) and
+# mesh_axes (shard_map collectives over the 2 devices: JAX 0.12.1 writes their replica groups as
+# StableHLO 1.16+'s `#stablehlo.replica_group_mesh_axes<mesh = @mesh_0, axes = [..]>`; JAX
+# 0.10.2 the explicit groups). Inputs and JAX's outputs of the deserialized artifact, called on
+# inputs placed as the export's shardings say (`in_specs`).
+def beyond(name, exp, args, in_specs=None):
     (out / f"{name}.jax").write_bytes(bytes(exp.serialize()))
-    if args is None:
-        return
+    (out / f"{name}.mlir").write_text(exp.mlir_module())
+    (out / f"{name}.mlirbc").write_bytes(bytes(exp.mlir_module_serialized))
     for i, a in enumerate(args):
         np.save(out / f"{name}.in{i}.npy", np.asarray(a))
-    for j, r in enumerate(jax.tree_util.tree_leaves(exp.call(*args))):
+    back = export.deserialize(bytearray((out / f"{name}.jax").read_bytes()))
+    if in_specs is None:
+        results = back.call(*args)
+    else:
+        placed = [jax.device_put(a, NamedSharding(mesh, s)) for a, s in zip(args, in_specs)]
+        results = jax.jit(back.call)(*placed)
+    for j, r in enumerate(jax.tree_util.tree_leaves(results)):
         np.save(out / f"{name}.out{j}.npy", np.asarray(r))
 
 
 grid = np.linspace(-3, 3, 8, dtype=np.float32)
-pending("pending_result_accuracy",
-        export.export(jax.jit(jax.scipy.special.log_ndtr))(grid), (grid,))
-psum = jax.jit(jax.shard_map(lambda v: jax.lax.psum(v, "x"), mesh=mesh, in_specs=P("x"),
-                             out_specs=P()))
-pending("pending_mesh_axes", export.export(psum)(jax.ShapeDtypeStruct((8,), jnp.float32)))
+
+
+def accuracy(x):
+    kw = {} if not hasattr(jax.lax, "Tolerance") else {
+        "exp": {"accuracy": jax.lax.Tolerance(atol=1e-5, rtol=2e-4, ulps=3)},
+        "log": {"accuracy": jax.lax.AccuracyMode.HIGHEST}}
+    return (jax.scipy.special.log_ndtr(x), jax.lax.exp(x, **kw.get("exp", {})),
+            jax.lax.log(jnp.abs(x) + 1, **kw.get("log", {})))
+
+
+beyond("result_accuracy", export.export(jax.jit(accuracy))(grid), (grid,))
+
+
+def collectives(v):
+    return (jax.lax.psum(v, "x"), jax.lax.all_gather(v, "x", tiled=True),
+            jax.lax.psum_scatter(v, "x", tiled=True), jax.lax.all_to_all(v, "x", 0, 0, tiled=True),
+            jax.lax.ppermute(v, "x", [(0, 1), (1, 0)]))
+
+
+coll = jax.jit(jax.shard_map(collectives, mesh=mesh, in_specs=P("x"),
+                             out_specs=(P(), P(), P("x"), P("x"), P("x")), check_vma=False))
+cv = f32(8, 2)
+beyond("mesh_axes", export.export(coll)(jax.ShapeDtypeStruct((8, 2), jnp.float32)), (cv,),
+       in_specs=(P("x"),))
 
 
 # A second size of the symbolic batch (b = 2): JAX's outputs from the same artifact.
