@@ -216,7 +216,7 @@ pb::ModelConfig config_message(const ServedConfig& c) {
   auto* group = m.add_instance_group();
   group->set_count(c.instances);
   group->set_kind(pb::ModelInstanceGroup::KIND_CPU);
-  if (c.max_batch_size > 0) {
+  if (c.max_batch_size > 0 && c.dynamic_batching) {
     auto* b = m.mutable_dynamic_batching();
     for (int64_t s : c.batch_sizes) b->add_preferred_batch_size(int32_t(s));
     b->set_max_queue_delay_microseconds(uint64_t(c.max_queue_delay.count()));

@@ -104,7 +104,7 @@ Json config_json(const ServedConfig& c) {
             {"output", tensors(m.outputs)},
             {"version_policy", {{"latest", {{"num_versions", 1}}}}},
             {"instance_group", {{{"count", c.instances}, {"kind", "KIND_CPU"}}}}};
-  if (c.max_batch_size > 0)
+  if (c.max_batch_size > 0 && c.dynamic_batching)
     j["dynamic_batching"] = {{"preferred_batch_size", c.batch_sizes},
                              {"max_queue_delay_microseconds", c.max_queue_delay.count()},
                              {"default_queue_policy", {{"max_queue_size", c.max_queue_size}}}};

@@ -42,16 +42,16 @@ struct Job {
 /// One model version's bounded queue and the executors serving it, batching what it can.
 class Server::ModelQueue {
  public:
-  ModelQueue(std::shared_ptr<const ServedModel> model, const ServerOptions& options)
-      : model_(std::move(model)), max_queue_(options.max_queue_size) {
-    if (model_->batches() && options.batching.max_batch_size >= 2) {
+  ModelQueue(std::shared_ptr<const ServedModel> model, const ModelSettings& settings)
+      : model_(std::move(model)), settings_(settings), max_queue_(settings.max_queue_size) {
+    if (model_->batches() && settings.batching.max_batch_size >= 2) {
       buckets_ =
-          batch_buckets(options.batching.max_batch_size, options.batching.preferred_batch_sizes);
+          batch_buckets(settings.batching.max_batch_size, settings.batching.preferred_batch_sizes);
       max_rows_ = buckets_.back();
-      delay_ = options.batching.max_queue_delay;
+      delay_ = settings.batching.max_queue_delay;
       model_->warm_up(buckets_);
     }
-    for (int i = 0; i < std::max(options.instances, 1); ++i)
+    for (int i = 0; i < std::max(settings.instances, 1); ++i)
       workers_.emplace_back([this] { work(); });
   }
   ~ModelQueue() { stop(Clock::now()); }
@@ -91,6 +91,7 @@ class Server::ModelQueue {
     return stats_;
   }
   const ServedModel& model() const { return *model_; }
+  const ModelSettings& settings() const { return settings_; }
 
  private:
   void work() {
@@ -102,7 +103,8 @@ class Server::ModelQueue {
         ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
         if (queue_.empty()) return;
         batch.push_back(take(0));
-        if (max_rows_ >= 2 && batch[0].rows() <= max_rows_) gather(lock, batch);
+        if (settings_.dynamic_batching && max_rows_ >= 2 && batch[0].rows() <= max_rows_)
+          gather(lock, batch);
         drained = stopping_ && Clock::now() > drain_until_;
       }
       run(batch, drained);
@@ -230,6 +232,7 @@ class Server::ModelQueue {
   }
 
   std::shared_ptr<const ServedModel> model_;
+  ModelSettings settings_;
   std::size_t max_queue_;
   std::vector<int64_t> buckets_;  // batch sizes compiled; empty: no batching
   int64_t max_rows_ = 0;
@@ -255,6 +258,17 @@ Server::Server(ServerOptions options) : options_(std::move(options)) {}
 
 Server::~Server() { stop(); }
 
+/// The settings of a model without a config.pbtxt: the server's options.
+ModelSettings Server::default_settings() const {
+  ModelSettings s;
+  s.max_queue_size = options_.max_queue_size;
+  s.instances = options_.instances;
+  s.default_timeout = options_.default_timeout;
+  s.batching = options_.batching;
+  s.vmap_batching = options_.vmap_batching;
+  return s;
+}
+
 void Server::load_repository(const std::string& path) {
   std::vector<ModelSource> sources = scan_repository(path);
   if (sources.empty())
@@ -263,23 +277,40 @@ void Server::load_repository(const std::string& path) {
   for (ModelSource& source : sources) {
     auto entry = std::make_unique<Entry>();
     entry->source = source;
-    if (!source.versions.empty()) entry->version = std::to_string(source.versions.back().version);
     try {
-      if (!source.problem.empty()) throw Error(source.problem);
-      if (source.config_path)
-        throw Error(*source.config_path +
-                    ": config.pbtxt is not read by this server yet; without it the model is "
-                    "served from its program alone");
-      const ModelVersionSource& v = source.versions.back();
-      auto model = std::make_shared<const ServedModel>(
-          source.name, entry->version, read_program_file_bytes(v.path), v.path, options_.load);
-      entry->queue = std::make_shared<ModelQueue>(model, options_);
+      load_model(*entry);
     } catch (const std::exception& e) {
       entry->reason = e.what();
     }
     std::lock_guard lock(mutex_);
     models_[source.name] = std::move(entry);
   }
+}
+
+void Server::load_model(Entry& entry) const {
+  const ModelSource& source = entry.source;
+  if (!source.versions.empty()) entry.version = std::to_string(source.versions.back().version);
+  if (!source.problem.empty()) throw Error(source.problem);
+  ModelSettings settings = default_settings();
+  if (source.config_path) settings = read_model_config(*source.config_path, source.name, settings);
+  const ModelVersionSource* v = &source.versions.back();
+  if (settings.version != 0) {
+    auto it =
+        std::find_if(source.versions.begin(), source.versions.end(),
+                     [&](const ModelVersionSource& x) { return x.version == settings.version; });
+    entry.version = std::to_string(settings.version);
+    if (it == source.versions.end())
+      throw Error(*source.config_path + ": version_policy names version " + entry.version +
+                  ", which the model's folder does not hold");
+    v = &*it;
+  }
+  auto model = std::make_shared<const ServedModel>(
+      source.name, entry.version, read_program_file_bytes(v->path), v->path, options_.load);
+  if (source.config_path)
+    check_config_tensors(settings, model->metadata(),
+                         model->batches() && settings.batching.max_batch_size > 0,
+                         *source.config_path);
+  entry.queue = std::make_shared<ModelQueue>(model, settings);
 }
 
 bool Server::live() const { return live_.load(); }
@@ -325,8 +356,13 @@ ServedConfig Server::config(const std::string& model, const std::string& version
   if (!entry.queue)
     throw ServeError(Status::unavailable, "model \"" + model + "\" is not ready: " + entry.reason);
   const ModelQueue& q = *entry.queue;
-  return {q.model().metadata(), q.max_batch_size(),      q.batch_sizes(),
-          q.max_queue_delay(),  options_.max_queue_size, std::max(options_.instances, 1)};
+  return {q.model().metadata(),
+          q.max_batch_size(),
+          q.batch_sizes(),
+          q.max_queue_delay(),
+          q.settings().max_queue_size,
+          std::max(q.settings().instances, 1),
+          q.settings().dynamic_batching};
 }
 
 std::vector<ModelIndexEntry> Server::repository_index() const {
@@ -359,14 +395,15 @@ void Server::infer(const std::string& model, const std::string& version, InferRe
                    std::shared_ptr<const std::atomic<bool>> cancelled) {
   Job job{std::move(request),  {}, std::move(done), Clock::now(), Clock::time_point::max(),
           std::move(cancelled)};
-  std::chrono::microseconds timeout = job.request.timeout_us
-                                          ? std::chrono::microseconds(*job.request.timeout_us)
-                                          : options_.default_timeout;
-  if (timeout.count() > 0 && timeout < std::chrono::hours(24 * 365))
-    job.deadline = job.arrival + timeout;
   InferOutcome refused;
   try {
     std::shared_ptr<ModelQueue> queue = queue_of(model, version);
+    const ModelSettings& settings = queue->settings();
+    std::chrono::microseconds timeout = job.request.timeout_us && settings.allow_timeout_override
+                                            ? std::chrono::microseconds(*job.request.timeout_us)
+                                            : settings.default_timeout;
+    if (timeout.count() > 0 && timeout < std::chrono::hours(24 * 365))
+      job.deadline = job.arrival + timeout;
     job.inputs = queue->model().ordered_inputs(job.request);
     job.request.inputs.clear();  // job.inputs holds them now
     queue->model().check_outputs(job.request);
@@ -375,7 +412,7 @@ void Server::infer(const std::string& model, const std::string& version, InferRe
         failure(Status::unavailable,
                 queue->stopping() ? "the server is stopping"
                                   : "model \"" + model + "\"'s queue is full (" +
-                                        std::to_string(options_.max_queue_size) + " requests)");
+                                        std::to_string(settings.max_queue_size) + " requests)");
   } catch (const ServeError& e) {
     refused.error = e;
   }

@@ -81,6 +81,8 @@ struct ServedConfig {
   std::chrono::microseconds max_queue_delay{0};
   std::size_t max_queue_size = 0;
   int instances = 1;
+  /// Whether queued requests are stacked (Triton's `dynamic_batching` present).
+  bool dynamic_batching = false;
 };
 
 /// One entry of the repository index (KServe's repository extension, Triton's
@@ -140,6 +142,8 @@ class Server {
   class ModelQueue;
   struct Entry;
   const Entry& find(const std::string& model, const std::string& version) const;
+  ModelSettings default_settings() const;
+  void load_model(Entry& entry) const;
   std::shared_ptr<ModelQueue> queue_of(const std::string& model, const std::string& version) const;
 
   ServerOptions options_;
