@@ -1,6 +1,7 @@
 // The program stage (hhlo/program/program.h): read once, then prepare for one platform and one
 // set of argument shapes.
 #include "hhlo/program/program.h"
+#include "hhlo/program/vmap_main.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -231,6 +232,7 @@ PreparedProgram prepare_program(Program program, const PrepareOptions& options) 
   p.entry = select_entry(p.module, o.entry);
   bind_platform(p.module, o, p.source_name);
   if (o.arg_types) p.refined = refine(p.module, *o.arg_types, p);
+  if (o.vmap_batch > 0) vmap_main(p.module, o.vmap_batch);
   if (o.unroll_loops != 0) {
     LoopUnroll r = unroll_loops(p.module, o.unroll_loops);
     p.module = std::move(r.module);

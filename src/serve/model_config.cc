@@ -54,6 +54,9 @@ void read_tensors(const pb::ModelConfig& c, ModelSettings& s, const std::string&
 void read_scheduling(const pb::ModelConfig& c, ModelSettings& s, const std::string& where) {
   s.batching.max_batch_size = c.max_batch_size();
   if (c.max_batch_size() < 0) throw Error(where + ": max_batch_size is negative");
+  // Triton's meaning: the inputs have a batch dimension the dims leave out; a program exported
+  // without one is batched by vmap (ServedModel), one with a symbolic one as it is.
+  s.vmap_batching = c.max_batch_size() > 0;
   s.dynamic_batching = c.has_dynamic_batching();
   if (!c.has_dynamic_batching()) return;
   if (c.max_batch_size() == 0)

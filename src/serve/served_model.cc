@@ -104,7 +104,8 @@ void check_input(const TensorMetadata& m, const Array& a) {
 }  // namespace
 
 ServedModel::ServedModel(std::string name, std::string version, std::string bytes,
-                         std::string source_name, const ModelLoadOptions& options)
+                         std::string source_name, const ModelLoadOptions& options,
+                         bool vmap_batching)
     : name_(std::move(name)),
       version_(std::move(version)),
       bytes_(std::move(bytes)),
@@ -123,6 +124,16 @@ ServedModel::ServedModel(std::string name, std::string version, std::string byte
   static_ = std::all_of(metadata_.inputs.begin(), metadata_.inputs.end(), [](const auto& t) {
     return std::find(t.shape.begin(), t.shape.end(), -1) == t.shape.end();
   });
+  if (vmap_batching && !batches_) {
+    if (!static_)
+      throw Error("model \"" + name_ +
+                  "\" cannot be batched by vmap: an input has a symbolic dimension that is not "
+                  "a batch dimension shared by every input and output");
+    for (auto* list : {&metadata_.inputs, &metadata_.outputs})
+      for (TensorMetadata& t : *list) t.shape.insert(t.shape.begin(), -1);
+    batches_ = vmap_ = true;
+    static_ = false;
+  }
   if (!static_) return;
   std::vector<Array> zeros;
   for (const TensorMetadata& t : metadata_.inputs)
@@ -139,6 +150,10 @@ std::shared_ptr<const ServedModel::Compiled> ServedModel::load_for(
   request.name = source_name_;
   request.options = options_.load;
   request.options.prepare.arg_types = types;
+  if (vmap_) {  // the program takes one example: its types, and the batch to vmap over
+    request.options.prepare.vmap_batch = types.at(0).dims.at(0);
+    for (TensorType& t : *request.options.prepare.arg_types) t.dims.erase(t.dims.begin());
+  }
   request.cache = options_.cache;
   request.client = options_.client;
   LoadStage stage = LoadStage::read;

@@ -304,8 +304,9 @@ void Server::load_model(Entry& entry) const {
                   ", which the model's folder does not hold");
     v = &*it;
   }
-  auto model = std::make_shared<const ServedModel>(
-      source.name, entry.version, read_program_file_bytes(v->path), v->path, options_.load);
+  auto model = std::make_shared<const ServedModel>(source.name, entry.version,
+                                                   read_program_file_bytes(v->path), v->path,
+                                                   options_.load, settings.vmap_batching);
   if (source.config_path)
     check_config_tensors(settings, model->metadata(),
                          model->batches() && settings.batching.max_batch_size > 0,

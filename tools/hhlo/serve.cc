@@ -32,6 +32,7 @@ struct ServeFlags : LoadFlags {
   int64_t max_batch_size = 16;
   std::vector<int64_t> preferred_batch_sizes;
   int64_t max_queue_delay_us = 0;
+  bool vmap_batching = false;
 };
 
 /// SIGTERM and SIGINT blocked in this thread and every thread it starts after, so that
@@ -68,6 +69,7 @@ int serve_main(const ServeFlags& f) {
   options.batching.max_batch_size = f.max_batch_size;
   options.batching.preferred_batch_sizes = f.preferred_batch_sizes;
   options.batching.max_queue_delay = std::chrono::microseconds(f.max_queue_delay_us);
+  options.vmap_batching = f.vmap_batching;
   serve::Server server(options);
   server.load_repository(f.program);
   serve::HttpOptions http_options;
@@ -124,6 +126,10 @@ const bool registered = register_command({
                      "How long the first request of a batch waits for more (default 0: a batch "
                      "is what is queued when an executor is free)")
           ->check(CLI::Range(int64_t{0}, int64_t{10'000'000}));
+      sub.add_flag("--vmap-batching", f->vmap_batching,
+                   "Batch models exported without a batch dimension by vmap over a new leading "
+                   "axis (their shapes gain a leading -1; a config.pbtxt with max_batch_size > 0 "
+                   "asks for it per model)");
       sub.add_option("--grace-period", f->grace_period,
                      "Seconds SIGTERM waits for accepted requests before exiting")
           ->check(CLI::Range(0.0, 3600.0));

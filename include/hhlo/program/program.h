@@ -131,6 +131,12 @@ struct PrepareOptions {
   /// body (unroll_loops, hhlo/program/loop_unroll.h), before the oneDNN rewrite; 0: not. Part
   /// of the source key when set.
   int unroll_loops = 0;
+  /// When 1 or more: `@main` batched by JAX's `vmap` over a new leading axis of this size on
+  /// every argument and result (in_axes and out_axes 0; vmap_main, hhlo/program/vmap_main.h),
+  /// after refinement (`arg_types` are then the per-example types) and before the other
+  /// rewrites: what the model server does with a model exported without a batch dimension.
+  /// 0: not.
+  int64_t vmap_batch = 0;
 };
 
 /// What prepare_program learned of a program besides its module: what a cache hit that reads

@@ -35,12 +35,16 @@ class ServedModel {
  public:
   /// Reads `bytes` (a `jax.export` artifact, StableHLO text or bytecode; `source_name` names it
   /// in messages and chooses the reader as hhlo::load does), derives the metadata of model
-  /// `name` version `version` and, when every input is static, loads its executable and runs it
-  /// once on zeros. Throws hhlo::Error (what read_program and hhlo::load throw) and ServeError
+  /// `name` version `version` and, when every input is static and it is not batched by vmap,
+  /// loads its executable and runs it once on zeros. With `vmap_batching`, a program whose
+  /// inputs and outputs do not share a symbolic batch dimension is served batched by `vmap`
+  /// over a new leading axis (PrepareOptions::vmap_batch): its metadata shapes gain a leading
+  /// -1 and batches() is true. Throws hhlo::Error (what read_program and hhlo::load throw, and
+  /// for vmap batching of a program with a symbolic dimension) and ServeError
   /// (invalid_argument) when an input or output has a type the protocol cannot carry (complex,
   /// a PRNG key, i4, float8), naming it.
   ServedModel(std::string name, std::string version, std::string bytes, std::string source_name,
-              const ModelLoadOptions& options);
+              const ModelLoadOptions& options, bool vmap_batching = false);
   ~ServedModel();
   ServedModel(const ServedModel&) = delete;
   ServedModel& operator=(const ServedModel&) = delete;
@@ -50,8 +54,8 @@ class ServedModel {
   const std::string& version() const { return version_; }
 
   /// True when every input and output of the model has the same symbolic leading dimension
-  /// (a `jax.export` artifact's batch symbol, used nowhere else in its shapes): requests can be
-  /// stacked along it into one call (hhlo/serve/batching.h).
+  /// (a `jax.export` artifact's batch symbol, used nowhere else in its shapes), or the model is
+  /// batched by vmap: requests can be stacked along it into one call (hhlo/serve/batching.h).
   bool batches() const { return batches_; }
 
   /// Runs `request`: ordered_inputs, run, respond.
@@ -97,7 +101,7 @@ class ServedModel {
   std::string name_, version_, bytes_, source_name_;
   ModelLoadOptions options_;
   ModelMetadata metadata_;
-  bool static_ = false, batches_ = false;
+  bool static_ = false, batches_ = false, vmap_ = false;
   mutable std::mutex mutex_;  // guards compiled_ and serializes loads
   mutable std::vector<std::pair<std::vector<TensorType>, std::shared_ptr<const Compiled>>>
       compiled_;  // most recently used last
