@@ -46,7 +46,7 @@ if(HHLO_BUILD_SHARED)
   endforeach()
   target_link_libraries(hhlo_shared PRIVATE "-Wl,--whole-archive" ${archives} "-Wl,--no-whole-archive"
                         fmt::fmt ZLIB::ZLIB OpenSSL::Crypto ${HHLO_LAPACK_LIBRARIES} DNNL::dnnl
-                        OpenMP::OpenMP_CXX protobuf::libprotobuf PkgConfig::NGHTTP2
+                        OpenMP::OpenMP_CXX protobuf::libprotobuf PkgConfig::NGHTTP2 prometheus-cpp::core
                         ${CMAKE_DL_LIBS} Threads::Threads)
   target_include_directories(hhlo_shared INTERFACE "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
   install(TARGETS hhlo_shared EXPORT hhloTargets LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")

@@ -37,6 +37,7 @@ pkgs=(cmake ninja-build g++ make unzip ccache python3 python3-venv zlib1g-dev
       libdnnl-dev  # oneDNN: the opt-in convolution kernel (kernels/onednn, --onednn-convolution)
       libboost1.81-dev  # Boost.PFR (the load key), Boost.Beast/Asio (hhlo serve's HTTP)
       libprotobuf-dev protobuf-compiler libnghttp2-dev  # hhlo serve's gRPC (docs/facts.md, "gRPC")
+      prometheus-cpp-dev  # hhlo serve's metrics (the core serializer only)
       clang-format-14)  # make format / format-check
 missing=()
 for p in "${pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p"); done

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hhlo/core/version.h"
+#include "hhlo/serve/metrics.h"
 
 namespace hhlo::serve {
 namespace {
@@ -18,11 +19,11 @@ const std::vector<std::string> kExtensions = {"binary_tensor_data", "model_confi
                                               "model_repository", "statistics"};
 
 HttpReply json_reply(const Json& j, int status = 200) {
-  return {status, j.dump(-1, ' ', false, Json::error_handler_t::replace), std::nullopt};
+  return {status, j.dump(-1, ' ', false, Json::error_handler_t::replace), std::nullopt, ""};
 }
 
 HttpReply error_reply(Status status, std::string_view message) {
-  return {http_status(status), error_body(message), std::nullopt};
+  return {http_status(status), error_body(message), std::nullopt, ""};
 }
 
 int hex_value(char c) {
@@ -184,7 +185,7 @@ void infer_route(Server& server, const std::string& model, const std::string& ve
         if (out.error) return reply(error_reply(out.error->status(), out.error->what()));
         try {
           EncodedBody body = encode_infer_response(*out.response, out.binary);
-          reply({200, std::move(body.body), body.json_size});
+          reply({200, std::move(body.body), body.json_size, ""});
         } catch (const std::exception& e) {
           reply(error_reply(Status::internal, e.what()));
         }
@@ -205,7 +206,7 @@ void model_route(Server& server, const std::string& model, const std::string& ve
   if (what == "ready" && get)
     return reply(
         server.model_ready(model, version)
-            ? HttpReply{200, "", std::nullopt}
+            ? HttpReply{200, "", std::nullopt, ""}
             : error_reply(Status::invalid_argument, "model \"" + model + "\" is not ready"));
   if (what == "config" && get) return reply(json_reply(config_json(server.config(model, version))));
   if (what == "stats" && get)
@@ -233,7 +234,7 @@ void route(Server& server, const HttpRequestView& request, const DecodeLimits& l
   if (p.size() == 2 && p[0] == "health" && get) {
     bool ok = p[1] == "live" ? server.live() : p[1] == "ready" ? server.ready() : false;
     if (p[1] != "live" && p[1] != "ready") return not_found();
-    return reply(ok ? HttpReply{200, "", std::nullopt}
+    return reply(ok ? HttpReply{200, "", std::nullopt, ""}
                     : error_reply(Status::invalid_argument, "the server is not " + p[1]));
   }
   if (p.size() == 2 && p[0] == "models" && p[1] == "stats" && get)
@@ -273,6 +274,20 @@ void handle_http(Server& server, const HttpRequestView& request, const DecodeLim
     once(error_reply(e.status(), e.what()));
   } catch (const std::exception& e) {
     once(error_reply(Status::internal, e.what()));
+  }
+}
+
+HttpReply handle_metrics(const Server& server, const HttpRequestView& request) {
+  std::string_view path = request.target.substr(0, request.target.find('?'));
+  if (request.method != "GET" || path != "/metrics")
+    return error_reply(Status::not_found, "no route " + std::string(request.method) + " " +
+                                              std::string(request.target) +
+                                              " (the metrics port serves GET /metrics)");
+  try {
+    return {200, prometheus_text(server.statistics()), std::nullopt,
+            "text/plain; version=0.0.4; charset=utf-8"};
+  } catch (const std::exception& e) {
+    return error_reply(Status::internal, e.what());
   }
 }
 

@@ -32,6 +32,8 @@ struct HttpReply {
   std::string body;
   /// The Inference-Header-Content-Length to send (the body then is JSON + binary data).
   std::optional<std::size_t> json_size;
+  /// The Content-Type; "" is application/json (application/octet-stream with json_size).
+  std::string content_type;
 };
 
 /// Answers `request` for `server` by calling `reply` exactly once (on this thread, or on a
@@ -40,5 +42,9 @@ struct HttpReply {
 void handle_http(Server& server, const HttpRequestView& request, const DecodeLimits& limits,
                  std::function<void(HttpReply)> reply,
                  std::shared_ptr<const std::atomic<bool>> cancelled);
+
+/// Answers `request` on the metrics port: GET /metrics gives prometheus_text of every model's
+/// statistics (text/plain; version=0.0.4), anything else 404. Never throws.
+HttpReply handle_metrics(const Server& server, const HttpRequestView& request);
 
 }  // namespace hhlo::serve

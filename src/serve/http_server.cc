@@ -113,6 +113,10 @@ class Session : public std::enable_shared_from_this<Session> {
     HttpRequestView view{req.method_string(), req.target(), req.body(),
                          req["Inference-Header-Content-Length"],
                          req[http::field::content_encoding]};
+    if (shared_.options.metrics_only) {
+      ++shared_.in_flight;
+      return write(handle_metrics(shared_.server, view));
+    }
     ++shared_.in_flight;
     std::weak_ptr<Session> weak = shared_from_this();
     {
@@ -142,7 +146,7 @@ class Session : public std::enable_shared_from_this<Session> {
     keep_alive_ = false;
     version_ = 11;
     ++shared_.in_flight;
-    write({status, error_body(message), std::nullopt});
+    write({status, error_body(message), std::nullopt, ""});
   }
 
   void write(HttpReply reply) {
@@ -150,7 +154,9 @@ class Session : public std::enable_shared_from_this<Session> {
     response_.version(version_);
     response_.result(unsigned(reply.status));
     response_.set(http::field::server, "hhlo");
-    if (reply.json_size) {
+    if (!reply.content_type.empty()) {
+      response_.set(http::field::content_type, reply.content_type);
+    } else if (reply.json_size) {
       response_.set(http::field::content_type, "application/octet-stream");
       response_.set("Inference-Header-Content-Length", std::to_string(*reply.json_size));
     } else {

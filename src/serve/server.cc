@@ -1,6 +1,7 @@
 // The model server's core (hhlo/serve/server.h).
 #include "hhlo/serve/server.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <thread>
@@ -88,7 +89,9 @@ class Server::ModelQueue {
   }
   ModelStatistics statistics() const {
     std::lock_guard lock(mutex_);
-    return stats_;
+    ModelStatistics s = stats_;
+    s.pending = queue_.size() + running_;
+    return s;
   }
   const ServedModel& model() const { return *model_; }
   const ModelSettings& settings() const { return settings_; }
@@ -106,8 +109,11 @@ class Server::ModelQueue {
         if (settings_.dynamic_batching && max_rows_ >= 2 && batch[0].rows() <= max_rows_)
           gather(lock, batch);
         drained = stopping_ && Clock::now() > drain_until_;
+        running_ += batch.size();
       }
       run(batch, drained);
+      std::lock_guard lock(mutex_);
+      running_ -= batch.size();
     }
   }
 
@@ -214,6 +220,11 @@ class Server::ModelQueue {
     }
     ++stats_.success_count;
     stats_.success_ns += ns_between(job.arrival, end);
+    const std::vector<double>& bounds = request_duration_bounds_us();
+    if (stats_.duration_buckets.empty()) stats_.duration_buckets.assign(bounds.size() + 1, 0);
+    double us = double(ns_between(job.arrival, end)) / 1000;
+    ++stats_.duration_buckets[std::size_t(std::lower_bound(bounds.begin(), bounds.end(), us) -
+                                          bounds.begin())];
     stats_.queue_ns += ns_between(job.arrival, start);
     stats_.compute_ns += ns_between(start, end);
     ++stats_.inference_count;
@@ -241,6 +252,7 @@ class Server::ModelQueue {
   std::condition_variable ready_;
   std::deque<Job> queue_;
   bool stopping_ = false;
+  std::size_t running_ = 0;  // requests taken by an executor and not answered yet
   Clock::time_point drain_until_;
   ModelStatistics stats_;
   std::vector<std::thread> workers_;
@@ -253,6 +265,13 @@ struct Server::Entry {
   std::string reason;  // why it is not ready ("" when ready)
   std::shared_ptr<ModelQueue> queue;
 };
+
+const std::vector<double>& request_duration_bounds_us() {
+  static const std::vector<double> bounds = {100,   250,   500,   1000,   2500,   5000,
+                                             10000, 25000, 50000, 100000, 250000, 500000,
+                                             1e6,   2.5e6, 5e6,   1e7};
+  return bounds;
+}
 
 Server::Server(ServerOptions options) : options_(std::move(options)) {}
 

@@ -26,6 +26,7 @@ struct ServeFlags : LoadFlags {
   std::string host = "127.0.0.1";
   int http_port = 8000;
   int grpc_port = 8001;
+  int metrics_port = 8002;
   std::size_t max_queue_size = 64;
   int instances = 1;
   double grace_period = 5;
@@ -47,11 +48,13 @@ sigset_t block_stop_signals() {
 }
 
 void print_models(const serve::Server& server, const serve::HttpServer& http,
-                  const serve::GrpcServer& grpc, const std::string& host) {
+                  const serve::GrpcServer& grpc, const serve::HttpServer& metrics,
+                  const std::string& host) {
   for (const serve::ModelIndexEntry& e : server.repository_index())
     fmt::print("model {} version {}: {}{}\n", e.name, e.version, e.state,
                e.reason.empty() ? "" : " (" + e.reason + ")");
   fmt::print("hhlo serve: gRPC on {}:{}\n", host, grpc.port());
+  fmt::print("hhlo serve: metrics on {}:{}\n", host, metrics.port());
   fmt::print("hhlo serve: HTTP on {}:{}\n", host, http.port());
   std::fflush(stdout);
 }
@@ -80,7 +83,12 @@ int serve_main(const ServeFlags& f) {
   grpc_options.host = f.host;
   grpc_options.port = uint16_t(f.grpc_port);
   serve::GrpcServer grpc(server, grpc_options);
-  print_models(server, http, grpc, f.host);
+  serve::HttpOptions metrics_options;
+  metrics_options.host = f.host;
+  metrics_options.port = uint16_t(f.metrics_port);
+  metrics_options.metrics_only = true;
+  serve::HttpServer metrics(server, metrics_options);
+  print_models(server, http, grpc, metrics, f.host);
   int signal = 0;
   sigwait(&stop_signals, &signal);
   fmt::print(stderr, "hhlo serve: {} received; finishing what was accepted (up to {} s)\n",
@@ -89,6 +97,7 @@ int serve_main(const ServeFlags& f) {
   server.stop(grace);
   http.stop(std::chrono::milliseconds(1000));
   grpc.stop(std::chrono::milliseconds(1000));
+  metrics.stop();
   return 0;
 }
 
@@ -107,6 +116,9 @@ const bool registered = register_command({
       sub.add_option("--http-port", f->http_port, "HTTP port (0: a free one, printed)")
           ->check(CLI::Range(0, 65535));
       sub.add_option("--grpc-port", f->grpc_port, "gRPC port (0: a free one, printed)")
+          ->check(CLI::Range(0, 65535));
+      sub.add_option("--metrics-port", f->metrics_port,
+                     "Prometheus metrics port, GET /metrics (0: a free one, printed)")
           ->check(CLI::Range(0, 65535));
       sub.add_option("--max-queue-size", f->max_queue_size,
                      "Requests waiting per model; one more is answered 503 at once")

@@ -36,6 +36,9 @@ struct HttpOptions {
   int threads = 2;
   /// Bounds on one request's JSON and tensors.
   DecodeLimits decode;
+  /// Serve only GET /metrics (Prometheus text, hhlo/serve/metrics.h): the metrics port
+  /// (`--metrics-port`, Triton's 8002).
+  bool metrics_only = false;
 };
 
 /// An HTTP front end: listens from construction until stop() or destruction.

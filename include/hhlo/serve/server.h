@@ -69,6 +69,12 @@ struct ModelStatistics {
   /// Time requests waited in the queue, and time running the model (input and output copies
   /// included), over the successful ones.
   uint64_t queue_ns = 0, compute_ns = 0;
+  /// Requests queued or running now.
+  uint64_t pending = 0;
+  /// Successful requests by their time from arrival to answer: duration_buckets[i] counts
+  /// those up to request_duration_bounds_us()[i] microseconds and above the bound before; the
+  /// last entry those above every bound.
+  std::vector<uint64_t> duration_buckets;
 };
 
 /// What the server does with one model version (Triton's model configuration, as served).
@@ -84,6 +90,9 @@ struct ServedConfig {
   /// Whether queued requests are stacked (Triton's `dynamic_batching` present).
   bool dynamic_batching = false;
 };
+
+/// The upper bounds (microseconds) of ModelStatistics::duration_buckets: 100 us to 10 s.
+const std::vector<double>& request_duration_bounds_us();
 
 /// One entry of the repository index (KServe's repository extension, Triton's
 /// `RepositoryIndex`): a model, its version and state ("READY", "UNAVAILABLE" with the reason).
