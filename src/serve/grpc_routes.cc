@@ -286,6 +286,29 @@ void infer(Server& server, std::string_view request, std::optional<int64_t> time
       std::move(cancelled));
 }
 
+/// RepositoryModelLoad / Unload: run on the server's control thread, answered when done.
+void control(Server& server, const std::string& name, bool load, const Reply& reply) {
+  if (server.control() == ModelControl::none)
+    invalid("explicit model " + std::string(load ? "load" : "unload") +
+            " is not allowed: the model control mode is \"none\" (models are loaded from the "
+            "repository at start)");
+  server.run_control([&server, name, load, reply] {
+    try {
+      if (load) {
+        server.load_model(name);
+        reply({GrpcCode::ok, "", pb::RepositoryModelLoadResponse().SerializeAsString()});
+      } else {
+        server.unload_model(name);
+        reply({GrpcCode::ok, "", pb::RepositoryModelUnloadResponse().SerializeAsString()});
+      }
+    } catch (const ServeError& e) {
+      reply({grpc_code(e.status()), e.what(), ""});
+    } catch (const std::exception& e) {
+      reply({GrpcCode::internal, e.what(), ""});
+    }
+  });
+}
+
 /// The methods that answer at once: the serialized response of `method`, or nullopt when it is
 /// not one of them.
 std::optional<std::string> answer(Server& server, std::string_view method,
@@ -359,10 +382,6 @@ std::optional<std::string> answer(Server& server, std::string_view method,
     }
     return out.SerializeAsString();
   }
-  if (name == "RepositoryModelLoad" || name == "RepositoryModelUnload")
-    invalid("explicit model " + std::string(name == "RepositoryModelLoad" ? "load" : "unload") +
-            " is not allowed: the model control mode is \"none\" (models are loaded from the "
-            "repository at start)");
   return std::nullopt;
 }
 
@@ -393,6 +412,12 @@ void handle_grpc(Server& server, std::string_view method, std::string_view reque
   try {
     if (method == "/inference.GRPCInferenceService/ModelInfer")
       return infer(server, request, timeout_us, limits, once, std::move(cancelled));
+    if (method == "/inference.GRPCInferenceService/RepositoryModelLoad")
+      return control(server, parsed<pb::RepositoryModelLoadRequest>(request).model_name(), true,
+                     once);
+    if (method == "/inference.GRPCInferenceService/RepositoryModelUnload")
+      return control(server, parsed<pb::RepositoryModelUnloadRequest>(request).model_name(), false,
+                     once);
     std::optional<std::string> body = answer(server, method, request);
     if (!body) return once({GrpcCode::unimplemented, "unknown method " + std::string(method), ""});
     once({GrpcCode::ok, "", std::move(*body)});

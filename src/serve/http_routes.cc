@@ -217,6 +217,27 @@ void model_route(Server& server, const std::string& model, const std::string& ve
                     "no route " + std::string(request.method) + " " + std::string(request.target)));
 }
 
+/// POST v2/repository/models/NAME/load|unload: run on the server's control thread, answered
+/// when done (400 in the control mode none, 404 for an unknown model, the load's error).
+void control_route(Server& server, const std::string& name, bool load,
+                   const std::function<void(HttpReply)>& reply) {
+  if (server.control() == ModelControl::none)
+    return reply(error_reply(Status::invalid_argument,
+                             "explicit model " + std::string(load ? "load" : "unload") +
+                                 " is not allowed: the model control mode is \"none\" (models "
+                                 "are loaded from the repository at start)"));
+  server.run_control([&server, name, load, reply] {
+    try {
+      load ? server.load_model(name) : server.unload_model(name);
+      reply(HttpReply{200, "", std::nullopt, ""});
+    } catch (const ServeError& e) {
+      reply(error_reply(e.status(), e.what()));
+    } catch (const std::exception& e) {
+      reply(error_reply(Status::internal, e.what()));
+    }
+  });
+}
+
 void route(Server& server, const HttpRequestView& request, const DecodeLimits& limits,
            const std::function<void(HttpReply)>& reply,
            std::shared_ptr<const std::atomic<bool>> cancelled) {
@@ -252,10 +273,7 @@ void route(Server& server, const HttpRequestView& request, const DecodeLimits& l
     return reply(index_reply(server));
   if (p.size() == 4 && p[0] == "repository" && p[1] == "models" &&
       (p[3] == "load" || p[3] == "unload") && post)
-    return reply(error_reply(Status::invalid_argument,
-                             "explicit model " + p[3] +
-                                 " is not allowed: the model control mode is \"none\" (models are "
-                                 "loaded from the repository at start)"));
+    return control_route(server, p[2], p[3] == "load", reply);
   not_found();
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <filesystem>
 #include <thread>
 #include <utility>
 
@@ -262,9 +263,43 @@ class Server::ModelQueue {
 struct Server::Entry {
   ModelSource source;
   std::string version;
-  std::string reason;  // why it is not ready ("" when ready)
+  std::string reason;       // why it is not ready ("" when ready)
+  std::string fingerprint;  // of the files it was loaded from (poll_repository)
+  bool wanted = true;       // to be served (false: unloaded, or not asked for at start)
   std::shared_ptr<ModelQueue> queue;
 };
+
+namespace {
+
+/// The size and modification time of each file `source` is loaded from: what poll_repository
+/// compares.
+std::string fingerprint(const ModelSource& source) {
+  std::string f;
+  auto add = [&](const std::string& path) {
+    std::error_code ec;
+    auto size = std::filesystem::file_size(path, ec);
+    auto time = std::filesystem::last_write_time(path, ec);
+    f += path + ":" + std::to_string(size) + ":" + std::to_string(time.time_since_epoch().count()) +
+         ";";
+  };
+  for (const ModelVersionSource& v : source.versions) add(v.path);
+  if (source.config_path) add(*source.config_path);
+  return f + source.problem;
+}
+
+bool asked_for(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end() ||
+         std::find(names.begin(), names.end(), "*") != names.end();
+}
+
+[[noreturn]] void refuse_control(const std::string& what) {
+  throw ServeError(Status::invalid_argument,
+                   "explicit model " + what +
+                       " is not allowed: the model control mode is \"none\" (models are loaded "
+                       "from the repository at start; --model-control-mode explicit or poll)");
+}
+
+}  // namespace
 
 const std::vector<double>& request_duration_bounds_us() {
   static const std::vector<double> bounds = {100,   250,   500,   1000,   2500,   5000,
@@ -293,11 +328,19 @@ void Server::load_repository(const std::string& path) {
   if (sources.empty())
     throw ServeError(Status::invalid_argument,
                      "model repository '" + path + "' holds no model (<model>/1/model.jax)");
+  repository_ = path;
   for (ModelSource& source : sources) {
     auto entry = std::make_unique<Entry>();
     entry->source = source;
+    entry->fingerprint = fingerprint(source);
+    entry->wanted = options_.control != ModelControl::explicit_requests ||
+                    asked_for(options_.startup_models, source.name);
+    if (!entry->source.versions.empty())
+      entry->version = std::to_string(entry->source.versions.back().version);
+    if (!entry->wanted)
+      entry->reason = "not loaded (load it: POST v2/repository/models/" + source.name + "/load)";
     try {
-      load_model(*entry);
+      if (entry->wanted) load_entry(*entry);
     } catch (const std::exception& e) {
       entry->reason = e.what();
     }
@@ -306,7 +349,7 @@ void Server::load_repository(const std::string& path) {
   }
 }
 
-void Server::load_model(Entry& entry) const {
+void Server::load_entry(Entry& entry) const {
   const ModelSource& source = entry.source;
   if (!source.versions.empty()) entry.version = std::to_string(source.versions.back().version);
   if (!source.problem.empty()) throw Error(source.problem);
@@ -333,13 +376,143 @@ void Server::load_model(Entry& entry) const {
   entry.queue = std::make_shared<ModelQueue>(model, settings);
 }
 
+void Server::retire(std::shared_ptr<ModelQueue> queue) const {
+  if (queue) queue->stop(Clock::now() + options_.retire_grace);
+}
+
+void Server::load_model(const std::string& name) {
+  if (options_.control == ModelControl::none) refuse_control("load");
+  std::lock_guard control(control_mutex_);
+  std::vector<ModelSource> sources = scan_repository(repository_);
+  auto source = std::find_if(sources.begin(), sources.end(),
+                             [&](const ModelSource& m) { return m.name == name; });
+  if (source == sources.end())
+    throw ServeError(Status::not_found,
+                     "the repository '" + repository_ + "' has no model \"" + name + "\"");
+  Entry fresh;
+  fresh.source = *source;
+  fresh.fingerprint = fingerprint(*source);
+  std::string error;
+  try {
+    load_entry(fresh);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  std::shared_ptr<ModelQueue> old;
+  {
+    std::lock_guard lock(mutex_);
+    std::unique_ptr<Entry>& entry = models_[name];
+    if (!entry) entry = std::make_unique<Entry>();
+    if (!error.empty() && entry->queue) {
+      entry->reason.clear();  // the version loaded before keeps serving
+    } else {
+      old = std::move(entry->queue);
+      *entry = std::move(fresh);
+      entry->reason = error;
+    }
+    entry->wanted = true;
+  }
+  retire(std::move(old));
+  if (!error.empty())
+    throw ServeError(Status::invalid_argument, "model \"" + name + "\": " + error);
+}
+
+void Server::unload_model(const std::string& name) {
+  if (options_.control == ModelControl::none) refuse_control("unload");
+  std::lock_guard control(control_mutex_);
+  std::shared_ptr<ModelQueue> old;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = models_.find(name);
+    if (it == models_.end()) throw ServeError(Status::not_found, "unknown model \"" + name + "\"");
+    old = std::move(it->second->queue);
+    it->second->wanted = false;
+    it->second->reason = "unloaded";
+  }
+  retire(std::move(old));
+}
+
+std::vector<std::string> Server::poll_repository() {
+  std::lock_guard control(control_mutex_);
+  std::vector<ModelSource> sources = scan_repository(repository_);
+  std::vector<std::string> changed;
+  std::vector<std::shared_ptr<ModelQueue>> retired;
+  for (const ModelSource& source : sources) {
+    {
+      std::lock_guard lock(mutex_);
+      auto it = models_.find(source.name);
+      bool known = it != models_.end();
+      if (known && (!it->second->wanted || it->second->fingerprint == fingerprint(source)))
+        continue;
+      if (!known && options_.control == ModelControl::explicit_requests) continue;
+    }
+    Entry fresh;
+    fresh.source = source;
+    fresh.fingerprint = fingerprint(source);
+    try {
+      load_entry(fresh);
+    } catch (const std::exception& e) {
+      fresh.reason = e.what();
+    }
+    std::lock_guard lock(mutex_);
+    std::unique_ptr<Entry>& entry = models_[source.name];
+    if (!entry) entry = std::make_unique<Entry>();
+    if (!fresh.reason.empty() && entry->queue) {
+      entry->fingerprint = fresh.fingerprint;  // keep serving the old version; try again on change
+    } else {
+      retired.push_back(std::move(entry->queue));
+      *entry = std::move(fresh);
+    }
+    changed.push_back(source.name);
+  }
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = models_.begin(); it != models_.end();) {
+      bool present = std::any_of(sources.begin(), sources.end(),
+                                 [&](const ModelSource& m) { return m.name == it->first; });
+      if (present) {
+        ++it;
+        continue;
+      }
+      retired.push_back(std::move(it->second->queue));
+      changed.push_back(it->first);
+      it = models_.erase(it);
+    }
+  }
+  for (std::shared_ptr<ModelQueue>& q : retired) retire(std::move(q));
+  return changed;
+}
+
+void Server::run_control(std::function<void()> task) {
+  {
+    std::lock_guard lock(tasks_mutex_);
+    if (!control_thread_.joinable()) control_thread_ = std::thread([this] { control_loop(); });
+    tasks_.push_back(std::move(task));
+  }
+  tasks_ready_.notify_one();
+}
+
+void Server::control_loop() {
+  for (;;) {
+    std::function<void()> task;
+    {
+      std::unique_lock lock(tasks_mutex_);
+      tasks_ready_.wait(lock, [&] { return tasks_stopping_ || !tasks_.empty(); });
+      if (tasks_.empty()) return;
+      task = std::move(tasks_.front());
+      tasks_.pop_front();
+    }
+    task();
+  }
+}
+
 bool Server::live() const { return live_.load(); }
 
 bool Server::ready() const {
   if (!live()) return false;
   std::lock_guard lock(mutex_);
   for (const auto& [name, entry] : models_)
-    if (!entry->queue) return false;
+    if (entry->wanted && !entry->queue) return false;
   return true;
 }
 
@@ -389,7 +562,8 @@ std::vector<ModelIndexEntry> Server::repository_index() const {
   std::lock_guard lock(mutex_);
   std::vector<ModelIndexEntry> index;
   for (const auto& [name, entry] : models_)
-    index.push_back({name, entry->version, entry->queue ? "READY" : "UNAVAILABLE", entry->reason});
+    index.push_back({name, entry->version, entry->queue ? "READY" : "UNAVAILABLE",
+                     entry->queue ? "" : entry->reason});
   return index;
 }
 
@@ -451,6 +625,13 @@ std::shared_ptr<Server::ModelQueue> Server::queue_of(const std::string& model,
 
 void Server::stop(std::chrono::milliseconds grace) {
   live_ = false;
+  {
+    std::lock_guard lock(tasks_mutex_);
+    tasks_stopping_ = true;
+  }
+  tasks_ready_.notify_all();
+  if (control_thread_.joinable() && control_thread_.get_id() != std::this_thread::get_id())
+    control_thread_.join();
   Clock::time_point until = Clock::now() + grace;
   std::vector<ModelQueue*> queues;
   {

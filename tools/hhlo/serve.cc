@@ -6,10 +6,15 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "commands.h"
@@ -34,6 +39,61 @@ struct ServeFlags : LoadFlags {
   std::vector<int64_t> preferred_batch_sizes;
   int64_t max_queue_delay_us = 0;
   bool vmap_batching = false;
+  std::string model_control_mode = "none";
+  std::vector<std::string> load_models;
+  double repository_poll_secs = 15;
+};
+
+serve::ModelControl control_of(const std::string& mode) {
+  if (mode == "explicit") return serve::ModelControl::explicit_requests;
+  if (mode == "poll") return serve::ModelControl::poll;
+  return serve::ModelControl::none;
+}
+
+/// Polls the repository every `seconds` until stopped (--model-control-mode poll).
+class Poller {
+ public:
+  Poller(serve::Server& server, double seconds) : server_(server) {
+    thread_ = std::thread([this, period = std::chrono::duration<double>(seconds)] {
+      std::unique_lock lock(mutex_);
+      while (!stopping_) {
+        if (wake_.wait_for(lock, period, [&] { return stopping_; })) return;
+        lock.unlock();
+        try {
+          std::vector<std::string> changed = server_.poll_repository();
+          std::vector<serve::ModelIndexEntry> index = server_.repository_index();
+          for (const std::string& name : changed) {
+            auto e = std::find_if(index.begin(), index.end(),
+                                  [&](const serve::ModelIndexEntry& x) { return x.name == name; });
+            if (e == index.end())
+              fmt::print(stderr, "hhlo serve: the repository changed: model {} removed\n", name);
+            else
+              fmt::print(stderr, "hhlo serve: the repository changed: model {} version {}: {}{}\n",
+                         name, e->version, e->state,
+                         e->reason.empty() ? "" : " (" + e->reason + ")");
+          }
+        } catch (const std::exception& e) {
+          fmt::print(stderr, "hhlo serve: polling the repository failed: {}\n", e.what());
+        }
+        lock.lock();
+      }
+    });
+  }
+  ~Poller() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  serve::Server& server_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;
 };
 
 /// SIGTERM and SIGINT blocked in this thread and every thread it starts after, so that
@@ -73,6 +133,8 @@ int serve_main(const ServeFlags& f) {
   options.batching.preferred_batch_sizes = f.preferred_batch_sizes;
   options.batching.max_queue_delay = std::chrono::microseconds(f.max_queue_delay_us);
   options.vmap_batching = f.vmap_batching;
+  options.control = control_of(f.model_control_mode);
+  options.startup_models = f.load_models;
   serve::Server server(options);
   server.load_repository(f.program);
   serve::HttpOptions http_options;
@@ -89,8 +151,11 @@ int serve_main(const ServeFlags& f) {
   metrics_options.metrics_only = true;
   serve::HttpServer metrics(server, metrics_options);
   print_models(server, http, grpc, metrics, f.host);
+  std::optional<Poller> poller;
+  if (options.control == serve::ModelControl::poll) poller.emplace(server, f.repository_poll_secs);
   int signal = 0;
   sigwait(&stop_signals, &signal);
+  poller.reset();
   fmt::print(stderr, "hhlo serve: {} received; finishing what was accepted (up to {} s)\n",
              signal == SIGTERM ? "SIGTERM" : "SIGINT", f.grace_period);
   auto grace = std::chrono::milliseconds(int64_t(f.grace_period * 1000));
@@ -142,6 +207,18 @@ const bool registered = register_command({
                    "Batch models exported without a batch dimension by vmap over a new leading "
                    "axis (their shapes gain a leading -1; a config.pbtxt with max_batch_size > 0 "
                    "asks for it per model)");
+      sub.add_option("--model-control-mode", f->model_control_mode,
+                     "none: every model at start, no load/unload; explicit: the --load-model "
+                     "ones at start, then load/unload requests; poll: every model, reloaded when "
+                     "its files change")
+          ->check(CLI::IsMember({"none", "explicit", "poll"}));
+      sub.add_option("--load-model", f->load_models,
+                     "With --model-control-mode explicit: a model loaded at start (repeatable; "
+                     "* for all)")
+          ->allow_extra_args(false);
+      sub.add_option("--repository-poll-secs", f->repository_poll_secs,
+                     "With --model-control-mode poll: seconds between scans of the repository")
+          ->check(CLI::Range(0.1, 86400.0));
       sub.add_option("--grace-period", f->grace_period,
                      "Seconds SIGTERM waits for accepted requests before exiting")
           ->check(CLI::Range(0.0, 3600.0));

@@ -6,13 +6,16 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hhlo/serve/inference.h"
@@ -21,6 +24,17 @@
 #include "hhlo/serve/served_model.h"
 
 namespace hhlo::serve {
+
+/// How the models of a repository are loaded and unloaded (Triton's `--model-control-mode`).
+enum class ModelControl {
+  /// Every model at start; load and unload requests are refused.
+  none,
+  /// The models ServerOptions::startup_models names at start; then load and unload requests.
+  explicit_requests,
+  /// Every model at start, then poll_repository() (the CLI calls it every
+  /// `--repository-poll-secs`); load and unload requests too.
+  poll,
+};
 
 /// How a server runs its models.
 struct ServerOptions {
@@ -39,6 +53,13 @@ struct ServerOptions {
   /// Batch a model whose inputs have no shared batch dimension by `vmap` over a new leading
   /// axis (ModelSettings::vmap_batching) when it has no config.pbtxt.
   bool vmap_batching = false;
+  /// How models are loaded and unloaded.
+  ModelControl control = ModelControl::none;
+  /// With ModelControl::explicit_requests: the models loaded at start ("*": all; Triton's
+  /// `--load-model`).
+  std::vector<std::string> startup_models;
+  /// How long a replaced or unloaded version may take to finish the requests it holds.
+  std::chrono::milliseconds retire_grace{30000};
 };
 
 /// The outcome of one inference: the response and its outputs' binary flags, or the error.
@@ -109,11 +130,36 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  /// Loads every model of the repository at `path` (scan_repository): each model's newest
-  /// version. A model that fails to load is kept UNAVAILABLE with its error (repository_index
-  /// gives it) and the rest are served. Throws hhlo::IoError when `path` cannot be scanned and
-  /// ServeError (invalid_argument) when it holds no model.
+  /// Loads the models of the repository at `path` (scan_repository): each model's newest
+  /// version (or the one its config.pbtxt names), every model unless ServerOptions::control is
+  /// explicit_requests (then those startup_models names). A model that fails to load is kept
+  /// UNAVAILABLE with its error (repository_index gives it) and the rest are served. Throws
+  /// hhlo::IoError when `path` cannot be scanned and ServeError (invalid_argument) when it holds
+  /// no model.
   void load_repository(const std::string& path);
+
+  /// Loads model `name` from the repository, or reloads it: the new version is loaded and
+  /// warmed while the old one serves, then replaces it (requests already queued for the old
+  /// one finish on it, within ServerOptions::retire_grace). Throws ServeError:
+  /// invalid_argument when the control mode is none, not_found when the repository has no such
+  /// model; and the load's error (a model being reloaded keeps serving its old version; a new
+  /// one is UNAVAILABLE with the error).
+  void load_model(const std::string& name);
+  /// Unloads model `name`: it takes no new requests (not ready, UNAVAILABLE "unloaded"), and
+  /// those queued finish within retire_grace. Throws ServeError: invalid_argument when the
+  /// control mode is none, not_found for an unknown model.
+  void unload_model(const std::string& name);
+  /// Rescans the repository: loads models that appeared (and are not unloaded in
+  /// explicit_requests mode), reloads those whose program or config.pbtxt changed (size or
+  /// modification time), unloads those that disappeared. Returns the names of the models it
+  /// loaded, reloaded or unloaded. Throws hhlo::IoError when the repository cannot be scanned.
+  std::vector<std::string> poll_repository();
+  /// Runs `task` on the server's control thread (loads and unloads asked over the protocol run
+  /// there, not on a transport's thread). Tasks run one at a time, in order; those still
+  /// queued when the server stops are run before stop() returns.
+  void run_control(std::function<void()> task);
+  /// The control mode.
+  ModelControl control() const { return options_.control; }
 
   /// True until stop() is called (the protocol's server live).
   bool live() const;
@@ -134,10 +180,13 @@ class Server {
 
   /// Queues `request` for `model` and returns at once; `done` is called exactly once, on
   /// another thread or (for a request refused at once) on this one, with the response or the
-  /// error: not_found for an unknown model or version; unavailable when the model is not
-  /// ready, its queue is full, the server is stopping, or the request's timeout passed (or
-  /// `cancelled` became true) while it waited; what ServedModel::infer throws. `cancelled`
-  /// (may be null) is read before the request runs: a client gone away sets it.
+  /// error: not_found for an unknown model or version; invalid_argument for inputs or outputs
+  /// the model refuses (ServedModel::ordered_inputs, check_outputs: checked before the request
+  /// is queued); unavailable when the model is not ready, its queue is full, the server is
+  /// stopping, or the request's timeout passed (or `cancelled` became true) while it waited;
+  /// what ServedModel::run throws. A batching model may run it stacked with others (its
+  /// outputs are its own rows). `cancelled` (may be null) is read before the request runs: a
+  /// client gone away sets it.
   void infer(const std::string& model, const std::string& version, InferRequest request,
              std::function<void(InferOutcome)> done,
              std::shared_ptr<const std::atomic<bool>> cancelled = nullptr);
@@ -152,13 +201,22 @@ class Server {
   struct Entry;
   const Entry& find(const std::string& model, const std::string& version) const;
   ModelSettings default_settings() const;
-  void load_model(Entry& entry) const;
+  void load_entry(Entry& entry) const;
+  void retire(std::shared_ptr<ModelQueue> queue) const;
+  void control_loop();
   std::shared_ptr<ModelQueue> queue_of(const std::string& model, const std::string& version) const;
 
   ServerOptions options_;
   std::atomic<bool> live_{true};
   mutable std::mutex mutex_;
   std::map<std::string, std::unique_ptr<Entry>> models_;
+  std::string repository_;
+  std::mutex control_mutex_;  // one load, unload or poll at a time
+  std::mutex tasks_mutex_;
+  std::condition_variable tasks_ready_;
+  std::deque<std::function<void()>> tasks_;
+  bool tasks_stopping_ = false;
+  std::thread control_thread_;
 };
 
 }  // namespace hhlo::serve
