@@ -158,10 +158,6 @@ void infer_route(Server& server, const std::string& model, const std::string& ve
                  const HttpRequestView& request, const DecodeLimits& limits,
                  const std::function<void(HttpReply)>& reply,
                  std::shared_ptr<const std::atomic<bool>> cancelled) {
-  if (!request.content_encoding.empty() && request.content_encoding != "identity")
-    return reply(error_reply(Status::invalid_argument,
-                             "Content-Encoding \"" + std::string(request.content_encoding) +
-                                 "\" is not accepted; send the body uncompressed"));
   std::optional<std::size_t> json_size;
   if (!request.json_size.empty()) {
     std::size_t n = 0;
@@ -175,7 +171,13 @@ void infer_route(Server& server, const std::string& model, const std::string& ve
   }
   InferRequest decoded;
   try {
-    decoded = decode_infer_request(request.body, json_size, limits);
+    std::string inflated;
+    std::string_view body = request.body;
+    if (!request.content_encoding.empty() && request.content_encoding != "identity") {
+      inflated = inflated_body(body, request.content_encoding, limits.max_inflated_bytes);
+      body = inflated;
+    }
+    decoded = decode_infer_request(body, json_size, limits);
   } catch (const ServeError& e) {
     return reply(error_reply(e.status(), e.what()));
   }

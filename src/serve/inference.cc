@@ -1,6 +1,8 @@
 // The Open Inference Protocol's datatype names and status mapping (hhlo/serve/inference.h).
 #include "hhlo/serve/inference.h"
 
+#include <zlib.h>
+
 #include <array>
 #include <utility>
 
@@ -59,6 +61,41 @@ TensorType request_tensor_type(const std::string& name, std::string_view datatyp
   if (elements > uint64_t(INT64_MAX) / byte_size(*dtype))
     invalid(where + "'s shape and datatype need more than 2^63 bytes");
   return TensorType{*dtype, Dims(shape.begin(), shape.end())};
+}
+
+std::string inflated_body(std::string_view body, std::string_view encoding, std::size_t limit) {
+  if (encoding.empty() || encoding == "identity") return std::string(body);
+  auto invalid = [](const std::string& m) { throw ServeError(Status::invalid_argument, m); };
+  if (encoding != "gzip" && encoding != "deflate")
+    invalid("Content-Encoding \"" + std::string(encoding) +
+            "\" is not accepted (gzip, deflate, identity)");
+  z_stream z{};
+  if (inflateInit2(&z, encoding == "gzip" ? 15 + 16 : 15) != Z_OK)
+    throw ServeError(Status::internal, "zlib: inflateInit2 failed");
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(body.data()));
+  z.avail_in = uInt(body.size());
+  std::string out;
+  char chunk[65536];
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    z.next_out = reinterpret_cast<Bytef*>(chunk);
+    z.avail_out = sizeof chunk;
+    rc = inflate(&z, Z_NO_FLUSH);
+    std::size_t n = sizeof chunk - z.avail_out;
+    if (out.size() + n > limit) {
+      inflateEnd(&z);
+      invalid("the " + std::string(encoding) + " body inflates past the limit of " +
+              std::to_string(limit) + " bytes");
+    }
+    out.append(chunk, n);
+    if (rc == Z_BUF_ERROR && z.avail_in == 0) break;  // input ended before the stream did
+  }
+  bool whole = rc == Z_STREAM_END && z.avail_in == 0;
+  inflateEnd(&z);
+  if (!whole)
+    invalid("the " + std::string(encoding) + " body does not inflate" +
+            (rc == Z_STREAM_END ? " (bytes follow its end)" : " (truncated or corrupt)"));
+  return out;
 }
 
 int http_status(Status status) {

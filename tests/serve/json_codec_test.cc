@@ -5,6 +5,7 @@
 #include "hhlo/serve/json_codec.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <cstring>
@@ -225,6 +226,53 @@ TEST(ProtocolDatatypes, NamesRoundTripAndStatusesMapAsTritons) {
   EXPECT_EQ(http_status(Status::unavailable), 503);
   EXPECT_EQ(http_status(Status::internal), 500);
   EXPECT_EQ(error_body("bad \"x\""), R"({"error":"bad \"x\""})");
+}
+
+}  // namespace
+}  // namespace hhlo::serve
+
+namespace hhlo::serve {
+namespace {
+
+/// `text` compressed by zlib in the zlib (RFC 1950) or gzip (RFC 1952) format.
+std::string compressed(const std::string& text, bool gzip) {
+  z_stream z{};
+  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, gzip ? 15 + 16 : 15, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, uLong(text.size())) + 32, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = uInt(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = uInt(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(out.size() - z.avail_out);
+  deflateEnd(&z);
+  return out;
+}
+
+std::string inflate_refusal(std::string_view body, std::string_view encoding, std::size_t limit) {
+  try {
+    inflated_body(body, encoding, limit);
+  } catch (const ServeError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CompressedBodies, GzipAndDeflateInflateWithinTheirLimit) {
+  std::string text(100000, 'x');
+  EXPECT_EQ(inflated_body(compressed(text, true), "gzip", 1 << 20), text);
+  EXPECT_EQ(inflated_body(compressed(text, false), "deflate", 1 << 20), text);
+  EXPECT_EQ(inflated_body("plain", "identity", 1), "plain");
+  // A bomb: 100 kB of zeros compress to a few hundred bytes; the limit stops it.
+  EXPECT_NE(inflate_refusal(compressed(text, true), "gzip", 4096).find("past the limit of 4096"),
+            std::string::npos);
+  std::string gz = compressed(text, true);
+  EXPECT_NE(inflate_refusal(gz.substr(0, gz.size() / 2), "gzip", 1 << 20).find("truncated"),
+            std::string::npos);
+  EXPECT_NE(inflate_refusal(gz + "junk", "gzip", 1 << 20).find("bytes follow its end"),
+            std::string::npos);
+  EXPECT_NE(inflate_refusal("abc", "br", 1 << 20).find("\"br\" is not accepted"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -36,7 +36,16 @@ struct DecodeLimits {
   int max_rank = 32;
   /// Inputs and requested outputs of one request, each.
   std::size_t max_tensors = 1024;
+  /// Bytes a compressed request body (HTTP `Content-Encoding: gzip` or `deflate`) may inflate
+  /// to (Triton's HTTP default body limit).
+  std::size_t max_inflated_bytes = std::size_t{64} << 20;
 };
+
+/// `body` inflated from `encoding` ("gzip": RFC 1952, "deflate": the zlib format of RFC 1950,
+/// as HTTP and tritonclient mean it; "" or "identity": as it is). Throws ServeError
+/// (invalid_argument) for another encoding, a body that does not inflate (truncated, corrupt,
+/// trailing bytes), or one inflating past `limit` bytes (a zip bomb is stopped there).
+std::string inflated_body(std::string_view body, std::string_view encoding, std::size_t limit);
 
 /// The type of input `name` of a request, given its protocol `datatype` and `shape`, checked:
 /// a datatype we serve, a rank within `limits`, no negative dimension, an element count and a
