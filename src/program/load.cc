@@ -109,7 +109,7 @@ ProgramId program_id(std::string_view bytes, std::string_view name) {
 }
 
 std::string key_for(const ProgramId& id, const LoadOptions& options) {
-  return key_of(id.exported ? "hhlo-load 2 exported" : "hhlo-load 2", id.digest,
+  return key_of(id.exported ? "hhlo-load 3 exported" : "hhlo-load 3", id.digest,
                 normalized(options));
 }
 
