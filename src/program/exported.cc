@@ -163,7 +163,7 @@ void check_against_avals(const std::vector<TensorType>& types,
     std::vector<std::string> listed;
     for (int64_t k : kept) listed.push_back(fmt::format("'{}' {}", names[k], described(avals[k])));
     throw Error(fmt::format(
-        "{}: the module disagrees with the artifact's {} list: @main has {} {}(s) ({}), the "
+        "{}: the module disagrees with the artifact's {} list: @main has {} {}(s) {}, the "
         "artifact lists {} {}(s) for it ({})",
         src, what, types.size(), part, types_to_string(types), kept.size(), what,
         fmt::join(listed, ", ")));
