@@ -52,12 +52,13 @@ DType bits_type(DType t) {
   }
 }
 
-/// Whether `op` needs a rewrite (its result type static).
+/// Whether `op` needs a rewrite (those that need constants of its shape: a static one).
 bool needs_rewrite(const Op& op) {
-  if (op.results().size() != 1 || !op.result().type().is_static()) return false;
+  if (op.results().size() != 1) return false;
   DType t = op.result().dtype();
   if (is(op, "stablehlo.maximum") || is(op, "stablehlo.minimum")) return is_complex(t);
   if (is(op, "stablehlo.add")) return is_pred(t);
+  if (!op.result().type().is_static()) return false;
   if (is(op, "stablehlo.ceil") || is(op, "stablehlo.floor"))
     return t == DType::bf16 || t == DType::f32 || t == DType::f64;
   if (is(op, "stablehlo.reduce_precision"))

@@ -236,6 +236,22 @@ TEST(SpecRewrites, AModuleWithoutSuchOpsIsLeftAsItIs) {
   EXPECT_EQ(to_mlir(m), before);
 }
 
+// A dynamic shape: complex maximum needs no constant and is rewritten; ceil, which needs
+// constants of its shape, is kept (refinement makes shapes static before the rewrite).
+TEST(SpecRewrites, DynamicShapesAreRewrittenWhereNoConstantIsNeeded) {
+  Module m = parse_module(R"(func.func @main(%a: tensor<?xcomplex<f32>>, %b: tensor<?xcomplex<f32>>,
+                 %x: tensor<?xf32>) -> (tensor<?xcomplex<f32>>, tensor<?xf32>) {
+  %0 = stablehlo.maximum %a, %b : tensor<?xcomplex<f32>>
+  %1 = stablehlo.ceil %x : tensor<?xf32>
+  return %0, %1 : tensor<?xcomplex<f32>>, tensor<?xf32>
+})");
+  EXPECT_EQ(rewrite_to_the_spec(m, "p.mlir"), 1);
+  std::string printed = to_mlir(m);
+  EXPECT_THAT(printed, Not(HasSubstr("stablehlo.maximum")));
+  EXPECT_THAT(printed, HasSubstr("stablehlo.ceil"));
+  EXPECT_NO_THROW(parse_module(printed, {.verify = true})) << printed;
+}
+
 TEST(SpecRewrites, ABitcastBetweenComplexWidthsIsRefusedNamingItsLine) {
   const char* text = R"(func.func @main(%x: tensor<2xcomplex<f64>>) -> tensor<2x2xcomplex<f32>> {
   %0 = stablehlo.bitcast_convert %x : (tensor<2xcomplex<f64>>) -> tensor<2x2xcomplex<f32>>

@@ -23,12 +23,12 @@ namespace hhlo {
 ///    subnormal argument, found from its bits, gives 1 or -0 (ceil), 0 or -1 (floor) by its sign;
 ///  - `reduce_precision` of a float with `mantissa_bits` 0 (the plugin keeps NaN): a NaN gives
 ///    +inf, as the reference interpreter gives (a format without mantissa bits has no NaN).
-/// Ops with a dynamic (`?`) result dimension are kept. The module is copied only when some op
-/// needs a rewrite; functions, calls, attributes and locations are kept. Returns the number of
-/// ops rewritten.
-/// Throws hhlo::Error naming `source_name`, the op, its line and the cause for an op that aborts
-/// the plugin's process (a CHECK failure, exit 134): `bitcast_convert` between complex types of
-/// different widths (complex<f64> to two complex<f32> and back).
+/// `ceil`, `floor` and `reduce_precision` with a dynamic (`?`) result dimension are kept. The
+/// module is copied only when some op needs a rewrite; functions, calls, attributes and locations
+/// are kept. Returns the number of ops rewritten. Throws hhlo::Error naming `source_name`, the op,
+/// its line and the cause for an op that aborts the plugin's process (a CHECK failure, exit 134):
+/// `bitcast_convert` between complex types of different widths (complex<f64> to two complex<f32>
+/// and back).
 int rewrite_to_the_spec(Module& module, const std::string& source_name);
 
 /// Throws what rewrite_to_the_spec throws for an op of `module` that aborts the plugin's process,
