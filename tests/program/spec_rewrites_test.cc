@@ -83,6 +83,27 @@ func.func @main(%a: tensor<5xcomplex<f32>>, %b: tensor<5xcomplex<f32>>)
   EXPECT_EQ(out[1].to_vector<c64>(), (std::vector<c64>{{1, 1}, {1, 3}, {1, 9}, {3, 3}, {-1, -2}}));
 }
 
+// The reference interpreter's own cases (stablehlo/tests/interpret/maximum.mlir, max_op_test_c64,
+// and ceil.mlir, ceil_op_test_f32), constants folded at compile time: its expected values.
+TEST(SpecRewrites, TheReferenceInterpretersCasesGiveItsValues) {
+  const char* text = R"(
+func.func @main() -> (tensor<4xcomplex<f32>>, tensor<9xf32>) {
+  %0 = stablehlo.constant dense<[(1.5, 2.5), (1.5, 7.5), (0.0, 1.5), (0.0, 1.5)]> : tensor<4xcomplex<f32>>
+  %1 = stablehlo.constant dense<[(7.5, 1.5), (1.5, 2.5), (-0.0, 2.5), (0.0, 1.5)]> : tensor<4xcomplex<f32>>
+  %2 = stablehlo.maximum %0, %1 : tensor<4xcomplex<f32>>
+  %3 = stablehlo.constant dense<[0xFF800000, -2.5, 0x80000001, -0.0, 0.0, 0x00000001, 2.5, 0x7F800000, 0x7FC00000]> : tensor<9xf32>
+  %4 = stablehlo.ceil %3 : tensor<9xf32>
+  return %2, %4 : tensor<4xcomplex<f32>>, tensor<9xf32>
+})";
+  auto out = run(text, {});
+  std::vector<c64> max = out[0].to_vector<c64>();
+  EXPECT_EQ(max, (std::vector<c64>{{7.5f, 1.5f}, {1.5f, 7.5f}, {-0.0f, 2.5f}, {0.0f, 1.5f}}));
+  EXPECT_TRUE(std::signbit(max[2].real()));
+  EXPECT_EQ(bits_of(out[1]),
+            (std::vector<uint64_t>{0xFF800000, 0xC0000000, 0x80000000, 0x80000000, 0, 0x3F800000,
+                                   0x40400000, 0x7F800000, 0x7FC00000}));
+}
+
 TEST(SpecRewrites, AReductionWithAComplexMaximumBodyIsLexicographic) {
   const char* text = R"(
 func.func @main(%x: tensor<4xcomplex<f64>>) -> (tensor<complex<f64>>, tensor<complex<f64>>) {
