@@ -60,8 +60,8 @@ void explicit_defaults(OpState& st) {
 class Inliner {
  public:
   Inliner(Func& dest, const Module& source, const InlineRewrite* rewrite = nullptr,
-          RewriteScope scope = RewriteScope::bodies)
-      : dest_(dest), source_(source), rewrite_(rewrite), scope_(scope) {}
+          RewriteScope scope = RewriteScope::bodies, bool keep_calls = false)
+      : dest_(dest), source_(source), rewrite_(rewrite), scope_(scope), keep_calls_(keep_calls) {}
 
   std::vector<Value> call(std::string_view callee, const std::vector<Value>& args) {
     const Func* f = source_.find(callee);
@@ -134,7 +134,8 @@ class Inliner {
       for (Value v : op->operands()) operands.push_back(mapped(v));
       if (body && op->name() == "func.return") return operands;
       if (end == End::region_values && op->name() == "stablehlo.return") return operands;
-      if (op->name() == "func.call") {
+      bool call_op = op->name() == "func.call";
+      if (call_op && !keep_calls_) {
         const Attribute* c = op->attr("callee");
         const auto* sym = c ? c->get_if<SymbolRefAttr>() : nullptr;
         if (!sym) throw Error("inline_call: a func.call without a callee symbol");
@@ -146,7 +147,7 @@ class Inliner {
         continue;
       }
       bool terminator = op->name() == "stablehlo.return";
-      bool consult = body || (scope_ == RewriteScope::regions_too && !terminator);
+      bool consult = !call_op && (body || (scope_ == RewriteScope::regions_too && !terminator));
       if (consult && rewritten(*op, operands, map)) continue;
       OpState st;
       st.name = op->name();
@@ -155,7 +156,7 @@ class Inliner {
       st.attrs = op->attrs();
       st.loc = op->loc();
       explicit_defaults(st);
-      if (st.name == "stablehlo.composite") copy_decomposition(st);
+      if (st.name == "stablehlo.composite" && !keep_calls_) copy_decomposition(st);
       for (const auto& region : op->regions()) {
         std::vector<TensorType> types;
         for (Value a : region->args()) types.push_back(a.type());
@@ -234,6 +235,8 @@ class Inliner {
   const Module& source_;
   const InlineRewrite* rewrite_;
   RewriteScope scope_;
+  // True when func.calls and composites are copied as they are (copy_function_body).
+  bool keep_calls_ = false;
   std::vector<const Func*> stack_;
   // True while a region is inlined in place: constants from outside it are copied (region()).
   bool outer_constants_ = false;
@@ -252,6 +255,13 @@ std::vector<Value> inline_call(Func& dest, const Module& source, std::string_vie
                                RewriteScope scope) {
   dest.check_operands("inline_call", args);
   return Inliner(dest, source, &rewrite, scope).call(callee, args);
+}
+
+std::vector<Value> copy_function_body(Func& dest, const Module& source, std::string_view callee,
+                                      const std::vector<Value>& args,
+                                      const InlineRewrite& rewrite) {
+  dest.check_operands("copy_function_body", args);
+  return Inliner(dest, source, &rewrite, RewriteScope::regions_too, true).call(callee, args);
 }
 
 std::vector<Value> inline_region(Func& dest, const Module& source, const Block& block,

@@ -10,6 +10,7 @@
 
 #include "exported_internal.h"
 #include "hhlo/ir/bytecode.h"
+#include "hhlo/ir/infer.h"
 
 namespace hhlo {
 
@@ -137,6 +138,64 @@ std::string unknown_field(const flatbuffers::Table* t, const flatbuffers::TypeTa
     }
   }
   return {};
+}
+
+/// "AVAL (TYPE)" of aval `a`: "f32[3] (tensor<3xf32>)".
+std::string described(const ExportedAval& a) {
+  return a.dtype ? fmt::format("{} ({})", a.to_string(), a.type().to_string()) : a.to_string();
+}
+
+/// 0, 1, ..., n - 1.
+std::vector<int64_t> all_of(std::size_t n) {
+  std::vector<int64_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<int64_t>(i);
+  return v;
+}
+
+/// Throws hhlo::Error naming the first disagreement between `types` (of @main's arguments after
+/// the platform index, or of its results) and the avals `avals` at the indices `kept`, named
+/// `names`; `what` is "input" or "output", `part` "argument" or "result".
+void check_against_avals(const std::vector<TensorType>& types,
+                         const std::vector<ExportedAval>& avals,
+                         const std::vector<std::string>& names, const std::vector<int64_t>& kept,
+                         const char* what, const char* part, const std::string& src) {
+  if (types.size() != kept.size()) {
+    std::vector<std::string> listed;
+    for (int64_t k : kept) listed.push_back(fmt::format("'{}' {}", names[k], described(avals[k])));
+    throw Error(fmt::format(
+        "{}: the module disagrees with the artifact's {} list: @main has {} {}(s) {}, the "
+        "artifact lists {} {}(s) for it ({})",
+        src, what, types.size(), part, types_to_string(types), kept.size(), what,
+        fmt::join(listed, ", ")));
+  }
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    const ExportedAval& a = avals[kept[i]];
+    if (a.dtype && a.type() != types[i])
+      throw Error(fmt::format(
+          "{}: the module disagrees with the artifact's {} list: {} {} '{}' is {}, @main's {} {} "
+          "is {}",
+          src, what, what, kept[i], names[kept[i]], described(a), part, i, types[i].to_string()));
+  }
+}
+
+/// Throws hhlo::Error when the module's @main does not take the kept inputs and return the
+/// outputs the artifact lists (a module of another program in a well-formed artifact).
+void check_module_signature(const Exported& x, const std::string& src) {
+  const Func* main = x.module.find("main");
+  if (!main) throw Error(fmt::format("{}: the artifact's module has no @main", src));
+  std::vector<TensorType> args = main->arg_types();
+  std::size_t skip = x.platforms.size() > 1 ? 1 : 0;  // the platform index
+  if (args.size() < skip)
+    throw Error(fmt::format(
+        "{}: the module's @main takes no platform index, though the artifact lists {} platforms",
+        src, x.platforms.size()));
+  args.erase(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(skip));
+  // An empty module_kept_var_idx: every input, or none when @main takes none.
+  std::vector<int64_t> kept = x.module_kept_var_idx;
+  if (kept.empty() && !args.empty()) kept = all_of(x.in_avals.size());
+  check_against_avals(args, x.in_avals, x.in_names, kept, "input", "argument", src);
+  check_against_avals(main->result_types(), x.out_avals, x.out_names, all_of(x.out_avals.size()),
+                      "output", "result", src);
 }
 
 Exported read_table(const wire::Exported* e, const ExportedOptions& o, unsigned depth) {
@@ -294,6 +353,7 @@ Exported read_table(const wire::Exported* e, const ExportedOptions& o, unsigned 
         "without ordered effects ({})",
         src, fmt::join(x.ordered_effects, ", "), e.what()));
   }
+  check_module_signature(x, src);
   if (const auto* vjp = e->vjp()) {
     ExportedOptions vo = o;
     vo.source_name = src + " (vjp)";

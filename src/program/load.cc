@@ -108,8 +108,11 @@ ProgramId program_id(std::string_view bytes, std::string_view name) {
   return {sha256(bytes), reads_as_exported(bytes, name)};
 }
 
+/// The load key. Its version changes with what reading and preparing a program does, so that a
+/// record made by an earlier hhlo never answers for a program this one reads otherwise (4: the
+/// rewrites to the spec and the artifact's signature check, issue 44).
 std::string key_for(const ProgramId& id, const LoadOptions& options) {
-  return key_of(id.exported ? "hhlo-load 2 exported" : "hhlo-load 2", id.digest,
+  return key_of(id.exported ? "hhlo-load 4 exported" : "hhlo-load 4", id.digest,
                 normalized(options));
 }
 

@@ -16,6 +16,7 @@
 #include "hhlo/ir/refine.h"
 #include "hhlo/program/loop_unroll.h"
 #include "hhlo/program/onednn_rewrite.h"
+#include "hhlo/program/spec_rewrites.h"
 
 namespace hhlo {
 namespace {
@@ -233,6 +234,7 @@ PreparedProgram prepare_program(Program program, const PrepareOptions& options) 
   bind_platform(p.module, o, p.source_name);
   if (o.arg_types) p.refined = refine(p.module, *o.arg_types, p);
   if (o.vmap_batch > 0) vmap_main(p.module, o.vmap_batch);
+  rewrite_to_the_spec(p.module, p.source_name);
   if (o.unroll_loops != 0) {
     LoopUnroll r = unroll_loops(p.module, o.unroll_loops);
     p.module = std::move(r.module);

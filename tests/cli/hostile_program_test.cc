@@ -1,9 +1,12 @@
 // Programs that crashed or hung the plugin (issue 22): recursion, nesting deeper than our parser
 // takes, a 100,000-digit literal. `hhlo run` refuses each with our parser's message, and only
 // text we read reaches the plugin; `hhlo check` refuses what `run` refuses.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <complex>
 #include <filesystem>
 #include <string>
 
@@ -224,6 +227,53 @@ TEST(HostileProgram, CheckRefusesAnOpNameOutsideTheStablehloDialect) {
   EXPECT_NE(r.output.find("is not an op of the StableHLO dialect"), std::string::npos) << r.output;
   r = run_hhlo({"run", f.program, "-i", f.input});
   EXPECT_EQ(r.exit_code, 1) << r.output;
+}
+
+/// Runs `hhlo run` on `f` (input `input`) and `hhlo check`, expecting each to exit 1 with one line
+/// holding `line`.
+void expect_refused_by_run_and_check(const Files& f, const std::string& input,
+                                     const std::string& line) {
+  for (const char* command : {"run", "check"}) {
+    test::ProcessResult r = std::string(command) == "run"
+                                ? run_hhlo({"run", f.program, "-i", input})
+                                : run_hhlo({"check", f.program});
+    EXPECT_EQ(r.signal, 0) << command << ": " << r.output;
+    EXPECT_EQ(r.exit_code, 1) << command << ": " << r.output;
+    EXPECT_NE(r.output.find(line), std::string::npos) << command << ": " << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << command << ": " << r.output;
+  }
+}
+
+// Issue 44: a bitcast_convert of complex<f64> to two complex<f32> ended `hhlo run` in the plugin's
+// CHECK failure (SIGABRT, exit 134); `hhlo check` said ok.
+TEST(HostileProgram, ABitcastBetweenComplexWidthsIsRefusedBeforeThePlugin) {
+  Files f = prepare("complex_bitcast",
+                    R"(func.func @main(%x: tensor<2xcomplex<f64>>) -> tensor<2x2xcomplex<f32>> {
+  %0 = stablehlo.bitcast_convert %x : (tensor<2xcomplex<f64>>) -> tensor<2x2xcomplex<f32>>
+  return %0 : tensor<2x2xcomplex<f32>>
+})");
+  std::string input = f.dir + "/z.npy";
+  write_npy(input, Array::from<std::complex<double>>({2}, {{1, 2}, {3, 4}}));
+  expect_refused_by_run_and_check(
+      f, input,
+      f.program +
+          ":2: stablehlo.bitcast_convert of tensor<2xcomplex<f64>> to "
+          "tensor<2x2xcomplex<f32>>: a bitcast between complex types of different widths aborts "
+          "the XLA CPU plugin's process");
+}
+
+// Issue 44: the f6 element types (f6E2M3FN, f6E3M2FN) abort XLA; they are not among hhlo's types,
+// and our parser names the one it found before anything reaches the plugin.
+TEST(HostileProgram, AnF6ElementTypeIsRefusedBeforeThePlugin) {
+  for (const char* type : {"f6E2M3FN", "f6E3M2FN"}) {
+    Files f = prepare(std::string("f6_") + type,
+                      fmt::format(R"(func.func @main(%x: tensor<f32>) -> tensor<{0}> {{
+  %0 = stablehlo.convert %x : (tensor<f32>) -> tensor<{0}>
+  return %0 : tensor<{0}>
+}})",
+                                  type));
+    expect_refused_by_run_and_check(f, f.input, fmt::format("found '{}'", type));
+  }
 }
 
 }  // namespace

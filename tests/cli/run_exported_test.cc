@@ -183,6 +183,28 @@ TEST(RunExported, OrderedEffectsAreRefusedNamingThem) {
   EXPECT_THAT(r.result.output, HasSubstr("HhloTestOrderedEffect"));
 }
 
+// Issue 44: an artifact holding the module of another program (foreign_module*.jax, made by
+// gen_exported.py) was "ok" for `hhlo check`, and `hhlo run` contradicted the artifact. Both now
+// name the disagreement.
+TEST(RunExported, AModuleThatDisagreesWithTheArtifactsAvalsIsRefusedByRunAndCheck) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"foreign_module",
+       "the module disagrees with the artifact's input list: input 0 'args[0]' is f32[3] "
+       "(tensor<3xf32>), @main's argument 0 is tensor<4xf32>"},
+      {"foreign_module_outputs",
+       "the module disagrees with the artifact's output list: @main has 2 result(s) "
+       "(tensor<3xf32>, tensor<3xf32>), the artifact lists 1 output(s) for it ('result' f32[3] "
+       "(tensor<3xf32>))"}};
+  for (const auto& [stem, message] : cases) {
+    ArtifactRun r = run_artifact(stem, {file("unused_input.in0.npy")});
+    EXPECT_EQ(r.result.exit_code, 1) << stem << ": " << r.result.output;
+    EXPECT_THAT(r.result.output, HasSubstr(message)) << stem;
+    ProcessResult c = run_hhlo({"check", file(stem + ".jax")});
+    EXPECT_EQ(c.exit_code, 1) << stem << ": " << c.output;
+    EXPECT_THAT(c.output, HasSubstr(message)) << stem;
+  }
+}
+
 TEST(RunExported, AnInputOfTheWrongDtypeOrShapeIsNamedWithItsAval) {
   std::vector<std::string> in = inputs_of("unused_input", 3);
   std::swap(in[0], in[2]);  // i32[] where f32[3] goes

@@ -24,7 +24,10 @@ kept out of the manifest;
 future_field_aval.jax / future_field_root.jax: the pytree artifact at version 99 with one field
 beyond JAX's schema set in every AbstractValue table / in the root Exported table, and
 legacy_hlo_sharding.jax: the sharded case written as JAX wrote shardings before named shardings
-(Sharding.hlo_sharding_proto, no *_idxs or unique_* vectors, nr_devices_short).
+(Sharding.hlo_sharding_proto, no *_idxs or unique_* vectors, nr_devices_short);
+foreign_module.jax / foreign_module_outputs.jax: jnp.sin exported for f32[3] holding the module
+of jnp.sin for f32[4] / of a function with two outputs (a module that disagrees with the
+artifact's own avals).
 Run with the project's venv (JAX 0.10.2 CPU, flatbuffers) or the newest JAX's (.venv-jax-new):
   .venv/bin/python tests/program/gen_exported.py OUT
 """
@@ -34,6 +37,7 @@ os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
                            " --xla_force_host_platform_device_count=2").strip()
 
 import contextlib  # noqa: E402
+import dataclasses  # noqa: E402
 import json  # noqa: E402
 import pathlib  # noqa: E402
 import sys  # noqa: E402
@@ -420,6 +424,19 @@ manifest["legacy_hlo_sharding"] = legacy_view | written_by(legacy)
 # `-i NAME=FILE` must split after the whole path.
 odd = {"a=b": f32(3), "c]d": f32(3)}
 emit("odd_keys", export.export(jax.jit(lambda p: p["a=b"] * 2.0 - p["c]d"]))(odd), (odd,))
+
+# Artifacts whose module disagrees with their own input or output list (issue 44): a well-formed
+# flatbuffer holding the module of another program, made with dataclasses.replace. Kept out of
+# the manifest (JAX's deserialize reads them without looking at the module).
+def sin_of(n):
+    return export.export(jax.jit(jnp.sin))(jax.ShapeDtypeStruct((n,), jnp.float32))
+
+
+two_outputs = export.export(jax.jit(lambda x: (jnp.sin(x), jnp.cos(x))))(
+    jax.ShapeDtypeStruct((3,), jnp.float32))
+for name, module_of in (("foreign_module", sin_of(4)), ("foreign_module_outputs", two_outputs)):
+    forged = dataclasses.replace(sin_of(3), mlir_module_serialized=module_of.mlir_module_serialized)
+    (out / f"{name}.jax").write_bytes(bytes(forged.serialize()))
 
 (out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
 print(f"wrote {len(manifest)} artifacts to {out}")

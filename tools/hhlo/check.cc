@@ -21,6 +21,7 @@
 #include "hhlo/ir/parser.h"
 #include "hhlo/program/exported.h"
 #include "hhlo/program/program.h"
+#include "hhlo/program/spec_rewrites.h"
 
 namespace hhlo::cli {
 namespace {
@@ -53,6 +54,7 @@ int check_program(const CheckOptions& o) {
   try {
     // A damaged .jax file gets the artifact reader's error (reads_as_exported).
     Program p = read_program(text, {.source_name = o.program, .verify = true});
+    refuse_plugin_aborts(p.module, o.program);
     if (p.artifact) print_exported_signature(*p.artifact, o.program);
     m = std::move(p.module);
   } catch (const Error& e) {

@@ -41,7 +41,8 @@ TensorType infer_select(const TensorType& pred, const TensorType& on_true,
                         const TensorType& on_false);
 /// clamp (spec "clamp"): (C1) min/max scalar or shape(operand), (C2) same element types.
 TensorType infer_clamp(const TensorType& min, const TensorType& operand, const TensorType& max);
-/// convert (spec "convert"): same shape, element type `to`. (C1) complex to non-complex rejected.
+/// convert (spec "convert"): same shape, element type `to`; any element type to any other
+/// (complex to a non-complex type drops the imaginary part). Never throws.
 TensorType infer_convert(const TensorType& operand, DType to);
 /// iota (spec "iota"): (C1) 0 <= iota_dimension < rank(output).
 TensorType infer_iota(const TensorType& output, int64_t iota_dimension);

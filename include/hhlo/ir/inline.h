@@ -60,6 +60,17 @@ std::vector<Value> inline_call(Func& dest, const Module& source, std::string_vie
                                const std::vector<Value>& args, const InlineRewrite& rewrite,
                                RewriteScope scope = RewriteScope::bodies);
 
+/// Appends a copy of the body of function `callee` of `source` to `dest` (a function of another
+/// module under construction, taking `callee`'s argument types) with its arguments bound to
+/// `args`, and returns the values it returns. Unlike inline_call, `func.call`s are copied as calls
+/// and every symbol reference (a composite's `decomposition`, a custom call's
+/// `called_computations`) is kept as it is, so that copying every function of a module under its
+/// own name keeps the module whole. `rewrite` is consulted for each op at any region depth (as
+/// RewriteScope::regions_too), `func.call`s and terminators excepted. Throws what inline_call
+/// throws.
+std::vector<Value> copy_function_body(Func& dest, const Module& source, std::string_view callee,
+                                      const std::vector<Value>& args, const InlineRewrite& rewrite);
+
 /// Appends a copy of the ops of region block `block` (the body of a `stablehlo.while`, a
 /// reduction, a branch; of a function of `source`) to `dest`'s insertion block with its
 /// arguments bound to `args`, and returns the values its `stablehlo.return` returns (the return

@@ -183,7 +183,12 @@ bool is_exported_artifact(std::string_view bytes);
 /// - what read_bytecode throws for the module (its own ParseError with section and offset,
 ///   verifier errors when `options.verify`), for the VJP's too; an hhlo::Error naming the
 ///   effects (and the reader's message) when the function has ordered effects and its module
-///   does not read (its `@main` takes tokens, which our IR has no type for).
+///   does not read (its `@main` takes tokens, which our IR has no type for);
+/// - hhlo::Error naming the first disagreement when the module's `@main` does not take the kept
+///   inputs' avals (after the platform index of a multi-platform export) or return the output
+///   avals, in number or in type ("the module disagrees with the artifact's input list: input 0
+///   'args[0]' is f32[3] (tensor<3xf32>), @main's argument 0 is tensor<4xf32>"): a well-formed
+///   artifact holding the module of another program.
 /// Never crashes on any input.
 Exported read_exported(std::span<const uint8_t> bytes, const ExportedOptions& options = {});
 /// read_exported of the bytes of a string (e.g. a file read into memory).
