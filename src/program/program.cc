@@ -1,7 +1,6 @@
 // The program stage (hhlo/program/program.h): read once, then prepare for one platform and one
 // set of argument shapes.
 #include "hhlo/program/program.h"
-#include "hhlo/program/vmap_main.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -17,6 +16,7 @@
 #include "hhlo/program/loop_unroll.h"
 #include "hhlo/program/onednn_rewrite.h"
 #include "hhlo/program/spec_rewrites.h"
+#include "hhlo/program/vmap_main.h"
 
 namespace hhlo {
 namespace {
