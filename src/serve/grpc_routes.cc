@@ -283,7 +283,7 @@ void infer(Server& server, std::string_view request, std::optional<int64_t> time
           reply({GrpcCode::internal, e.what(), ""});
         }
       },
-      std::move(cancelled));
+      [c = std::move(cancelled)] { return c && c->load(); });
 }
 
 /// RepositoryModelLoad / Unload: run on the server's control thread, answered when done.

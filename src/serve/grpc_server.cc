@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "grpc_routes.h"
+#include "listener.h"
 
 namespace hhlo::serve {
 namespace beast = boost::beast;
@@ -27,21 +28,13 @@ using tcp = net::ip::tcp;
 
 namespace {
 
-/// Open while the front end may still post replies; closed by stop() before the io_context goes.
-struct Gate {
-  std::mutex mutex;
-  bool open = true;
-};
-
 /// What every connection of one front end shares.
 struct Shared {
+  Shared(Server& s, const GrpcOptions& o)
+      : server(s), options(o), listener("gRPC", o.host, o.port, o.max_connections, o.threads) {}
   Server& server;
   GrpcOptions options;
-  std::shared_ptr<Gate> gate = std::make_shared<Gate>();
-  std::atomic<std::size_t> connections{0};
-  std::atomic<std::size_t> in_flight{0};
-  std::mutex pending_mutex;  // connections with a call at the server, kept alive here
-  std::multiset<std::shared_ptr<void>> pending;
+  Listener listener;
 };
 
 /// gRPC's grpc-timeout header ("100m", "5S", up to 8 digits and a unit) in microseconds, or
@@ -110,7 +103,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   ~Connection() {
     for (auto& [id, call] : calls_) call->cancelled->store(true);
     if (session_) nghttp2_session_del(session_);
-    --shared_.connections;
+    shared_.listener.closed();
   }
 
   void start() {
@@ -283,20 +276,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
                       " bytes where its message's prefix says " + std::to_string(length) +
                       " (one request message per call)");
     call.dispatched = true;
-    ++shared_.in_flight;
-    {
-      std::lock_guard lock(shared_.pending_mutex);
-      shared_.pending.insert(shared_from_this());
-    }
+    shared_.listener.hold(shared_from_this());
     std::weak_ptr<Connection> weak = shared_from_this();
     std::string_view message = std::string_view(call.body).substr(5);
     handle_grpc(
         shared_.server, call.path, message, parse_grpc_timeout(call.timeout),
         shared_.options.decode,
-        [weak, stream_id, gate = shared_.gate, executor = stream_.get_executor()](GrpcReply r) {
-          std::lock_guard lock(gate->mutex);
-          if (!gate->open) return;
-          net::post(executor, [weak, stream_id, r = std::move(r)]() mutable {
+        [weak, stream_id, gate = shared_.listener.gate(),
+         executor = stream_.get_executor()](GrpcReply r) {
+          gate->post(executor, [weak, stream_id, r = std::move(r)]() mutable {
             if (auto self = weak.lock()) self->answer(stream_id, std::move(r));
           });
         },
@@ -305,12 +293,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   /// Writes the reply of the call on `stream_id` (dropped if the client closed it).
   void answer(int32_t stream_id, GrpcReply r) {
-    --shared_.in_flight;
-    {
-      std::lock_guard lock(shared_.pending_mutex);
-      auto it = shared_.pending.find(shared_from_this());
-      if (it != shared_.pending.end()) shared_.pending.erase(it);
-    }
+    shared_.listener.release(shared_from_this());
     auto it = calls_.find(stream_id);
     if (it == calls_.end()) return;
     Call& call = *it->second;
@@ -362,79 +345,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
 }  // namespace
 
 struct GrpcServer::Impl {
-  Impl(Server& server, const GrpcOptions& options)
-      : shared{server, options}, acceptor(net::make_strand(ioc)) {}
-
-  void accept() {
-    acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
-      if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
-      if (!ec) {
-        if (shared.connections.load() >= shared.options.max_connections) {
-          beast::error_code ignored;
-          socket.close(ignored);
-        } else {
-          ++shared.connections;
-          std::make_shared<Connection>(std::move(socket), shared)->start();
-        }
-      }
-      accept();
-    });
-  }
-
+  Impl(Server& server, const GrpcOptions& options) : shared(server, options) {}
   Shared shared;
-  net::io_context ioc;
-  tcp::acceptor acceptor;
-  std::vector<std::thread> threads;
-  bool stopped = false;
 };
 
 GrpcServer::GrpcServer(Server& server, const GrpcOptions& options)
     : impl_(std::make_unique<Impl>(server, options)) {
-  std::string where = options.host + ":" + std::to_string(options.port);
-  beast::error_code ec;
-  tcp::resolver resolver(impl_->ioc);
-  auto results = resolver.resolve(options.host, std::to_string(options.port),
-                                  tcp::resolver::passive | tcp::resolver::numeric_service, ec);
-  if (ec || results.empty())
-    throw IoError("cannot resolve gRPC address " + where + ": " + ec.message());
-  tcp::endpoint endpoint = results.begin()->endpoint();
-  tcp::acceptor& a = impl_->acceptor;
-  a.open(endpoint.protocol(), ec);
-  if (!ec) a.set_option(net::socket_base::reuse_address(true), ec);
-  if (!ec) a.bind(endpoint, ec);
-  if (!ec) a.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) throw IoError("cannot listen for gRPC on " + where + ": " + ec.message());
-  impl_->accept();
-  for (int i = 0; i < std::max(options.threads, 1); ++i)
-    impl_->threads.emplace_back([this] { impl_->ioc.run(); });
+  impl_->shared.listener.start([this](tcp::socket socket) {
+    std::make_shared<Connection>(std::move(socket), impl_->shared)->start();
+  });
 }
 
 GrpcServer::~GrpcServer() { stop(); }
 
-uint16_t GrpcServer::port() const {
-  beast::error_code ec;
-  return impl_->acceptor.local_endpoint(ec).port();
-}
+uint16_t GrpcServer::port() const { return impl_->shared.listener.port(); }
 
-void GrpcServer::stop(std::chrono::milliseconds drain) {
-  if (impl_->stopped) return;
-  impl_->stopped = true;
-  net::post(impl_->acceptor.get_executor(), [this] {
-    beast::error_code ec;
-    impl_->acceptor.close(ec);
-  });
-  auto until = std::chrono::steady_clock::now() + drain;
-  while (impl_->shared.in_flight.load() > 0 && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  {
-    std::lock_guard lock(impl_->shared.gate->mutex);
-    impl_->shared.gate->open = false;
-  }
-  impl_->ioc.stop();
-  for (std::thread& t : impl_->threads)
-    if (t.joinable()) t.join();
-  std::lock_guard lock(impl_->shared.pending_mutex);
-  impl_->shared.pending.clear();
-}
+void GrpcServer::stop(std::chrono::milliseconds drain) { impl_->shared.listener.stop(drain); }
 
 }  // namespace hhlo::serve

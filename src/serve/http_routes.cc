@@ -156,8 +156,7 @@ HttpReply index_reply(const Server& server) {
 
 void infer_route(Server& server, const std::string& model, const std::string& version,
                  const HttpRequestView& request, const DecodeLimits& limits,
-                 const std::function<void(HttpReply)>& reply,
-                 std::shared_ptr<const std::atomic<bool>> cancelled) {
+                 const std::function<void(HttpReply)>& reply, Cancelled cancelled) {
   std::optional<std::size_t> json_size;
   if (!request.json_size.empty()) {
     std::size_t n = 0;
@@ -200,7 +199,7 @@ void infer_route(Server& server, const std::string& model, const std::string& ve
 void model_route(Server& server, const std::string& model, const std::string& version,
                  const std::vector<std::string>& rest, const HttpRequestView& request,
                  const DecodeLimits& limits, const std::function<void(HttpReply)>& reply,
-                 std::shared_ptr<const std::atomic<bool>> cancelled) {
+                 Cancelled cancelled) {
   bool get = request.method == "GET", post = request.method == "POST";
   std::string what = rest.empty() ? "" : rest[0];
   if (rest.size() > 1) what = "?";
@@ -241,8 +240,7 @@ void control_route(Server& server, const std::string& name, bool load,
 }
 
 void route(Server& server, const HttpRequestView& request, const DecodeLimits& limits,
-           const std::function<void(HttpReply)>& reply,
-           std::shared_ptr<const std::atomic<bool>> cancelled) {
+           const std::function<void(HttpReply)>& reply, Cancelled cancelled) {
   std::optional<std::vector<std::string>> path = segments_of(request.target);
   bool get = request.method == "GET", post = request.method == "POST";
   auto not_found = [&] {
@@ -282,8 +280,7 @@ void route(Server& server, const HttpRequestView& request, const DecodeLimits& l
 }  // namespace
 
 void handle_http(Server& server, const HttpRequestView& request, const DecodeLimits& limits,
-                 std::function<void(HttpReply)> reply,
-                 std::shared_ptr<const std::atomic<bool>> cancelled) {
+                 std::function<void(HttpReply)> reply, Cancelled cancelled) {
   auto replied = std::make_shared<std::atomic<bool>>(false);
   std::function<void(HttpReply)> once = [reply = std::move(reply), replied](HttpReply r) {
     if (!replied->exchange(true)) reply(std::move(r));

@@ -37,11 +37,11 @@ struct HttpReply {
 };
 
 /// Answers `request` for `server` by calling `reply` exactly once (on this thread, or on a
-/// model executor's for an inference). Never throws: every failure is a reply with the
+/// model executor's for an inference); `cancelled` tells whether the client went away before
+/// an inference ran. Never throws: every failure is a reply with the
 /// protocol's status and `{"error": ...}`.
 void handle_http(Server& server, const HttpRequestView& request, const DecodeLimits& limits,
-                 std::function<void(HttpReply)> reply,
-                 std::shared_ptr<const std::atomic<bool>> cancelled);
+                 std::function<void(HttpReply)> reply, Cancelled cancelled);
 
 /// Answers `request` on the metrics port: GET /metrics gives prometheus_text of every model's
 /// statistics (text/plain; version=0.0.4), anything else 404. Never throws.

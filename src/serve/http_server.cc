@@ -4,6 +4,8 @@
 // (http_routes.h) and writing their reply from the connection's strand.
 #include "hhlo/serve/http_server.h"
 
+#include <sys/socket.h>
+
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -11,11 +13,13 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cerrno>
 #include <set>
 #include <thread>
 #include <vector>
 
 #include "http_routes.h"
+#include "listener.h"
 
 namespace hhlo::serve {
 namespace beast = boost::beast;
@@ -25,33 +29,19 @@ using tcp = net::ip::tcp;
 
 namespace {
 
-/// Open while the front end may still post replies to its connections; closed by stop() before
-/// the io_context goes, so that an executor answering late posts nowhere.
-struct Gate {
-  std::mutex mutex;
-  bool open = true;
-};
-
 /// What every connection of one front end shares.
 struct Shared {
+  Shared(Server& s, const HttpOptions& o)
+      : server(s), options(o), listener("HTTP", o.host, o.port, o.max_connections, o.threads) {}
   Server& server;
   HttpOptions options;
-  std::shared_ptr<Gate> gate = std::make_shared<Gate>();
-  std::atomic<std::size_t> connections{0};
-  std::atomic<std::size_t> in_flight{0};  // requests handed to the routes, reply not yet written
-  /// Connections whose request is with the routes: kept alive here (the routes' reply holds
-  /// only a weak reference), dropped when the reply is posted or the front end stops.
-  std::mutex pending_mutex;
-  std::set<std::shared_ptr<void>> pending;
+  Listener listener;
 };
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket socket, Shared& shared) : stream_(std::move(socket)), shared_(shared) {}
-  ~Session() {
-    cancelled_->store(true);
-    --shared_.connections;
-  }
+  ~Session() { shared_.listener.closed(); }
   void start() {
     net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
   }
@@ -113,39 +103,24 @@ class Session : public std::enable_shared_from_this<Session> {
     HttpRequestView view{req.method_string(), req.target(), req.body(),
                          req["Inference-Header-Content-Length"],
                          req[http::field::content_encoding]};
-    if (shared_.options.metrics_only) {
-      ++shared_.in_flight;
-      return write(handle_metrics(shared_.server, view));
-    }
-    ++shared_.in_flight;
+    shared_.listener.hold(shared_from_this());
+    if (shared_.options.metrics_only) return write(handle_metrics(shared_.server, view));
     std::weak_ptr<Session> weak = shared_from_this();
-    {
-      std::lock_guard lock(shared_.pending_mutex);
-      shared_.pending.insert(shared_from_this());
-    }
     handle_http(
         shared_.server, view, shared_.options.decode,
-        [weak, gate = shared_.gate, executor = stream_.get_executor()](HttpReply reply) {
-          std::lock_guard lock(gate->mutex);
-          if (!gate->open) return;
-          net::post(executor, [weak, reply = std::move(reply)]() mutable {
-            if (auto self = weak.lock()) {
-              {
-                std::lock_guard lock(self->shared_.pending_mutex);
-                self->shared_.pending.erase(self);
-              }
-              self->write(std::move(reply));
-            }
+        [weak, gate = shared_.listener.gate(), executor = stream_.get_executor()](HttpReply reply) {
+          gate->post(executor, [weak, reply = std::move(reply)]() mutable {
+            if (auto self = weak.lock()) self->write(std::move(reply));
           });
         },
-        cancelled_);
+        client_gone());
   }
 
   /// Answers `status` with `message` and closes the connection after.
   void refuse(int status, const std::string& message) {
     keep_alive_ = false;
     version_ = 11;
-    ++shared_.in_flight;
+    shared_.listener.hold(shared_from_this());
     write({status, error_body(message), std::nullopt, ""});
   }
 
@@ -168,10 +143,23 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.expires_after(shared_.options.write_timeout);
     http::async_write(stream_, response_,
                       [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                        --self->shared_.in_flight;
+                        self->shared_.listener.release(self);
                         if (ec || !self->keep_alive_) return self->close();
                         self->read_header();
                       });
+  }
+
+  /// Whether the client closed its side of the connection while its request waited: a peek at
+  /// the socket (EOF: gone; bytes or nothing yet: there). The session stays alive (and its
+  /// socket open) until the reply is written (Listener::hold), so the descriptor is this
+  /// connection's whenever an executor asks.
+  Cancelled client_gone() {
+    int fd = stream_.socket().native_handle();
+    return [fd] {
+      char byte;
+      ssize_t n = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+      return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+    };
   }
 
   void close() {
@@ -184,7 +172,6 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
-  std::shared_ptr<std::atomic<bool>> cancelled_ = std::make_shared<std::atomic<bool>>(false);
   bool keep_alive_ = true;
   unsigned version_ = 11;
 };
@@ -192,79 +179,21 @@ class Session : public std::enable_shared_from_this<Session> {
 }  // namespace
 
 struct HttpServer::Impl {
-  Impl(Server& server, const HttpOptions& options)
-      : shared{server, options}, acceptor(net::make_strand(ioc)) {}
-
-  void accept() {
-    acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
-      if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
-      if (!ec) {
-        if (shared.connections.load() >= shared.options.max_connections) {
-          beast::error_code ignored;
-          socket.close(ignored);
-        } else {
-          ++shared.connections;
-          std::make_shared<Session>(std::move(socket), shared)->start();
-        }
-      }
-      accept();
-    });
-  }
-
+  Impl(Server& server, const HttpOptions& options) : shared(server, options) {}
   Shared shared;
-  net::io_context ioc;
-  tcp::acceptor acceptor;
-  std::vector<std::thread> threads;
-  bool stopped = false;
 };
 
 HttpServer::HttpServer(Server& server, const HttpOptions& options)
     : impl_(std::make_unique<Impl>(server, options)) {
-  std::string where = options.host + ":" + std::to_string(options.port);
-  beast::error_code ec;
-  tcp::resolver resolver(impl_->ioc);
-  auto results = resolver.resolve(options.host, std::to_string(options.port),
-                                  tcp::resolver::passive | tcp::resolver::numeric_service, ec);
-  if (ec || results.empty())
-    throw IoError("cannot resolve HTTP address " + where + ": " + ec.message());
-  tcp::endpoint endpoint = results.begin()->endpoint();
-  tcp::acceptor& a = impl_->acceptor;
-  a.open(endpoint.protocol(), ec);
-  if (!ec) a.set_option(net::socket_base::reuse_address(true), ec);
-  if (!ec) a.bind(endpoint, ec);
-  if (!ec) a.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) throw IoError("cannot listen for HTTP on " + where + ": " + ec.message());
-  impl_->accept();
-  for (int i = 0; i < std::max(options.threads, 1); ++i)
-    impl_->threads.emplace_back([this] { impl_->ioc.run(); });
+  impl_->shared.listener.start([this](tcp::socket socket) {
+    std::make_shared<Session>(std::move(socket), impl_->shared)->start();
+  });
 }
 
 HttpServer::~HttpServer() { stop(); }
 
-uint16_t HttpServer::port() const {
-  beast::error_code ec;
-  return impl_->acceptor.local_endpoint(ec).port();
-}
+uint16_t HttpServer::port() const { return impl_->shared.listener.port(); }
 
-void HttpServer::stop(std::chrono::milliseconds drain) {
-  if (impl_->stopped) return;
-  impl_->stopped = true;
-  net::post(impl_->acceptor.get_executor(), [this] {
-    beast::error_code ec;
-    impl_->acceptor.close(ec);
-  });
-  auto until = std::chrono::steady_clock::now() + drain;
-  while (impl_->shared.in_flight.load() > 0 && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  {
-    std::lock_guard lock(impl_->shared.gate->mutex);
-    impl_->shared.gate->open = false;
-  }
-  impl_->ioc.stop();
-  for (std::thread& t : impl_->threads)
-    if (t.joinable()) t.join();
-  std::lock_guard lock(impl_->shared.pending_mutex);
-  impl_->shared.pending.clear();
-}
+void HttpServer::stop(std::chrono::milliseconds drain) { impl_->shared.listener.stop(drain); }
 
 }  // namespace hhlo::serve

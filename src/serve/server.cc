@@ -35,7 +35,7 @@ struct Job {
   std::function<void(InferOutcome)> done;
   Clock::time_point arrival;
   Clock::time_point deadline;  // Clock::time_point::max(): none
-  std::shared_ptr<const std::atomic<bool>> cancelled;
+  Cancelled cancelled;
 
   /// Rows along the batch dimension (the first input's first dimension), 0 for none.
   int64_t rows() const { return inputs.empty() || inputs[0].rank() == 0 ? 0 : inputs[0].dims()[0]; }
@@ -147,7 +147,7 @@ class Server::ModelQueue {
   /// Why `job` is not run, or "" when it is.
   static std::string refusal(const Job& job, bool drained, Clock::time_point now) {
     if (drained) return "the server is stopping; the request was not run";
-    if (job.cancelled && job.cancelled->load()) return "the request was cancelled before it ran";
+    if (job.cancelled && job.cancelled()) return "the request was cancelled before it ran";
     if (now > job.deadline) return "the request's timeout passed while it was queued";
     return "";
   }
@@ -585,8 +585,7 @@ std::vector<ModelStatistics> Server::statistics(const std::string& model,
 }
 
 void Server::infer(const std::string& model, const std::string& version, InferRequest request,
-                   std::function<void(InferOutcome)> done,
-                   std::shared_ptr<const std::atomic<bool>> cancelled) {
+                   std::function<void(InferOutcome)> done, Cancelled cancelled) {
   Job job{std::move(request),  {}, std::move(done), Clock::now(), Clock::time_point::max(),
           std::move(cancelled)};
   InferOutcome refused;

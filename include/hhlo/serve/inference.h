@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -71,6 +72,11 @@ class ServeError : public Error {
  private:
   Status status_;
 };
+
+/// Whether the client of a request has gone away or cancelled it: asked just before the request
+/// runs (a request it answers true for is dropped unrun). Empty: never. Called on an executor
+/// thread; must be thread-safe and quick.
+using Cancelled = std::function<bool()>;
 
 /// One named tensor of a request or a response.
 struct NamedTensor {

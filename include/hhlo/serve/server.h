@@ -183,13 +183,12 @@ class Server {
   /// error: not_found for an unknown model or version; invalid_argument for inputs or outputs
   /// the model refuses (ServedModel::ordered_inputs, check_outputs: checked before the request
   /// is queued); unavailable when the model is not ready, its queue is full, the server is
-  /// stopping, or the request's timeout passed (or `cancelled` became true) while it waited;
+  /// stopping, or the request's timeout passed (or `cancelled` said so) while it waited;
   /// what ServedModel::run throws. A batching model may run it stacked with others (its
-  /// outputs are its own rows). `cancelled` (may be null) is read before the request runs: a
+  /// outputs are its own rows). `cancelled` (may be empty) is asked before the request runs: a
   /// client gone away sets it.
   void infer(const std::string& model, const std::string& version, InferRequest request,
-             std::function<void(InferOutcome)> done,
-             std::shared_ptr<const std::atomic<bool>> cancelled = nullptr);
+             std::function<void(InferOutcome)> done, Cancelled cancelled = {});
 
   /// Stops accepting requests (live() and ready() turn false), lets the queued and running
   /// ones finish within `grace`, answers those still queued then with unavailable, and joins
