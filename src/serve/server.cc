@@ -43,11 +43,16 @@ class Server::ModelQueue {
   }
   ~ModelQueue() { stop(Clock::now()); }
 
-  /// Queues `job`, or gives it back refused (false) when the queue is full or stopping.
+  /// Queues `job`, or gives it back refused (false) when the queue is full or stopping; a
+  /// refused request counts as failed (Triton counts its rejections as failures).
   bool push(Job& job) {
     {
       std::lock_guard lock(mutex_);
-      if (stopping_ || queue_.size() >= max_queue_) return false;
+      if (stopping_ || queue_.size() >= max_queue_) {
+        ++stats_.fail_count;
+        stats_.fail_ns += ns_between(job.arrival, Clock::now());
+        return false;
+      }
       queue_.push_back(std::move(job));
     }
     ready_.notify_one();
