@@ -1,8 +1,11 @@
 // The Open Inference Protocol over HTTP/1.1 on Boost.Beast (hhlo/serve/http_server.h): one
 // session per connection reading a request (header first: a body beyond the limit is refused
 // before it is read, `Expect: 100-continue` answered), handing it to the routes
-// (http_routes.h) and writing their reply from the connection's strand.
+// (http_routes.h), watching the connection meanwhile (a client that closes it cancels its
+// queued request) and writing their reply from the connection's strand.
 #include "hhlo/serve/http_server.h"
+
+#include <sys/socket.h>
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
@@ -11,6 +14,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cerrno>
 #include <set>
 #include <thread>
 #include <vector>
@@ -135,6 +139,23 @@ class Session : public std::enable_shared_from_this<Session> {
           });
         },
         cancelled_);
+    watch_for_hangup();
+  }
+
+  /// While the request is with the routes nothing reads the connection: this waits for it to
+  /// become readable, and a client that has closed it (end of stream or a reset; a peek reads
+  /// nothing) cancels the request, which the server then drops before it runs. Bytes of a
+  /// pipelined next request end the watch (they are read after the reply); write() cancels it.
+  void watch_for_hangup() {
+    stream_.socket().async_wait(
+        tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
+          if (ec) return;  // cancelled by write(), or the socket closed
+          char c;
+          ssize_t n =
+              ::recv(self->stream_.socket().native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT);
+          if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+            self->cancelled_->store(true);
+        });
   }
 
   /// Answers `status` with `message` and closes the connection after.
@@ -146,6 +167,8 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void write(HttpReply reply) {
+    beast::error_code ignored;
+    stream_.socket().cancel(ignored);  // the hang-up watch, if any
     response_ = {};
     response_.version(version_);
     response_.result(unsigned(reply.status));

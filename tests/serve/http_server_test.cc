@@ -74,6 +74,15 @@ std::string loop_body(int n) {
          R"(]},{"name":"arg1","datatype":"FP32","shape":[4],"data":[0,0,0,0]}]})";
 }
 
+/// A request for `loop` of `n` iterations from zeros, made in-process.
+InferRequest loop_request(int n) {
+  InferRequest request;
+  Array count(DType::i32, Dims{});
+  *static_cast<int32_t*>(count.data()) = n;
+  request.inputs = {{"arg0", count}, {"arg1", Array(DType::f32, Dims{4})}};
+  return request;
+}
+
 std::string post(const std::string& target, const std::string& body,
                  const std::string& extra_headers = "") {
   return "POST " + target + " HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n" +
@@ -421,11 +430,7 @@ TEST_F(HttpServerTest, StopWithGraceAnswersTheQueuedRequests) {
   std::vector<InferOutcome> direct(2);
   std::atomic<int> done{0};
   for (InferOutcome& out : direct) {
-    InferRequest request;
-    Array count(DType::i32, Dims{});
-    *static_cast<int32_t*>(count.data()) = n;
-    request.inputs = {{"arg0", count}, {"arg1", Array(DType::f32, Dims{4})}};
-    server_->infer("loop", "", request, [&out, &done](InferOutcome o) {
+    server_->infer("loop", "", loop_request(n), [&out, &done](InferOutcome o) {
       out = std::move(o);
       ++done;
     });
@@ -454,11 +459,7 @@ TEST_F(HttpServerTest, StopWithoutGraceRefusesTheQueuedRequests) {
   std::vector<InferOutcome> outs(3);
   std::atomic<int> done{0};
   for (InferOutcome& out : outs) {
-    InferRequest request;
-    Array count(DType::i32, Dims{});
-    *static_cast<int32_t*>(count.data()) = n;
-    request.inputs = {{"arg0", count}, {"arg1", Array(DType::f32, Dims{4})}};
-    server_->infer("loop", "", request, [&out, &done](InferOutcome o) {
+    server_->infer("loop", "", loop_request(n), [&out, &done](InferOutcome o) {
       out = std::move(o);
       ++done;
     });
@@ -477,6 +478,31 @@ TEST_F(HttpServerTest, StopWithoutGraceRefusesTheQueuedRequests) {
   auto r = c.response();
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->status, 503);
+}
+
+TEST_F(HttpServerTest, AQueuedRequestWhoseClientWentAwayIsDroppedBeforeItRuns) {
+  uint16_t port = start(options());
+  int n = slow_n(port);
+  ModelStatistics before = server_->statistics("loop").at(0);
+  std::atomic<bool> blocker_done{false};
+  server_->infer("loop", "", loop_request(n * 10),  // holds the one executor for ~2 s
+                 [&](InferOutcome) { blocker_done = true; });
+  {
+    Conn gone(port);
+    ASSERT_TRUE(gone.send(post("/v2/models/loop/infer", loop_body(n))));
+    std::this_thread::sleep_for(200ms);
+  }  // closed while its request waits behind the blocker
+  ModelStatistics after;
+  for (int i = 0; i < 600; ++i) {  // bounded: 60 s
+    after = server_->statistics("loop").at(0);
+    if (after.success_count + after.fail_count >= before.success_count + before.fail_count + 2)
+      break;
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_TRUE(blocker_done.load());
+  EXPECT_EQ(after.success_count - before.success_count, 1u);  // the blocker
+  EXPECT_EQ(after.fail_count - before.fail_count, 1u);        // the request of the client gone
+  EXPECT_TRUE(serves(port));
 }
 
 }  // namespace
