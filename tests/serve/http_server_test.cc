@@ -15,6 +15,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -74,6 +75,14 @@ std::string loop_body(int n) {
          R"(]},{"name":"arg1","datatype":"FP32","shape":[4],"data":[0,0,0,0]}]})";
 }
 
+/// 16M floats, each the input: a 64 MiB output (as binary data).
+constexpr const char* kBigModel = R"(
+func.func @main(%x: tensor<f32>) -> tensor<16777216xf32> {
+  %r = stablehlo.broadcast_in_dim %x, dims = [] : (tensor<f32>) -> tensor<16777216xf32>
+  return %r : tensor<16777216xf32>
+}
+)";
+
 /// A request for `loop` of `n` iterations from zeros, made in-process.
 InferRequest loop_request(int n) {
   InferRequest request;
@@ -94,8 +103,11 @@ const std::string kLive = "GET /v2/health/live HTTP/1.1\r\nHost: t\r\n\r\n";
 /// A client connection to 127.0.0.1:port; every read waits at most `bound`.
 class Conn {
  public:
-  explicit Conn(uint16_t port, std::chrono::seconds bound = 60s) {
+  /// `receive_buffer` > 0 sets SO_RCVBUF (before connecting: no window scaling beyond it).
+  explicit Conn(uint16_t port, std::chrono::seconds bound = 60s, int receive_buffer = 0) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (receive_buffer > 0)
+      ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer);
     timeval tv{static_cast<time_t>(bound.count()), 0};
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
@@ -137,7 +149,7 @@ class Conn {
     return true;
   }
   /// True when the server closes (EOF or reset) within the bound; bytes it sends first are
-  /// kept.
+  /// kept (buffer()).
   bool closed_by_peer() {
     char c[4096];
     for (;;) {
@@ -161,8 +173,8 @@ class Conn {
     r.headers = buffer_.substr(0, end);
     r.status = std::stoi(r.headers.substr(9, 3));
     std::size_t length = 0;
-    if (std::size_t at = lower(r.headers).find("content-length:"); at != std::string::npos)
-      length = std::stoul(r.headers.substr(at + 15));
+    if (std::size_t at = lower(r.headers).find("\r\ncontent-length:"); at != std::string::npos)
+      length = std::stoul(r.headers.substr(at + 17));
     while (buffer_.size() < end + 4 + length)
       if (!read_some()) return std::nullopt;
     r.body = buffer_.substr(end + 4, length);
@@ -503,6 +515,93 @@ TEST_F(HttpServerTest, AQueuedRequestWhoseClientWentAwayIsDroppedBeforeItRuns) {
   EXPECT_EQ(after.success_count - before.success_count, 1u);  // the blocker
   EXPECT_EQ(after.fail_count - before.fail_count, 1u);        // the request of the client gone
   EXPECT_TRUE(serves(port));
+}
+
+TEST_F(HttpServerTest, AClientThatDoesNotReadItsAnswerIsClosedAfterTheWriteTimeout) {
+  fs::path repo = *repo_ / "big_repo";
+  fs::create_directories(repo / "big" / "1");
+  std::ofstream(repo / "big" / "1" / "model.mlir") << kBigModel;
+  Server server;
+  server.load_repository(repo.string());
+  HttpOptions o = options();
+  o.write_timeout = 1s;
+  HttpServer http(server, o);
+  const std::string body =
+      R"({"inputs":[{"name":"arg0","datatype":"FP32","shape":[],"data":[1.5]}],)"
+      R"("parameters":{"binary_data_output":true}})";
+  Conn c(http.port(), 60s, 4096);  // a 4 KiB window: the 64 MiB answer cannot be buffered
+  ASSERT_TRUE(c.send(post("/v2/models/big/infer", body)));
+  std::this_thread::sleep_for(4s);  // reads nothing for four times the write timeout
+  EXPECT_TRUE(c.closed_by_peer());
+  EXPECT_LT(c.buffer().size(), std::size_t{64} << 20);
+  EXPECT_EQ(c.buffer().substr(0, 12), "HTTP/1.1 200");
+  Conn next(http.port());  // the server goes on
+  ASSERT_TRUE(next.send(post("/v2/models/big/infer", body)));
+  auto r = next.response();
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(r->status, 200);
+  ASSERT_GE(r->body.size(), std::size_t{64} << 20) << r->headers << "\n" << r->body;
+  float last;
+  std::memcpy(&last, r->body.data() + r->body.size() - 4, 4);
+  EXPECT_EQ(last, 1.5f);
+  http.stop();
+  server.stop();
+}
+
+TEST_F(HttpServerTest, AnHttp10RequestIsAnsweredAndClosed) {
+  uint16_t port = start(options());
+  Conn c(port);
+  ASSERT_TRUE(c.send("GET /v2/health/live HTTP/1.0\r\n\r\n"));
+  auto r = c.response();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 200);
+  EXPECT_TRUE(c.closed_by_peer());
+}
+
+TEST_F(HttpServerTest, MalformedOrAmbiguousFramingIs400AndClosed) {
+  uint16_t port = start(options());
+  for (const std::string& request : {
+           std::string("GARBAGE\r\n\r\n"),
+           std::string("POST /v2/models/add/infer HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n"
+                       "Content-Length: 6\r\n\r\nhello!"),
+           std::string("POST /v2/models/add/infer HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n"
+                       "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+           std::string(
+               "POST /v2/models/add/infer HTTP/1.1\r\nHost: t\r\nContent-Length: -1\r\n\r\n"),
+       }) {
+    Conn c(port);
+    ASSERT_TRUE(c.send(request));
+    auto r = c.response();
+    ASSERT_TRUE(r.has_value()) << request;
+    EXPECT_EQ(r->status, 400) << request;
+    EXPECT_TRUE(c.closed_by_peer()) << request;
+  }
+  EXPECT_TRUE(serves(port));
+}
+
+TEST_F(HttpServerTest, ThreeHundredConnectionsAtOnceAreEachAnswered) {
+  HttpOptions o = options();
+  o.max_connections = 1024;
+  o.read_timeout = 60s;
+  uint16_t port = start(o);
+  std::vector<std::unique_ptr<Conn>> conns;
+  for (int i = 0; i < 300; ++i) {
+    conns.push_back(std::make_unique<Conn>(port));
+    ASSERT_TRUE(conns.back()->connected());
+  }
+  for (auto& c : conns) ASSERT_TRUE(c->send(post("/v2/models/add/infer", kAddBody)));
+  int answered = 0;
+  for (auto& c : conns) {  // each answered: its values, or 503 beyond the queue of 16
+    auto r = c->response();
+    ASSERT_TRUE(r.has_value());
+    if (r->status == 503) {
+      EXPECT_NE(r->body.find("queue is full"), std::string::npos) << r->body;
+      continue;
+    }
+    expect_add_answer(r);
+    ++answered;
+  }
+  EXPECT_GE(answered, 17);  // at least a queue's worth and the one running
 }
 
 }  // namespace
