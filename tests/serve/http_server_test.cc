@@ -517,6 +517,28 @@ TEST_F(HttpServerTest, AQueuedRequestWhoseClientWentAwayIsDroppedBeforeItRuns) {
   EXPECT_TRUE(serves(port));
 }
 
+TEST_F(HttpServerTest, AQueuedRequestWhoseTimeoutPassesIsRefused) {
+  uint16_t port = start(options());
+  int n = slow_n(port);
+  std::atomic<bool> blocker_done{false};
+  server_->infer("loop", "", loop_request(n * 5),  // holds the one executor for ~1 s
+                 [&](InferOutcome) { blocker_done = true; });
+  std::string body = loop_body(3);
+  body.insert(1, R"("parameters":{"timeout":1000},)");  // Triton's, in microseconds
+  Conn c(port);
+  ASSERT_TRUE(c.send(post("/v2/models/loop/infer", body)));
+  auto r = c.response();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 503);
+  EXPECT_NE(r->body.find("timeout passed"), std::string::npos) << r->body;
+  EXPECT_TRUE(blocker_done.load());  // refused when it came to run, after the blocker
+  ASSERT_TRUE(c.send(post("/v2/models/loop/infer", loop_body(3))));  // no timeout: it runs
+  r = c.response();
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(outputs_of(r->body)["out1"], Json::parse("[1.75, 1.75, 1.75, 1.75]"));  // 2 - 2^-2
+}
+
 TEST_F(HttpServerTest, AClientThatDoesNotReadItsAnswerIsClosedAfterTheWriteTimeout) {
   fs::path repo = *repo_ / "big_repo";
   fs::create_directories(repo / "big" / "1");
