@@ -547,6 +547,18 @@ class Errors(unittest.TestCase):
                 reply += chunk
         self.assertTrue(reply.startswith(b"HTTP/1.1 413"), reply[:200])
 
+    def test_a_compressed_request_is_400_and_a_compressed_answer_is_not_needed(self):
+        x = np.ones((2, 4), np.float32)
+        self.assert_refused("400", "Content-Encoding", self.client.infer, "mlp", [mlp_input(x)],
+                            request_compression_algorithm="gzip")
+        result = self.client.infer("mlp", [mlp_input(x)], response_compression_algorithm="gzip")
+        np.testing.assert_allclose(result.as_numpy("result"), jax_value(mlp, x), rtol=1e-6,
+                                   atol=1e-6)
+
+    def test_a_batch_of_zero_is_400_naming_the_dimension(self):
+        self.assert_refused("400", "'b'", self.client.infer, "mlp",
+                            [mlp_input(np.ones((0, 4), np.float32))])
+
     def test_unknown_route_is_404_and_explicit_load_is_refused(self):
         status, _ = raw_request(MAIN.port, "GET", "/v2/nothing/here")
         self.assertEqual(status, 404)
