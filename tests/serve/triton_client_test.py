@@ -565,6 +565,33 @@ class Errors(unittest.TestCase):
         self.assert_refused("400", "model control mode", self.client.load_model, "mlp")
 
 
+class Startup(unittest.TestCase):
+    """What stops `hhlo serve` from starting: exit 1 and one line naming the cause."""
+
+    def run_serve(self, *args):
+        r = subprocess.run([HHLO, "serve", *map(str, args)], capture_output=True, text=True,
+                           timeout=STARTUP_BOUND_S,
+                           env=dict(os.environ, HHLO_COMPILE_CACHE=str(WORK / "compile_cache")))
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stdout.count("hhlo serve: HTTP on"), 0)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        return r.stderr
+
+    def test_a_port_in_use(self):
+        with socket.socket() as taken:
+            taken.bind(("127.0.0.1", 0))
+            taken.listen()
+            port = taken.getsockname()[1]
+            err = self.run_serve(WORK / "slow.mlir", "--http-port", port)
+        self.assertIn(f"127.0.0.1:{port}", err)
+        self.assertIn("in use", err)
+
+    def test_a_repository_that_is_missing_or_empty(self):
+        self.assertIn("does not exist", self.run_serve(WORK / "missing", "--http-port", 0))
+        (WORK / "empty").mkdir(exist_ok=True)
+        self.assertIn("holds no model", self.run_serve(WORK / "empty", "--http-port", 0))
+
+
 # ---- servers of their own: a queue of one, SIGTERM ---------------------------------------------
 
 class QueueFull(unittest.TestCase):
