@@ -413,6 +413,16 @@ class Infer(unittest.TestCase):
     def test_several_dtypes_json(self):
         self.check_dtypes(binary=False)
 
+    def test_nan_and_infinities_travel_in_json_outputs(self):
+        values, inputs = self.dtype_inputs(True)
+        values[2] = np.array([np.nan, np.inf, -np.inf, 2.0], np.float16)  # binary input
+        inputs[2].set_data_from_numpy(values[2])
+        result = self.client.infer("dtypes", inputs, outputs=[
+            triton.InferRequestedOutput("result[2]", binary_data=False)])
+        got, want = result.as_numpy("result[2]"), jax_value(dtypes, *values)[2]
+        self.assertEqual(got.dtype, np.float16)
+        np.testing.assert_array_equal(got, want)  # [nan, inf, nan, 6]
+
     def test_outputs_not_named_come_in_the_models_order_and_as_asked(self):
         values, inputs = self.dtype_inputs(True)
         result = self.client.infer("dtypes", inputs,
@@ -668,7 +678,10 @@ class Sigterm(unittest.TestCase):
         try:
             n = slow_n_for(client, call_s)
             pending = [client.async_infer("slow", slow_inputs(n)) for _ in range(requests)]
-            gevent.sleep(call_s / 2)  # the greenlets send; the first call runs
+            gevent.sleep(0.1)  # the greenlets send their requests
+            with server.client() as probe:  # answered after the server has read them
+                self.assertTrue(probe.is_server_live())
+            gevent.sleep(call_s / 2)  # the first call runs
             sent = time.monotonic()
             server.sigterm()
             for _ in range(sigterms - 1):
