@@ -152,8 +152,8 @@ std::shared_ptr<const ServedModel::Compiled> ServedModel::compiled_for(
   return c;
 }
 
-std::vector<Array> ServedModel::ordered_inputs(const InferRequest& request) const {
-  std::vector<Array> inputs(metadata_.inputs.size());
+std::vector<std::size_t> ServedModel::input_slots(const InferRequest& request) const {
+  std::vector<std::size_t> slots;
   std::vector<bool> given(metadata_.inputs.size(), false);
   for (const NamedTensor& in : request.inputs) {
     auto it = std::find_if(metadata_.inputs.begin(), metadata_.inputs.end(),
@@ -166,13 +166,39 @@ std::vector<Array> ServedModel::ordered_inputs(const InferRequest& request) cons
     }
     std::size_t i = std::size_t(it - metadata_.inputs.begin());
     check_input(*it, in.tensor);
-    inputs[i] = in.tensor;
+    slots.push_back(i);
     given[i] = true;
   }
   for (std::size_t i = 0; i < given.size(); ++i)
     if (!given[i])
       invalid("request gives no input \"" + metadata_.inputs[i].name + "\" of model \"" + name_ +
               "\"");
+  return slots;
+}
+
+std::vector<std::size_t> ServedModel::output_slots(const InferRequest& request) const {
+  std::vector<std::size_t> wanted;
+  for (const RequestedOutput& o : request.outputs) {
+    auto it = std::find_if(metadata_.outputs.begin(), metadata_.outputs.end(),
+                           [&](const TensorMetadata& m) { return m.name == o.name; });
+    if (it == metadata_.outputs.end())
+      invalid("model \"" + name_ + "\" has no output \"" + o.name + "\"");
+    wanted.push_back(std::size_t(it - metadata_.outputs.begin()));
+  }
+  if (request.outputs.empty())
+    for (std::size_t i = 0; i < metadata_.outputs.size(); ++i) wanted.push_back(i);
+  return wanted;
+}
+
+void ServedModel::check(const InferRequest& request) const {
+  output_slots(request);
+  input_slots(request);
+}
+
+std::vector<Array> ServedModel::ordered_inputs(const InferRequest& request) const {
+  std::vector<std::size_t> slots = input_slots(request);
+  std::vector<Array> inputs(metadata_.inputs.size());
+  for (std::size_t k = 0; k < slots.size(); ++k) inputs[slots[k]] = request.inputs[k].tensor;
   return inputs;
 }
 
@@ -186,16 +212,7 @@ std::vector<bool> ServedModel::binary_outputs(const InferRequest& request) const
 }
 
 InferResponse ServedModel::infer(const InferRequest& request) const {
-  std::vector<std::size_t> wanted;
-  for (const RequestedOutput& o : request.outputs) {
-    auto it = std::find_if(metadata_.outputs.begin(), metadata_.outputs.end(),
-                           [&](const TensorMetadata& m) { return m.name == o.name; });
-    if (it == metadata_.outputs.end())
-      invalid("model \"" + name_ + "\" has no output \"" + o.name + "\"");
-    wanted.push_back(std::size_t(it - metadata_.outputs.begin()));
-  }
-  if (request.outputs.empty())
-    for (std::size_t i = 0; i < metadata_.outputs.size(); ++i) wanted.push_back(i);
+  std::vector<std::size_t> wanted = output_slots(request);
   std::vector<Array> inputs = ordered_inputs(request);
   std::vector<TensorType> types;
   for (const Array& a : inputs) types.push_back(a.type());

@@ -23,6 +23,16 @@ InferOutcome failure(Status status, const std::string& message) {
   return out;
 }
 
+/// What `model` refuses in `request` before it runs (ServedModel::check), or nullopt.
+std::optional<ServeError> refusal_of(const ServedModel& model, const InferRequest& request) {
+  try {
+    model.check(request);
+  } catch (const ServeError& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 /// A request waiting for its model.
@@ -49,14 +59,18 @@ class Server::ModelQueue {
     {
       std::lock_guard lock(mutex_);
       if (stopping_ || queue_.size() >= max_queue_) {
-        ++stats_.fail_count;
-        stats_.fail_ns += ns_between(job.arrival, Clock::now());
+        count_failure(job);
         return false;
       }
       queue_.push_back(std::move(job));
     }
     ready_.notify_one();
     return true;
+  }
+  /// Counts `job`, refused before it was queued, as failed.
+  void refuse(const Job& job) {
+    std::lock_guard lock(mutex_);
+    count_failure(job);
   }
   bool stopping() const {
     std::lock_guard lock(mutex_);
@@ -123,6 +137,11 @@ class Server::ModelQueue {
       out.error.emplace(Status::internal, e.what());
     }
     return out;
+  }
+
+  void count_failure(const Job& job) {
+    ++stats_.fail_count;
+    stats_.fail_ns += ns_between(job.arrival, Clock::now());
   }
 
   void record(const Job& job, const InferOutcome& out, Clock::time_point start,
@@ -277,7 +296,10 @@ void Server::infer(const std::string& model, const std::string& version, InferRe
       else if (!entry.queue)
         refused =
             failure(Status::unavailable, "model \"" + model + "\" is not ready: " + entry.reason);
-      else if (!entry.queue->push(job))
+      else if (std::optional<ServeError> invalid = refusal_of(entry.queue->model(), job.request)) {
+        entry.queue->refuse(job);
+        refused.error = std::move(invalid);
+      } else if (!entry.queue->push(job))
         refused = failure(Status::unavailable, entry.queue->stopping()
                                                    ? "the server is stopping"
                                                    : "model \"" + model + "\"'s queue is full (" +

@@ -57,6 +57,12 @@ class ServedModel {
   /// dimensions or shape assertions refuse; internal for a failure compiling or running.
   InferResponse infer(const InferRequest& request) const;
 
+  /// Checks `request` against the metadata without running it: what infer refuses before it
+  /// compiles or runs. Throws ServeError (invalid_argument) for an unknown, missing or repeated
+  /// input, a wrong datatype, rank or static dimension, an unknown output. Server::infer calls
+  /// it before a request is queued, so such a request is answered 400 at once, never 503.
+  void check(const InferRequest& request) const;
+
   /// The response outputs' binary flags for `request` (RequestedOutput::binary, else
   /// InferRequest::binary_data_output), in the order infer gives the outputs.
   std::vector<bool> binary_outputs(const InferRequest& request) const;
@@ -65,6 +71,10 @@ class ServedModel {
   struct Compiled;
   std::shared_ptr<const Compiled> compiled_for(const std::vector<TensorType>& types) const;
   std::shared_ptr<const Compiled> load_for(const std::vector<TensorType>& types) const;
+  /// The model's input index of each of the request's inputs, checked (check()).
+  std::vector<std::size_t> input_slots(const InferRequest& request) const;
+  /// The model's output index of each output the request asks for (all when it names none).
+  std::vector<std::size_t> output_slots(const InferRequest& request) const;
   std::vector<Array> ordered_inputs(const InferRequest& request) const;
 
   std::string name_, version_, bytes_, source_name_;

@@ -96,8 +96,10 @@ class Server {
   /// another thread or (for a request refused at once) on this one, with the response or the
   /// error: not_found for an unknown model or version; unavailable when the model is not
   /// ready, its queue is full, the server is stopping, or the request's timeout passed (or
-  /// `cancelled` became true) while it waited; what ServedModel::infer throws. `cancelled`
-  /// (may be null) is read before the request runs: a client gone away sets it.
+  /// `cancelled` became true) while it waited; invalid_argument, at once and before the
+  /// queue is looked at, for what ServedModel::check refuses (a wrong input name, datatype or
+  /// shape); what ServedModel::infer throws. Refusals count as failures in statistics().
+  /// `cancelled` (may be null) is read before the request runs: a client gone away sets it.
   void infer(const std::string& model, const std::string& version, InferRequest request,
              std::function<void(InferOutcome)> done,
              std::shared_ptr<const std::atomic<bool>> cancelled = nullptr);
