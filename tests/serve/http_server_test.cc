@@ -540,6 +540,39 @@ TEST_F(HttpServerTest, AQueuedRequestWhoseTimeoutPassesIsRefused) {
   EXPECT_EQ(outputs_of(r->body)["out1"], Json::parse("[1.75, 1.75, 1.75, 1.75]"));  // 2 - 2^-2
 }
 
+TEST_F(HttpServerTest, ABadRequestIs400AtOnceEvenWhenTheQueueIsFull) {
+  uint16_t port = start(options());
+  int n = slow_n(port);
+  std::atomic<int> done{0}, refused{0};
+  server_->infer("loop", "", loop_request(n * 5), [&](InferOutcome) { ++done; });  // runs ~1 s
+  std::this_thread::sleep_for(100ms);                                  // the executor takes it
+  for (int queued = 0; refused.load() == 0 && queued < 100; ++queued)  // fill the queue
+    server_->infer("loop", "", loop_request(3), [&](InferOutcome o) {
+      if (o.error) ++refused;
+      ++done;
+    });
+  ASSERT_EQ(refused.load(), 1);
+  std::string wrong_dtype = loop_body(3);
+  wrong_dtype.replace(wrong_dtype.find("INT32"), 5, "INT64");
+  for (const std::string& body :
+       {wrong_dtype, std::string(R"({"inputs":[{"name":"bogus","datatype":"INT32","shape":[],)"
+                                 R"("data":[1]}]})")}) {
+    Conn c(port);
+    ASSERT_TRUE(c.send(post("/v2/models/loop/infer", body)));
+    auto r = c.response();
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->status, 400) << r->body;  // was 503 "queue is full": a retry cannot help it
+  }
+  Conn good(port);
+  ASSERT_TRUE(good.send(post("/v2/models/loop/infer", loop_body(3))));
+  auto r = good.response();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 503) << r->body;
+  EXPECT_NE(r->body.find("queue is full"), std::string::npos) << r->body;
+  for (int i = 0; i < 600 && done.load() < 18; ++i) std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(done.load(), 18);  // the blocker, 16 queued, 1 refused
+}
+
 TEST_F(HttpServerTest, AClientThatDoesNotReadItsAnswerIsClosedAfterTheWriteTimeout) {
   fs::path repo = *repo_ / "big_repo";
   fs::create_directories(repo / "big" / "1");

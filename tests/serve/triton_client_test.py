@@ -667,6 +667,61 @@ class QueueFull(unittest.TestCase):
             self.assertEqual(server.terminate(), 0)
 
 
+class Soak(unittest.TestCase):
+    def test_memory_is_flat_over_ten_thousand_requests_good_and_bad(self):
+        # Raw keep-alive connections from 4 threads (tritonclient's gevent async_infer costs
+        # about 11 ms a call here whatever the server does: too slow for 10,000 calls).
+        server = ServerProcess(WORK / "slow.mlir", "--instances", 2, "--max-queue-size", 2,
+                               name="soak").start()
+        good = json.dumps({"inputs": [
+            {"name": "arg0", "datatype": "INT32", "shape": [], "data": [3]},
+            {"name": "arg1", "datatype": "FP32", "shape": [256], "data": [0] * 256}]})
+        calls = [("/v2/models/slow/infer", good, {200, 503}),  # 503: the queue of 2 is full
+                 ("/v2/models/slow/infer", good.replace("INT32", "INT64"), {400}),
+                 ("/v2/models/slow/infer", good[:-7], {400}),
+                 ("/v2/models/nope/infer", good, {404})]
+        failures = []
+
+        def worker(count):
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+            try:
+                for i in range(count):
+                    path, body, allowed = calls[i % len(calls)]
+                    conn.request("POST", path, body=body)
+                    response = conn.getresponse()
+                    reply = response.read()
+                    if response.status == 200:
+                        out = json.loads(reply)["outputs"]
+                        if out[1]["data"] != [1.75] * 256:  # 2 - 2^-2 after 3 iterations
+                            failures.append(reply[:200])
+                    elif response.status not in allowed:
+                        failures.append((path, response.status, reply[:200]))
+            finally:
+                conn.close()
+
+        def burst(per_thread):
+            threads = [threading.Thread(target=worker, args=(per_thread,)) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(300)
+            self.assertFalse(any(t.is_alive() for t in threads))
+
+        def rss_kib():
+            status = pathlib.Path(f"/proc/{server.proc.pid}/status").read_text()
+            return int(re.search(r"^VmRSS:\s+(\d+) kB", status, re.M).group(1))
+
+        try:
+            burst(500)  # warm-up: arenas, buffers and connections reach their size
+            before = rss_kib()
+            burst(2500)
+            growth = rss_kib() - before
+            self.assertEqual(failures, [])
+            self.assertLess(growth, 16 * 1024, f"RSS grew {growth} KiB over 10,000 requests")
+        finally:
+            self.assertEqual(server.terminate(), 0)
+
+
 class Sigterm(unittest.TestCase):
     def run_and_terminate(self, grace_s, requests=6, call_s=0.3, sigterms=1):
         """Starts a server of `slow` (one executor), sends `requests` calls of about `call_s`
