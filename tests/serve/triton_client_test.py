@@ -47,7 +47,7 @@ STOP_BOUND_S = 60
 SERVERS = []  # every ServerProcess started, stopped by tearDownModule whatever happened
 
 PORT_LINE = re.compile(r"^hhlo serve: HTTP on (\S+):(\d+)$")
-MODEL_LINE = re.compile(r"^model (\S+) version (\S+): (READY|UNAVAILABLE)")
+MODEL_LINE = re.compile(r"^model (\S+)(?: version (\d+))?: (READY|UNAVAILABLE)")
 
 
 class ServerProcess:
@@ -155,6 +155,20 @@ func.func @main(%n: tensor<i32>, %x: tensor<256xf32>) -> (tensor<i32>, tensor<25
 """
 
 
+# Models that cannot be served, each with a fragment of the reason the index must give.
+BAD_TEXT_MODELS = {
+    "unknown_op": "func.func @main(%x: tensor<3xf32>) -> tensor<3xf32> {\n"
+                  "  %y = stablehlo.frobnicate %x : tensor<3xf32>\n"
+                  "  return %y : tensor<3xf32>\n}\n",
+    "complex_io": "func.func @main(%x: tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>> {\n"
+                  "  return %x : tensor<3xcomplex<f32>>\n}\n",
+}
+UNAVAILABLE = {"broken": "jax.export artifact", "unknown_op": "stablehlo.frobnicate",
+               "complex_io": "no datatype", "two_programs": "more than one",
+               "no_version": "no version folder"}
+READY = {"dtypes", "mlp", "slow"}
+
+
 def make_repository(repo):
     global W1, W2, B1
     import jax
@@ -174,6 +188,11 @@ def make_repository(repo):
     specs = [jax.ShapeDtypeStruct(shape, dt) for _, shape, dt, _ in DTYPE_INPUTS]
     write("dtypes", export.export(jax.jit(dtypes))(*specs).serialize())
     write("broken", b"\x00not a jax.export artifact\xff" * 8)
+    for name, text in BAD_TEXT_MODELS.items():
+        write(name, text.encode(), file="model.mlir")
+    write("two_programs", SLOW_MLIR.encode(), file="model.mlir")
+    (repo / "two_programs" / "1" / "model.jax").write_bytes(b"")
+    (repo / "no_version" / "weights").mkdir(parents=True)
     write("slow", SLOW_MLIR.encode(), file="model.mlir")
     (WORK / "slow.mlir").write_text(SLOW_MLIR)
 
@@ -257,17 +276,21 @@ class Protocol(unittest.TestCase):
 
     def test_startup_lines_name_every_model_with_its_state(self):
         states = {m.group(1): m.group(3) for m in map(MODEL_LINE.match, MAIN.lines) if m}
-        self.assertEqual(states, {"broken": "UNAVAILABLE", "dtypes": "READY", "mlp": "READY",
-                                  "slow": "READY"})
+        self.assertEqual(states, {**{m: "UNAVAILABLE" for m in UNAVAILABLE},
+                                  **{m: "READY" for m in READY}})
+        versions = {m.group(1): m.group(2) for m in map(MODEL_LINE.match, MAIN.lines) if m}
+        self.assertEqual(versions["mlp"], "1")
+        self.assertIsNone(versions["no_version"])  # "model no_version: UNAVAILABLE (...)"
 
     def test_live_and_strictly_not_ready_with_a_failed_model(self):
         self.assertTrue(self.client.is_server_live())
         self.assertFalse(self.client.is_server_ready())  # Triton's strict readiness
-        for name in ("mlp", "dtypes", "slow"):
+        for name in READY:
             self.assertTrue(self.client.is_model_ready(name), name)
         self.assertTrue(self.client.is_model_ready("mlp", "1"))
         self.assertFalse(self.client.is_model_ready("mlp", "2"))
-        self.assertFalse(self.client.is_model_ready("broken"))
+        for name in UNAVAILABLE:
+            self.assertFalse(self.client.is_model_ready(name), name)
         self.assertFalse(self.client.is_model_ready("no_such_model"))
 
     def test_server_metadata_lists_the_extensions(self):
@@ -307,11 +330,12 @@ class Protocol(unittest.TestCase):
 
     def test_repository_index_reports_the_broken_model_with_its_error(self):
         index = {e["name"]: e for e in self.client.get_model_repository_index()}
-        self.assertEqual(set(index), {"broken", "dtypes", "mlp", "slow"})
-        self.assertEqual(index["broken"]["state"], "UNAVAILABLE")
-        self.assertIn("model.jax", index["broken"]["reason"])
-        self.assertIn("jax.export artifact", index["broken"]["reason"])
-        for name in ("dtypes", "mlp", "slow"):
+        self.assertEqual(set(index), set(UNAVAILABLE) | READY)
+        for name, fragment in UNAVAILABLE.items():
+            self.assertEqual(index[name]["state"], "UNAVAILABLE", name)
+            self.assertIn(fragment, index[name]["reason"], name)
+        self.assertIn("broken/1/model.jax", index["broken"]["reason"])
+        for name in READY:
             self.assertEqual(index[name]["state"], "READY")
             self.assertEqual(index[name]["version"], "1")
         with self.assertRaises(InferenceServerException) as e:
@@ -345,7 +369,7 @@ class Protocol(unittest.TestCase):
                            before["inference_stats"]["compute_infer"]["ns"])
         self.assertGreater(after["last_inference"], 0)
         every = {s["name"] for s in self.client.get_inference_statistics()["model_stats"]}
-        self.assertEqual(every, {"broken", "dtypes", "mlp", "slow"})
+        self.assertEqual(every, set(UNAVAILABLE) | READY)
 
 
 class Infer(unittest.TestCase):

@@ -72,9 +72,9 @@ int wait_for_stop(const sigset_t& stop_signals) {
 
 void print_models(const serve::Server& server, const serve::HttpServer& http,
                   const std::string& host) {
-  for (const serve::ModelIndexEntry& e : server.repository_index())
-    fmt::print("model {} version {}: {}{}\n", e.name, e.version, e.state,
-               e.reason.empty() ? "" : " (" + e.reason + ")");
+  for (const serve::ModelIndexEntry& e : server.repository_index())  // no version: no number
+    fmt::print("model {}{}: {}{}\n", e.name, e.version.empty() ? "" : " version " + e.version,
+               e.state, e.reason.empty() ? "" : " (" + e.reason + ")");
   fmt::print("hhlo serve: HTTP on {}:{}\n", host, http.port());
   std::fflush(stdout);
 }
