@@ -129,6 +129,10 @@ def dtypes(a, b, c, d, e):
     return a * 3 - 7, jnp.logical_not(b), c * c + c, d @ d.T, e + np.uint8(200)
 
 
+def bf16(x):
+    return x * x - 3
+
+
 DTYPE_INPUTS = [  # name, shape, dtype (Triton's name) of the `dtypes` model's inputs and outputs
     ("args[0]", (2, 3), np.int32, "INT32"), ("args[1]", (2, 3), np.bool_, "BOOL"),
     ("args[2]", (4,), np.float16, "FP16"), ("args[3]", (2, 2), np.float64, "FP64"),
@@ -166,12 +170,13 @@ BAD_TEXT_MODELS = {
 UNAVAILABLE = {"broken": "jax.export artifact", "unknown_op": "stablehlo.frobnicate",
                "complex_io": "no datatype", "two_programs": "more than one",
                "no_version": "no version folder"}
-READY = {"dtypes", "mlp", "slow"}
+READY = {"bf16", "dtypes", "mlp", "slow"}
 
 
 def make_repository(repo):
     global W1, W2, B1
     import jax
+    import jax.numpy as jnp
     from jax import export
     jax.config.update("jax_enable_x64", True)  # the FP64 tensors of `dtypes`
     rng = np.random.default_rng(42)
@@ -187,6 +192,8 @@ def make_repository(repo):
     write("mlp", export.export(jax.jit(mlp))(jax.ShapeDtypeStruct((b, 4), np.float32)).serialize())
     specs = [jax.ShapeDtypeStruct(shape, dt) for _, shape, dt, _ in DTYPE_INPUTS]
     write("dtypes", export.export(jax.jit(dtypes))(*specs).serialize())
+    write("bf16", export.export(jax.jit(bf16))(
+        jax.ShapeDtypeStruct((5,), jnp.bfloat16)).serialize())
     write("broken", b"\x00not a jax.export artifact\xff" * 8)
     for name, text in BAD_TEXT_MODELS.items():
         write(name, text.encode(), file="model.mlir")
@@ -436,6 +443,19 @@ class Infer(unittest.TestCase):
 
     def test_several_dtypes_json(self):
         self.check_dtypes(binary=False)
+
+    def test_bf16_binary_in_binary_and_json_out(self):
+        import ml_dtypes
+        x = np.array([1.5, -2.0, 3.0, 0.0078125, 200.0], ml_dtypes.bfloat16)
+        i = triton.InferInput("args[0]", [5], "BF16")
+        i.set_data_from_numpy(x)  # tritonclient sends BF16 only as binary data over HTTP
+        want = jax_value(bf16, x)
+        for binary in (True, False):
+            result = self.client.infer("bf16", [i], outputs=[
+                triton.InferRequestedOutput("result", binary_data=binary)])
+            got = result.as_numpy("result")
+            self.assertEqual(got.dtype, want.dtype)
+            np.testing.assert_array_equal(got, want)  # exact: bf16 values as numbers in JSON
 
     def test_nan_and_infinities_travel_in_json_outputs(self):
         values, inputs = self.dtype_inputs(True)
