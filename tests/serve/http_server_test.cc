@@ -386,6 +386,12 @@ TEST_F(HttpServerTest, KeepAliveServesTwoRequestsOnOneConnection) {
   ASSERT_TRUE(c.send(kLive + kLive));  // pipelined: both answered, in order
   EXPECT_EQ(c.response().value().status, 200);
   EXPECT_EQ(c.response().value().status, 200);
+  // Pipelined inferences: the second's bytes, read while the first is with the server, are
+  // not taken for a client gone away.
+  ASSERT_TRUE(c.send(post("/v2/models/loop/infer", loop_body(30)) +
+                     post("/v2/models/loop/infer", loop_body(31))));
+  expect_loop_answer(c.response(), 30);
+  expect_loop_answer(c.response(), 31);
 }
 
 TEST_F(HttpServerTest, ExpectContinueGets100ThenTheAnswer) {
@@ -515,6 +521,18 @@ TEST_F(HttpServerTest, AQueuedRequestWhoseClientWentAwayIsDroppedBeforeItRuns) {
   EXPECT_EQ(after.success_count - before.success_count, 1u);  // the blocker
   EXPECT_EQ(after.fail_count - before.fail_count, 1u);        // the request of the client gone
   EXPECT_TRUE(serves(port));
+}
+
+TEST_F(HttpServerTest, ANextRequestArrivingWhileOneIsQueuedIsNotTakenForAHangUp) {
+  uint16_t port = start(options());
+  int n = slow_n(port);
+  server_->infer("loop", "", loop_request(n * 3), [](InferOutcome) {});  // holds the executor
+  Conn c(port);
+  ASSERT_TRUE(c.send(post("/v2/models/loop/infer", loop_body(30))));
+  std::this_thread::sleep_for(100ms);  // queued behind the blocker, the connection watched
+  ASSERT_TRUE(c.send(post("/v2/models/loop/infer", loop_body(31))));  // pipelined
+  expect_loop_answer(c.response(), 30);
+  expect_loop_answer(c.response(), 31);
 }
 
 TEST_F(HttpServerTest, AQueuedRequestWhoseTimeoutPassesIsRefused) {
