@@ -4,10 +4,12 @@
 
 The models are made here, at test time, in a temporary repository laid out as Triton's
 (`<repo>/<model>/1/model.jax`): `mlp` (a jax.export of a small MLP with a symbolic batch `b`),
-`dtypes` (a static export taking and giving INT32, BOOL, FP16, FP64 and UINT8 tensors), `broken`
-(a model.jax of garbage bytes: UNAVAILABLE with its error while the rest are served) and `slow`
-(StableHLO text, model.mlir: a while loop of `n` iterations of x <- x / 2 + 1 on 256 floats, so
-that a test chooses how long a call takes; x_n = 2 - 2^(1-n) from x_0 = 0, exact in f32). Every
+`dtypes` (a static export taking and giving INT32, BOOL, FP16, FP64 and UINT8 tensors), `bf16`,
+`slow` (StableHLO text, model.mlir: a while loop of `n` iterations of x <- x / 2 + 1 on 256
+floats, so that a test chooses how long a call takes; x_n = 2 - 2^(1-n) from x_0 = 0, exact in
+f32), and five models that cannot be served (UNAVAILABLE, each with its cause, while the rest
+are served: `broken`, a model.jax of garbage bytes; an unknown op; complex inputs; two programs
+in one version folder; no version folder). Every
 value is checked against JAX's own results of the same function (or, for `slow`, against the
 closed form above). Every server is started on loopback with --http-port 0, waited for with a
 bound, and stopped (SIGTERM, then SIGKILL after a bound) at the end whatever happens. Exits 77
