@@ -62,7 +62,7 @@ asan: setup
 # Soak.* is left out: its 20,000 transfers are each a plugin-side access TSan sees unordered with
 # ours (the plugin's event orders them), each suppressed at the cost of seconds; it runs no thread
 # of ours (it runs under `make asan` and `make test`).
-TSAN_SUITES := runtime session custom_call onednn
+TSAN_SUITES := runtime session custom_call onednn serve
 tsan: setup
 	@cmake -S . -B build-tsan -G Ninja -DHHLO_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" >/dev/null

@@ -77,6 +77,13 @@ class Server::ModelQueue {
     std::lock_guard lock(mutex_);
     return stopping_;
   }
+  /// Counts `job`, refused before it ran (a wrong input, a full queue), as failed: Triton counts
+  /// its rejections as failures.
+  void count_refused(const Job& job) {
+    std::lock_guard lock(mutex_);
+    ++stats_.fail_count;
+    stats_.fail_ns += ns_between(job.arrival, Clock::now());
+  }
   /// Runs what is queued until `drain_until`, refuses the rest, joins the executors.
   void stop(Clock::time_point drain_until) {
     {
@@ -589,8 +596,9 @@ void Server::infer(const std::string& model, const std::string& version, InferRe
   Job job{std::move(request),  {}, std::move(done), Clock::now(), Clock::time_point::max(),
           std::move(cancelled)};
   InferOutcome refused;
+  std::shared_ptr<ModelQueue> queue;
   try {
-    std::shared_ptr<ModelQueue> queue = queue_of(model, version);
+    queue = queue_of(model, version);
     const ModelSettings& settings = queue->settings();
     std::chrono::microseconds timeout = job.request.timeout_us && settings.allow_timeout_override
                                             ? std::chrono::microseconds(*job.request.timeout_us)
@@ -601,6 +609,10 @@ void Server::infer(const std::string& model, const std::string& version, InferRe
     job.request.inputs.clear();  // job.inputs holds them now
     queue->model().check_outputs(job.request);
     if (queue->push(job)) return;
+    if (queue->stopping() && live()) {  // replaced by a reload between queue_of and push
+      queue = queue_of(model, version);
+      if (queue->push(job)) return;
+    }
     refused =
         failure(Status::unavailable,
                 queue->stopping() ? "the server is stopping"
@@ -609,6 +621,7 @@ void Server::infer(const std::string& model, const std::string& version, InferRe
   } catch (const ServeError& e) {
     refused.error = e;
   }
+  if (queue) queue->count_refused(job);
   job.done(std::move(refused));
 }
 

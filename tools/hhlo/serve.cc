@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -96,9 +97,28 @@ class Poller {
   std::thread thread_;
 };
 
-/// SIGTERM and SIGINT blocked in this thread and every thread it starts after, so that
-/// wait_for_stop() receives them.
+/// The stop signal received (SIGTERM or SIGINT), 0 before. A thread a library started before
+/// main (OpenBLAS's pool, at load) does not block the stop signals, so the kernel may deliver
+/// one there (always so for a second SIGTERM during the grace period, or one during start-up):
+/// on_stop_signal records it instead of the default action, which would end the process with
+/// the accepted requests unanswered.
+std::atomic<int> g_stop_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+extern "C" void on_stop_signal(int signal) {
+  int none = 0;
+  g_stop_signal.compare_exchange_strong(none, signal);
+}
+
+/// Installs on_stop_signal for SIGTERM and SIGINT and blocks them in this thread and every
+/// thread it starts after, so that wait_for_stop() receives them.
 sigset_t block_stop_signals() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  action.sa_flags = SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
@@ -107,12 +127,23 @@ sigset_t block_stop_signals() {
   return set;
 }
 
+/// Waits for the first stop signal, taken here (sigtimedwait) or recorded by on_stop_signal on
+/// another thread (looked at every 100 ms); later ones change nothing.
+int wait_for_stop(const sigset_t& stop_signals) {
+  timespec tick{0, 100'000'000};
+  while (g_stop_signal.load() == 0) {
+    int signal = sigtimedwait(&stop_signals, nullptr, &tick);
+    if (signal > 0) on_stop_signal(signal);
+  }
+  return g_stop_signal.load();
+}
+
 void print_models(const serve::Server& server, const serve::HttpServer& http,
                   const serve::GrpcServer& grpc, const serve::HttpServer& metrics,
                   const std::string& host) {
   for (const serve::ModelIndexEntry& e : server.repository_index())
-    fmt::print("model {} version {}: {}{}\n", e.name, e.version, e.state,
-               e.reason.empty() ? "" : " (" + e.reason + ")");
+    fmt::print("model {}{}: {}{}\n", e.name, e.version.empty() ? "" : " version " + e.version,
+               e.state, e.reason.empty() ? "" : " (" + e.reason + ")");
   fmt::print("hhlo serve: gRPC on {}:{}\n", host, grpc.port());
   fmt::print("hhlo serve: metrics on {}:{}\n", host, metrics.port());
   fmt::print("hhlo serve: HTTP on {}:{}\n", host, http.port());
@@ -153,8 +184,7 @@ int serve_main(const ServeFlags& f) {
   print_models(server, http, grpc, metrics, f.host);
   std::optional<Poller> poller;
   if (options.control == serve::ModelControl::poll) poller.emplace(server, f.repository_poll_secs);
-  int signal = 0;
-  sigwait(&stop_signals, &signal);
+  int signal = wait_for_stop(stop_signals);
   poller.reset();
   fmt::print(stderr, "hhlo serve: {} received; finishing what was accepted (up to {} s)\n",
              signal == SIGTERM ? "SIGTERM" : "SIGINT", f.grace_period);
