@@ -121,6 +121,7 @@ ServedModel::ServedModel(std::string name, std::string version, std::string byte
       program.format == ProgramFormat::exported ? "hhlo_jax_export" : "hhlo_stablehlo";
   read_signature(program, name_, metadata_);
   batches_ = program.exported() != nullptr && shares_batch_symbol(*program.exported());
+  if (batches_) batch_symbol_ = program.exported()->in_avals[0].shape[0];
   static_ = std::all_of(metadata_.inputs.begin(), metadata_.inputs.end(), [](const auto& t) {
     return std::find(t.shape.begin(), t.shape.end(), -1) == t.shape.end();
   });
@@ -201,6 +202,10 @@ std::vector<Array> ServedModel::ordered_inputs(const InferRequest& request) cons
     inputs[i] = in.tensor;
     given[i] = true;
   }
+  if (batches_ && !vmap_ && !inputs.empty() && inputs[0].rank() > 0 && inputs[0].dims()[0] == 0)
+    invalid("input \"" + metadata_.inputs[0].name + "\" has 0 rows along the batch dimension '" +
+            batch_symbol_ + "'; the program takes '" + batch_symbol_ +
+            "' >= 1 (JAX's symbolic dimensions are at least 1)");
   for (std::size_t i = 0; i < given.size(); ++i)
     if (!given[i])
       invalid("request gives no input \"" + metadata_.inputs[i].name + "\" of model \"" + name_ +

@@ -18,6 +18,7 @@ bound, and stopped (SIGTERM, then SIGKILL after a bound) at the end whatever hap
 import argparse
 import collections
 import http.client
+import gzip
 import json
 import os
 import pathlib
@@ -49,6 +50,7 @@ STOP_BOUND_S = 60
 SERVERS = []  # every ServerProcess started, stopped by tearDownModule whatever happened
 
 PORT_LINE = re.compile(r"^hhlo serve: HTTP on (\S+):(\d+)$")
+OTHER_PORT_LINE = re.compile(r"^hhlo serve: (gRPC|metrics) on (\S+):(\d+)$")
 MODEL_LINE = re.compile(r"^model (\S+)(?: version (\d+))?: (READY|UNAVAILABLE)")
 
 
@@ -61,18 +63,23 @@ class ServerProcess:
         env = dict(os.environ, HHLO_COMPILE_CACHE=str(WORK / "compile_cache"))
         with open(self.log, "wb") as stderr:
             self.proc = subprocess.Popen(
-                [HHLO, "serve", *map(str, args), "--http-port", "0"],
+                [HHLO, "serve", *map(str, args), "--http-port", "0", "--grpc-port", "0",
+                 "--metrics-port", "0"],
                 stdout=subprocess.PIPE, stderr=stderr, env=env, text=True)
         SERVERS.append(self)
         self.signalled = False
         self.lines = []
         self.port = None
+        self.ports = {}  # "gRPC", "metrics": their ports
         self._port_seen = threading.Event()
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
         for line in self.proc.stdout:
             self.lines.append(line.rstrip("\n"))
+            other = OTHER_PORT_LINE.match(self.lines[-1])
+            if other:
+                self.ports[other.group(1)] = int(other.group(3))
             m = PORT_LINE.match(self.lines[-1])
             if m:
                 self.port = int(m.group(2))
@@ -331,11 +338,15 @@ class Protocol(unittest.TestCase):
     def test_model_config(self):
         config = self.client.get_model_config("mlp")
         self.assertEqual(config["name"], "mlp")
-        self.assertEqual(config["max_batch_size"], 0)
+        # A symbolic batch shared by the input and the output: a batching model, as Triton's
+        # configuration says it (dims without the batch dimension; hhlo serve's defaults).
+        self.assertEqual(config["max_batch_size"], 16)
         self.assertEqual(config["input"], [{"name": "args[0]", "data_type": "TYPE_FP32",
-                                            "dims": [-1, 4]}])
+                                            "dims": [4]}])
         self.assertEqual(config["output"], [{"name": "result", "data_type": "TYPE_FP32",
-                                             "dims": [-1, 3]}])
+                                             "dims": [3]}])
+        self.assertEqual(config["dynamic_batching"]["preferred_batch_size"], [1, 2, 4, 8, 16])
+        self.assertEqual(config["instance_group"], [{"count": 2, "kind": "KIND_CPU"}])
 
     def test_repository_index_reports_the_broken_model_with_its_error(self):
         index = {e["name"]: e for e in self.client.get_model_repository_index()}
@@ -605,10 +616,17 @@ class Errors(unittest.TestCase):
                 reply += chunk
         self.assertTrue(reply.startswith(b"HTTP/1.1 413"), reply[:200])
 
-    def test_a_compressed_request_is_400_and_a_compressed_answer_is_not_needed(self):
-        x = np.ones((2, 4), np.float32)
-        self.assert_refused("400", "Content-Encoding", self.client.infer, "mlp", [mlp_input(x)],
-                            request_compression_algorithm="gzip")
+    def test_compressed_requests_are_inflated_and_a_compressed_answer_is_not_needed(self):
+        x = np.arange(8, dtype=np.float32).reshape(2, 4)
+        for algorithm in ("gzip", "deflate"):
+            result = self.client.infer("mlp", [mlp_input(x)],
+                                       request_compression_algorithm=algorithm)
+            np.testing.assert_allclose(result.as_numpy("result"), jax_value(mlp, x), rtol=1e-6,
+                                       atol=1e-6)
+        status, reply = raw_request(MAIN.port, "POST", "/v2/models/mlp/infer",
+                                    gzip.compress(b"{}")[:-4], {"Content-Encoding": "gzip"})
+        self.assertEqual(status, 400, reply)
+        self.assertIn(b"does not inflate", reply)
         result = self.client.infer("mlp", [mlp_input(x)], response_compression_algorithm="gzip")
         np.testing.assert_allclose(result.as_numpy("result"), jax_value(mlp, x), rtol=1e-6,
                                    atol=1e-6)
@@ -657,7 +675,8 @@ class Startup(unittest.TestCase):
     """What stops `hhlo serve` from starting: exit 1 and one line naming the cause."""
 
     def run_serve(self, *args):
-        r = subprocess.run([HHLO, "serve", *map(str, args)], capture_output=True, text=True,
+        r = subprocess.run([HHLO, "serve", *map(str, args), "--grpc-port", "0", "--metrics-port", "0"],
+                           capture_output=True, text=True,
                            timeout=STARTUP_BOUND_S,
                            env=dict(os.environ, HHLO_COMPILE_CACHE=str(WORK / "compile_cache")))
         self.assertEqual(r.returncode, 1, r.stderr)
@@ -831,6 +850,177 @@ class Sigterm(unittest.TestCase):
         for e in refused:
             self.assertEqual(e.status(), "503", e.message())
             self.assertIn("stopping", e.message())
+
+
+# ---- gRPC and metrics on the main server ----------------------------------------------------------
+
+class Grpc(unittest.TestCase):
+    """The same calls over gRPC, as tritonclient.grpc's users make them."""
+
+    @classmethod
+    def setUpClass(cls):
+        import tritonclient.grpc as tg
+        cls.tg = tg
+        cls.client = tg.InferenceServerClient(f"127.0.0.1:{MAIN.ports['gRPC']}")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.close()
+
+    def test_health_metadata_config_index(self):
+        c = self.client
+        self.assertTrue(c.is_server_live())
+        self.assertFalse(c.is_server_ready())  # strict readiness, as over HTTP
+        self.assertTrue(c.is_model_ready("mlp"))
+        self.assertFalse(c.is_model_ready("broken"))
+        self.assertIn("binary_tensor_data", c.get_server_metadata().extensions)
+        m = c.get_model_metadata("mlp")
+        self.assertEqual((m.inputs[0].name, m.inputs[0].datatype, list(m.inputs[0].shape)),
+                         ("args[0]", "FP32", [-1, 4]))
+        config = c.get_model_config("mlp").config
+        self.assertEqual(config.max_batch_size, 16)
+        self.assertEqual(list(config.input[0].dims), [4])
+        states = {e.name: e.state for e in c.get_model_repository_index().models}
+        self.assertEqual(states["broken"], "UNAVAILABLE")
+        self.assertEqual(states["mlp"], "READY")
+
+    def test_infer_gives_jaxs_values(self):
+        rng = np.random.default_rng(7)
+        for n in (1, 3, 7):
+            x = rng.standard_normal((n, 4)).astype(np.float32)
+            i = self.tg.InferInput("args[0]", [n, 4], "FP32")
+            i.set_data_from_numpy(x)
+            result = self.client.infer("mlp", [i])
+            np.testing.assert_allclose(result.as_numpy("result"), jax_value(mlp, x), rtol=1e-6,
+                                       atol=1e-6)
+        values = [rng.integers(0, 100, shape).astype(dt) if dt != np.bool_
+                  else rng.integers(0, 2, shape).astype(np.bool_)
+                  for _, shape, dt, _ in DTYPE_INPUTS]
+        inputs = []
+        for (name, shape, _, datatype), v in zip(DTYPE_INPUTS, values):
+            inputs.append(self.tg.InferInput(name, list(shape), datatype))
+            inputs[-1].set_data_from_numpy(v)
+        result = self.client.infer("dtypes", inputs)
+        for k, want in enumerate(jax_value(dtypes, *values)):
+            got = result.as_numpy(f"result[{k}]")
+            self.assertEqual(got.dtype, want.dtype)
+            np.testing.assert_array_equal(got, want)
+
+    def test_errors_carry_grpc_status_codes(self):
+        x = self.tg.InferInput("args[0]", [2, 4], "FP64")
+        x.set_data_from_numpy(np.zeros((2, 4)))
+        for model, code, fragment in (("nope", "NOT_FOUND", "unknown model"),
+                                      ("mlp", "INVALID_ARGUMENT", "FP64[2,4]"),
+                                      ("broken", "UNAVAILABLE", "not ready")):
+            with self.assertRaises(Exception) as caught:
+                self.client.infer(model, [x])
+            self.assertIn(code, str(caught.exception.status()))
+            self.assertIn(fragment, caught.exception.message())
+
+    def test_the_grpc_health_service(self):
+        import grpc
+        with grpc.insecure_channel(f"127.0.0.1:{MAIN.ports['gRPC']}") as channel:
+            check = channel.unary_unary("/grpc.health.v1.Health/Check",
+                                        request_serializer=lambda b: b,
+                                        response_deserializer=lambda b: b)
+            self.assertEqual(check(b"", timeout=30), b"\x08\x02")  # NOT_SERVING: not ready
+            with self.assertRaises(grpc.RpcError) as caught:
+                check(b"\x0a\x04nope", timeout=30)  # service "nope"
+            self.assertEqual(caught.exception.code(), grpc.StatusCode.NOT_FOUND)
+
+
+class Metrics(unittest.TestCase):
+    def test_metrics_count_what_the_statistics_count(self):
+        client = MAIN.client()
+        x = np.ones((3, 4), np.float32)
+        for _ in range(3):
+            client.infer("mlp", [mlp_input(x)])
+        stats = client.get_inference_statistics("mlp")["model_stats"][0]
+        status, text = raw_request(MAIN.ports["metrics"], "GET", "/metrics")
+        self.assertEqual(status, 200)
+        text = text.decode()
+        line = re.search(r'^nv_inference_request_success\{model="mlp",version="1"\} (\d+)$', text,
+                         re.M)
+        self.assertIsNotNone(line, text[:2000])
+        self.assertGreaterEqual(int(line.group(1)), 3)
+        self.assertLessEqual(int(line.group(1)), int(stats["inference_stats"]["success"]["count"]))
+        self.assertIn("# TYPE hhlo_inference_request_duration_us histogram", text)
+        self.assertEqual(raw_request(MAIN.ports["metrics"], "GET", "/v2")[0], 404)
+        client.close()
+
+
+# ---- model control, batching by vmap, config.pbtxt: a server of their own -------------------------
+
+def per_example(x, t):  # one example: x f32[4], t i32[]
+    import jax.numpy as jnp
+    h = jnp.tanh(x @ W1[:, :3])
+    return h * t.astype(jnp.float32), jnp.sum(h)
+
+
+class ControlAndBatching(unittest.TestCase):
+    """--model-control-mode explicit, a per-example model batched by vmap (its config asks for
+    max_batch_size 8), load/unload/reload by the protocol, every answer JAX's."""
+
+    @classmethod
+    def setUpClass(cls):
+        import jax
+        from jax import export
+        repo = WORK / "control_repo"
+        (repo / "pe" / "1").mkdir(parents=True)
+        (repo / "pe" / "1" / "model.jax").write_bytes(export.export(jax.jit(per_example))(
+            jax.ShapeDtypeStruct((4,), np.float32), jax.ShapeDtypeStruct((), np.int32)).serialize())
+        (repo / "pe" / "config.pbtxt").write_text(
+            'name: "pe"\nmax_batch_size: 8\n'
+            'input [ { name: "args[0]" data_type: TYPE_FP32 dims: [ 4 ] } ]\n'
+            'dynamic_batching { max_queue_delay_microseconds: 2000 }\n')
+        (repo / "other" / "1").mkdir(parents=True)
+        (repo / "other" / "1" / "model.mlir").write_text(SLOW_MLIR)
+        cls.repo = repo
+        cls.server = ServerProcess(repo, "--model-control-mode", "explicit", "--load-model", "pe",
+                                   name="control").start()
+        cls.client = cls.server.client(concurrency=16)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.close()
+        cls.server.terminate()
+
+    def pe_inputs(self, x, t):
+        a = triton.InferInput("args[0]", list(x.shape), "FP32")
+        a.set_data_from_numpy(x)
+        b = triton.InferInput("args[1]", list(t.shape), "INT32")
+        b.set_data_from_numpy(t)
+        return [a, b]
+
+    def test_a_per_example_model_is_batched_by_vmap_with_jaxs_values(self):
+        import jax
+        config = self.client.get_model_config("pe")
+        self.assertEqual(config["max_batch_size"], 8)
+        self.assertEqual(self.client.get_model_metadata("pe")["inputs"][0]["shape"], [-1, 4])
+        rng = np.random.default_rng(3)
+        pending = []
+        for n in (1, 2, 3, 5, 8, 11) * 3:
+            x = rng.standard_normal((n, 4)).astype(np.float32)
+            t = rng.integers(-3, 4, n).astype(np.int32)
+            pending.append((x, t, self.client.async_infer("pe", self.pe_inputs(x, t))))
+        for x, t, call in pending:
+            result = call.get_result()
+            want = jax.vmap(per_example)(x, t)
+            np.testing.assert_allclose(result.as_numpy("result[0]"), want[0], rtol=1e-6, atol=1e-6)
+            np.testing.assert_allclose(result.as_numpy("result[1]"), want[1], rtol=1e-6, atol=1e-6)
+        stats = self.client.get_inference_statistics("pe")["model_stats"][0]
+        self.assertLess(int(stats["execution_count"]), int(stats["inference_count"]))  # stacked
+
+    def test_explicit_load_and_unload(self):
+        self.assertFalse(self.client.is_model_ready("other"))
+        self.client.load_model("other")
+        self.assertTrue(self.client.is_model_ready("other"))
+        check_slow(self, self.client.infer("other", slow_inputs(3)), 3)
+        self.client.unload_model("other")
+        self.assertFalse(self.client.is_model_ready("other"))
+        with self.assertRaises(Exception) as caught:
+            self.client.load_model("absent")
+        self.assertIn("no model", str(caught.exception))
 
 
 def main():

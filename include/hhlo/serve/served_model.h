@@ -102,6 +102,7 @@ class ServedModel {
   ModelLoadOptions options_;
   ModelMetadata metadata_;
   bool static_ = false, batches_ = false, vmap_ = false;
+  std::string batch_symbol_;  // the artifact's batch dimension ("b"), when batches_ && !vmap_
   mutable std::mutex mutex_;  // guards compiled_ and serializes loads
   mutable std::vector<std::pair<std::vector<TensorType>, std::shared_ptr<const Compiled>>>
       compiled_;  // most recently used last
