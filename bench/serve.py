@@ -459,7 +459,7 @@ def table(args):
               "on/off = dynamic batching")
         print(f"{'model':6} {'conc':>5} {'ours on':>9} {'p99':>7} {'ours off':>9} {'p99':>7} "
               f"{'on/off':>7} {'MLServer':>9} {'p99':>7} {'ours/peer':>9}")
-        concs = sorted({k[3] for k in load})
+        concs, flagged = sorted({k[3] for k in load}), False
         for m in models:
             for c in concs:
                 on, off, pr = (load.get((s, b, m, c)) for s, b in
@@ -468,11 +468,13 @@ def table(args):
                 p99 = lambda r: r["p99_us"] if r else None  # noqa: E731
                 ratio = lambda x, y: x / y if x and y else None  # noqa: E731
                 flag = "!" if any(r and sum(r["errors"].values()) for r in (on, off, pr)) else ""
+                flagged = flagged or bool(flag)
                 print(f"{m:6} {c:5d} {fmt(tp(on)):>9} {fmt(p99(on)):>7} {fmt(tp(off)):>9} "
                       f"{fmt(p99(off)):>7} {fmt(ratio(tp(on), tp(off)), '.2f'):>7} "
                       f"{fmt(tp(pr)):>9} {fmt(p99(pr)):>7} "
                       f"{fmt(ratio(tp(on), tp(pr)), '.2f'):>9}{flag}")
-        print("(! : some requests of the point failed: see the JSON lines' errors)")
+        if flagged:
+            print("(!: some requests of the point failed: see the JSON lines' errors)")
     print("\nGoals:")
     for m in models:
         base = a.get((m, "inprocess"), {}).get("p50_us")
