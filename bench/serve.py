@@ -240,10 +240,12 @@ def percentiles(us):
     return {"p50_us": pick(50), "p99_us": pick(99), "min_us": us[0], "calls": len(us)}
 
 
-def timed(call, calls, budget_s):
-    """Latencies (us) of up to `calls` calls after a tenth as many untimed, within budget_s."""
+def timed(call, calls, budget_s, after_warmup=lambda: None):
+    """Latencies (us) of up to `calls` calls after a tenth as many untimed, within budget_s;
+    after_warmup() is called between the two."""
     for _ in range(max(10, calls // 10)):
         call()
+    after_warmup()
     us, t_end = [], time.perf_counter() + budget_s
     for _ in range(calls):
         t0 = time.perf_counter()
@@ -307,6 +309,23 @@ def latency_clients(http, grpc, model, x):
             "grpc_tritonclient": lambda: gc.infer(model, [gi]).as_numpy("result")}
 
 
+def server_stats(http, model):
+    """The model's inference_stats (Triton's statistics extension: nanoseconds, counts)."""
+    with urllib.request.urlopen(f"{http}/v2/models/{model}/stats", timeout=10) as r:
+        return json.loads(r.read())["model_stats"][0]["inference_stats"]
+
+
+def server_means(before, after):
+    """Mean microseconds per request, from the server's own statistics, between two snapshots:
+    request (received to answered, as the statistics count it), queue, compute."""
+    out = {}
+    for key, name in (("success", "server_request_us"), ("queue", "server_queue_us"),
+                      ("compute_infer", "server_compute_us")):
+        n = after[key]["count"] - before[key]["count"]
+        out[name] = (after[key]["ns"] - before[key]["ns"]) / n / 1e3 if n else None
+    return out
+
+
 def inprocess(d, hhlo, name, calls):
     r = subprocess.run([hhlo, "bench", str(d / "repo" / name / "1" / "model.jax"), "-i",
                         str(d / f"{name}_x.npy"), "-n", str(calls), "--warmup",
@@ -332,7 +351,10 @@ def part_a(d, hhlo, results, models):
                 if err > TOL:
                     rec["error"] = f"output differs from JAX's: {err:.2e}"
                 else:
-                    rec.update(percentiles(timed(call, calls, budget)))
+                    snap = {}
+                    mark = lambda: snap.setdefault("before", server_stats(http, name))  # noqa
+                    rec.update(percentiles(timed(call, calls, budget, mark)))
+                    rec.update(server_means(snap["before"], server_stats(http, name)))
                 emit(results, rec)
 
 
@@ -445,7 +467,8 @@ def table(args):
     if a:
         print("\n(a) batch 1, concurrency 1: latency (us) and what the server adds to in-process "
               "hhlo bench (p50)")
-        print(f"{'model':6} {'client':18} {'p50':>8} {'p99':>8} {'adds p50':>9}")
+        print(f"{'model':6} {'client':18} {'p50':>8} {'p99':>8} {'adds p50':>9} "
+              f"{'server: request':>16} {'queue':>6} {'compute':>8}  (server's statistics, mean)")
         for m in models:
             base = a.get((m, "inprocess"), {}).get("p50_us")
             for c in ("inprocess", "http_raw", "http_tritonclient", "grpc_tritonclient"):
@@ -453,7 +476,9 @@ def table(args):
                 if not r or "p50_us" not in r:
                     continue
                 adds = None if c == "inprocess" or base is None else r["p50_us"] - base
-                print(f"{m:6} {c:18} {r['p50_us']:8.0f} {r['p99_us']:8.0f} {fmt(adds):>9}")
+                print(f"{m:6} {c:18} {r['p50_us']:8.0f} {r['p99_us']:8.0f} {fmt(adds):>9} "
+                      f"{fmt(r.get('server_request_us')):>16} {fmt(r.get('server_queue_us')):>6} "
+                      f"{fmt(r.get('server_compute_us')):>8}")
     if load:
         print("\n(b, c) batch-1 JSON requests by wrk: throughput (req/s) and p99 (us); "
               "on/off = dynamic batching")
