@@ -415,7 +415,11 @@ def load_points(d, url, results, server, batching, models, concs):
             continue
         wrk_point(d, url, name, max(concs), max(1.0, seconds / 5))  # warm-up, untimed
         for c in concs:
-            w = wrk_point(d, url, name, c, seconds)
+            try:
+                w = wrk_point(d, url, name, c, seconds)
+            except RuntimeError as e:  # the point's reason is its result; the run goes on
+                emit(results, dict(base, concurrency=c, error=str(e)))
+                continue
             emit(results, dict(base, concurrency=c, seconds=seconds, **w))
 
 
@@ -429,18 +433,33 @@ def run(args):
                             scale=scale(), models=models, concurrency=concs))
     if "a" in parts:
         print(f"== (a) latency at concurrency 1 (load {load():.2f})", file=sys.stderr)
-        part_a(d, args.hhlo, args.results, models)
+        guarded(args.results, "a", lambda: part_a(d, args.hhlo, args.results, models))
     if "b" in parts:
         for mb, batching in ((MAX_BATCH, "on"), (0, "off")):
             print(f"== (b) ours, batching {batching} (load {load():.2f})", file=sys.stderr)
-            with ours(d, args.hhlo, mb) as (http, _):
-                load_points(d, http, args.results, "ours", batching, models, concs)
+
+            def part_b():
+                with ours(d, args.hhlo, mb) as (http, _):
+                    load_points(d, http, args.results, "ours", batching, models, concs)
+            guarded(args.results, "b", part_b)
     if "c" in parts:
         workers = int(os.environ.get("HHLO_SERVE_PEER_WORKERS", "1"))
         print(f"== (c) MLServer, adaptive batching (load {load():.2f})", file=sys.stderr)
-        with peer(d, args.peer_python, workers) as url:
-            load_points(d, url, args.results, "peer", "on", models, concs)
+
+        def part_c():
+            with peer(d, args.peer_python, workers) as url:
+                load_points(d, url, args.results, "peer", "on", models, concs)
+        guarded(args.results, "c", part_c)
     emit(args.results, dict(part="env", load_after=load()))
+
+
+def guarded(results, part, fn):
+    """Runs one part; a failure (a server that does not start, a client error) is recorded as the
+    part's result and the run goes on to the next part."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001  (its reason is the result)
+        emit(results, dict(part=part, model="*", error=f"{type(e).__name__}: {e}"[:300]))
 
 
 # ---------------------------------------------------------------- table
@@ -456,9 +475,9 @@ def goal(ok):
 
 def table(args):
     recs = [json.loads(l) for l in open(args.results) if l.strip()]
-    a = {(r["model"], r["client"]): r for r in recs if r["part"] == "a"}
+    a = {(r["model"], r["client"]): r for r in recs if r["part"] == "a" and "client" in r}
     load = {(r["server"], r["batching"], r["model"], r["concurrency"]): r
-            for r in recs if r["part"] in "bc" and "concurrency" in r}
+            for r in recs if r["part"] in "bc" and "throughput_per_s" in r}
     for r in recs:
         if r.get("error"):
             print(f"!! {r['part']} {r.get('server', '')} {r['model']} "
@@ -512,8 +531,8 @@ def table(args):
         on, off = load.get(("ours", "on", m, 32)), load.get(("ours", "off", m, 32))
         if on and off:
             q = on["throughput_per_s"] / off["throughput_per_s"]
-            print(f"  {m} concurrency 32: batching on / off = {q:.2f}x (goal >= {GOAL_BATCHING:.0f}x)"
-                  f": {goal(q >= GOAL_BATCHING)}")
+            print(f"  {m} concurrency 32: batching on / off = {q:.2f}x "
+                  f"(goal >= {GOAL_BATCHING:.0f}x): {goal(q >= GOAL_BATCHING)}")
         for c in sorted({k[3] for k in load}):
             us, pr = load.get(("ours", "on", m, c)), load.get(("peer", "on", m, c))
             if us and pr:
