@@ -13,7 +13,7 @@
 #
 # Usage: bench/serve.sh [BUILD_DIR]                 (default: build)
 # Env:   HHLO_SERVE_SCALE        factor on the seconds per point (10 s at 1) and on the calls of
-#                                (a) (default 1: about 10 minutes on 2 cores; 0.1 to try it)
+#                                (a) (default 1: about 6 minutes on 2 cores; 0.1 to try it)
 #        HHLO_SERVE_CONFIGS      comma-separated models (default mlp,cnn)
 #        HHLO_SERVE_CONCURRENCY  comma-separated concurrencies (default 1,8,32,128)
 #        HHLO_SERVE_PARTS        comma-separated parts (default a,b,c)
