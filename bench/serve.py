@@ -47,7 +47,6 @@ import os
 import pathlib
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import time
