@@ -8,7 +8,8 @@
 # Usage: bench/run.sh [BUILD_DIR]   (default: build; `make bench` passes its build folder)
 # Env: HHLO_BENCH_REPS (repetitions per benchmark, default 10), HHLO_BENCH_ROUNDS (dispatch
 # rounds, default 5), HHLO_BENCH_ONLY (regex on executable names, e.g. 'dispatch'; 'peers' runs
-# bench/peers.sh, which only an explicit HHLO_BENCH_ONLY does: it installs its own venv).
+# bench/peers.sh and 'serve' bench/serve.sh, which only an explicit HHLO_BENCH_ONLY does: they
+# install their own venvs).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${1:-$ROOT/build}"
@@ -24,7 +25,7 @@ rm -f "$OUT"/dispatch_round_*.json "$OUT"/hhlo_bench_dispatch.json "$OUT"/build_
 
 shopt -s nullglob
 benches=("$BUILD"/bench/hhlo_bench_*)
-[[ ${#benches[@]} -gt 0 || "$ONLY" == peers ]] || { echo "bench/run.sh: no hhlo_bench_* in $BUILD/bench: build first" >&2; exit 1; }
+[[ ${#benches[@]} -gt 0 || "$ONLY" == peers || "$ONLY" == serve ]] || { echo "bench/run.sh: no hhlo_bench_* in $BUILD/bench: build first" >&2; exit 1; }
 for exe in "${benches[@]}"; do
   name="$(basename "$exe")"
   [[ -x "$exe" && "$name" =~ $ONLY ]] || continue
@@ -255,4 +256,11 @@ fi
 if [[ -n "${HHLO_BENCH_ONLY:-}" && "peers" =~ $ONLY ]]; then
   echo "== peers.sh (four models: ours, JAX, ONNX Runtime, IREE)" >&2
   "$ROOT/bench/peers.sh" "$BUILD" "${HHLO_BENCH_ROUNDS:-2}" | tee "$OUT/peers.txt"
+fi
+
+# hhlo serve against hhlo bench, batching on and off, and Seldon MLServer (issue 42 item 9):
+# opt-in only, since it makes venvs of its own (.venv-serve, .venv-serve-peer) from the registry.
+if [[ -n "${HHLO_BENCH_ONLY:-}" && "serve" =~ $ONLY ]]; then
+  echo "== serve.sh (hhlo serve: MLP and CNN; hhlo bench, batching on/off, MLServer)" >&2
+  "$ROOT/bench/serve.sh" "$BUILD" | tee "$OUT/serve.txt"
 fi
