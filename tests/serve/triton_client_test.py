@@ -929,6 +929,26 @@ class Grpc(unittest.TestCase):
             self.assertEqual(caught.exception.code(), grpc.StatusCode.NOT_FOUND)
 
 
+    def test_compressed_and_oversized_messages_are_refused_with_their_codes(self):
+        import grpc
+        address = f"127.0.0.1:{MAIN.ports['gRPC']}"
+        ready = "/inference.GRPCInferenceService/ServerReady"
+        with grpc.insecure_channel(address, compression=grpc.Compression.Gzip) as channel:
+            call = channel.unary_unary(ready, request_serializer=lambda b: b,
+                                       response_deserializer=lambda b: b)
+            with self.assertRaises(grpc.RpcError) as caught:
+                call(b"\x00" * 64, timeout=30)  # large enough that grpcio compresses it
+            self.assertEqual(caught.exception.code(), grpc.StatusCode.UNIMPLEMENTED)
+            self.assertIn("grpc-encoding", caught.exception.details())
+        with grpc.insecure_channel(address) as channel:
+            call = channel.unary_unary(ready, request_serializer=lambda b: b,
+                                       response_deserializer=lambda b: b)
+            with self.assertRaises(grpc.RpcError) as caught:
+                call(b"\x00" * ((64 << 20) + 1), timeout=60)
+            self.assertEqual(caught.exception.code(), grpc.StatusCode.RESOURCE_EXHAUSTED)
+            self.assertEqual(call(b"", timeout=30), b"")  # ready = false: the default, no bytes
+
+
 class Metrics(unittest.TestCase):
     def test_metrics_count_what_the_statistics_count(self):
         client = MAIN.client()
