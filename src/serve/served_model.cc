@@ -170,7 +170,7 @@ std::shared_ptr<const ServedModel::Compiled> ServedModel::load_for(
   }
 }
 
-std::shared_ptr<const ServedModel::Compiled> ServedModel::compiled_for(
+std::shared_ptr<const ServedModel::Compiled> ServedModel::find_compiled(
     const std::vector<TensorType>& types) const {
   std::lock_guard lock(mutex_);
   for (auto it = compiled_.begin(); it != compiled_.end(); ++it)
@@ -178,7 +178,17 @@ std::shared_ptr<const ServedModel::Compiled> ServedModel::compiled_for(
       std::rotate(it, it + 1, compiled_.end());  // most recently used last
       return compiled_.back().second;
     }
+  return nullptr;
+}
+
+std::shared_ptr<const ServedModel::Compiled> ServedModel::compiled_for(
+    const std::vector<TensorType>& types) const {
+  if (std::shared_ptr<const Compiled> c = find_compiled(types)) return c;
+  // One load at a time; requests for shapes already loaded go on meanwhile (mutex_ is free).
+  std::lock_guard loading(load_mutex_);
+  if (std::shared_ptr<const Compiled> c = find_compiled(types)) return c;  // loaded meanwhile
   std::shared_ptr<const Compiled> c = load_for(types);
+  std::lock_guard lock(mutex_);
   compiled_.emplace_back(types, c);
   if (compiled_.size() > std::max<std::size_t>(options_.max_shapes, 1))
     compiled_.erase(compiled_.begin());

@@ -95,6 +95,7 @@ class ServedModel {
  private:
   struct Compiled;
   std::shared_ptr<const Compiled> compiled_for(const std::vector<TensorType>& types) const;
+  std::shared_ptr<const Compiled> find_compiled(const std::vector<TensorType>& types) const;
   std::shared_ptr<const Compiled> load_for(const std::vector<TensorType>& types) const;
   std::vector<std::size_t> wanted_outputs(const InferRequest& request) const;
 
@@ -102,8 +103,9 @@ class ServedModel {
   ModelLoadOptions options_;
   ModelMetadata metadata_;
   bool static_ = false, batches_ = false, vmap_ = false;
-  std::string batch_symbol_;  // the artifact's batch dimension ("b"), when batches_ && !vmap_
-  mutable std::mutex mutex_;  // guards compiled_ and serializes loads
+  std::string batch_symbol_;       // the artifact's batch dimension ("b"), when batches_ && !vmap_
+  mutable std::mutex mutex_;       // guards compiled_
+  mutable std::mutex load_mutex_;  // one load at a time
   mutable std::vector<std::pair<std::vector<TensorType>, std::shared_ptr<const Compiled>>>
       compiled_;  // most recently used last
 };
