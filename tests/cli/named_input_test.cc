@@ -96,9 +96,10 @@ TEST(NamedInput, ASafetensorsFileBindsEveryArgumentUnderItsPath) {
     }
     return std::string("(no error)");
   };
-  // A prefix that is no complete path ("args[0]['de") binds nothing: unknown.
-  EXPECT_THAT(message({"args[0]['de=p.safetensors", "args[1]=x.npy"}),
-              HasSubstr("unknown [args[0]['de]"));
+  // A prefix that is no complete path ("arg" of "args[0]...") or a path with nothing below it
+  // binds nothing: unknown.
+  EXPECT_THAT(message({"arg=p.safetensors", "args[0]['de']=q.safetensors", "args[1]=x.npy"}),
+              HasSubstr("unknown [arg, args[0]['de']]"));
   EXPECT_THAT(message({"args[0]=p.safetensors", "args[0]['dense']['bias']=b.npy", "args[1]=x.npy"}),
               HasSubstr("given twice [args[0]['dense']['bias']]"));
   EXPECT_THAT(message({"args[0]['dense']=p.safetensors", "args[1]=x.npy"}),

@@ -53,11 +53,13 @@ TEST(SafetensorsCli, AMissingOrAnExtraKeyIsNamedOnOneLine) {
   std::string out = temp_dir("safetensors_cli_keys") + "/out";
   ProcessResult missing = run_model("model.jax", file("missing.safetensors"), out);
   EXPECT_NE(missing.exit_code, 0);
-  EXPECT_THAT(missing.output, HasSubstr("does not match the arguments bound to it: missing keys "
-                                        "[dense.bias (args[0]['dense']['bias'])]; extra keys []"));
+  EXPECT_THAT(missing.output,
+              HasSubstr("'" + file("missing.safetensors") +
+                        "' does not match the arguments bound to it: missing keys [dense.bias "
+                        "(args[0]['dense']['bias'])]\n"));
   ProcessResult extra = run_model("model.jax", file("extra.safetensors"), out);
   EXPECT_NE(extra.exit_code, 0);
-  EXPECT_THAT(extra.output, HasSubstr("missing keys []; extra keys [unused.w]"));
+  EXPECT_THAT(extra.output, HasSubstr("bound to it: extra keys [unused.w]\n"));
   for (const ProcessResult* r : {&missing, &extra})
     EXPECT_EQ(std::count(r->output.begin(), r->output.end(), '\n'), 1) << r->output;
   // Bound to no pytree path, a safetensors file says how to bind it.

@@ -231,9 +231,12 @@ class SafetensorsFiles {
       for (const auto& [key, a] : f.tensors)
         if (!f.used.contains(key)) extra.push_back(key);
       if (f.missing.empty() && extra.empty()) continue;
-      problems.push_back(fmt::format(
-          "'{}' does not match the arguments bound to it: missing keys [{}]; extra keys [{}]", path,
-          fmt::join(f.missing, ", "), fmt::join(extra, ", ")));
+      std::vector<std::string> what;
+      if (!f.missing.empty())
+        what.push_back(fmt::format("missing keys [{}]", fmt::join(f.missing, ", ")));
+      if (!extra.empty()) what.push_back(fmt::format("extra keys [{}]", fmt::join(extra, ", ")));
+      problems.push_back(fmt::format("'{}' does not match the arguments bound to it: {}", path,
+                                     fmt::join(what, "; ")));
     }
     if (!problems.empty()) throw Error(fmt::format("{}", fmt::join(problems, "; ")));
   }
