@@ -4,11 +4,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "hhlo/core/error.h"
+#include "hhlo/core/safetensors.h"
 #include "run_npz.h"
 
 namespace hhlo::cli {
@@ -108,6 +110,24 @@ TEST(NamedInput, ASafetensorsFileBindsEveryArgumentUnderItsPath) {
   EXPECT_THAT(message({"args=p.safetensors"}),
               HasSubstr("the arguments args[0]['layers'][1]['w'] and args[0]['layers.1']['w'] "
                         "under 'args' both take the tensor '0.layers.1.w'"));
+}
+
+TEST(NamedInput, OneSafetensorsFileBoundUnderTwoPathsGivesEachItsTensors) {
+  auto dir = std::filesystem::temp_directory_path() / "hhlo_named_input_safetensors";
+  std::filesystem::create_directories(dir);
+  std::string st = (dir / "p.safetensors").string(), npy = (dir / "x.npy").string();
+  Array w = Array::from<float>({2}, {1.5f, -2.0f}), x = Array::from<int32_t>({1}, {7});
+  write_safetensors(st, {{"w", w}});
+  write_npy(npy, x);
+  IoNames names;
+  names.args = {"args[0]['w']", "args[1]['w']", "args[2]"};
+  Inputs in = read_inputs({"args[0]=" + st, "args[1]=" + st, "args[2]=" + npy}, names);
+  ASSERT_EQ(in.arrays.size(), 3u);
+  EXPECT_EQ(in.arrays[0], w);  // tied: the same tensor twice
+  EXPECT_EQ(in.arrays[1], w);
+  EXPECT_EQ(in.arrays[2], x);
+  EXPECT_EQ(in.labels[1], "args[1]['w']=" + st + ":w");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(NamedInput, OutputKeysAreTheResultPathsJoinedWithDots) {

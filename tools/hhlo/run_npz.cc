@@ -208,8 +208,14 @@ namespace {
 /// The safetensors files of named inputs, each read once, and the keys taken from each.
 class SafetensorsFiles {
  public:
-  /// The tensor `key` of `file`, or nullptr (recorded as missing, for `arg`).
-  const Array* take(const std::string& file, const std::string& key, const std::string& arg) {
+  /// Counts the takes of each tensor that `sources` will make, so that the last one moves it.
+  explicit SafetensorsFiles(const std::vector<InputSource>& sources) {
+    for (const InputSource& s : sources)
+      if (s.key) ++takes_left_[{s.file, *s.key}];
+  }
+  /// The tensor `key` of `file` (moved out at its last take), or an empty array (recorded as
+  /// missing, for `arg`).
+  Array take(const std::string& file, const std::string& key, const std::string& arg) {
     auto [it, fresh] = files_.try_emplace(file);
     if (fresh)
       for (auto& [name, a] : read_safetensors(file).tensors)
@@ -218,10 +224,10 @@ class SafetensorsFiles {
     auto t = f.tensors.find(key);
     if (t == f.tensors.end()) {
       f.missing.push_back(fmt::format("{} ({})", key, arg));
-      return nullptr;
+      return Array();
     }
     f.used.insert(key);
-    return &t->second;
+    return --takes_left_[{file, key}] == 0 ? std::move(t->second) : t->second;
   }
   /// Throws naming, for each file, the keys it lacks and the tensors no argument took.
   void check() const {
@@ -248,12 +254,13 @@ class SafetensorsFiles {
     std::vector<std::string> missing;
   };
   std::map<std::string, File> files_;
+  std::map<std::pair<std::string, std::string>, int> takes_left_;
 };
 
 /// Every argument given as NAME=FILE, in the order of the arguments.
 Inputs read_named_inputs(const std::vector<std::string>& specs, const IoNames& names) {
   std::vector<InputSource> sources = match_named_inputs(specs, names);
-  SafetensorsFiles tensor_files;
+  SafetensorsFiles tensor_files(sources);
   Inputs inputs;
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const InputSource& src = sources[i];
@@ -263,8 +270,7 @@ Inputs read_named_inputs(const std::vector<std::string>& specs, const IoNames& n
       inputs.labels.push_back(fmt::format("{}={}", name, src.file));
       continue;
     }
-    const Array* a = tensor_files.take(src.file, *src.key, name);
-    inputs.arrays.push_back(a ? *a : Array());
+    inputs.arrays.push_back(tensor_files.take(src.file, *src.key, name));
     inputs.labels.push_back(fmt::format("{}={}:{}", name, src.file, *src.key));
   }
   tensor_files.check();
