@@ -49,11 +49,12 @@ if ((${#missing[@]})); then
 fi
 
 # ---- 2. Python venv -------------------------------------------------------------------------
-# flatbuffers: jax.export's Exported.serialize() (tests/program/gen_exported.py).
+# flatbuffers: jax.export's Exported.serialize() (tests/program/gen_exported.py). safetensors: the
+# safetensors files the tests read (tests/core/gen_safetensors_files.py, tests/cli/gen_safetensors_cli.py).
 venv="$root/.venv"
 # tritonclient[http,grpc]: Triton's own clients, as its users run it against `hhlo serve` (tests/serve;
 # not [all], which pulls a perf_analyzer placeholder).
-reqs="numpy==2.4.6 ml_dtypes==0.5.4 jax==0.10.2 jaxlib==0.10.2 flatbuffers==25.12.19 tritonclient[http,grpc]==2.73.0"
+reqs="numpy==2.4.6 ml_dtypes==0.5.4 jax==0.10.2 jaxlib==0.10.2 flatbuffers==25.12.19 tritonclient[http,grpc]==2.73.0 safetensors==0.8.0"
 if [ ! -f "$venv/.hhlo-reqs" ] || [ "$(cat "$venv/.hhlo-reqs")" != "$reqs" ]; then
   log "creating Python venv in .venv ($reqs)"
   python3 -m venv "$venv"

@@ -47,6 +47,9 @@ int input_spec(const uint8_t* data, size_t size);
 /// decode_infer_request). Input format: a byte whose low bit says whether the body carries
 /// binary tensor data, two bytes (little-endian) of its JSON part's length, then the body.
 int infer_request(const uint8_t* data, size_t size);
+/// The safetensors reader (hhlo/core/safetensors.h parse_safetensors) on the bytes as a file's
+/// contents; what it reads must write back and read again to the same tensors.
+int safetensors(const uint8_t* data, size_t size);
 
 /// One named entry point.
 struct Target {
@@ -62,7 +65,8 @@ inline constexpr Target kTargets[] = {{"npy", npy},
                                       {"bytecode", bytecode},
                                       {"exported", exported},
                                       {"input_spec", input_spec},
-                                      {"infer_request", infer_request}};
+                                      {"infer_request", infer_request},
+                                      {"safetensors", safetensors}};
 
 /// Reports a violated property (`what`) and aborts. When an input was set with
 /// set_failure_input, it is first written to `fuzz-failure-<target>` in the working folder (the

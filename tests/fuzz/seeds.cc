@@ -12,6 +12,7 @@
 
 #include "fuzz.h"
 #include "hhlo/core/array.h"
+#include "hhlo/core/safetensors.h"
 #include "hhlo/nn/checkpoint.h"
 
 namespace hhlo::fuzz {
@@ -156,6 +157,14 @@ std::vector<Seed> seeds(std::string_view target, size_t limit) {
                         {"b", Array::from<int64_t>({3}, {-1, 0, 1})}};
     out.push_back({"npz:save_npz", npz_bytes(two)});
     out.push_back({"npz:save_npz-scalar", npz_bytes({{"s", Array::from<double>({}, {0.5})}})});
+  } else if (target == "safetensors") {
+    add_files(out, generated / "safetensors", {".safetensors"}, false);
+    out.push_back({"safetensors:written",
+                   serialize_safetensors({{"w", Array::from<float>({2, 2}, {1, 2, 3, 4})},
+                                          {"b", Array::from<int64_t>({3}, {-1, 0, 1})},
+                                          {"e", Array(DType::bf16, {0, 2})},
+                                          {"s", Array::from<double>({}, {0.5})}},
+                                         {{"format", "np"}})});
   } else if (target == "parser") {
     add_files(out, generated / "jax_texts", {}, false);
     add_files(out, HHLO_EXPORTS_DIR, {".mlir"}, false);
@@ -197,6 +206,10 @@ std::vector<Seed> seeds(std::string_view target, size_t limit) {
         {"input_spec:odd-keys",
          tokens({"args[0]['a=b']", "args[0]['c]d']", "args[0][\"it's\"]", "",
                  "args[0]['c]d']=c.npy", "args[0]['a=b']=a=b.npy", "args[0][\"it's\"]=q.npy"})});
+    out.push_back({"input_spec:safetensors-tree",
+                   tokens({"args[0]['dense']['kernel']", "args[0]['dense']['bias']",
+                           "args[0]['layers'][1]['w']", "args[1]", "", "args[0]=p.safetensors",
+                           "args[1]=x.npy"})});
     out.push_back({"input_spec:positional",
                    tokens({"x", "kwargs['scale']", "", "arg0=x.npy", "kwargs['scale']=s.npy"})});
     out.push_back({"input_spec:unmatched",

@@ -20,10 +20,10 @@
 
 #include "commands.h"
 #include "deadline.h"
-#include "hhlo/program/placed_call.h"
 #include "hhlo/core/array.h"
 #include "hhlo/core/percentile.h"
 #include "hhlo/program/load.h"
+#include "hhlo/program/placed_call.h"
 #include "hhlo/runtime/compile_cache.h"
 #include "input_check.h"
 #include "load_flags.h"
@@ -97,7 +97,15 @@ std::string preview(const Array& a) {
   return "[" + s + "]";
 }
 
-/// Writes every output to disk first (the `.npz` archive at `o.output_dir`, or NAMES[i].npy in
+/// True when `out` (--output-dir) names one file for every output: an `.npz` archive or a
+/// safetensors file.
+bool one_file_output(const std::string& out) {
+  return (out.size() > 4 && out.ends_with(".npz")) ||
+         (out.size() > 12 && out.ends_with(".safetensors"));
+}
+
+/// Writes every output to disk first (the `.npz` archive or safetensors file at `o.output_dir`,
+/// or NAMES[i].npy in
 /// that folder), then prints each with a preview: a closed stdout (`hhlo run ... | head -1`) never
 /// costs a result. `names` are the file stems (output_names), `io` the argument names.
 void emit_outputs(const RunOptions& o, const std::vector<Array>& host,
@@ -105,6 +113,8 @@ void emit_outputs(const RunOptions& o, const std::vector<Array>& host,
   bool npz_out = o.output_dir.size() > 4 && o.output_dir.ends_with(".npz");
   if (npz_out) {
     write_outputs_npz(o.output_dir, host, IoNames{io.args, names});
+  } else if (one_file_output(o.output_dir)) {
+    write_outputs_safetensors(o.output_dir, host, output_keys(io.results, names));
   } else if (!o.output_dir.empty()) {
     for (std::size_t i = 0; i < host.size(); ++i)
       write_npy((std::filesystem::path(o.output_dir) / (names[i] + ".npy")).string(), host[i]);
@@ -152,11 +162,10 @@ void print_latency_json(const std::vector<double>& us) {
 int run_program(const RunOptions& o) {
   Deadline deadline(o.timeout, o.program);
   if (o.output_dir_given && o.output_dir.empty())
-    throw Error("--output-dir is empty: give a folder, or a path ending in .npz");
+    throw Error("--output-dir is empty: give a folder, or a path ending in .npz or .safetensors");
   CompileCache cache;
   RunInputs in = load_run_inputs(o, &cache);
-  bool npz_out = o.output_dir.size() > 4 && o.output_dir.ends_with(".npz");
-  if (!o.output_dir.empty() && !npz_out) prepare_output_dir(o.output_dir);
+  if (!o.output_dir.empty() && !one_file_output(o.output_dir)) prepare_output_dir(o.output_dir);
   Loaded loaded = load_program(o.program, in.bytes, in.load, cache, &in.program);
   if (loaded.tuned)
     fmt::print(stderr, "tuned: {} (remembered by hhlo tune)\n", loaded.tuned->choice.describe());

@@ -29,13 +29,16 @@ void add_run_options(CLI::App& sub, RunOptions& o) {
   sub.add_option("--input,-i", o.inputs,
                  "Input .npy file, one per @main parameter, in order; or NAME=FILE.npy for each "
                  "parameter by name (jax.arg_info, a jax.export artifact's names as `hhlo check` "
-                 "prints them, or arg0, arg1, ...); or one .npz with a member per parameter by "
-                 "name")
+                 "prints them, or arg0, arg1, ...), and PATH=FILE.safetensors for every "
+                 "parameter under a pytree path (args[0]['dense']['kernel'] takes the tensor "
+                 "'dense.kernel'); or one .npz with a member per parameter by name")
       ->allow_extra_args(false);  // one file per -i: a mistyped flag is never an input
   sub.add_option("--output-dir,-o", o.output_dir,
                  "Directory to write the outputs (created if needed): NAME.npy from each "
                  "result's jax.result_info when all have distinct ones, else out0.npy, ...; "
-                 "a path ending in .npz writes one archive with members of those names")
+                 "a path ending in .npz writes one archive with members of those names, one "
+                 "ending in .safetensors one safetensors file keyed by each result's pytree path "
+                 "joined with '.' (result['params']['w'] -> params.w)")
       ->each([&o](const std::string&) { o.output_dir_given = true; });
   sub.add_flag("--json", o.json, "With --repeat: also print the latencies as one JSON line");
   add_timeout_option(sub, o.timeout);

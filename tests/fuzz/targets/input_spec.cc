@@ -44,7 +44,7 @@ int input_spec(const uint8_t* data, size_t size) {
   }
   if (specs.empty()) return 0;
   try {
-    std::vector<std::string> files = cli::match_named_inputs(specs, names);
+    std::vector<cli::InputSource> files = cli::match_named_inputs(specs, names);
     size_t want = names.args.empty() ? specs.size() : names.args.size();
     if (files.size() != want) fuzz_fail("input_spec", "not one file per argument");
   } catch (const Error&) {
