@@ -27,7 +27,7 @@ void vmap_main(Module& module, int64_t batch) {
   for (std::size_t i = 0; i < types.size(); ++i)
     for (const NamedAttr& a : example.arg_attrs(i)) main.set_arg_attr(i, a);
   std::vector<Value> results = ad::vmap(example, main.args(), {}, {}, &module);
-  main.ret(results);
+  main.ret_at(results, Location{});  // no source position: the rewrite has none of its own
   for (std::size_t j = 0; j < results.size(); ++j)
     for (const NamedAttr& a : example.result_attrs(j)) main.set_result_attr(j, a);
   module.erase_unreferenced_funcs(0);
