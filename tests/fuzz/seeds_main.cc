@@ -12,8 +12,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   // By name: this tool links no entry point.
-  for (const char* name :
-       {"npy", "npz", "parser", "shape_rules", "cli", "bytecode", "exported", "input_spec", "infer_request"}) {
+  for (const char* name : {"npy", "npz", "parser", "shape_rules", "cli", "bytecode", "exported",
+                           "input_spec", "infer_request", "safetensors"}) {
     std::filesystem::path dir = std::filesystem::path(argv[1]) / name;
     std::filesystem::create_directories(dir);
     size_t n = 0;

@@ -21,11 +21,11 @@
 
 #include "commands.h"
 #include "deadline.h"
-#include "hhlo/program/placed_call.h"
 #include "hhlo/core/array.h"
 #include "hhlo/core/error.h"
 #include "hhlo/core/percentile.h"
 #include "hhlo/program/load.h"
+#include "hhlo/program/placed_call.h"
 #include "hhlo/runtime/compile_cache.h"
 #include "input_check.h"
 #include "load_flags.h"
