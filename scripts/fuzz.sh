@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 build=${FUZZ_BUILD:-build-fuzz}
 runs=${FUZZ_RUNS:-1000000}
 jobs=${JOBS:-2}
-targets=${FUZZ_TARGETS:-npy npz parser shape_rules cli bytecode input_spec safetensors}
+targets=${FUZZ_TARGETS:-npy npz parser shape_rules cli bytecode input_spec safetensors infer_request}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 # -O1 with line tables: libFuzzer's usual flags, and half the compile time of -O2 -g.
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DHHLO_FUZZ=ON \
