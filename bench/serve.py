@@ -34,7 +34,8 @@ Usage (the venv of bench/serve.sh, .venv-serve):
   serve.py versions                 the versions of the clients and the peer, one JSON line
 Env: HHLO_SERVE_SCALE (seconds per point = 10 x scale; calls of (a) likewise), HHLO_SERVE_CONFIGS
      (comma-separated subset of mlp,cnn), HHLO_SERVE_CONCURRENCY (default 1,8,32,128),
-     HHLO_SERVE_PARTS (default a,b,c), HHLO_SERVE_WRK_THREADS (default 1),
+     HHLO_SERVE_PARTS (default a,b,c), HHLO_SERVE_WRK_THREADS (default 1), HHLO_SERVE_ARGS
+     (more flags for `hhlo serve`, e.g. "--execution sync"),
      HHLO_SERVE_PEER_BATCH_TIME (MLServer's max_batch_time in s, default 0.0001: it must be > 0
      for MLServer to batch; about ours' 0, a batch is what is queued), HHLO_SERVE_PEER_WORKERS
      (MLServer's parallel_workers, default 1 as MLServer's: inference in one worker process while
@@ -183,7 +184,7 @@ def ours(d, hhlo, max_batch):
     """`hhlo serve` on the repository on free ports: yields (http url, grpc host:port)."""
     cmd = [hhlo, "serve", str(d / "repo"), "--http-port", "0", "--grpc-port", "0",
            "--metrics-port", "0", "--max-batch-size", str(max_batch),
-           "--max-queue-size", str(QUEUE)]
+           "--max-queue-size", str(QUEUE), *os.environ.get("HHLO_SERVE_ARGS", "").split()]
     log = open(d / f"ours-b{max_batch}.log", "w")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True)
     try:

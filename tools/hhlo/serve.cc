@@ -155,6 +155,12 @@ int serve_main(const ServeFlags& f) {
   CompileCache cache;
   serve::ServerOptions options;
   options.load.load = load_options(f, std::nullopt);
+  // The executors are the server's threads: on CPU each call runs on its executor (the client's
+  // synchronous mode) unless --execution says otherwise. Measured (docs/benchmarks.md, Serving):
+  // the MLP's compute per request 84 -> 35 us, throughput at concurrency 32 without batching
+  // 9.9k -> 24k requests/s.
+  if (f.execution.empty() && f.platform == "cpu")
+    options.load.load.client.execution = ExecutionMode::sync;
   options.load.cache = &cache;
   Client client = make_client(options.load.load.client, 1, options.load.load.prepare.onednn.any());
   options.load.client = &client;
