@@ -24,6 +24,7 @@
 #include "hhlo/serve/http_server.h"
 #include "hhlo/serve/server.h"
 #include "load_flags.h"
+#include "time_limit.h"
 
 namespace hhlo::cli {
 namespace {
@@ -55,7 +56,7 @@ serve::ModelControl control_of(const std::string& mode) {
 class Poller {
  public:
   Poller(serve::Server& server, double seconds) : server_(server) {
-    thread_ = std::thread([this, period = std::chrono::duration<double>(seconds)] {
+    thread_ = std::thread([this, period = to_steady_duration(seconds)] {
       std::unique_lock lock(mutex_);
       while (!stopping_) {
         if (wake_.wait_for(lock, period, [&] { return stopping_; })) return;
@@ -194,7 +195,7 @@ int serve_main(const ServeFlags& f) {
   poller.reset();
   fmt::print(stderr, "hhlo serve: {} received; finishing what was accepted (up to {} s)\n",
              signal == SIGTERM ? "SIGTERM" : "SIGINT", f.grace_period);
-  auto grace = std::chrono::milliseconds(int64_t(f.grace_period * 1000));
+  std::chrono::milliseconds grace = to_milliseconds(f.grace_period);
   server.stop(grace);
   http.stop(std::chrono::milliseconds(1000));
   grpc.stop(std::chrono::milliseconds(1000));
@@ -254,10 +255,11 @@ const bool registered = register_command({
           ->allow_extra_args(false);
       sub.add_option("--repository-poll-secs", f->repository_poll_secs,
                      "With --model-control-mode poll: seconds between scans of the repository")
-          ->check(CLI::Range(0.1, 86400.0));
+          ->check(time_limit_validator());
       sub.add_option("--grace-period", f->grace_period,
-                     "Seconds SIGTERM waits for accepted requests before exiting")
-          ->check(CLI::Range(0.0, 3600.0));
+                     "Seconds SIGTERM waits for accepted requests before exiting (inf: until they "
+                     "are done)")
+          ->check(time_limit_validator());
       return [f] { return serve_main(*f); };
     },
 });
