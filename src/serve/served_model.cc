@@ -195,10 +195,10 @@ std::shared_ptr<const ServedModel::Compiled> ServedModel::compiled_for(
   return c;
 }
 
-std::vector<Array> ServedModel::ordered_inputs(const InferRequest& request) const {
+std::vector<Array> ServedModel::ordered_inputs(std::vector<NamedTensor> given_inputs) const {
   std::vector<Array> inputs(metadata_.inputs.size());
   std::vector<bool> given(metadata_.inputs.size(), false);
-  for (const NamedTensor& in : request.inputs) {
+  for (NamedTensor& in : given_inputs) {
     auto it = std::find_if(metadata_.inputs.begin(), metadata_.inputs.end(),
                            [&](const TensorMetadata& m) { return m.name == in.name; });
     if (it == metadata_.inputs.end()) {
@@ -208,8 +208,9 @@ std::vector<Array> ServedModel::ordered_inputs(const InferRequest& request) cons
       invalid("model \"" + name_ + "\" has no input \"" + in.name + "\"; its inputs: " + known);
     }
     std::size_t i = std::size_t(it - metadata_.inputs.begin());
+    if (given[i]) invalid("input \"" + in.name + "\" is given twice");
     check_input(*it, in.tensor);
-    inputs[i] = in.tensor;
+    inputs[i] = std::move(in.tensor);
     given[i] = true;
   }
   if (batches_ && !vmap_ && !inputs.empty() && inputs[0].rank() > 0 && inputs[0].dims()[0] == 0)
@@ -267,14 +268,18 @@ std::vector<Array> ServedModel::run(const std::vector<Array>& inputs) const {
 
 InferResponse ServedModel::respond(const InferRequest& request, std::vector<Array> outputs) const {
   InferResponse response{name_, version_, request.id, {}};
-  for (std::size_t i : wanted_outputs(request))
-    response.outputs.push_back({metadata_.outputs[i].name, outputs.at(i)});
+  std::vector<bool> moved(outputs.size(), false);
+  for (std::size_t i : wanted_outputs(request)) {  // each output moved once, copied if asked again
+    response.outputs.push_back(
+        {metadata_.outputs[i].name, moved.at(i) ? outputs.at(i) : std::move(outputs.at(i))});
+    moved[i] = true;
+  }
   return response;
 }
 
 InferResponse ServedModel::infer(const InferRequest& request) const {
   check_outputs(request);
-  return respond(request, run(ordered_inputs(request)));
+  return respond(request, run(ordered_inputs(request.inputs)));
 }
 
 void ServedModel::warm_up(const std::vector<int64_t>& sizes) const {

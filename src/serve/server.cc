@@ -605,8 +605,8 @@ void Server::infer(const std::string& model, const std::string& version, InferRe
                                             : settings.default_timeout;
     if (timeout.count() > 0 && timeout < std::chrono::hours(24 * 365))
       job.deadline = job.arrival + timeout;
-    job.inputs = queue->model().ordered_inputs(job.request);
-    job.request.inputs.clear();  // job.inputs holds them now
+    job.inputs = queue->model().ordered_inputs(std::move(job.request.inputs));
+    job.request.inputs.clear();  // moved into job.inputs
     queue->model().check_outputs(job.request);
     if (queue->push(job)) return;
     if (queue->stopping() && live()) {  // replaced by a reload between queue_of and push

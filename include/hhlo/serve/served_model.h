@@ -61,11 +61,11 @@ class ServedModel {
   /// Runs `request`: ordered_inputs, run, respond.
   InferResponse infer(const InferRequest& request) const;
 
-  /// The inputs of `request` in the model's order: matched by name (every input exactly once),
-  /// each checked against the metadata's datatype, rank and static dimensions. Throws
-  /// ServeError (invalid_argument) for an unknown, missing or mistyped input, naming it and both
-  /// types.
-  std::vector<Array> ordered_inputs(const InferRequest& request) const;
+  /// `inputs` (a request's, taken: move them in to spare a copy) in the model's order: matched
+  /// by name (every input exactly once), each checked against the metadata's datatype, rank and
+  /// static dimensions. Throws ServeError (invalid_argument) for an unknown, missing, repeated
+  /// or mistyped input, naming it and both types.
+  std::vector<Array> ordered_inputs(std::vector<NamedTensor> inputs) const;
 
   /// Runs the model on `inputs` (the model's order) and gives every output. The executable for
   /// their types is the one loaded for them before, else loaded now (kept up to
