@@ -235,7 +235,8 @@ class Server::ModelQueue {
                                           bounds.begin())];
     stats_.queue_ns += ns_between(job.arrival, start);
     stats_.compute_ns += ns_between(start, end);
-    ++stats_.inference_count;
+    // Triton's meaning: each row of a batching model's request is one inference.
+    stats_.inference_count += max_rows_ > 0 ? uint64_t(std::max<int64_t>(job.rows(), 1)) : 1;
     stats_.last_inference_ms = uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
                                             std::chrono::system_clock::now().time_since_epoch())
                                             .count());

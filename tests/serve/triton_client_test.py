@@ -367,6 +367,17 @@ class Protocol(unittest.TestCase):
             self.client.infer("broken", [mlp_input(x)])
         self.assertEqual(e.exception.status(), "503")
 
+    def test_a_batching_models_inference_count_counts_rows_as_tritons(self):
+        def counts():
+            s = self.client.get_inference_statistics("mlp")["model_stats"][0]
+            return int(s["inference_count"]), int(s["execution_count"])
+        before = counts()
+        for rows in (3, 2):
+            self.client.infer("mlp", [mlp_input(np.ones((rows, 4), np.float32))])
+        after = counts()
+        self.assertEqual(after[0] - before[0], 5)  # rows, as Triton counts a batched request
+        self.assertEqual(after[1] - before[1], 2)
+
     def test_statistics_count_the_inferences(self):
         def counts():
             stats = self.client.get_inference_statistics("slow")["model_stats"]

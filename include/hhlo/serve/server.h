@@ -80,7 +80,8 @@ struct ModelStatistics {
   std::string name, version;
   /// Milliseconds since the epoch of the last inference, 0 when none ran.
   uint64_t last_inference_ms = 0;
-  /// Inferences done (requests that ran), and executions of the model (one per batch).
+  /// Inferences done (as Triton counts them: each row of a batching model's request is one,
+  /// else each request), and executions of the model (one per batch).
   uint64_t inference_count = 0, execution_count = 0;
   /// Executions of a batching model by the rows the program ran on (padding included),
   /// ascending by batch size (Triton's `batch_stats`).
