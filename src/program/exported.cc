@@ -39,11 +39,18 @@ TensorType ExportedAval::type() const {
         fmt::format("jax.export aval {}: element type '{}' has no hhlo DType (supported: "
                     "bool, integers, f16, bf16, f32, f64, c64, c128, float0)",
                     to_string(), dtype_name));
-  return {*dtype, dims()};
+  Dims d = dims();
+  if (key_data_width > 0) d.push_back(key_data_width);
+  return {*dtype, d};
 }
 
 std::string ExportedAval::to_string() const {
-  return fmt::format("{}[{}]", dtype_name, fmt::join(shape, ","));
+  // JAX's names of the key types in a short form (jax._src.prng: "fry", "rbg", "urbg").
+  std::string_view name = dtype_name;
+  if (name == "key_fry") name = "key<fry>";
+  if (name == "key_rbg") name = "key<rbg>";
+  if (name == "key_unsafe_rbg") name = "key<urbg>";
+  return fmt::format("{}[{}]", name, fmt::join(shape, ","));
 }
 
 size_t ExportedTree::num_leaves() const {

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
 
 #include "exported_internal.h"
 
@@ -20,9 +22,11 @@ struct ElementTypeInfo {
   wire::ElementType wire;
   const char* name;
   std::optional<DType> dtype;
+  int key_data_width = 0;  // a PRNG key's: its data's trailing dimension (prng.py's key_shape)
 };
 
-// serialization.py _dtype_to_dtype_kind, with our DType where we have one.
+// serialization.py _dtype_to_dtype_kind, with our DType where we have one; a typed PRNG key is
+// its key data (jax._src.prng: threefry2x32's key_shape (2,), rbg's and unsafe_rbg's (4,)).
 const ElementTypeInfo kElementTypes[] = {
     {wire::ElementType::pred, "bool", DType::pred},
     {wire::ElementType::i8, "i8", DType::i8},
@@ -51,9 +55,9 @@ const ElementTypeInfo kElementTypes[] = {
     {wire::ElementType::f8_e3m4, "f8_e3m4", std::nullopt},
     {wire::ElementType::f8_e8m0fnu, "f8_e8m0fnu", std::nullopt},
     {wire::ElementType::f4_e2m1fn, "f4_e2m1fn", std::nullopt},
-    {wire::ElementType::key_fry, "key_fry", std::nullopt},
-    {wire::ElementType::key_rbg, "key_rbg", std::nullopt},
-    {wire::ElementType::key_unsafe_rbg, "key_unsafe_rbg", std::nullopt},
+    {wire::ElementType::key_fry, "key_fry", DType::ui32, 2},
+    {wire::ElementType::key_rbg, "key_rbg", DType::ui32, 4},
+    {wire::ElementType::key_unsafe_rbg, "key_unsafe_rbg", DType::ui32, 4},
 };
 
 // A dict key as JAX's DictKey prints it: Python's repr of a str.
@@ -70,6 +74,28 @@ std::string dict_key(const std::string& k) {
   return s + "]";
 }
 
+bool is_identifier(const std::string& s) {
+  auto word = [](char c) { return c == '_' || std::isalnum(static_cast<unsigned char>(c)); };
+  return !s.empty() && !std::isdigit(static_cast<unsigned char>(s[0])) &&
+         std::all_of(s.begin(), s.end(), word);
+}
+
+// A namedtuple's field names: what export.register_namedtuple_serialization stores as the
+// node's auxdata (json.dumps(nodetype._fields)), one Python identifier per child; empty for a
+// custom node whose auxdata is anything else (its children are then named by index).
+std::vector<std::string> namedtuple_fields(const ExportedTree& t) {
+  if (t.kind != ExportedTree::Kind::custom) return {};
+  nlohmann::json j = nlohmann::json::parse(t.custom_auxdata.begin(), t.custom_auxdata.end(),
+                                           nullptr, /*allow_exceptions=*/false);
+  if (!j.is_array() || j.size() != t.children.size()) return {};
+  std::vector<std::string> fields;
+  for (const auto& f : j) {
+    if (!f.is_string() || !is_identifier(f.get<std::string>())) return {};
+    fields.push_back(f.get<std::string>());
+  }
+  return fields;
+}
+
 void leaf_names(const ExportedTree& t, const std::string& prefix, std::vector<std::string>& out) {
   switch (t.kind) {
     case ExportedTree::Kind::leaf:
@@ -81,9 +107,13 @@ void leaf_names(const ExportedTree& t, const std::string& prefix, std::vector<st
       for (size_t i = 0; i < t.children.size(); ++i)
         leaf_names(t.children[i], prefix + dict_key(t.keys[i]), out);
       return;
-    default:
+    default: {
+      std::vector<std::string> fields = namedtuple_fields(t);
       for (size_t i = 0; i < t.children.size(); ++i)
-        leaf_names(t.children[i], fmt::format("{}[{}]", prefix, i), out);
+        leaf_names(t.children[i],
+                   fields.empty() ? fmt::format("{}[{}]", prefix, i) : prefix + "." + fields[i],
+                   out);
+    }
   }
 }
 
@@ -102,6 +132,7 @@ ExportedAval read_aval(const wire::Aval* a, const std::string& source) {
          fmt::format("element type {}", static_cast<int>(a->element_type())));
   v.dtype_name = it->name;
   v.dtype = it->dtype;
+  v.key_data_width = it->key_data_width;
   if (a->shape())
     for (const auto* d : *a->shape()) {
       if (!d || d->size() == 0) fail(source, "a dimension (an integer or an expression)", "''");

@@ -88,8 +88,8 @@ void check_input(const Exported& x, std::size_t i, const TensorType& given,
     throw InputError(
         fmt::format("input {} '{}' of '{}' has element type {}, which hhlo has no type for", i,
                     name, source, a.dtype_name));
-  bool fits = given.dtype == *a.dtype && given.dims.size() == a.shape.size();
-  Dims want = a.dims();
+  Dims want = a.type().dims;
+  bool fits = given.dtype == *a.dtype && given.dims.size() == want.size();
   for (std::size_t d = 0; fits && d < want.size(); ++d)
     fits = want[d] == kDynamic || want[d] == given.dims[d];
   if (!fits)

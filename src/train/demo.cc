@@ -64,7 +64,7 @@ std::string bar(int64_t done, int64_t total, int width = 30) {
 /// names, and each of the model's dtype and shape. Throws hhlo::IoError naming the file and the
 /// first parameter that differs (e.g. a float64 array saved by NumPy where the model has f32).
 ad::ParamArrays load_checkpoint(const std::string& path, const ad::ParamArrays& model) {
-  ad::ParamArrays loaded = nn::load_npz(path);
+  ad::ParamArrays loaded = nn::load_params(path);
   for (const std::string& name : model.names()) {
     if (!loaded.contains(name))
       throw IoError(fmt::format("--load '{}' has no parameter '{}' of this model (it has: {})",
@@ -205,7 +205,7 @@ Result run(const Options& o, std::ostream& all_out) {
     r.step_seconds = step_times[step_times.size() / 2];
   }
   if (!o.save.empty() && o.rank == 0) {
-    nn::save_npz(o.save, trainer.params());
+    nn::save_params(o.save, trainer.params());
     out << "saved the trained parameters to " << o.save << "\n";
   }
   r.wall_seconds = since(t0);

@@ -88,6 +88,43 @@ TEST(RunExported, ADictKeyHoldingAnEqualsSignOrABracketIsGivenByName) {
   EXPECT_THAT(check.output, HasSubstr("args[0]['a=b']"));
 }
 
+// Issue 41, item 5: a registered namedtuple's leaves are named by their fields as JAX names
+// them ("args[1].h"): given by those names, listed so by `hhlo check`, and the outputs named by
+// field ("result.h" -> h.npy).
+TEST(RunExported, NamedtupleFieldsAreNamedAsJaxNamesThem) {
+  std::vector<std::string> in = inputs_of("namedtuple", 3);
+  ArtifactRun r =
+      run_artifact("namedtuple", {"args[1].c=" + in[2], "args[0]=" + in[0], "args[1].h=" + in[1]});
+  expect_outputs(r, "namedtuple", {"h", "c"});
+  ProcessResult check = run_hhlo({"check", file("namedtuple.jax")});
+  EXPECT_THAT(check.output, HasSubstr("args[1].h"));
+  EXPECT_THAT(check.output, HasSubstr("result.c"));
+}
+
+// Issue 41, item 5: a typed PRNG key input (jax.random.key: key<fry>[], key<rbg>[]) takes its
+// key data (uint32[2], uint32[4]) from the .npy, and a key output is written as its key data;
+// the values are JAX's (the random normal drawn from the split key, and the other half).
+TEST(RunExported, TypedPrngKeysTakeAndGiveTheirKeyData) {
+  for (const std::string stem : {"prng_key", "prng_key_rbg"}) {
+    SCOPED_TRACE(stem);
+    ArtifactRun r = run_artifact(stem, inputs_of(stem, 2));
+    expect_outputs(r, stem, {"out0", "out1"});
+    ProcessResult check = run_hhlo({"check", file(stem + ".jax")});
+    EXPECT_THAT(check.output, HasSubstr(stem == "prng_key" ? "key<fry>[]" : "key<rbg>[]"));
+    EXPECT_THAT(check.output, HasSubstr(stem == "prng_key" ? "its key data tensor<2xui32>"
+                                                           : "its key data tensor<4xui32>"));
+  }
+}
+
+// A key's data of the wrong width (a threefry key given where an rbg key is taken) is refused
+// naming the key type and the key data expected.
+TEST(RunExported, AKeyOfTheWrongImplementationIsRefusedNamingBoth) {
+  ArtifactRun r = run_artifact("prng_key_rbg", inputs_of("prng_key", 2));
+  EXPECT_NE(r.result.exit_code, 0);
+  EXPECT_THAT(r.result.output, HasSubstr("key<rbg>[] (tensor<4xui32>)"));
+  EXPECT_THAT(r.result.output, HasSubstr("tensor<2xui32> given"));
+}
+
 TEST(RunExported, AnUnusedInputIsGivenAndDropped) {
   expect_outputs(run_artifact("unused_input", inputs_of("unused_input", 3)), "unused_input",
                  {"out0"});

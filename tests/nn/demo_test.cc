@@ -37,8 +37,11 @@ TEST(Demo, CnnLearnsDigits) {
   EXPECT_GT(r.test_accuracy, 0.85) << out.str();
 }
 
-TEST(Demo, SavedParametersReloadToTheSameAccuracy) {
-  std::string path = ::testing::TempDir() + "/demo_mlp.npz";
+class DemoCheckpoint : public ::testing::TestWithParam<std::string> {};
+
+// --save/--load in either format (issue 41, item 7: safetensors beside .npz).
+TEST_P(DemoCheckpoint, SavedParametersReloadToTheSameAccuracy) {
+  std::string path = ::testing::TempDir() + "/demo_mlp" + GetParam();
   demo::Options o = options("mlp", 2);
   o.save = path;
   std::ostringstream out;
@@ -56,6 +59,9 @@ TEST(Demo, SavedParametersReloadToTheSameAccuracy) {
   EXPECT_EQ(eval_out.str().find("median step"), std::string::npos) << eval_out.str();
   std::remove(path.c_str());
 }
+
+INSTANTIATE_TEST_SUITE_P(Formats, DemoCheckpoint, ::testing::Values(".npz", ".safetensors"),
+                         [](const auto& info) { return info.param.substr(1); });
 
 TEST(Demo, DataParallelOverFourDevicesFollowsTheSingleDeviceLossTrajectory) {
   // Same seed, data, shuffles and global batch: the 4-device step (batch split 8 per device,

@@ -63,12 +63,14 @@ void expect_matches(const Exported& x, const json& want, const std::string& name
     EXPECT_EQ(x.in_avals[i].dtype_name, want["in_avals"][i]["dtype"]) << i;
     EXPECT_EQ(x.in_avals[i].shape, strings(want["in_avals"][i]["shape"])) << i;
     EXPECT_EQ(x.in_avals[i].weak_type, want["in_avals"][i]["weak_type"].get<bool>()) << i;
+    EXPECT_EQ(x.in_avals[i].to_string(), want["in_avals"][i]["short"]) << i;  // str_short
   }
   ASSERT_EQ(x.out_avals.size(), want["out_avals"].size());
   for (size_t i = 0; i < x.out_avals.size(); ++i) {
     EXPECT_EQ(x.out_avals[i].dtype_name, want["out_avals"][i]["dtype"]) << i;
     EXPECT_EQ(x.out_avals[i].shape, strings(want["out_avals"][i]["shape"])) << i;
     EXPECT_EQ(x.out_avals[i].weak_type, want["out_avals"][i]["weak_type"].get<bool>()) << i;
+    EXPECT_EQ(x.out_avals[i].to_string(), want["out_avals"][i]["short"]) << i;  // str_short
   }
   EXPECT_EQ(x.platforms, strings(want["platforms"]));
   EXPECT_EQ(x.nr_devices, want["nr_devices"].get<int64_t>());

@@ -25,6 +25,8 @@ future_field_aval.jax / future_field_root.jax: the pytree artifact at version 99
 beyond JAX's schema set in every AbstractValue table / in the root Exported table, and
 legacy_hlo_sharding.jax: the sharded case written as JAX wrote shardings before named shardings
 (Sharding.hlo_sharding_proto, no *_idxs or unique_* vectors, nr_devices_short);
+namedtuple.*: a registered namedtuple in and out; prng_key.* / prng_key_rbg.*: typed PRNG keys
+(threefry's key<fry>, rbg's key<rbg>) in and out, saved as their key data;
 foreign_module.jax / foreign_module_outputs.jax: jnp.sin exported for f32[3] holding the module
 of jnp.sin for f32[4] / of a function with two outputs (a module that disagrees with the
 artifact's own avals).
@@ -36,6 +38,7 @@ import os
 os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
                            " --xla_force_host_platform_device_count=2").strip()
 
+import collections  # noqa: E402
 import contextlib  # noqa: E402
 import dataclasses  # noqa: E402
 import json  # noqa: E402
@@ -87,6 +90,7 @@ def describe(exp):
     from jax._src.export.serialization import _dtype_to_dtype_kind
     aval = lambda a: {"shape": [str(d) for d in a.shape],  # noqa: E731
                       "dtype": DTYPE_NAMES[_dtype_to_dtype_kind[a.dtype]],
+                      "short": a.str_short(short_dtypes=True),
                       "weak_type": bool(a.weak_type)}
     hlo = lambda s: None if s is None else str(s)  # noqa: E731
     d = {
@@ -119,6 +123,13 @@ def written_by(blob):
             "generator_jax": jax.__version__}
 
 
+def host(a):
+    """A leaf as NumPy holds it: a typed PRNG key as its key data (jax.random.key_data)."""
+    if jnp.issubdtype(a.dtype, jax.dtypes.prng_key):
+        return np.asarray(jax.random.key_data(a))
+    return np.asarray(a)
+
+
 def emit(name, exp, args, kwargs=None, vjp_order=0):
     kwargs = kwargs or {}
     blob = bytes(exp.serialize(vjp_order=vjp_order))
@@ -132,11 +143,11 @@ def emit(name, exp, args, kwargs=None, vjp_order=0):
     manifest[name] = d
     flat_in = jax.tree_util.tree_leaves((args, kwargs))
     for i, a in enumerate(flat_in):
-        np.save(out / f"{name}.in{i}.npy", np.asarray(a))
+        np.save(out / f"{name}.in{i}.npy", host(a))
     if args is not None:
         results = jax.tree_util.tree_leaves(back.call(*args, **kwargs))
         for j, r in enumerate(results):
-            np.save(out / f"{name}.out{j}.npy", np.asarray(r))
+            np.save(out / f"{name}.out{j}.npy", host(r))
     print(f"{name}: {len(blob)} bytes, {len(flat_in)} inputs")
     return blob
 
@@ -419,6 +430,26 @@ try:
 except ValueError:  # JAX 0.12 refuses HloSharding protos ("older than the 6-month window")
     legacy_view = describe(sharded_back)  # JAX's view of what the legacy artifact restates
 manifest["legacy_hlo_sharding"] = legacy_view | written_by(legacy)
+
+# Issue 41, item 5. A namedtuple registered for serialization (its field names are the node's
+# auxdata): JAX names its leaves "args[1].h", "result.c". Typed PRNG keys (jax.random.key, and
+# the rbg implementation): the module takes and returns their key data, uint32[2] / uint32[4];
+# the inputs and JAX's outputs are saved as key data.
+State = collections.namedtuple("State", ["h", "c"])
+export.register_namedtuple_serialization(State, serialized_name="hhlo_test.State")
+state = State(h=f32(3), c=f32(3))
+emit("namedtuple", export.export(jax.jit(lambda x, s: State(h=jnp.tanh(s.h * x), c=s.c + x)))(
+    f32(3), state), (f32(3), state))
+
+
+def noisy(key, x):
+    k1, k2 = jax.random.split(key)
+    return x + jax.random.normal(k1, x.shape), k2
+
+
+for impl, stem in (("threefry2x32", "prng_key"), ("rbg", "prng_key_rbg")):
+    key = jax.random.key(42, impl=impl)
+    emit(stem, export.export(jax.jit(noisy))(key, f32(3)), (key, f32(3)))
 
 # Dict keys holding '=' and ']' (issue 44): named "args[0]['a=b']" and "args[0]['c]d']", which
 # `-i NAME=FILE` must split after the whole path.

@@ -48,6 +48,9 @@ void print_values(const char* what, const std::vector<std::string>& names,
     if (sharded) line += "  " + sharding_text(i < shardings.size() ? shardings[i] : std::nullopt);
     if (avals[i].memory_space != "device") line += " memory " + avals[i].memory_space;
     if (avals[i].weak_type) line += " (weak type)";
+    if (avals[i].key_data_width > 0)
+      line += fmt::format(" (a PRNG key: its key data {}, jax.random.key_data)",
+                          avals[i].type().to_string());
     fmt::print("{}\n", line);
   }
 }

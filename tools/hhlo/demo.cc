@@ -37,9 +37,11 @@ const bool registered = register_command({
       sub.add_option("--batch", o->batch, "Batch size")->check(CLI::PositiveNumber);
       sub.add_option("--lr", o->lr, "Adam learning rate (default 0.002)")
           ->check(CLI::PositiveNumber);
-      sub.add_option("--save", o->save, "Write the trained parameters to this .npz");
+      sub.add_option("--save", o->save,
+                     "Write the trained parameters to this file: .safetensors, else .npz");
       CLI::Option* load =
-          sub.add_option("--load", o->load, "Start from the parameters in this .npz")
+          sub.add_option("--load", o->load,
+                         "Start from the parameters in this .npz or .safetensors file")
               ->check(CLI::ExistingFile);
       sub.add_flag("--eval-only", o->evaluate_only, "Only evaluate (with --load)")->needs(load);
       sub.add_option("--data", o->data, "Digits gzip CSV")->check(CLI::ExistingFile);

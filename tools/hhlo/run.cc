@@ -51,9 +51,10 @@ void prepare_output_dir(const std::string& dir) {
 
 /// File stems for the outputs: each result's name (`results`: PreparedProgram::names, JAX's
 /// pytree path from `jax.result_info` or a jax.export artifact, e.g. "result['loss']"), without
-/// JAX's leading "result", reduced to letters, digits, '-' and '.', other runs of characters
-/// becoming one '_' ("loss", "[0]['w']" -> "0_w"), when every result has one that is not only
-/// digits and they are distinct; else out0, out1, ...
+/// JAX's leading "result", reduced to letters, digits, '-' and '.' (a '.' only inside a word: a
+/// namedtuple field's leading '.' separates as a bracket does), other runs of characters
+/// becoming one '_' ("loss", "[0]['w']" -> "0_w", "[1].count" -> "1_count", ".h" -> "h"), when
+/// every result has one that is not only digits and they are distinct; else out0, out1, ...
 std::vector<std::string> output_names(const std::vector<std::string>& results, std::size_t count) {
   std::vector<std::string> names;
   for (std::size_t i = 0; i < count; ++i) names.push_back(fmt::format("out{}", i));
@@ -65,7 +66,8 @@ std::vector<std::string> output_names(const std::vector<std::string>& results, s
     if (r.substr(0, 6) == "result") r.remove_prefix(6);
     std::string stem;
     for (char c : r) {
-      bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.';
+      bool in_word = !stem.empty() && stem.back() != '_';
+      bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || (c == '.' && in_word);
       if (keep)
         stem += c;
       else if (!stem.empty() && stem.back() != '_')

@@ -37,9 +37,15 @@ struct ExportedAval {
   /// JAX's element type name as serialization.fbs spells it: "f32", "bool", "bf16", "f0"
   /// (float0), "f8_e4m3fn", "key_fry", ...
   std::string dtype_name;
-  /// Our DType for it: float0 is `pred` (JAX lowers float0 to i1); nullopt for the element types
-  /// we have no DType for (i4, ui4, the float8 and float4 types, PRNG key types).
+  /// Our DType for it: float0 is `pred` (JAX lowers float0 to i1), a typed PRNG key is `ui32`
+  /// (its key data, see key_data_width); nullopt for the element types we have no DType for
+  /// (i4, ui4, the float8 and float4 types).
   std::optional<DType> dtype;
+  /// For a typed PRNG key (`jax.random.key`; dtype_name "key_fry", "key_rbg" or
+  /// "key_unsafe_rbg"): the length of its key data's trailing dimension, 2 for threefry2x32's
+  /// `key<fry>`, 4 for `key<rbg>` and `key<urbg>` (`jax.random.key_data` is `uint32[..., 2]` or
+  /// `uint32[..., 4]`, which is what the module takes and returns); 0 for every other type.
+  int key_data_width = 0;
   /// One entry per dimension as JAX prints it: "3", or a symbolic expression ("b", "2*b",
   /// "b + 1", "mod(b, 2)"); rank = shape.size().
   std::vector<std::string> shape;
@@ -54,9 +60,10 @@ struct ExportedAval {
   /// The dimensions, kDynamic where symbolic.
   Dims dims() const;
   /// The tensor type the module's argument or result has for it (`tensor<?x3xf32>` for
-  /// [b, 3]). Throws hhlo::Error naming the element type when `dtype` is nullopt.
+  /// [b, 3]; a PRNG key's data: `tensor<2xui32>` for `key<fry>[]`). Throws hhlo::Error naming
+  /// the element type when `dtype` is nullopt.
   TensorType type() const;
-  /// JAX's short form: "f32[b,3]", "i32[]".
+  /// JAX's short form (`aval.str_short()`): "f32[b,3]", "i32[]", "key<fry>[]".
   std::string to_string() const;
 };
 
@@ -117,8 +124,10 @@ struct Exported {
   ExportedTree in_tree, out_tree;
   /// One name per flat input, JAX's names for arguments when it knows no signature (JAX's
   /// api_util): "args[0]", "args[0]['w']", "args[1][2]", "kwargs['scale']"; one per flat output,
-  /// as JAX's `jax.result_info`: "result", "result[0]", "result['h']". A custom node's children
-  /// are "[i]".
+  /// as JAX's `jax.result_info`: "result", "result[0]", "result['h']". A namedtuple's fields
+  /// are named as JAX's GetAttrKey prints them ("args[1].h"), the field names read from its
+  /// auxdata (`export.register_namedtuple_serialization` stores them as a JSON list); the
+  /// children of any other custom node are "[i]".
   std::vector<std::string> in_names, out_names;
   std::vector<ExportedAval> in_avals, out_avals;
   /// One per flat input (output); nullopt where JAX leaves it unspecified (None). Empty vectors

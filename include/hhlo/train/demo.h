@@ -27,9 +27,11 @@ struct Options {
   int64_t batch = 32;
   /// Adam learning rate; 0 picks the model's default.
   double lr = 0;
-  /// Write the trained parameters to this .npz after training (empty: do not).
+  /// Write the trained parameters to this file after training (empty: do not): a safetensors
+  /// file when it ends in ".safetensors", else an .npz (nn::save_params).
   std::string save;
-  /// Start from the parameters in this .npz (empty: fresh initialization). With epochs 0 given
+  /// Start from the parameters in this .npz or .safetensors file (nn::load_params; empty: fresh
+  /// initialization). With epochs 0 given
   /// explicitly through `evaluate_only`, only evaluates.
   std::string load;
   /// Skip training (evaluate the loaded parameters).
