@@ -104,8 +104,8 @@ Attribute Parser::parse_hash_attr(std::string_view name, size_t start) {
   return a;
 }
 
-// `true`, `false`, `unit`, `dense<...>`, `array<...>`; other `word<...>` and `loc(...)` kept as
-// text, and other words (a type: `i32`; `none`).
+// `true`, `false`, `unit`, `dense<...>`, `dense_resource<...>`, `array<...>`; other `word<...>` and
+// `loc(...)` kept as text, and other words (a type: `i32`; `none`).
 Attribute Parser::parse_word_attr(size_t start) {
   std::string_view w = tok_.text;
   if (w == "true" || w == "false") {
@@ -113,6 +113,7 @@ Attribute Parser::parse_word_attr(size_t start) {
     return BoolAttr{w == "true"};
   }
   if (w == "dense") return parse_dense_shared();
+  if (w == "dense_resource") return parse_dense_resource();
   size_t after = lex_.pos();
   if (next_char_is(*this, '<')) return keyword_attr(*this, w, start, after);
   if (w == "loc" && next_char_is(*this, '(')) return opaque_to_close(*this, start, after);

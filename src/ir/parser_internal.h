@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -141,6 +142,16 @@ class Parser {
   /// parse_dense, with small literals spelled alike sharing one Array (a model repeats
   /// `dense<0.000000e+00> : tensor<f32>` once per layer).
   Attribute parse_dense_shared();
+  /// `dense_resource<KEY> : tensor<...>` (attrs/dense_resource.cc): a DenseAttr whose data is
+  /// filled from the blob of KEY in the file's `dialect_resources` section (resolve_resources).
+  Attribute parse_dense_resource();
+  /// `{-# dialect_resources: {builtin: {KEY: "0x...", ...}}, external_resources: {...} #-}`
+  /// (attrs/dense_resource.cc): keeps each builtin blob (its bytes after the 4-byte alignment);
+  /// other dialects' resources and external resources are skipped.
+  void parse_file_metadata();
+  /// Fills every dense_resource attribute from its blob; a key without a blob, or a blob whose
+  /// size is not the tensor's, is a ParseError at the attribute.
+  void resolve_resources();
   /// `EQ` / `THREE_FRY` / ... as an enum attribute of the kind `kind` names (attrs/enums.cc).
   Attribute parse_enum_word(std::string_view kind);
   /// `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]` (attrs/dimension_numbers.cc).
@@ -205,6 +216,14 @@ class Parser {
   std::unordered_map<std::string_view, size_t> aliases_;  // `#x` / `!x` -> offset of its value
   std::unordered_map<std::string, Location> loc_memo_;
   std::unordered_map<std::string_view, Attribute> dense_memo_;  // literal text -> its DenseAttr
+  /// A dense_resource attribute waiting for its blob: the key, the array it fills, where it is.
+  struct PendingResource {
+    std::string key;
+    std::shared_ptr<Array> array;
+    size_t pos;
+  };
+  std::vector<PendingResource> pending_resources_;
+  std::unordered_map<std::string, std::string> resource_blobs_;  // builtin key -> its data
   std::string_view last_file_tok_;  // the quoted file of the last `loc("file":l:c)`
   IString last_file_;               // ... and its interned name
   std::unordered_set<std::string> loc_busy_;

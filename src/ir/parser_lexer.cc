@@ -103,6 +103,10 @@ Token Lexer::next() {
       return make(Tok::rbracket);
     case '{':
       ++pos_;
+      if (at(pos_) == '-' && at(pos_ + 1) == '#') {
+        pos_ += 2;
+        return make(Tok::metadata_open);
+      }
       return make(Tok::lbrace);
     case '}':
       ++pos_;
@@ -158,6 +162,10 @@ Token Lexer::next() {
     case '!':
     case '@': {
       ++pos_;
+      if (c == '#' && at(pos_) == '-' && at(pos_ + 1) == '}') {
+        pos_ += 2;
+        return make(Tok::metadata_close);
+      }
       if (c == '@' && at(pos_) == '"') {
         Token s = next();
         if (s.kind != Tok::string) return Token{Tok::error, "an unterminated string", start};

@@ -37,7 +37,9 @@ enum class Tok : uint8_t {
   star,
   plus,
   minus,
-  error,  // a character or literal that cannot start a token; text says what
+  metadata_open,   // `{-#`: the file metadata dictionary (dialect_resources, external_resources)
+  metadata_close,  // `#-}`
+  error,           // a character or literal that cannot start a token; text says what
 };
 
 struct Token {

@@ -431,11 +431,14 @@ Module Parser::run() {
       if (opts_.header_only) return std::move(module_);
       if (seen_module) fail("functions inside the module");
       parse_func();
+    } else if (is(Tok::metadata_open)) {
+      parse_file_metadata();
     } else {
-      fail("'module', 'func.func' or an alias definition");
+      fail("'module', 'func.func', an alias definition or '{-#' file metadata");
     }
   }
   if (module_.funcs().empty()) fail("at least one func.func");
+  resolve_resources();
   check_parsed();
   return std::move(module_);
 }

@@ -61,7 +61,7 @@ void form_call(Parser& p, OpState& st, std::string_view, size_t pos) {
   p.append(std::move(st), pos);
 }
 
-// `constant [{attrs}] dense<...> : tensor<...>`
+// `constant [{attrs}] dense<...> : tensor<...>` (stablehlo.constant and arith.constant alike)
 void form_constant(Parser& p, OpState& st, std::string_view, size_t pos) {
   if (p.is(Tok::lbrace)) p.parse_attr_dict(st.attrs);
   size_t vpos = p.tok().pos;
@@ -297,7 +297,8 @@ using Form = void (*)(Parser& p, OpState& st, std::string_view op, size_t pos);
 // separated by spaces.
 constexpr std::string_view kOperandForm =
     "select clamp convert bitcast_convert reshape optimization_barrier dynamic_update_slice "
-    "dynamic_reshape dynamic_pad real_dynamic_slice get_dimension_size broadcast_in_dim "
+    "dynamic_reshape dynamic_pad real_dynamic_slice get_dimension_size set_dimension_size "
+    "broadcast_in_dim "
     "transpose reverse concatenate dynamic_slice pad reduce_precision fft rng_bit_generator "
     "rng cholesky dynamic_broadcast_in_dim dynamic_iota iota dot_general dot uniform_quantize "
     "uniform_dequantize after_all create_token partition_id replica_id";
@@ -312,6 +313,7 @@ constexpr std::pair<std::string_view, Form> kForms[] = {
     {"sdy.sharding_constraint", form_sharding_constraint},
     {"sdy.manual_computation", form_manual_computation},
     {"stablehlo.constant", form_constant},
+    {"arith.constant", form_constant},  // MLIR's ConstantOp form: [{attrs}] VALUE : TYPE
     {"stablehlo.custom_call", form_custom_call},
     {"stablehlo.reduce", form_reduce},
     {"stablehlo.while", form_while},
