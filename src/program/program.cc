@@ -12,10 +12,12 @@
 #include "hhlo/ir/entry.h"
 #include "hhlo/ir/infer.h"
 #include "hhlo/ir/parser.h"
+#include "hhlo/ir/printer.h"
 #include "hhlo/ir/refine.h"
 #include "hhlo/program/loop_unroll.h"
 #include "hhlo/program/onednn_rewrite.h"
 #include "hhlo/program/spec_rewrites.h"
+#include "hhlo/program/torch_xla_bundle.h"
 #include "hhlo/program/vmap_main.h"
 
 namespace hhlo {
@@ -182,6 +184,7 @@ Program read_program(std::string_view bytes, const ReadProgramOptions& options) 
 }
 
 std::string read_program_file_bytes(const std::string& path) {
+  if (is_torch_xla_bundle(path)) return to_mlir(read_torch_xla_bundle(path));
   std::string bytes = read_regular_file(path, "program");
   if (bytes.find_first_not_of(" \t\r\n") == std::string::npos)
     throw IoError(fmt::format(

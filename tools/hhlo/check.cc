@@ -22,6 +22,7 @@
 #include "hhlo/program/exported.h"
 #include "hhlo/program/program.h"
 #include "hhlo/program/spec_rewrites.h"
+#include "hhlo/program/torch_xla_bundle.h"
 
 namespace hhlo::cli {
 namespace {
@@ -48,8 +49,28 @@ std::string types_with_names(const std::vector<TensorType>& types,
   return s;
 }
 
+/// What a torch_xla bundle binds: its user inputs in torch's order and each weight's file.
+void print_torch_xla_bundle(const TorchXlaFunction& f) {
+  fmt::print(
+      "torch_xla bundle, function {}: {} user input(s), {} argument(s) bound from the "
+      "folder\n",
+      f.name, f.user_inputs.size(), f.inputs.size() - f.user_inputs.size());
+  for (size_t p = 0; p < f.user_inputs.size(); ++p)
+    fmt::print("  args[{}]  {}\n", p, f.user_inputs[p].to_string());
+  for (const TorchXlaInput& in : f.inputs) {
+    if (in.kind == TorchXlaInput::Kind::parameter)
+      fmt::print("  {}  {}  (data/{})\n", in.name, in.type.to_string(), in.name);
+    if (in.kind == TorchXlaInput::Kind::constant)
+      fmt::print("  constant {}  {}  (constants/{})\n", in.position, in.type.to_string(),
+                 in.position);
+  }
+}
+
 int check_program(const CheckOptions& o) {
-  std::string text = read_regular_file(o.program, "program");
+  bool bundle = is_torch_xla_bundle(o.program);
+  std::string text =
+      bundle ? read_program_file_bytes(o.program) : read_regular_file(o.program, "program");
+  if (bundle) print_torch_xla_bundle(read_torch_xla_meta(o.program));
   Module m;
   try {
     // A damaged .jax file gets the artifact reader's error (reads_as_exported).
@@ -103,8 +124,9 @@ int check_program(const CheckOptions& o) {
 const bool registered = register_command({
     .name = "check",
     .description =
-        "Parse and verify a StableHLO program, text, MLIR bytecode or a jax.export artifact (no "
-        "plugin): signature, entry types, op histogram, errors with line numbers; exit status 0 "
+        "Parse and verify a StableHLO program, text, MLIR bytecode, a jax.export artifact or a "
+        "torch_xla bundle folder (no plugin): signature, entry types, op histogram, errors with "
+        "line numbers; exit status 0 "
         "or 1",
     .setup = [](CLI::App& sub) -> Action {
       auto o = std::make_shared<CheckOptions>();

@@ -74,8 +74,11 @@ bool reads_as_exported(std::string_view bytes, std::string_view source_name);
 /// and the verifier rejects the module.
 Program read_program(std::string_view bytes, const ReadProgramOptions& options = {});
 
-/// The bytes of the program file `path` (read_regular_file). Throws hhlo::IoError when it is
-/// missing, not a regular file, unreadable or blank ("program 'PATH' is empty; ...").
+/// The bytes of the program file `path` (read_regular_file); for a torch_xla bundle folder
+/// (is_torch_xla_bundle, hhlo/program/torch_xla_bundle.h) the StableHLO text of its function
+/// with the weights bound (read_torch_xla_bundle). Throws hhlo::IoError when it is missing, not a
+/// regular file, unreadable or blank ("program 'PATH' is empty; ..."), and what
+/// read_torch_xla_bundle throws for a bundle.
 std::string read_program_file_bytes(const std::string& path);
 
 /// read_program of the file at `path` (read_regular_file; source_name is `path`). Throws
