@@ -8,7 +8,7 @@ export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR ?= true
 HHLO := $(BUILD)/tools/hhlo/hhlo
 
-.PHONY: setup setup-cuda build test demo bench asan tsan fuzz format format-check clean
+.PHONY: setup setup-cuda build test test-producers demo bench asan tsan fuzz format format-check clean
 setup:
 	@bash scripts/setup.sh
 
@@ -22,6 +22,13 @@ build: setup
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600
+
+# The producers' own programs (torch_xla's; tests/producers): their venvs made (about 7 GB,
+# scripts/setup_producers.sh), the fixtures written anew by the producers into build/producers,
+# and the producer tests run on those. `make test` runs the same tests on the committed fixtures.
+test-producers: build
+	@bash scripts/setup_producers.sh $(CURDIR)/$(BUILD)/producers
+	@HHLO_PRODUCERS_DIR=$(CURDIR)/$(BUILD)/producers $(BUILD)/tests/hhlo_producers_tests
 
 # The demo needs only the CLI: build that target, not the whole test suite.
 demo: setup

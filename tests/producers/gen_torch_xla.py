@@ -1,0 +1,63 @@
+"""Writes what torch_xla saves for a small model of ours into OUT (default
+tests/producers/fixtures/torch_xla), with torch's own outputs beside it:
+  - bundle/: `torch_xla.stablehlo.save_as_stablehlo(exported, OUT/bundle)` of a Linear(3, 4),
+    an eval-mode BatchNorm1d(4) (running statistics set to distinct values, so that the two
+    same-shaped statistics swapped give other numbers) and a ReLU;
+  - forward.mlir / forward.mlirbc: the same program's text and bytecode
+    (`get_stablehlo_text()`, `get_stablehlo_bytecode()`), whose @main takes the weights too, in
+    the order of bundle/functions/forward.meta;
+  - x.npy: the input; expected.npy: torch's eager output on it;
+  - versions.json: the versions that wrote them.
+Run with the producers' venv (`make test-producers` makes it: torch and torch_xla pinned):
+  PJRT_DEVICE=CPU .venv-torch/bin/python tests/producers/gen_torch_xla.py [OUT]
+"""
+import json
+import os
+import pathlib
+import shutil
+import sys
+
+os.environ.setdefault("PJRT_DEVICE", "CPU")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch_xla  # noqa: E402
+from torch_xla.stablehlo import exported_program_to_stablehlo, save_as_stablehlo  # noqa: E402
+
+here = pathlib.Path(__file__).resolve().parent
+out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else here / "fixtures" / "torch_xla"
+shutil.rmtree(out, ignore_errors=True)
+out.mkdir(parents=True)
+torch.manual_seed(41)
+
+
+class LinearBn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(3, 4)
+        self.bn = torch.nn.BatchNorm1d(4)
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.fc(x)))
+
+
+model = LinearBn().eval()
+with torch.no_grad():
+    model.bn.running_mean.copy_(torch.tensor([0.5, -1.0, 2.0, 0.0]))
+    model.bn.running_var.copy_(torch.tensor([4.0, 0.25, 1.0, 9.0]))
+    model.bn.weight.copy_(torch.tensor([1.5, 0.5, -1.0, 2.0]))
+    model.bn.bias.copy_(torch.tensor([0.1, 0.2, 0.3, 0.4]))
+x = torch.randn(2, 3)
+with torch.no_grad():
+    expected = model(x)
+
+exported = torch.export.export(model, (x,))
+save_as_stablehlo(exported, str(out / "bundle"))
+program = exported_program_to_stablehlo(exported)
+(out / "forward.mlir").write_text(program.get_stablehlo_text("forward"))
+(out / "forward.mlirbc").write_bytes(program.get_stablehlo_bytecode("forward"))
+np.save(out / "x.npy", x.numpy())
+np.save(out / "expected.npy", expected.numpy())
+(out / "versions.json").write_text(json.dumps(
+    {"torch": torch.__version__, "torch_xla": torch_xla.__version__}, indent=1) + "\n")
+print("torch_xla", torch_xla.__version__, "->", out)
