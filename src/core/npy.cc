@@ -289,7 +289,7 @@ Array parse_npy(std::span<const std::byte> bytes, const std::string& what) {
 }
 
 Array read_npy(const std::string& path) {
-  std::string content = read_regular_file(path, ".npy file");
+  std::string content = read_file(path, ".npy file");
   return parse_npy(std::as_bytes(std::span(content.data(), content.size())), path);
 }
 

@@ -49,7 +49,7 @@ std::string types_with_names(const std::vector<TensorType>& types,
 }
 
 int check_program(const CheckOptions& o) {
-  std::string text = read_regular_file(o.program, "program");
+  std::string text = read_file(o.program, "program");
   Module m;
   try {
     // A damaged .jax file gets the artifact reader's error (reads_as_exported).
