@@ -158,6 +158,7 @@ struct TemporarySlot {
   char path[PATH_MAX];
 };
 TemporarySlot g_temporaries[kSlots];
+static_assert(std::atomic<int>::is_always_lock_free);  // what a signal handler may touch
 
 /// Lists `tmp`; the slot taken, or -1 when every slot is taken or the path does not fit (then it is
 /// left to remove_stale_temporaries).
