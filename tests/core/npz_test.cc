@@ -154,5 +154,18 @@ TEST(NpzCentralDirectory, AnArchiveWithoutItsEndRecordIsTruncated) {
       << refusal(past);
 }
 
+TEST(NpzDataDescriptors, AnArchiveReadAsAnNpyFileSaysWhatItIs) {
+  // `hhlo run p.mlir -i <(cat x.npz)`: the path says nothing; the bytes do.
+  std::string z = descriptor_zip("x.npy", "abc", crc32_of("abc"), 3, 3);
+  try {
+    parse_npy(std::span(reinterpret_cast<const std::byte*>(z.data()), z.size()), "/dev/fd/63");
+    ADD_FAILURE() << "no error";
+  } catch (const IoError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "/dev/fd/63: not a valid .npy file: missing \\x93NUMPY magic: it is a zip archive "
+              "(an .npz?), read as one when its path ends in .npz");
+  }
+}
+
 }  // namespace
 }  // namespace hhlo
