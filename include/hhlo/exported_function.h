@@ -63,8 +63,8 @@ class ExportedFunction {
 ExportedFunction load_exported(std::string bytes, Session& session = default_session(),
                                std::string source_name = "<jax.export>");
 
-/// load_exported of the file at `path` (read_regular_file). Throws hhlo::IoError when the file is
-/// missing, not a regular file or unreadable, and what load_exported throws.
+/// load_exported of the file at `path` (read_file: a pipe too). Throws hhlo::IoError when the
+/// file is missing, a directory or a socket, or unreadable, and what load_exported throws.
 ExportedFunction load_exported_file(const std::string& path, Session& session = default_session());
 
 }  // namespace hhlo

@@ -233,6 +233,10 @@ Array parse_npy(std::span<const std::byte> bytes, const std::string& what) {
     return IoError(fmt::format("{}: not a valid .npy file: {}", what, why));
   };
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  if (bytes.size() >= 4 && std::memcmp(p, "PK\x03\x04", 4) == 0)  // `-i <(cat x.npz)`
+    throw bad(
+        "missing \\x93NUMPY magic: it is a zip archive (an .npz?), read as one when its path ends "
+        "in .npz");
   if (bytes.size() < 10 || std::memcmp(p, "\x93NUMPY", 6) != 0)
     throw bad("missing \\x93NUMPY magic");
   int major = p[6];
@@ -289,7 +293,7 @@ Array parse_npy(std::span<const std::byte> bytes, const std::string& what) {
 }
 
 Array read_npy(const std::string& path) {
-  std::string content = read_regular_file(path, ".npy file");
+  std::string content = read_file(path, ".npy file");
   return parse_npy(std::as_bytes(std::span(content.data(), content.size())), path);
 }
 

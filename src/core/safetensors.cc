@@ -281,7 +281,7 @@ Safetensors parse_safetensors(std::span<const std::byte> bytes, const std::strin
 }
 
 Safetensors read_safetensors(const std::string& path) {
-  std::string content = read_regular_file(path, "safetensors file");
+  std::string content = read_file(path, "safetensors file");
   return parse_safetensors(std::as_bytes(std::span(content.data(), content.size())), path);
 }
 

@@ -185,7 +185,7 @@ Program read_program(std::string_view bytes, const ReadProgramOptions& options) 
 
 std::string read_program_file_bytes(const std::string& path) {
   if (is_torch_xla_bundle(path)) return to_mlir(read_torch_xla_bundle(path));
-  std::string bytes = read_regular_file(path, "program");
+  std::string bytes = read_file(path, "program");
   if (bytes.find_first_not_of(" \t\r\n") == std::string::npos)
     throw IoError(fmt::format(
         "program '{}' is empty; expected StableHLO MLIR text or bytecode, or a jax.export artifact",

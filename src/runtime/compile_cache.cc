@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -119,18 +118,6 @@ std::optional<std::uint64_t> whole_mib(std::string_view text) {
     mb = mb * 10 + (c - '0');
   }
   return mb;
-}
-
-/// A writer's temporary file (write_file_atomically's `.NAME.tmp-PID-N`) whose writer is gone:
-/// its process no longer exists on this host, or it is older than an hour (a writer on another
-/// host sharing the folder, or a reused pid). Such a file is what a writer killed mid-write leaves.
-bool stale_temporary(const fs::path& p, fs::file_time_type time) {
-  std::string name = p.filename().string();
-  std::size_t at = name.rfind(".tmp-");
-  if (name.empty() || name[0] != '.' || at == std::string::npos) return false;
-  if (fs::file_time_type::clock::now() - time > std::chrono::hours(1)) return true;
-  long pid = std::strtol(name.c_str() + at + 5, nullptr, 10);
-  return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
 
 bool env_off(const char* v) {
@@ -313,8 +300,8 @@ void CompileCache::evict() {
     std::error_code e2;
     std::uint64_t size = fs::file_size(p, e2);
     auto time = fs::last_write_time(p, e2);
-    if (e2) continue;  // removed meanwhile by another process
-    if (stale_temporary(p, time)) {
+    if (e2) continue;                   // removed meanwhile by another process
+    if (is_stale_temporary(p, time)) {  // a writer killed mid-write left it
       fs::remove(p, e2);
       continue;
     }

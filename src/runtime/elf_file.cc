@@ -60,7 +60,14 @@ void check_elf_shared_library(const std::string& path, const std::string& what) 
 
 std::string library_path_problem(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) return "";
+  if (::stat(path.c_str(), &st) == 0) {
+    // dlopen maps a file: a FIFO would make the ELF checks wait for a writer, /dev/zero read on.
+    if (S_ISDIR(st.st_mode)) return "is a directory, not a shared library";
+    if (!S_ISREG(st.st_mode))
+      return "is not a regular file (a pipe, a device or a socket): a library is loaded by "
+             "mapping its file (dlopen), so it must be one";
+    return "";
+  }
   int err = errno;
   if (err == ENOENT) return "does not exist";
   if (err == ENAMETOOLONG)

@@ -31,10 +31,12 @@ void check_elf_machine(const std::string& path, const std::string& what);
 /// (gcc -c output), not a shared library: link it into one (g++ -shared ...)".
 void check_elf_shared_library(const std::string& path, const std::string& what);
 
-/// Why `path` cannot be a library file to load, before any open: "" when stat(2) finds it (the
-/// loaders' other checks follow), "does not exist" (ENOENT), "cannot be opened: its path is too
-/// long (ENAMETOOLONG: N bytes; PATH_MAX is 4096 bytes, NAME_MAX 255 per name)", or "cannot be
-/// opened: <strerror>". For "<what> '<path>' <reason>" messages. Never throws.
+/// Why `path` cannot be a library file to load, before any open: "" when stat(2) finds a regular
+/// file (the loaders' other checks follow), "is a directory, not a shared library", "is not a
+/// regular file (a pipe, a device or a socket): ..." (dlopen maps a file), "does not exist"
+/// (ENOENT), "cannot be opened: its path is too long (ENAMETOOLONG: N bytes; PATH_MAX is 4096
+/// bytes, NAME_MAX 255 per name)", or "cannot be opened: <strerror>". For "<what> '<path>'
+/// <reason>" messages. Never throws.
 std::string library_path_problem(const std::string& path);
 
 }  // namespace hhlo::detail

@@ -69,7 +69,7 @@ ExportedFunction load_exported(std::string bytes, Session& session, std::string 
 }
 
 ExportedFunction load_exported_file(const std::string& path, Session& session) {
-  return load_exported(read_regular_file(path, "jax.export artifact"), session, path);
+  return load_exported(read_file(path, "jax.export artifact"), session, path);
 }
 
 }  // namespace hhlo

@@ -34,3 +34,41 @@ save("fortran_be_i8.npy", np.asfortranarray(np.arange(12, dtype=">i8").reshape(3
 np.savez(os.path.join(out, "mixed.npz"), w=np.arange(4, dtype=">f4"),
          m=np.asfortranarray(np.arange(6, dtype="<i2").reshape(2, 3)))
 print("mixed.npz")
+
+# The same kind of archive written to a stream that cannot seek (a pipe): Python's zipfile then
+# gives every member a data descriptor (flag bit 3; the sizes and CRC after the data, zeros in the
+# local header), as Java's ZipOutputStream does. Members w = arange(4) as <f4 and
+# m = arange(6).reshape(2, 3) as <i8; stored (np.savez) and deflated (np.savez_compressed).
+import io
+import zipfile
+
+
+class Unseekable(io.RawIOBase):
+    def __init__(self):
+        self.data = bytearray()
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        self.data += b
+        return len(b)
+
+    def seekable(self):
+        return False
+
+    def tell(self):
+        raise OSError("a pipe cannot tell")
+
+
+for name, save_npz in (("streamed.npz", np.savez), ("streamed_deflated.npz", np.savez_compressed)):
+    stream = Unseekable()
+    save_npz(stream, w=np.arange(4, dtype="<f4"), m=np.arange(6, dtype="<i8").reshape(2, 3))
+    data = bytes(stream.data)
+    members = zipfile.ZipFile(io.BytesIO(data)).infolist()
+    assert members and all(m.flag_bits & 0x8 for m in members), "no data descriptors"
+    loaded = np.load(io.BytesIO(data))
+    assert loaded["w"].tolist() == [0, 1, 2, 3] and loaded["m"].tolist() == [[0, 1, 2], [3, 4, 5]]
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)
+    print(name, "data descriptors:", [m.filename for m in members])

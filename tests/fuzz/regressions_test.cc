@@ -249,7 +249,10 @@ std::string regression_input(const std::string& target, const std::string& name)
 
 // npz (libFuzzer, out-of-memory), regressions/npz/deflated-member-declaring-4gib: an 89-byte
 // archive whose deflated member declares 4 GiB uncompressed made parse_npz allocate the 4 GiB
-// before inflating. Deflate expands at most about 1032:1, so such a member is refused unread.
+// before inflating. Deflate expands at most about 1032:1, so such a member is refused unread. The
+// archive has no central directory, which the reader now follows (members with data descriptors,
+// issue 44), so it is refused before any member is read; the ratio check through a central
+// directory: NpzCentralDirectory.ADeflatedMemberDeclaringMoreThanDeflateCanHoldIsRefusedUnread.
 TEST(FuzzRegressions, NpzMemberDeclaringMoreThanDeflateCanHoldIsRefusedBeforeAllocating) {
   std::string bytes = regression_input("npz", "deflated-member-declaring-4gib");
   ASSERT_EQ(bytes.size(), 89u);
@@ -258,7 +261,8 @@ TEST(FuzzRegressions, NpzMemberDeclaringMoreThanDeflateCanHoldIsRefusedBeforeAll
                   "fuzz.npz");
     FAIL() << "no error";
   } catch (const IoError& e) {
-    EXPECT_NE(std::string(e.what()).find("declares 4294967123 bytes"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("is truncated (no end of central directory record"),
+              std::string::npos)
         << e.what();
   }
 }

@@ -151,6 +151,8 @@ std::vector<Seed> seeds(std::string_view target, size_t limit) {
     add_files(out, generated, {".npy"}, false);
     add_files(out, source / "tests", {".npy"}, true, limit);
   } else if (target == "npz") {
+    // NumPy's (tests/core/gen_npy_files.py): mixed.npz, and streamed.npz / streamed_deflated.npz,
+    // written to an unseekable stream, whose members have data descriptors (flag bit 3).
     add_files(out, generated, {".npz"}, false);
     add_files(out, source / "tests", {".npz"}, true, limit);
     ad::ParamArrays two{{"w", Array::from<float>({2, 2}, {1, 2, 3, 4})},

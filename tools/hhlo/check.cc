@@ -68,8 +68,7 @@ void print_torch_xla_bundle(const TorchXlaFunction& f) {
 
 int check_program(const CheckOptions& o) {
   bool bundle = is_torch_xla_bundle(o.program);
-  std::string text =
-      bundle ? read_program_file_bytes(o.program) : read_regular_file(o.program, "program");
+  std::string text = bundle ? read_program_file_bytes(o.program) : read_file(o.program, "program");
   if (bundle) print_torch_xla_bundle(read_torch_xla_meta(o.program));
   Module m;
   try {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "hhlo/core/file_io.h"
 #include "time_limit.h"
 
 namespace hhlo::cli {
@@ -23,6 +24,7 @@ Deadline::Deadline(double seconds, std::string program, std::string limit) {
     if (cv_.wait_until(lock, until, [this] { return done_; })) return;
     std::fprintf(stderr, "hhlo: error: '%s' ran longer than %s; stopped\n", program.c_str(),
                  limit.c_str());
+    remove_unfinished_temporaries();  // an output being written when the time ran out
     std::fflush(stderr);
     std::_Exit(124);
   });

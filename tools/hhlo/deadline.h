@@ -12,8 +12,9 @@ namespace hhlo::cli {
 
 /// While alive and armed, a watchdog thread that ends the process after `seconds`: it prints
 /// "hhlo: error: 'PROGRAM' ran longer than LIMIT; stopped" (LIMIT: `limit`, by default
-/// "--timeout S s (compile and execution)") and calls std::_Exit(124). Nothing is written after
-/// that point; outputs already written (each atomically) stay whole. `seconds` that bound nothing
+/// "--timeout S s (compile and execution)"), removes the temporary of an output being written
+/// (remove_unfinished_temporaries) and calls std::_Exit(124). Nothing is written after that point;
+/// outputs already written (each atomically) stay whole. `seconds` that bound nothing
 /// (0, `inf`, past kNoTimeLimitSeconds: time_limit.h) arm nothing. disarm() (or the destructor)
 /// stops it.
 class Deadline {

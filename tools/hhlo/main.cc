@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "hhlo/core/error.h"
 #include "standard_output.h"
+#include "stop_signals.h"
 #include "version_text.h"
 
 namespace hhlo::cli {
@@ -119,6 +120,8 @@ int main(int argc, char** argv) {
   // A closed stdout (`hhlo run ... | head -1`) must not kill the process midway through writing
   // its results: a write to it then fails with EPIPE, after the results are on disk (run.cc).
   std::signal(SIGPIPE, SIG_IGN);
+  // Ctrl-C or SIGTERM while an output is written must not leave its temporary behind.
+  hhlo::cli::remove_temporaries_on_stop_signals();
   // XLA's plugins log through absl to stderr: the CPU plugin writes an INFO line for each
   // synchronous client ("asynchronous set via create_options: false", under absl's "WARNING: All
   // log messages before absl::InitializeLog() ..."), so every `hhlo tune` and `--execution sync`

@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "deadline.h"
 #include "hhlo/core/array.h"
+#include "hhlo/core/file_io.h"
 #include "hhlo/core/percentile.h"
 #include "hhlo/program/load.h"
 #include "hhlo/program/placed_call.h"
@@ -34,13 +35,15 @@
 namespace hhlo::cli {
 namespace {
 
-/// Creates `dir` if needed and checks that files can be created in it, before anything runs.
+/// Creates `dir` if needed and checks that files can be created in it, before anything runs; the
+/// temporaries a killed writer left there (remove_stale_temporaries) are removed.
 void prepare_output_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec || !std::filesystem::is_directory(dir))
     throw IoError(fmt::format("output directory '{}' cannot be created: {}", dir,
                               ec ? ec.message() : "a file of that name exists"));
+  remove_stale_temporaries(dir);
   std::string probe = (std::filesystem::path(dir) / ".hhlo-write-probe").string();
   {
     std::ofstream out(probe);
@@ -168,6 +171,11 @@ int run_program(const RunOptions& o) {
   CompileCache cache;
   RunInputs in = load_run_inputs(o, &cache);
   if (!o.output_dir.empty() && !one_file_output(o.output_dir)) prepare_output_dir(o.output_dir);
+  if (one_file_output(o.output_dir)) {  // a killed writer's temporaries of that file
+    std::filesystem::path out(o.output_dir);
+    remove_stale_temporaries(out.has_parent_path() ? out.parent_path().string() : ".",
+                             out.filename().string());
+  }
   Loaded loaded = load_program(o.program, in.bytes, in.load, cache, &in.program);
   if (loaded.tuned)
     fmt::print(stderr, "tuned: {} (remembered by hhlo tune)\n", loaded.tuned->choice.describe());

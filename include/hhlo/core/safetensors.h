@@ -28,7 +28,8 @@ struct Safetensors {
 /// The largest header read or written: the reference implementation's limit (100,000,000 bytes).
 inline constexpr std::size_t kSafetensorsMaxHeader = 100'000'000;
 
-/// Reads the safetensors file `path` (read_regular_file: a regular file, bounded by its size).
+/// Reads the safetensors file `path` (read_file: a regular file, bounded by its size, or a
+/// pipe, bounded by kMaxStreamBytes).
 /// Dtypes read: BOOL (pred; any nonzero byte reads as true), U8, I8, U16, I16, U32, I32, U64,
 /// I64, F16, BF16, F32, F64, C64 (complex64); little-endian, row-major.
 /// Throws hhlo::IoError naming the file and the cause for every malformed file, as the spec and

@@ -81,7 +81,7 @@ struct LoadRequest {
   /// The program's bytes (text, MLIR bytecode or a `jax.export` artifact; read_program), kept
   /// alive by the caller during the call. Empty: read from `path`.
   std::string_view bytes;
-  /// The program file, read when `bytes` is empty (read_regular_file; a blank file is refused).
+  /// The program file, read when `bytes` is empty (read_file: a pipe too; a blank file is refused).
   std::string path;
   /// The program's name in messages; "" is `path`, else "program".
   std::string name;

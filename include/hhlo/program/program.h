@@ -74,15 +74,16 @@ bool reads_as_exported(std::string_view bytes, std::string_view source_name);
 /// and the verifier rejects the module.
 Program read_program(std::string_view bytes, const ReadProgramOptions& options = {});
 
-/// The bytes of the program file `path` (read_regular_file); for a torch_xla bundle folder
-/// (is_torch_xla_bundle, hhlo/program/torch_xla_bundle.h) the StableHLO text of its function
-/// with the weights bound (read_torch_xla_bundle). Throws hhlo::IoError when it is missing, not a
-/// regular file, unreadable or blank ("program 'PATH' is empty; ..."), and what
-/// read_torch_xla_bundle throws for a bundle.
+/// The bytes of the program file `path` (read_file: a regular file, or a pipe read up to
+/// kMaxStreamBytes); for a torch_xla bundle folder (is_torch_xla_bundle,
+/// hhlo/program/torch_xla_bundle.h) the StableHLO text of its function with the weights bound
+/// (read_torch_xla_bundle). Throws hhlo::IoError when it is missing, a directory that is no
+/// bundle or a socket, unreadable, a stream past that bound, or blank ("program 'PATH' is empty;
+/// ..."), and what read_torch_xla_bundle throws for a bundle.
 std::string read_program_file_bytes(const std::string& path);
 
-/// read_program of the file at `path` (read_regular_file; source_name is `path`). Throws
-/// hhlo::IoError when the file is missing, not a regular file, unreadable or blank, and what
+/// read_program of the file at `path` (read_file; source_name is `path`). Throws
+/// hhlo::IoError when the file is missing, a directory or a socket, unreadable or blank, and what
 /// read_program throws.
 Program read_program_file(const std::string& path, bool verify = true, int vjp_order = 0);
 
