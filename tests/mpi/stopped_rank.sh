@@ -19,13 +19,18 @@ rc=$?
 took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 cat "$outfile"
 pid=$(cat "$pidfile")
+# Alive: its /proc entry exists and it is no zombie. mpirun may return while the kill it sent is
+# still being delivered: give it 3 s, then say in which state it was left.
+alive() { [ -r "/proc/$1/stat" ] && ! sed 's/.*) //' "/proc/$1/stat" | grep -q '^Z'; }
 left=no
-if [ -n "$pid" ] && [ -r "/proc/$pid/stat" ] && ! sed 's/.*) //' "/proc/$pid/stat" | grep -q '^Z'; then
-  left=yes
+i=0
+while [ -n "$pid" ] && alive "$pid" && [ $i -lt 60 ]; do sleep 0.05; i=$((i + 1)); done
+if [ -n "$pid" ] && alive "$pid"; then
+  left="yes (state $(sed 's/.*) //' "/proc/$pid/stat" | cut -c1))"
   kill -CONT "$pid" 2>/dev/null
   kill -KILL "$pid" 2>/dev/null
 fi
-echo "exit status $rc, ${took} s after the rank stopped (bound ${max} s), stopped process left running: $left"
+echo "exit status $rc, ${took} s after the rank stopped (bound ${max} s), stopped process left running: $left (waited $((i * 50)) ms for it to go)"
 ok=0
 [ -n "$pid" ] || { echo "FAIL: the rank never wrote its process id"; ok=1; }
 { [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; } || { echo "FAIL: exit status $rc"; ok=1; }
