@@ -122,8 +122,16 @@ void expire(uint64_t seq, const char* target, int64_t start_ns, int64_t ms, MPI_
   expire_on_other_rank(target, check, seq, start_ns, ms, thread_multiple);
 }
 
+/// How late past a deadline the watchdog may wake before it takes this process to have been
+/// suspended itself (stopped, then continued: Open MPI sends SIGCONT before SIGTERM when it ends a
+/// job; a debugger's breakpoint): the others name it, and its call gets the timeout again from
+/// now instead of this process blaming ranks that were only waiting for it.
+constexpr int64_t kSuspendedNs = 1'000'000'000;
+
 void watchdog_loop() {
   Watch& w = watch();
+  uint64_t restarted_seq = 0;  // the call whose clock was restarted, and when
+  int64_t restarted_at = 0;
   for (;;) {
     const uint64_t seq = w.seq.load(std::memory_order_acquire);
     if (seq == 0) {
@@ -133,9 +141,16 @@ void watchdog_loop() {
       w.idle.store(false);
       continue;
     }
-    const int64_t start = w.start_ns.load(), ms = w.timeout_ms.load();
+    const int64_t start = seq == restarted_seq ? restarted_at : w.start_ns.load();
+    const int64_t ms = w.timeout_ms.load();
     const int64_t deadline = start + ms * 1'000'000;
-    if (now_ns() < deadline) {
+    const int64_t now = now_ns();
+    if (now - deadline > kSuspendedNs && w.seq.load(std::memory_order_acquire) == seq) {
+      restarted_seq = seq;
+      restarted_at = now;
+      continue;
+    }
+    if (now < deadline) {
       std::unique_lock<std::mutex> lock(w.mu);
       w.sleeping_until_ns.store(deadline);
       w.cv.wait_until(lock, at_ns(deadline));

@@ -13,6 +13,10 @@
 //  - another rank reports to rank 0 and waits until twice the timeout for rank 0 to end the job;
 //    when its own call is still in flight then, it names rank 0 and calls MPI_Abort; when the call
 //    completed meanwhile (it was slow, not stuck), it goes on.
+// A watchdog that wakes more than 1 s past its deadline takes its own process to have been
+// suspended (stopped, then continued: Open MPI continues a stopped rank before it kills it; a
+// debugger): the other ranks name it, and its call gets the timeout again from then, so a rank
+// that was stopped never blames the ranks that were waiting for it.
 // MPI calls from the watchdog need MPI_THREAD_MULTIPLE (what this library asks for); with a lower
 // thread level (a program that initialized MPI itself) the watchdog names no rank, it only prints
 // and calls MPI_Abort.
