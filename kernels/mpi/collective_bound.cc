@@ -22,6 +22,7 @@ struct Watch {
   std::atomic<int64_t> start_ns{0};  // steady_clock at arming
   std::atomic<int64_t> timeout_ms{0};
   std::atomic<MPI_Comm> check{MPI_COMM_NULL};
+  std::atomic<const std::vector<int>*> members{nullptr};
   std::atomic<bool> thread_multiple{false};
   std::atomic<bool> idle{false};                      // the thread waits for an arm, no deadline
   std::atomic<int64_t> sleeping_until_ns{INT64_MAX};  // the deadline it sleeps until otherwise
@@ -51,31 +52,30 @@ Clock::time_point at_ns(int64_t ns) {
 /// standard's minimum (32767) read as a window of 2^14 collectives.
 int report_tag(uint64_t seq) { return 16384 + static_cast<int>(seq % 16384); }
 
-/// What the other ranks' reports say, on world rank 0: the ranks that did not report within
+const char* const kHead = " (checked mode, hhlo::mpi::set_timeout), although every rank reached it";
+
+/// What the other members' reports say, on the collective's first member (`members`: the world
+/// ranks of its communicator, in its order): the world ranks that did not report within
 /// `grace_ms` that they are still inside collective `seq`.
-std::vector<int> silent_ranks(MPI_Comm check, uint64_t seq, int64_t grace_ms) {
-  int n = 0;
-  MPI_Comm_size(check, &n);
-  std::vector<int64_t> notes(static_cast<size_t>(n), 0);
-  std::vector<MPI_Request> reqs(static_cast<size_t>(n), MPI_REQUEST_NULL);
-  for (int q = 1; q < n; ++q)
-    MPI_Irecv(&notes[static_cast<size_t>(q)], 1, MPI_INT64_T, q, report_tag(seq), check,
-              &reqs[static_cast<size_t>(q)]);
-  return wait_until(reqs, Clock::now() + std::chrono::milliseconds(grace_ms));
+std::vector<int> silent_ranks(MPI_Comm check, const std::vector<int>& members, uint64_t seq,
+                              int64_t grace_ms) {
+  const size_t n = members.size();
+  std::vector<int64_t> notes(n, 0);
+  std::vector<MPI_Request> reqs(n, MPI_REQUEST_NULL);
+  for (size_t i = 1; i < n; ++i)
+    MPI_Irecv(&notes[i], 1, MPI_INT64_T, members[i], report_tag(seq), check, &reqs[i]);
+  std::vector<int> silent;
+  for (int i : wait_until(reqs, Clock::now() + std::chrono::milliseconds(grace_ms)))
+    silent.push_back(members[static_cast<size_t>(i)]);
+  return silent;
 }
 
-/// The watchdog found call `seq` in flight at its timeout (world rank 0's part: name the ranks
-/// that did not report, end the job).
-[[noreturn]] void expire_on_rank_zero(const char* target, MPI_Comm check, uint64_t seq, int64_t ms,
-                                      bool thread_multiple) {
-  const std::string head = "this collective did not complete within " + seconds_text(ms) +
-                           " (checked mode, hhlo::mpi::set_timeout), although every rank reached "
-                           "it";
-  if (!thread_multiple)
-    abort_job(target, head +
-                          ": a rank stopped (SIGSTOP, a debugger, a swapped-out node), hung or "
-                          "too slow inside it (MPI gave no MPI_THREAD_MULTIPLE: no rank named)");
-  std::vector<int> silent = silent_ranks(check, seq, std::min<int64_t>(ms, 1000));
+/// The watchdog found call `seq` in flight at its timeout, on the collective's first member
+/// (world rank 0 for the world): name the members that did not report, end the job.
+[[noreturn]] void expire_on_first(const char* target, MPI_Comm check,
+                                  const std::vector<int>& members, uint64_t seq, int64_t ms) {
+  const std::string head = "this collective did not complete within " + seconds_text(ms) + kHead;
+  std::vector<int> silent = silent_ranks(check, members, seq, std::min<int64_t>(ms, 1000));
   if (silent.empty())
     abort_job(target, head +
                           "; every rank is still inside it: too slow for the timeout, or MPI "
@@ -85,14 +85,14 @@ std::vector<int> silent_ranks(MPI_Comm check, uint64_t seq, int64_t grace_ms) {
                         "node), hung or too slow inside it");
 }
 
-/// Another rank's part: report to rank 0, then wait until twice the timeout for rank 0 to end the
-/// job. Returns when call `seq` completed meanwhile (it was slow, not stuck).
-void expire_on_other_rank(const char* target, MPI_Comm check, uint64_t seq, int64_t start_ns,
-                          int64_t ms, bool thread_multiple) {
+/// Another member's part: report to the first member, then wait until twice the timeout for it
+/// to end the job. Returns when call `seq` completed meanwhile (it was slow, not stuck).
+void expire_on_other(const char* target, MPI_Comm check, int first, uint64_t seq, int64_t start_ns,
+                     int64_t ms) {
   MPI_Request req = MPI_REQUEST_NULL;
   static int64_t note = 0;  // the report's buffer must outlive the pending send
   note = static_cast<int64_t>(seq);
-  if (thread_multiple) MPI_Isend(&note, 1, MPI_INT64_T, 0, report_tag(seq), check, &req);
+  MPI_Isend(&note, 1, MPI_INT64_T, first, report_tag(seq), check, &req);
   const int64_t until = start_ns + 2 * ms * 1'000'000;
   Watch& w = watch();
   while (now_ns() < until) {
@@ -107,19 +107,25 @@ void expire_on_other_rank(const char* target, MPI_Comm check, uint64_t seq, int6
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   if (w.seq.load(std::memory_order_acquire) != seq) return;
-  abort_job(target, "this collective did not complete within " + seconds_text(ms) +
-                        " (checked mode, hhlo::mpi::set_timeout), although every rank reached it, "
-                        "and rank 0 did not end the job within twice that: rank 0 stopped "
-                        "(SIGSTOP, a debugger, a swapped-out node), hung or too slow inside it");
+  const std::string who = "rank " + std::to_string(first);
+  abort_job(target, "this collective did not complete within " + seconds_text(ms) + kHead +
+                        ", and " + who + (first == 0 ? "" : " (its communicator's first rank)") +
+                        " did not end the job within twice that: " + who +
+                        " stopped (SIGSTOP, a debugger, a swapped-out node), hung or too slow "
+                        "inside it");
 }
 
-/// Call `seq` is still armed at its deadline: end the job (or go on, see expire_on_other_rank).
+/// Call `seq` is still armed at its deadline: end the job (or go on, see expire_on_other).
 void expire(uint64_t seq, const char* target, int64_t start_ns, int64_t ms, MPI_Comm check,
-            bool thread_multiple) {
+            const std::vector<int>& members, bool thread_multiple) {
+  if (!thread_multiple || members.empty())
+    abort_job(target, "this collective did not complete within " + seconds_text(ms) + kHead +
+                          ": a rank stopped (SIGSTOP, a debugger, a swapped-out node), hung or "
+                          "too slow inside it (MPI gave no MPI_THREAD_MULTIPLE: no rank named)");
   int rank = 0;
-  if (thread_multiple) MPI_Comm_rank(check, &rank);
-  if (rank == 0) expire_on_rank_zero(target, check, seq, ms, thread_multiple);
-  expire_on_other_rank(target, check, seq, start_ns, ms, thread_multiple);
+  MPI_Comm_rank(check, &rank);
+  if (rank == members[0]) expire_on_first(target, check, members, seq, ms);
+  expire_on_other(target, check, members[0], seq, start_ns, ms);
 }
 
 /// How late past a deadline the watchdog may wake before it takes this process to have been
@@ -158,13 +164,15 @@ void watchdog_loop() {
       continue;
     }
     if (w.seq.load(std::memory_order_acquire) != seq) continue;  // completed, or another call
-    expire(seq, w.target.load(), start, ms, w.check.load(), w.thread_multiple.load());
+    expire(seq, w.target.load(), start, ms, w.check.load(), *w.members.load(),
+           w.thread_multiple.load());
   }
 }
 
 }  // namespace
 
-Armed::Armed(const char* target, MPI_Comm check, int64_t timeout_ms, bool thread_multiple) {
+Armed::Armed(const char* target, MPI_Comm check, const std::vector<int>& members,
+             int64_t timeout_ms, bool thread_multiple) {
   Watch& w = watch();
   static std::once_flag started;
   std::call_once(started, [] { std::thread(watchdog_loop).detach(); });
@@ -173,6 +181,7 @@ Armed::Armed(const char* target, MPI_Comm check, int64_t timeout_ms, bool thread
   w.start_ns.store(start, std::memory_order_relaxed);
   w.timeout_ms.store(timeout_ms, std::memory_order_relaxed);
   w.check.store(check, std::memory_order_relaxed);
+  w.members.store(&members, std::memory_order_relaxed);
   w.thread_multiple.store(thread_multiple, std::memory_order_relaxed);
   w.seq.store(++w.armed_count);  // seq_cst: ordered before the read of idle below
   // Wake the thread only when it waits for no deadline, or for a later one than this call's (a

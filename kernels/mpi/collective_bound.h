@@ -6,13 +6,13 @@
 // atomic stores: the call itself stays MPI's blocking one, about 1 us for a small allreduce where
 // MPI_Iallreduce polled with MPI_Test costs about 6 us). When a call is still in flight at the
 // timeout, the watchdog ends the job naming what it can (docs/distributed.md, "A dead rank"):
-//  - world rank 0 gives the other ranks up to min(timeout, 1 s) to report that they are still
-//    inside the call too (a small message on the checked-mode communicator, tagged with the
-//    collective's number), names those that did not (stopped or hung inside it), and calls
-//    MPI_Abort;
-//  - another rank reports to rank 0 and waits until twice the timeout for rank 0 to end the job;
-//    when its own call is still in flight then, it names rank 0 and calls MPI_Abort; when the call
-//    completed meanwhile (it was slow, not stuck), it goes on.
+//  - the communicator's first rank (world rank 0 for the world) gives the other members up to
+//    min(timeout, 1 s) to report that they are still inside the call too (a small message on the
+//    checked-mode communicator, tagged with the collective's number), names those that did not
+//    (stopped or hung inside it), and calls MPI_Abort;
+//  - another member reports to the first one and waits until twice the timeout for it to end the
+//    job; when its own call is still in flight then, it names the first rank and calls MPI_Abort;
+//    when the call completed meanwhile (it was slow, not stuck), it goes on.
 // A watchdog that wakes more than 1 s past its deadline takes its own process to have been
 // suspended (stopped, then continued: Open MPI continues a stopped rank before it kills it; a
 // debugger): the other ranks name it, and its call gets the timeout again from then, so a rank
@@ -40,11 +40,14 @@ constexpr int64_t kNoBoundMs = 1'000'000'000'000;
 /// Arms the watchdog for the blocking MPI call of collective `target` (a string literal: it is
 /// read by the watchdog thread) for `timeout_ms` from now; the destructor disarms it. One at a
 /// time per process (the kernels' mutex is held). `check` is the checked-mode communicator (a
-/// duplicate of MPI_COMM_WORLD) the report to rank 0 goes over; `thread_multiple` whether MPI
-/// gave MPI_THREAD_MULTIPLE (else the watchdog makes no MPI call but MPI_Abort).
+/// duplicate of MPI_COMM_WORLD) the reports go over; `members` the world ranks of the
+/// collective's communicator in its rank order (kept for the process: the watchdog reads it);
+/// `thread_multiple` whether MPI gave MPI_THREAD_MULTIPLE (else the watchdog makes no MPI call
+/// but MPI_Abort).
 class Armed {
  public:
-  Armed(const char* target, MPI_Comm check, int64_t timeout_ms, bool thread_multiple);
+  Armed(const char* target, MPI_Comm check, const std::vector<int>& members, int64_t timeout_ms,
+        bool thread_multiple);
   ~Armed();
   Armed(const Armed&) = delete;
   Armed& operator=(const Armed&) = delete;

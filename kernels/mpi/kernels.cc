@@ -51,6 +51,7 @@ struct State {
   MPI_Comm world = MPI_COMM_NULL;  // our duplicate of MPI_COMM_WORLD
   MPI_Comm check = MPI_COMM_NULL;  // another one, for checked mode's signature exchange
   std::map<std::vector<int64_t>, MPI_Comm> groups;
+  std::map<MPI_Comm, std::vector<int>> world_ranks;  // of each communicator's members, in order
   MPI_Op f16_ops[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
   MPI_Op bf16_ops[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
 };
@@ -533,15 +534,36 @@ ffi::Error begin(const char* target, ffi::Span<const int64_t> members, int64_t g
   return ffi::Error::Success();
 }
 
+/// The world ranks of `comm`'s members in its rank order (MPI_Group_translate_ranks; cached for
+/// the process, the mutex is held).
+const std::vector<int>& world_ranks_of(MPI_Comm comm) {
+  State& s = state();
+  auto [it, added] = s.world_ranks.try_emplace(comm);
+  if (!added) return it->second;
+  MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+  MPI_Comm_group(comm, &group);
+  MPI_Comm_group(s.world, &world);
+  int n = 0;
+  MPI_Group_size(group, &n);
+  std::vector<int> ranks(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) ranks[static_cast<size_t>(i)] = i;
+  it->second.resize(static_cast<size_t>(n));
+  MPI_Group_translate_ranks(group, n, ranks.data(), world, it->second.data());
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  return it->second;
+}
+
 /// Runs `mpi_call`, the collective's blocking MPI call, and returns its status. In checked mode
 /// it is bounded by the timeout: a watchdog ends the job when the call is still in flight then
 /// (collective_bound.h). Unchecked, or with no bound (set_timeout's saturated maximum, `inf`), it
 /// runs as it is.
 template <typename F>
-int bounded(const char* target, F&& mpi_call) {
+int bounded(const char* target, const Call& c, F&& mpi_call) {
   const int64_t ms = timeout_ms().load();
   if (!checked_flag().load() || ms >= bound::kNoBoundMs) return mpi_call();
-  bound::Armed armed(target, state().check, ms, state().thread_level >= MPI_THREAD_MULTIPLE);
+  bound::Armed armed(target, state().check, world_ranks_of(c.comm), ms,
+                     state().thread_level >= MPI_THREAD_MULTIPLE);
   return mpi_call();
 }
 
@@ -571,7 +593,7 @@ ffi::Error allreduce(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffe
     if (!to_count(x.element_count(), count)) return too_big(target, x.element_count());
     const void* send = send_buffer(x, y->untyped_data());
     if (int rc = bounded(
-            target,
+            target, c,
             [&] { return MPI_Allreduce(send, y->untyped_data(), count, c.type, mop, c.comm); });
         rc)
       return mpi_failed(target, "MPI_Allreduce", rc);
@@ -598,7 +620,7 @@ ffi::Error allgather(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffe
     int count = 0, total = 0;
     if (!to_count(y->element_count(), total)) return too_big(target, y->element_count());
     count = static_cast<int>(x.element_count());
-    if (int rc = bounded(target,
+    if (int rc = bounded(target, c,
                          [&] {
                            return MPI_Allgather(x.untyped_data(), count, c.type, y->untyped_data(),
                                                 count, c.type, c.comm);
@@ -631,7 +653,7 @@ ffi::Error reduce_scatter(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::Any
     int count = 0, total = 0;
     if (!to_count(x.element_count(), total)) return too_big(target, x.element_count());
     count = static_cast<int>(y->element_count());
-    if (int rc = bounded(target,
+    if (int rc = bounded(target, c,
                          [&] {
                            return MPI_Reduce_scatter_block(x.untyped_data(), y->untyped_data(),
                                                            count, c.type, mop, c.comm);
@@ -664,7 +686,7 @@ ffi::Error alltoall(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffer
     if (!to_count(x.element_count(), count)) return too_big(target, x.element_count());
     count = c.size ? count / c.size : 0;
     const void* send = send_buffer(x, y->untyped_data());
-    if (int rc = bounded(target,
+    if (int rc = bounded(target, c,
                          [&] {
                            return MPI_Alltoall(send, count, c.type, y->untyped_data(), count,
                                                c.type, c.comm);
@@ -695,7 +717,7 @@ ffi::Error bcast(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffer> y
     if (!to_count(x.element_count(), count)) return too_big(target, x.element_count());
     if (c.rank == root && x.untyped_data() != y->untyped_data() && x.size_bytes() > 0)
       std::memcpy(y->untyped_data(), x.untyped_data(), x.size_bytes());
-    if (int rc = bounded(target,
+    if (int rc = bounded(target, c,
                          [&] {
                            return MPI_Bcast(y->untyped_data(), count, c.type,
                                             static_cast<int>(root), c.comm);
@@ -738,7 +760,7 @@ ffi::Error sendrecv(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffer
     int count = 0;
     if (!to_count(x.element_count(), count)) return too_big(target, x.element_count());
     constexpr int kTag = 2417;
-    int rc = bounded(target, [&] {
+    int rc = bounded(target, c, [&] {
       return x.untyped_data() == y->untyped_data()
                  ? MPI_Sendrecv_replace(y->untyped_data(), count, c.type, dest, kTag, source, kTag,
                                         c.comm, MPI_STATUS_IGNORE)
@@ -761,7 +783,7 @@ ffi::Error barrier(ffi::AnyBuffer, ffi::Result<ffi::AnyBuffer> token,
     Call c;
     if (auto e = begin(target, groups, group_size, ffi::DataType::TOKEN, {}, 0, c); e.failure())
       return e;
-    if (int rc = bounded(target, [&] { return MPI_Barrier(c.comm); }); rc)
+    if (int rc = bounded(target, c, [&] { return MPI_Barrier(c.comm); }); rc)
       return mpi_failed(target, "MPI_Barrier", rc);
     clear_token(token);
     return ffi::Error::Success();

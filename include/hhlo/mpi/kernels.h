@@ -62,11 +62,11 @@ int world_size();
 /// collective within T s ..." on stderr and ends the job with MPI_Abort (the other ranks name
 /// rank 0 after twice the timeout when rank 0 is the one missing). Once every rank arrived, the
 /// collective's MPI call is bounded by timeout() too: a watchdog thread ends the job (MPI_Abort)
-/// when the call is still in flight then, rank 0 printing "hhlo::mpi: <target>: this collective
-/// did not complete within T s ...; rank R did not answer since: stopped ..." after up to 1 s more
-/// (R: the ranks that did not report to it that they are still inside), another rank naming rank 0
-/// after twice the timeout when rank 0 is the one stopped or hung (docs/distributed.md, "A dead
-/// rank"). Costs two small messages per rank per collective, and about 60 ns to arm and disarm
+/// when the call is still in flight then, the communicator's first rank (rank 0 for the world)
+/// printing "hhlo::mpi: <target>: this collective did not complete within T s ...; rank R did not
+/// answer since: stopped ..." after up to 1 s more (R: the ranks that did not report to it that
+/// they are still inside), another rank naming the first one after twice the timeout when that
+/// one is stopped or hung (docs/distributed.md, "A dead rank"). Costs two small messages per rank per collective, and about 60 ns to arm and disarm
 /// the watchdog. Set it the same way on every rank, before the executions it should cover.
 void set_checked(bool on);
 /// Whether checked mode is on.
