@@ -66,8 +66,9 @@ int world_size();
 /// printing "hhlo::mpi: <target>: this collective did not complete within T s ...; rank R did not
 /// answer since: stopped ..." after up to 1 s more (R: the ranks that did not report to it that
 /// they are still inside), another rank naming the first one after twice the timeout when that
-/// one is stopped or hung (docs/distributed.md, "A dead rank"). Costs two small messages per rank per collective, and about 60 ns to arm and disarm
-/// the watchdog. Set it the same way on every rank, before the executions it should cover.
+/// one is stopped or hung (docs/distributed.md, "A dead rank"). Costs two small messages per rank
+/// per collective, and about 60 ns to arm and disarm the watchdog. Set it the same way on every
+/// rank, before the executions it should cover.
 void set_checked(bool on);
 /// Whether checked mode is on.
 bool checked();
