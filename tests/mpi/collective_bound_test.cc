@@ -40,7 +40,6 @@ std::vector<float> f32s(const Array& a) { return a.to_vector<float>(); }
 // r's a = [(r+1), 10(r+1), 100(r+1)] and x[q][k] = 100r + 10q + k ([N, 2]).
 TEST(MpiCollectiveBound, EveryCollectiveGivesItsValuesUnderAShortTimeout) {
   ASSERT_TRUE(mpi::checked());
-  ShortTimeout t(std::chrono::seconds(3));
   const int n = N(), r = R();
   const mpi::Comm world = mpi::Comm::world(n);
   Module m;
@@ -55,6 +54,8 @@ TEST(MpiCollectiveBound, EveryCollectiveGivesItsValuesUnderAShortTimeout) {
   Tensor shifted = mpi::shift(a, 1, world);
   mpi::barrier(f, world);
   f.ret({sum, max, gathered, scattered, exchanged, broadcast, shifted});
+  mpi_session().compile(m);  // before the short timeout: ranks compile at different speeds
+  ShortTimeout t(std::chrono::seconds(3));
   const float s = float(r + 1);
   std::vector<float> xs;
   for (int q = 0; q < n; ++q)
@@ -85,10 +86,11 @@ TEST(MpiCollectiveBound, EveryCollectiveGivesItsValuesUnderAShortTimeout) {
 // The watchdog is disarmed when a call returns: a gap between collectives longer than the
 // timeout (every rank idles 1.5 s under a 0.5 s timeout) ends nothing.
 TEST(MpiCollectiveBound, TimeBetweenCollectivesIsNotBounded) {
-  ShortTimeout t(std::chrono::milliseconds(500));
   Module m;
   Func& f = m.add_func("main", {TensorType{DType::f32, {2}}});
   f.ret({mpi::allreduce(f.arg(0))});
+  mpi_session().compile(m);  // before the short timeout, as above
+  ShortTimeout t(std::chrono::milliseconds(500));
   const float n = float(N());
   for (int i = 0; i < 2; ++i) {
     std::vector<Array> got = mpi_session().run(m, {Array::from<float>({2}, {1, 2})});
@@ -105,13 +107,13 @@ int group_of(const mpi::Comm& comm, int r) {
 }
 
 /// Runs one 64 MiB allreduce over `comm` (16 Mi f32: many rounds of MPI's algorithm, tens of
-/// milliseconds or more) under a 3 s timeout, first normally (ones: the sum is the world size),
-/// then again with world rank `stopped` stopping itself (SIGSTOP) as soon as its kernel hands the
-/// buffer to MPI: a thread watches mpi::in_place_collectives(), which the kernel counts just before
-/// calling MPI_Allreduce, after checked mode found every rank there. The rank writes its process id
-/// to $HHLO_TEST_STOPPED_PID_FILE first, for the script to time the end and clean up.
+/// milliseconds or more), first normally (ones: the sum is the communicator's size), then again
+/// under a 3 s timeout with world rank `stopped` stopping itself (SIGSTOP) as soon as its kernel
+/// hands the buffer to MPI: a thread watches mpi::in_place_collectives(), which the kernel counts
+/// just before calling MPI_Allreduce, after checked mode found every rank there. The rank writes
+/// its process id to $HHLO_TEST_STOPPED_PID_FILE first, for the script to time the end and clean
+/// up.
 void stop_inside_allreduce(int stopped, const mpi::Comm& comm = mpi::Comm::world()) {
-  ShortTimeout t(std::chrono::seconds(3));
   constexpr int64_t kLen = int64_t(1) << 24;
   Module m;
   Func& f = m.add_func("main", {TensorType{DType::f32, {kLen}}});
@@ -122,6 +124,7 @@ void stop_inside_allreduce(int stopped, const mpi::Comm& comm = mpi::Comm::world
   std::vector<float> first = exe.execute({&x})[0].to_host().to_vector<float>();
   ASSERT_EQ(first.front(), float(comm.is_world() ? N() : comm.group_size));
   ASSERT_EQ(first.back(), first.front());
+  ShortTimeout t(std::chrono::seconds(3));  // after compiling and filling 64 MiB: no skew left
   if (R() == stopped) {
     if (const char* path = std::getenv("HHLO_TEST_STOPPED_PID_FILE")) {
       if (std::FILE* out = std::fopen(path, "w")) {
