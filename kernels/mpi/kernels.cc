@@ -22,9 +22,9 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
+#include "collective_bound.h"
 #include "hhlo/core/dtype.h"
 #include "hhlo/core/error.h"
 #include "hhlo/runtime/custom_call.h"
@@ -51,6 +51,7 @@ struct State {
   MPI_Comm world = MPI_COMM_NULL;  // our duplicate of MPI_COMM_WORLD
   MPI_Comm check = MPI_COMM_NULL;  // another one, for checked mode's signature exchange
   std::map<std::vector<int64_t>, MPI_Comm> groups;
+  std::map<MPI_Comm, std::vector<int>> world_ranks;  // of each communicator's members, in order
   MPI_Op f16_ops[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
   MPI_Op bf16_ops[4] = {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL};
 };
@@ -371,49 +372,11 @@ std::atomic<int64_t>& timeout_ms() {
   return ms;
 }
 
-using Clock = std::chrono::steady_clock;
-
-/// MPI_Test on every request until all completed or `deadline`; the indices still pending then.
-std::vector<int> wait_until(std::vector<MPI_Request>& reqs, Clock::time_point deadline) {
-  const Clock::time_point spin_until = Clock::now() + std::chrono::milliseconds(20);
-  for (;;) {
-    std::vector<int> pending;
-    for (size_t i = 0; i < reqs.size(); ++i) {
-      int done = 1;
-      if (reqs[i] != MPI_REQUEST_NULL) MPI_Test(&reqs[i], &done, MPI_STATUS_IGNORE);
-      if (!done) pending.push_back(static_cast<int>(i));
-    }
-    const Clock::time_point now = Clock::now();
-    if (pending.empty() || now >= deadline) return pending;
-    // Spin for the first 20 ms (the common case: the others are microseconds to milliseconds
-    // away; MPI progresses only inside MPI_Test), then poll every half millisecond.
-    if (now < spin_until)
-      std::this_thread::yield();
-    else
-      std::this_thread::sleep_for(std::chrono::microseconds(500));
-  }
-}
-
-std::string ranks_text(const std::vector<int>& ranks) {
-  std::string t = ranks.size() == 1 ? "rank " : "ranks ";
-  for (size_t k = 0; k < ranks.size(); ++k) t += (k ? ", " : "") + std::to_string(ranks[k]);
-  return t;
-}
-
-std::string seconds_text(int64_t ms) {
-  std::string t = std::to_string(ms / 1000);
-  if (ms % 1000) t += "." + std::to_string(1000 + ms % 1000).substr(1);
-  return t + " s";
-}
-
-/// Prints "hhlo::mpi: <target>: <why>" on stderr and ends the job (MPI_Abort on the world): the
-/// ranks that did not arrive may never return, so no error can reach them.
-[[noreturn]] void abort_job(const char* target, const std::string& why) {
-  std::fprintf(stderr, "hhlo::mpi: %s: %s; ending the job (MPI_Abort)\n", target, why.c_str());
-  std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  std::abort();
-}
+using bound::abort_job;
+using bound::Clock;
+using bound::ranks_text;
+using bound::seconds_text;
+using bound::wait_until;
 
 /// Gathers every rank's signature into `all` (n * kSigLen) within the timeout, or ends the job.
 void exchange_signatures(const char* target, const int64_t* mine, int len,
@@ -571,6 +534,39 @@ ffi::Error begin(const char* target, ffi::Span<const int64_t> members, int64_t g
   return ffi::Error::Success();
 }
 
+/// The world ranks of `comm`'s members in its rank order (MPI_Group_translate_ranks; cached for
+/// the process, the mutex is held).
+const std::vector<int>& world_ranks_of(MPI_Comm comm) {
+  State& s = state();
+  auto [it, added] = s.world_ranks.try_emplace(comm);
+  if (!added) return it->second;
+  MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+  MPI_Comm_group(comm, &group);
+  MPI_Comm_group(s.world, &world);
+  int n = 0;
+  MPI_Group_size(group, &n);
+  std::vector<int> ranks(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) ranks[static_cast<size_t>(i)] = i;
+  it->second.resize(static_cast<size_t>(n));
+  MPI_Group_translate_ranks(group, n, ranks.data(), world, it->second.data());
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  return it->second;
+}
+
+/// Runs `mpi_call`, the collective's blocking MPI call, and returns its status. In checked mode
+/// it is bounded by the timeout: a watchdog ends the job when the call is still in flight then
+/// (collective_bound.h). Unchecked, or with no bound (set_timeout's saturated maximum, `inf`), it
+/// runs as it is.
+template <typename F>
+int bounded(const char* target, const Call& c, F&& mpi_call) {
+  const int64_t ms = timeout_ms().load();
+  if (!checked_flag().load() || ms >= bound::kNoBoundMs) return mpi_call();
+  bound::Armed armed(target, state().check, world_ranks_of(c.comm), ms,
+                     state().thread_level >= MPI_THREAD_MULTIPLE);
+  return mpi_call();
+}
+
 uint64_t hash_of(std::string_view s) { return fnv(1469598103934665603ull, s.data(), s.size()); }
 uint64_t hash_of(int64_t v) { return fnv(1469598103934665603ull, &v, sizeof v); }
 uint64_t hash_of(ffi::Span<const int64_t> v) {
@@ -596,7 +592,10 @@ ffi::Error allreduce(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffe
     int count = 0;
     if (!to_count(x.element_count(), count)) return too_big(target, x.element_count());
     const void* send = send_buffer(x, y->untyped_data());
-    if (int rc = MPI_Allreduce(send, y->untyped_data(), count, c.type, mop, c.comm); rc)
+    if (int rc = bounded(
+            target, c,
+            [&] { return MPI_Allreduce(send, y->untyped_data(), count, c.type, mop, c.comm); });
+        rc)
       return mpi_failed(target, "MPI_Allreduce", rc);
     clear_token(token);
     return ffi::Error::Success();
@@ -621,8 +620,11 @@ ffi::Error allgather(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffe
     int count = 0, total = 0;
     if (!to_count(y->element_count(), total)) return too_big(target, y->element_count());
     count = static_cast<int>(x.element_count());
-    if (int rc = MPI_Allgather(x.untyped_data(), count, c.type, y->untyped_data(), count, c.type,
-                               c.comm);
+    if (int rc = bounded(target, c,
+                         [&] {
+                           return MPI_Allgather(x.untyped_data(), count, c.type, y->untyped_data(),
+                                                count, c.type, c.comm);
+                         });
         rc)
       return mpi_failed(target, "MPI_Allgather", rc);
     clear_token(token);
@@ -651,8 +653,11 @@ ffi::Error reduce_scatter(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::Any
     int count = 0, total = 0;
     if (!to_count(x.element_count(), total)) return too_big(target, x.element_count());
     count = static_cast<int>(y->element_count());
-    if (int rc = MPI_Reduce_scatter_block(x.untyped_data(), y->untyped_data(), count, c.type, mop,
-                                          c.comm);
+    if (int rc = bounded(target, c,
+                         [&] {
+                           return MPI_Reduce_scatter_block(x.untyped_data(), y->untyped_data(),
+                                                           count, c.type, mop, c.comm);
+                         });
         rc)
       return mpi_failed(target, "MPI_Reduce_scatter_block", rc);
     clear_token(token);
@@ -681,7 +686,12 @@ ffi::Error alltoall(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffer
     if (!to_count(x.element_count(), count)) return too_big(target, x.element_count());
     count = c.size ? count / c.size : 0;
     const void* send = send_buffer(x, y->untyped_data());
-    if (int rc = MPI_Alltoall(send, count, c.type, y->untyped_data(), count, c.type, c.comm); rc)
+    if (int rc = bounded(target, c,
+                         [&] {
+                           return MPI_Alltoall(send, count, c.type, y->untyped_data(), count,
+                                               c.type, c.comm);
+                         });
+        rc)
       return mpi_failed(target, "MPI_Alltoall", rc);
     clear_token(token);
     return ffi::Error::Success();
@@ -707,7 +717,12 @@ ffi::Error bcast(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffer> y
     if (!to_count(x.element_count(), count)) return too_big(target, x.element_count());
     if (c.rank == root && x.untyped_data() != y->untyped_data() && x.size_bytes() > 0)
       std::memcpy(y->untyped_data(), x.untyped_data(), x.size_bytes());
-    if (int rc = MPI_Bcast(y->untyped_data(), count, c.type, static_cast<int>(root), c.comm); rc)
+    if (int rc = bounded(target, c,
+                         [&] {
+                           return MPI_Bcast(y->untyped_data(), count, c.type,
+                                            static_cast<int>(root), c.comm);
+                         });
+        rc)
       return mpi_failed(target, "MPI_Bcast", rc);
     clear_token(token);
     return ffi::Error::Success();
@@ -745,11 +760,13 @@ ffi::Error sendrecv(ffi::AnyBuffer x, ffi::AnyBuffer, ffi::Result<ffi::AnyBuffer
     int count = 0;
     if (!to_count(x.element_count(), count)) return too_big(target, x.element_count());
     constexpr int kTag = 2417;
-    int rc = x.untyped_data() == y->untyped_data()
+    int rc = bounded(target, c, [&] {
+      return x.untyped_data() == y->untyped_data()
                  ? MPI_Sendrecv_replace(y->untyped_data(), count, c.type, dest, kTag, source, kTag,
                                         c.comm, MPI_STATUS_IGNORE)
                  : MPI_Sendrecv(x.untyped_data(), count, c.type, dest, kTag, y->untyped_data(),
                                 count, c.type, source, kTag, c.comm, MPI_STATUS_IGNORE);
+    });
     if (rc) return mpi_failed(target, "MPI_Sendrecv", rc);
     if (source == MPI_PROC_NULL && y->size_bytes() > 0)
       std::memset(y->untyped_data(), 0, y->size_bytes());
@@ -766,7 +783,8 @@ ffi::Error barrier(ffi::AnyBuffer, ffi::Result<ffi::AnyBuffer> token,
     Call c;
     if (auto e = begin(target, groups, group_size, ffi::DataType::TOKEN, {}, 0, c); e.failure())
       return e;
-    if (int rc = MPI_Barrier(c.comm); rc) return mpi_failed(target, "MPI_Barrier", rc);
+    if (int rc = bounded(target, c, [&] { return MPI_Barrier(c.comm); }); rc)
+      return mpi_failed(target, "MPI_Barrier", rc);
     clear_token(token);
     return ffi::Error::Success();
   });
@@ -887,8 +905,7 @@ void set_timeout(std::chrono::milliseconds t) {
                 std::to_string(t.count()) + " ms");
   // Saturated: the deadlines add twice the timeout to steady_clock's nanoseconds, which a
   // larger one overflowed into the past (the job ended at once).
-  constexpr int64_t kMaxMs = 1'000'000'000'000;  // about 31.7 years: no bound in practice
-  timeout_ms().store(std::min<int64_t>(t.count(), kMaxMs));
+  timeout_ms().store(std::min<int64_t>(t.count(), bound::kNoBoundMs));
 }
 std::chrono::milliseconds timeout() { return std::chrono::milliseconds(timeout_ms().load()); }
 bool checked() { return checked_flag().load(); }

@@ -58,8 +58,9 @@ const bool registered = register_command({
           ->needs(mpi_flag);
       auto timeout = std::make_shared<double>(120);
       sub.add_option("--mpi-timeout", *timeout,
-                     "With --mpi: seconds every rank may be late at a collective before the job "
-                     "is ended naming it (checked mode; default 120; inf: no bound)")
+                     "With --mpi: seconds every rank may be late at a collective, and a "
+                     "collective may take, before the job is ended naming the rank (checked "
+                     "mode; default 120; inf: no bound)")
           ->check(time_limit_validator())
           ->needs(mpi_flag);
       sub.add_flag("!--no-progress", o->progress, "One line per epoch, no progress bar");

@@ -60,15 +60,22 @@ int world_size();
 /// bounded by timeout(): when a rank has not arrived by then (it hangs, is slower than the
 /// timeout, or runs other code), rank 0 prints "hhlo::mpi: <target>: rank R did not reach this
 /// collective within T s ..." on stderr and ends the job with MPI_Abort (the other ranks name
-/// rank 0 after twice the timeout when rank 0 is the one missing). Costs two small messages per
-/// rank per collective. Set it the same way on every rank, before the executions it should cover.
+/// rank 0 after twice the timeout when rank 0 is the one missing). Once every rank arrived, the
+/// collective's MPI call is bounded by timeout() too: a watchdog thread ends the job (MPI_Abort)
+/// when the call is still in flight then, the communicator's first rank (rank 0 for the world)
+/// printing "hhlo::mpi: <target>: this collective did not complete within T s ...; rank R did not
+/// answer since: stopped ..." after up to 1 s more (R: the ranks that did not report to it that
+/// they are still inside), another rank naming the first one after twice the timeout when that
+/// one is stopped or hung (docs/distributed.md, "A dead rank"). Costs two small messages per rank
+/// per collective, and about 60 ns to arm and disarm the watchdog. Set it the same way on every
+/// rank, before the executions it should cover.
 void set_checked(bool on);
 /// Whether checked mode is on.
 bool checked();
-/// How long checked mode waits for every rank at a collective (default 120 s; see set_checked).
-/// Throws hhlo::Error when `t` is not positive; one past 10^12 ms (about 31.7 years, no bound in
-/// practice) is taken as 10^12 ms, so no deadline overflows the clock. Set it the same way on
-/// every rank.
+/// How long checked mode waits for every rank at a collective, and for the collective's MPI call
+/// (default 120 s; see set_checked). Throws hhlo::Error when `t` is not positive; one past 10^12
+/// ms (about 31.7 years, no bound in practice) is taken as 10^12 ms, so no deadline overflows the
+/// clock, and with 10^12 ms no watchdog is armed. Set it the same way on every rank.
 void set_timeout(std::chrono::milliseconds t);
 /// The timeout of checked mode.
 std::chrono::milliseconds timeout();
