@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -136,6 +137,15 @@ const std::vector<std::string_view>* sdy_attr_names(std::string_view op) {
   if (op == "sharding_constraint") return &constraint;
   if (op == "return") return &none;
   return nullptr;
+}
+
+/// `dialect.op` of identifier characters, not starting with a digit or '.'.
+bool is_op_name(std::string_view n) {
+  if (n.empty() || !(std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_')) return false;
+  for (char ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '$' && ch != '.')
+      return false;
+  return n.find('.') != std::string_view::npos;
 }
 
 bool same(const Location& a, const Location& b) {
@@ -383,6 +393,9 @@ void IrReader::op(Cursor& c) {
   // Plain MLIR bytecode: stablehlo, chlo and func ops (and any other dialect's op without
   // properties) as they are, as the text parser reads an op of any name.
   bool plain = dialect != "vhlo" && dialect != "sdy" && dialect != "builtin";
+  if (plain && !is_op_name(full))  // as the printer writes it and the parser reads it back
+    fail(c, raw.offset, "an op name of letters, digits, '_', '$' and '.'",
+         fmt::format("'{}'", full.substr(0, 64)));
   bool known =
       sdy || plain || (!base.empty() && (is_op_read(base) || base == "return" || base == "call"));
   if (!known)

@@ -52,15 +52,16 @@ def consts(x):
     # Constants of several dtypes, splats and not: bf16, f16, complex, bool (i1, packed bits),
     # integers of each width.
     b = jnp.array([True, False, True, True, False, False, True, False, True])
+    m = jnp.abs(x) * 10
     return (x.astype(jnp.bfloat16) * jnp.array([1.5, -2.0, 0.25], jnp.bfloat16),
             x.astype(jnp.float16) + jnp.float16(0.5),
             x.astype(jnp.complex64) * jnp.array([1 + 2j, -1j, 3], jnp.complex64),
-            jnp.logical_xor(b, jnp.ones(9, bool)) & (x.sum() > 0),
-            jnp.zeros((2, 3), bool) | (x[:2, None] > 0),
-            x.astype(jnp.int8) + jnp.array([1, -2, 3], jnp.int8),
-            x.astype(jnp.uint8) + jnp.array([200, 1, 7], jnp.uint8),
-            x.astype(jnp.uint32) * jnp.uint32(3000000000),
-            jnp.full((2, 2), 7, jnp.int16))
+            jnp.logical_xor(b, jnp.ones(9, bool)) ^ (x[0] > x[1]),
+            jnp.full((2, 3), True) ^ (jnp.abs(x[:2, None]) > 0.5),
+            (x * 10).astype(jnp.int8) + jnp.array([1, -2, 3], jnp.int8),
+            m.astype(jnp.uint8) + jnp.array([200, 1, 7], jnp.uint8),
+            (m + 1).astype(jnp.uint32) * jnp.uint32(3000000000),
+            jnp.full((2, 2), 7, jnp.int16) * (x[0] * 4).astype(jnp.int16))
 
 
 def scatter_add(x, i, u):
