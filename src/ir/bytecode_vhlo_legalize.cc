@@ -260,9 +260,11 @@ Attribute to_attribute(const BcAttr& a, const Cursor& c, std::string_view name) 
     case BcAttr::Kind::typed:
       return a.value;
     case BcAttr::Kind::type:  // a type as an attribute: its text, as the text parser keeps it
-      if (a.type->kind == BcType::Kind::other)
-        c.fail_at(a.offset, fmt::format("a type read here for '{}'", name),
-                  fmt::format("bytecode: {} not read yet", a.type->what));
+      // (an element or tensor type; the parser reads no function type as an attribute)
+      if (a.type->kind == BcType::Kind::other || a.type->kind == BcType::Kind::function)
+        c.fail_at(
+            a.offset, fmt::format("an element or tensor type for '{}'", name),
+            fmt::format("bytecode: the type {} as an attribute not read yet", type_text(*a.type)));
       return OpaqueAttr{type_text(*a.type)};
     case BcAttr::Kind::array: {
       ArrayAttr out;
