@@ -307,6 +307,9 @@ struct PropAttr {
 /// release that changed the op's attributes (StablehloOps.td, ChloOps.td and func's FuncOps.td
 /// from StableHLO 1.17 to 1.25); nullptr for an op or a count this reader does not know.
 const std::vector<PropAttr>* plain_prop_attrs(std::string_view full, size_t count);
+/// Any layout of op `full` (its attributes and their defaults, the same in every layout), or
+/// nullptr: what an op of bytecode before version 5 (attributes in its dictionary) is read by.
+const std::vector<PropAttr>* plain_prop_any(std::string_view full);
 /// The attribute counts this reader knows for op `full` (an empty list when none).
 std::vector<size_t> plain_prop_counts(std::string_view full);
 /// Every op of the plain table with each of its layouts, for the table's test.
@@ -314,12 +317,12 @@ std::vector<std::pair<std::string_view, const std::vector<PropAttr>*>> plain_pro
 
 // ---- bytecode_stablehlo.cc: plain ops' attributes
 
-/// The attributes `named` of a plain op (`stablehlo.compare`, `chlo.erf`, `mhlo.x`) as
+/// The attributes `named` of plain op `full` (`stablehlo.compare`, `chlo.erf`, `mhlo.x`) as
 /// parse_module makes them from its text: properties and discardable attributes alike, those of
-/// `props` (the op's property layout, or nullptr) equal to their ODS default dropped as the
-/// StableHLO printer elides them. ParseError for an attribute not read yet.
-std::vector<NamedAttr> plain_attrs(const NamedBcAttrs& named, const std::vector<PropAttr>* props,
-                                   const Cursor& c);
+/// the op's layout (`props`, else any layout of `full`) equal to their ODS default dropped as
+/// the StableHLO printer elides them. ParseError for an attribute not read yet.
+std::vector<NamedAttr> plain_attrs(std::string_view full, const NamedBcAttrs& named,
+                                   const std::vector<PropAttr>* props, const Cursor& c);
 
 /// Name of section `id` ("string", "dialect", "IR", ...).
 std::string_view section_name(uint8_t id);

@@ -373,8 +373,9 @@ std::optional<Attribute> layouts(const BcAttr& a, const Cursor& c, std::string_v
 
 }  // namespace
 
-std::vector<NamedAttr> plain_attrs(const NamedBcAttrs& named, const std::vector<PropAttr>* props,
-                                   const Cursor& c) {
+std::vector<NamedAttr> plain_attrs(std::string_view full, const NamedBcAttrs& named,
+                                   const std::vector<PropAttr>* props, const Cursor& c) {
+  if (!props) props = plain_prop_any(full);  // bytecode before version 5: no properties
   std::vector<NamedAttr> out;
   for (const auto& [n, v] : named) {
     bool dropped = false;

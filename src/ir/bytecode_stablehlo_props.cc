@@ -182,6 +182,11 @@ const std::vector<PropAttr>* plain_prop_attrs(std::string_view full, size_t coun
   return nullptr;
 }
 
+const std::vector<PropAttr>* plain_prop_any(std::string_view full) {
+  auto it = table().find(full);
+  return it == table().end() ? nullptr : &it->second.front();
+}
+
 std::vector<size_t> plain_prop_counts(std::string_view full) {
   std::vector<size_t> out;
   auto it = table().find(full);

@@ -429,7 +429,7 @@ void IrReader::op(Cursor& c) {
     fail(c, raw.offset, "func.return ending a function", "func.return in a region");
   } else if (plain) {
     st.name = full;
-    st.attrs = plain_attrs(raw.named, raw.layout, c);
+    st.attrs = plain_attrs(full, raw.named, raw.layout, c);
   } else if (base == "return") {
     st.name = "stablehlo.return";
     if (!raw.named.empty())

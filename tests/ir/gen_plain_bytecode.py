@@ -7,6 +7,9 @@ build/tests/generated/plain_bytecode_jax_new with the newest JAX where the set-u
   - NAME.mlirbc: `jax.jit(f).lower(*args).compiler_ir("stablehlo")` written by
     `module.operation.write_bytecode` (checked here to hold the stablehlo/func/builtin dialects,
     not VHLO);
+  - NAME@vK.mlirbc: the same module at the older bytecode versions K = 0 to 5 (`write_bytecode(
+    desired_version=K)`: before version 5 the ops' attributes are in their dictionaries, not in
+    properties);
   - NAME.mlir: jaxlib's own print of that module with its locations (`get_asm(enable_debug_info=
     True)`), the text the bytecode reader's result must print as;
   - NAME.in<i>.npy / NAME.out<j>.npy: inputs and the outputs JAX computes for them (cases that
@@ -131,6 +134,10 @@ def save(name, module, runs, args=None, fn=None):
     b = buf.getvalue()
     assert b.startswith(b"ML\xefR") and b"vhlo" not in b, name  # plain, not a portable artifact
     (out / f"{name}.mlirbc").write_bytes(b)
+    for version in range(6):
+        older = io.BytesIO()
+        module.operation.write_bytecode(older, desired_version=version)
+        (out / f"{name}@v{version}.mlirbc").write_bytes(older.getvalue())
     (out / f"{name}.mlir").write_text(module.operation.get_asm(enable_debug_info=True))
     if runs:
         outs = jax.tree_util.tree_leaves(jax.jit(fn)(*args))
