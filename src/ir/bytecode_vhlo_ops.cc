@@ -281,9 +281,9 @@ RawOp IrReader::op_header(Cursor& c) {
   return op;
 }
 
-// The properties of a plain op: one attribute index per attribute of its ODS definition, sorted
-// by name (an optional one as writeOptionalAttribute: index << 1 | 1, or 0 when absent). How many
-// the blob holds tells which of the op's known layouts wrote it.
+// The properties of a plain op: one attribute index per attribute of its ODS definition, in its
+// layout's order (ODS sorts them by name; an optional one as writeOptionalAttribute: index << 1 |
+// 1, or 0 when absent). How many the blob holds tells which of the op's known layouts wrote it.
 void IrReader::plain_props(const Cursor& c, RawOp& op) {
   std::string full = fmt::format("{}.{}", r_.dialect_name(op.name->dialect), op.name->name);
   Cursor probe = *op.props;
