@@ -1,9 +1,12 @@
 // The MLIR bytecode reader's state (internal; hhlo/ir/bytecode.h is the interface). The reader is
 // split by topic: bytecode_reader.cc (cursor, varints, sections, strings, dialects, the
-// attribute/type tables, properties), bytecode_vhlo_types.cc (VHLO and builtin types),
-// bytecode_vhlo_attrs.cc (VHLO and builtin attributes, locations), bytecode_vhlo_codes.cc (the
-// VHLO attribute and type codes), bytecode_vhlo_ops.cc (the IR
-// section into a Module, VHLO ops and attributes mapped to StableHLO).
+// attribute/type tables, properties), bytecode_builtin.cc (the builtin dialect's types and
+// attributes, locations), bytecode_vhlo_types.cc / bytecode_vhlo_attrs.cc (VHLO's),
+// bytecode_vhlo_codes.cc (the VHLO attribute and type codes), bytecode_stablehlo.cc (the
+// stablehlo and chlo dialects' own encodings, and their ops' attributes as parse_module makes
+// them), bytecode_stablehlo_props.cc (the properties of stablehlo, chlo and func ops),
+// bytecode_vhlo_ops.cc (the IR section into a Module: VHLO ops mapped to StableHLO, plain
+// stablehlo/chlo/func ops as they are).
 #pragma once
 
 #include <cstdint>
@@ -91,6 +94,7 @@ struct BcAttr {
     opaque,  // kept as MLIR text in `s`, as the text parser keeps it (OpaqueAttr)
     symbol,  // a builtin `@name` (FlatSymbolRefAttr), name in `s`
     sdy,     // a Shardy attribute: `what` its kind ("sharding", ...), `s` its text after the kind
+    typed,   // already our attribute (`value`): what the text parser makes of its text
     other
   };
   Kind kind = Kind::other;
@@ -102,6 +106,7 @@ struct BcAttr {
   std::vector<const BcAttr*> elems;  // array
   std::vector<std::pair<const BcAttr*, const BcAttr*>> entries;  // dict (keys are strings)
   Location loc;                                                  // location
+  Attribute value = UnitAttr{};                                  // typed
   std::string what;                                              // other: what it is
   size_t offset = 0;
 };
@@ -164,6 +169,13 @@ class Reader {
   BcAttr read_builtin_attr(Cursor& c);
   BcAttr read_sdy_attr(Cursor& c);
   BcAttr read_tensor_data(Cursor& c, const BcType& t);
+  BcAttr read_dense_array(Cursor& c);
+  // ---- bytecode_stablehlo.cc: the stablehlo and chlo dialects' own encodings, and an
+  // attribute written as its text (no encoding of its own), read as the text parser reads it
+  BcType read_stablehlo_type(Cursor& c);
+  BcAttr read_stablehlo_attr(Cursor& c);
+  BcAttr read_chlo_attr(Cursor& c);
+  BcAttr read_text_attr(std::string_view text, const Cursor& c);
 
   std::span<const uint8_t> bytes_;
   BytecodeOptions opts_;
@@ -237,6 +249,9 @@ Attribute sdy_attribute(const BcAttr& a, const Cursor& c);
 /// The mesh of a Shardy mesh attribute, as the text parser reads `sdy.mesh @m = <...>`.
 Mesh sdy_mesh(const BcAttr& a, const Cursor& c);
 
+/// The elements of a 1-D i64 (or index) tensor attribute, a splat expanded; ParseError naming
+/// `name` for another attribute.
+std::vector<int64_t> i64s(const BcAttr& a, const Cursor& c, std::string_view name);
 /// Our tensor type of `t`; ParseError at `at` naming `what` for any other type.
 TensorType tensor_type(const BcType& t, const Cursor& c, size_t at, std::string_view what);
 /// The attribute `a` as parse_module gives it where it is not special to its op (ParseError
@@ -247,6 +262,67 @@ bool is_op_read(std::string_view base);
 /// The StableHLO attributes of op `base` from its VHLO attributes (bytecode_vhlo_legalize.cc).
 std::vector<NamedAttr> legalize_attrs(std::string_view base, const NamedBcAttrs& named,
                                       const Cursor& c, size_t at);
+
+// ---- bytecode_builtin.cc: helpers shared by the dialects' readers
+
+/// An element type.
+BcType element_type(DType d);
+/// A type we have no IR form for, named `what` where it is used.
+BcType other_type(std::string what);
+/// An attribute of kind `k`, nothing else set.
+BcAttr make_attr(BcAttr::Kind k);
+/// An enumeration attribute of kind `kind` ("comparison_direction") holding value `v`.
+BcAttr enum_attr(std::string kind, int64_t v);
+/// MLIR's readAPIntWithKnownWidth: one byte up to 8 bits, else a signed varint (up to 64 bits);
+/// ParseError for wider integers.
+uint64_t read_apint(Cursor& c, int width);
+/// `bits` as a value of integer dtype `t` (sign-extended for the signed ones).
+int64_t sign_fit(uint64_t bits, DType t);
+/// The MLIR text of a type of the table (`f32`, `tensor<2xf32>`, `(tensor<f32>) -> tensor<f32>`,
+/// the text kept for others).
+std::string type_text(const BcType& t);
+/// `#stablehlo.output_operand_alias<...>` as StableHLO prints it.
+std::string output_operand_alias_text(const std::vector<int64_t>& outputs, int64_t operand,
+                                      const std::vector<int64_t>& operand_indices);
+/// `#stablehlo.result_accuracy<...>` as StableHLO prints it (each parameter at its default
+/// elided); mode 0 DEFAULT, 1 HIGHEST, 2 TOLERANCE.
+std::string result_accuracy_text(double atol, double rtol, int64_t ulps, int64_t mode);
+/// ParseError at `at` unless input, kernel and output each name every dimension of `d` once (what
+/// `#stablehlo.conv<..>` can print).
+void check_conv_dims(const ConvDimensionNumbers& d, const Cursor& c, size_t at);
+
+// ---- bytecode_stablehlo_props.cc: the properties of plain (non-VHLO) ops
+
+/// One attribute of an op's properties: its name, whether it may be absent, and for those with an
+/// ODS default the default's MLIR text ("false", "-1", "{}", "[]", "\"\"", "DEFAULT" for
+/// result_accuracy) that the StableHLO printer elides.
+struct PropAttr {
+  std::string_view name;
+  bool optional = false;
+  std::string_view default_text;
+};
+
+/// The attributes, sorted by name, that the properties of op `full` (`stablehlo.sort`,
+/// `chlo.top_k`, `func.func`) hold when they hold `count` of them: one layout per StableHLO or MLIR
+/// release that changed the op's attributes (StablehloOps.td, ChloOps.td and func's FuncOps.td
+/// from StableHLO 1.17 to 1.25); nullptr for an op or a count this reader does not know.
+const std::vector<PropAttr>* plain_prop_attrs(std::string_view full, size_t count);
+/// Any layout of op `full` (its attributes and their defaults, the same in every layout), or
+/// nullptr: what an op of bytecode before version 5 (attributes in its dictionary) is read by.
+const std::vector<PropAttr>* plain_prop_any(std::string_view full);
+/// The attribute counts this reader knows for op `full` (an empty list when none).
+std::vector<size_t> plain_prop_counts(std::string_view full);
+/// Every op of the plain table with each of its layouts, for the table's test.
+std::vector<std::pair<std::string_view, const std::vector<PropAttr>*>> plain_prop_table();
+
+// ---- bytecode_stablehlo.cc: plain ops' attributes
+
+/// The attributes `named` of plain op `full` (`stablehlo.compare`, `chlo.erf`, `mhlo.x`) as
+/// parse_module makes them from its text: properties and discardable attributes alike, those of
+/// the op's layout (`props`, else any layout of `full`) equal to their ODS default dropped as
+/// the StableHLO printer elides them. ParseError for an attribute not read yet.
+std::vector<NamedAttr> plain_attrs(std::string_view full, const NamedBcAttrs& named,
+                                   const std::vector<PropAttr>* props, const Cursor& c);
 
 /// Name of section `id` ("string", "dialect", "IR", ...).
 std::string_view section_name(uint8_t id);

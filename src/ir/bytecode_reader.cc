@@ -1,12 +1,14 @@
-// MLIR bytecode: the cursor (varints, strings, nested sections), the top-level section structure,
-// and the string, dialect, attribute/type-offset, properties and resource sections (MLIR's
-// "MLIR Bytecode Format" document; mlir/lib/Bytecode/Reader/BytecodeReader.cpp).
+// MLIR bytecode: the cursor (varints, strings, nested sections), the attribute/type table (each
+// entry to its dialect's reader), the top-level section structure, and the string, dialect,
+// attribute/type-offset, properties and resource sections (MLIR's "MLIR Bytecode Format"
+// document; mlir/lib/Bytecode/Reader/BytecodeReader.cpp).
 #include <fmt/format.h>
 
 #include <bit>
 #include <cstring>
 
 #include "bytecode_internal.h"
+#include "hhlo/ir/parser.h"
 #include "hhlo/ir/verifier.h"
 #include "stablehlo_names.h"
 
@@ -138,6 +140,93 @@ Depth::Depth(int& depth, const Cursor& c) : d(depth) {
   }
 }
 
+// ---------------------------------------------------------------- the attribute/type table
+
+// Each entry is read on first use and kept: by its dialect's encoding when written with one
+// (`custom`), else from its MLIR text.
+
+const BcType& Reader::type(uint64_t i, const Cursor& c) {
+  if (i >= type_entries_.size())
+    c.fail(fmt::format("a type index below {}", type_entries_.size()), fmt::format("{}", i));
+  if (types_[i]) return *types_[i];
+  if (busy_types_[i]) c.fail("a type that does not contain itself", fmt::format("type {}", i));
+  Depth guard(depth_, c);
+  busy_types_[i] = 1;
+  const Entry& e = type_entries_[i];
+  Cursor ec(this, "attribute/type", e.begin, e.end);
+  BcType t = read_type(e, ec);
+  t.offset = offset_of(e.begin);
+  if (!ec.empty()) ec.fail("the end of the type entry", "trailing bytes");
+  busy_types_[i] = 0;
+  types_[i] = std::make_unique<BcType>(std::move(t));
+  return *types_[i];
+}
+
+BcType Reader::read_type(const Entry& e, Cursor& c) {
+  const std::string& d = dialects_[e.dialect];
+  if (!e.custom) {  // the type's assembly text
+    std::string_view text = c.cstring();
+    if (text.starts_with("tensor<")) {
+      try {
+        TensorType tt = parse_type(text);
+        BcType t;
+        t.kind = BcType::Kind::tensor;
+        t.dtype = tt.dtype;
+        t.dims = tt.dims;
+        return t;
+      } catch (const ParseError&) {  // a tensor type our parser does not read (an encoding, a
+                                     // bound): kept as opaque text below, as any other type is
+      }
+    }
+    return other_type(std::string(text));
+  }
+  if (d == "vhlo") return read_vhlo_type(c);
+  if (d == "builtin") return read_builtin_type(c);
+  if (d == "stablehlo") return read_stablehlo_type(c);
+  return other_type(fmt::format("a type of dialect '{}'", d));
+}
+
+const BcAttr& Reader::attr(uint64_t i, const Cursor& c) {
+  if (i >= attr_entries_.size())
+    c.fail(fmt::format("an attribute index below {}", attr_entries_.size()), fmt::format("{}", i));
+  if (attrs_[i]) return *attrs_[i];
+  if (busy_attrs_[i])
+    c.fail("an attribute that does not contain itself", fmt::format("attribute {}", i));
+  Depth guard(depth_, c);
+  busy_attrs_[i] = 1;
+  const Entry& e = attr_entries_[i];
+  Cursor ec(this, "attribute/type", e.begin, e.end);
+  BcAttr a = read_attr(e, ec);
+  a.offset = offset_of(e.begin);
+  if (!ec.empty()) ec.fail("the end of the attribute entry", "trailing bytes");
+  busy_attrs_[i] = 0;
+  attrs_[i] = std::make_unique<BcAttr>(std::move(a));
+  return *attrs_[i];
+}
+
+BcAttr Reader::read_attr(const Entry& e, Cursor& c) {
+  const std::string& d = dialects_[e.dialect];
+  if (!e.custom) {
+    std::string_view text = c.cstring();
+    // An attribute of a dialect without an encoding of its own (`#chlo<precision HIGH>`, mhlo's)
+    // is its text, read as the text parser reads it. VHLO writes every one of its own encoded: an
+    // unencoded one names itself where it is used.
+    if (d != "vhlo") return read_text_attr(text, c);
+    BcAttr a = make_attr(BcAttr::Kind::other);
+    a.what = std::string(text);
+    return a;
+  }
+  if (d == "vhlo") return read_vhlo_attr(c);
+  if (d == "builtin") return read_builtin_attr(c);
+  if (d == "sdy") return read_sdy_attr(c);
+  if (d == "stablehlo") return read_stablehlo_attr(c);
+  if (d == "chlo") return read_chlo_attr(c);
+  BcAttr a = make_attr(BcAttr::Kind::other);
+  a.what = fmt::format("an attribute of dialect '{}' (its bytecode encoding is not read)", d);
+  c.bytes(c.remaining());
+  return a;
+}
+
 // ---------------------------------------------------------------- sections
 
 Reader::Reader(std::span<const uint8_t> bytes, const BytecodeOptions& options)
@@ -213,7 +302,7 @@ void Reader::read_dialects(Cursor c) {
     dialects_.emplace_back(string_at(name, c));
     if (versioned) {
       uint8_t id = 0;
-      c.section_at(id);  // the dialect's version (VHLO writes none); not needed to read the IR
+      c.section_at(id);  // the dialect's version (VHLO and JAX's writers write none)
       if (id != kDialectVersions)
         c.fail_at(at, "a dialect version section", fmt::format("a {} section", section_name(id)));
     }

@@ -257,6 +257,15 @@ Attribute to_attribute(const BcAttr& a, const Cursor& c, std::string_view name) 
       return SymbolRefAttr{a.s};
     case BcAttr::Kind::sdy:
       return sdy_attribute(a, c);
+    case BcAttr::Kind::typed:
+      return a.value;
+    case BcAttr::Kind::type:  // a type as an attribute: its text, as the text parser keeps it
+      // (an element or tensor type; the parser reads no function type as an attribute)
+      if (a.type->kind == BcType::Kind::other || a.type->kind == BcType::Kind::function)
+        c.fail_at(
+            a.offset, fmt::format("an element or tensor type for '{}'", name),
+            fmt::format("bytecode: the type {} as an attribute not read yet", type_text(*a.type)));
+      return OpaqueAttr{type_text(*a.type)};
     case BcAttr::Kind::array: {
       ArrayAttr out;
       for (const BcAttr* e : a.elems) out.values.push_back(to_attribute(*e, c, name));
@@ -460,27 +469,7 @@ void convolution(Attrs& in, std::vector<NamedAttr>& out) {
   d.output_spatial_dimensions = in.dims("output_spatial_dimensions");
   // Each of input, kernel and output names every dimension once (what `#stablehlo.conv<..>`
   // can print): else a ParseError here, not a module that prints unreadable text.
-  auto permutation = [&](std::string_view what, int64_t a, int64_t b,
-                         const std::vector<int64_t>& sp) {
-    std::vector<int64_t> all = sp;
-    all.push_back(a);
-    all.push_back(b);
-    std::vector<bool> seen(all.size());
-    for (int64_t x : all) {
-      if (x < 0 || x >= static_cast<int64_t>(all.size()) || seen[static_cast<size_t>(x)])
-        in.c.fail_at(in.at,
-                     fmt::format("convolution {} dimensions that are a permutation of 0..{}", what,
-                                 all.size() - 1),
-                     fmt::format("dimension {}", x));
-      seen[static_cast<size_t>(x)] = true;
-    }
-  };
-  permutation("input", d.input_batch_dimension, d.input_feature_dimension,
-              d.input_spatial_dimensions);
-  permutation("kernel", d.kernel_input_feature_dimension, d.kernel_output_feature_dimension,
-              d.kernel_spatial_dimensions);
-  permutation("output", d.output_batch_dimension, d.output_feature_dimension,
-              d.output_spatial_dimensions);
+  check_conv_dims(d, in.c, in.at);
   out.push_back({"dimension_numbers", d});
   const BcAttr* rev = in.find("window_reversal");
   if (rev && !is_splat(rev, 0)) {

@@ -1,11 +1,13 @@
 // The IR section into a Module: blocks, regions, value numbering (MLIR's "MLIR Bytecode Format",
-// "IR Section"), `builtin.module` and `vhlo.func_v1` into Module and Func, and each VHLO op into
-// the StableHLO op the VHLO-to-StableHLO legalization makes of it
-// (stablehlo/transforms/VhloLegalizeToStablehlo.cpp), with the attributes as parse_module makes
-// them from the StableHLO text.
+// "IR Section"), `builtin.module` and `vhlo.func_v1` / `func.func` into Module and Func, each VHLO
+// op into the StableHLO op the VHLO-to-StableHLO legalization makes of it
+// (stablehlo/transforms/VhloLegalizeToStablehlo.cpp), and each op of plain MLIR bytecode
+// (stablehlo, chlo, func and other dialects' ops) as it is, with the attributes as parse_module
+// makes them from the StableHLO text.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -74,6 +76,8 @@ struct RawOp {
   uint64_t num_regions = 0;
   bool isolated = false;
   std::optional<Cursor> props;
+  /// A plain op's property layout (bytecode_stablehlo_props.cc), when it has properties.
+  const std::vector<PropAttr>* layout = nullptr;
 };
 
 class IrReader {
@@ -87,6 +91,7 @@ class IrReader {
   }
   uint64_t block_header(Cursor& c, std::vector<const BcType*>* arg_types);
   RawOp op_header(Cursor& c);
+  void plain_props(const Cursor& c, RawOp& op);
   void define(Cursor& c, const std::vector<Value>& vs);
   Value operand(Cursor& c);
   TensorType tensor(const BcType& t, const Cursor& c, size_t at, std::string_view what) {
@@ -132,6 +137,15 @@ const std::vector<std::string_view>* sdy_attr_names(std::string_view op) {
   if (op == "sharding_constraint") return &constraint;
   if (op == "return") return &none;
   return nullptr;
+}
+
+/// `dialect.op` of identifier characters, not starting with a digit or '.'.
+bool is_op_name(std::string_view n) {
+  if (n.empty() || !(std::isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_')) return false;
+  for (char ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '$' && ch != '.')
+      return false;
+  return n.find('.') != std::string_view::npos;
 }
 
 bool same(const Location& a, const Location& b) {
@@ -243,6 +257,8 @@ RawOp IrReader::op_header(Cursor& c) {
       for (std::string_view n : *names) op.named.emplace_back(n, &r_.attr(p));
       if (!p.empty()) p.fail(fmt::format("the end of vhlo.{}'s properties", op.name->name), "more");
       op.props.reset();
+    } else if (r_.dialect_name(op.name->dialect) != "builtin") {  // builtin.module: module_op
+      plain_props(c, op);
     }
   }
   if (op.mask & kHasResults) {
@@ -263,6 +279,40 @@ RawOp IrReader::op_header(Cursor& c) {
       c.fail("fewer regions", fmt::format("{}", op.num_regions));
   }
   return op;
+}
+
+// The properties of a plain op: one attribute index per attribute of its ODS definition, in its
+// layout's order (ODS sorts them by name; an optional one as writeOptionalAttribute: index << 1 |
+// 1, or 0 when absent). How many the blob holds tells which of the op's known layouts wrote it.
+void IrReader::plain_props(const Cursor& c, RawOp& op) {
+  std::string full = fmt::format("{}.{}", r_.dialect_name(op.name->dialect), op.name->name);
+  Cursor probe = *op.props;
+  size_t count = 0;
+  for (; !probe.empty(); ++count) probe.varint();
+  op.layout = plain_prop_attrs(full, count);
+  if (!op.layout) {
+    std::vector<size_t> known = plain_prop_counts(full);
+    if (known.empty())
+      fail(c, op.offset, "an op whose properties this reader knows (stablehlo, chlo, func)",
+           fmt::format("bytecode: op {} not read yet (its properties hold {} attributes)", full,
+                       count));
+    fail(c, op.offset,
+         fmt::format("properties of {} holding {} attributes (the releases this reader knows)",
+                     full, fmt::join(known, " or ")),
+         fmt::format("{} attributes: written by a release of {} whose attributes are not read yet",
+                     count, full));
+  }
+  Cursor& p = *op.props;
+  for (const PropAttr& a : *op.layout) {
+    if (!a.optional) {
+      op.named.emplace_back(a.name, &r_.attr(p));
+      continue;
+    }
+    bool present = false;
+    uint64_t i = p.varint_flag(present);
+    if (present) op.named.emplace_back(a.name, &r_.attr(i, p));
+  }
+  op.props.reset();
 }
 
 std::unique_ptr<Block> IrReader::region(Cursor& c) {
@@ -330,8 +380,8 @@ void IrReader::op(Cursor& c) {
   std::string_view dialect = r_.dialect_name(raw.name->dialect);
   std::string full = fmt::format("{}.{}", dialect, raw.name->name);
   std::string_view base = dialect == "vhlo" ? base_name(raw.name->name) : std::string_view{};
-  if (full == "vhlo.func_v1")
-    fail(c, raw.offset, "a function at module level", "a nested vhlo.func_v1");
+  if (full == "vhlo.func_v1" || full == "func.func")
+    fail(c, raw.offset, "a function at module level", fmt::format("a nested {}", full));
   // vhlo.add_v9 is not today's stablehlo.add: an op of an unknown version is refused (ops without
   // attributes have no properties, where the table is otherwise consulted).
   if (dialect == "vhlo") check_vhlo_version(raw.name->name, c, raw.offset);
@@ -340,10 +390,17 @@ void IrReader::op(Cursor& c) {
     return;
   }
   bool sdy = dialect == "sdy" && raw.name->name != "mesh" && sdy_attr_names(raw.name->name);
-  bool known = sdy || (!base.empty() && (is_op_read(base) || base == "return" || base == "call"));
+  // Plain MLIR bytecode: stablehlo, chlo and func ops (and any other dialect's op without
+  // properties) as they are, as the text parser reads an op of any name.
+  bool plain = dialect != "vhlo" && dialect != "sdy" && dialect != "builtin";
+  if (plain && !is_op_name(full))  // as the printer writes it and the parser reads it back
+    fail(c, raw.offset, "an op name of letters, digits, '_', '$' and '.'",
+         fmt::format("'{}'", full.substr(0, 64)));
+  bool known =
+      sdy || plain || (!base.empty() && (is_op_read(base) || base == "return" || base == "call"));
   if (!known)
     fail(c, raw.offset, "an op read here", fmt::format("bytecode: op {} not read yet", full));
-  if (raw.props) fail(c, raw.offset, "a VHLO op without properties", "properties");
+  if (raw.props) fail(c, raw.offset, "an op without properties", "properties");
   OpState st;
   st.loc = location(raw.loc);
   if (compact_loc_ && compact_block_ == &f_->insertion_block() && same(st.loc, *compact_loc_))
@@ -352,7 +409,8 @@ void IrReader::op(Cursor& c) {
   for (const BcType* t : raw.results)
     st.result_types.push_back(tensor(*t, c, raw.offset, "a result"));
   bool in_body = f_->insertion_block().parent() == nullptr;
-  if (!sdy && base == "return" && in_body) {
+  bool ret = (dialect == "vhlo" && base == "return") || full == "func.return";
+  if (ret && in_body) {
     if (raw.num_regions || !raw.results.empty() || !raw.named.empty())
       fail(c, raw.offset, "func.return without results, attributes or regions", "more");
     try {
@@ -367,6 +425,11 @@ void IrReader::op(Cursor& c) {
   if (sdy) {
     st.name = full;
     for (const auto& [k, v] : raw.named) st.attrs.push_back({std::string(k), convert(*v, c, k)});
+  } else if (full == "func.return") {
+    fail(c, raw.offset, "func.return ending a function", "func.return in a region");
+  } else if (plain) {
+    st.name = full;
+    st.attrs = plain_attrs(full, raw.named, raw.layout, c);
   } else if (base == "return") {
     st.name = "stablehlo.return";
     if (!raw.named.empty())
@@ -423,7 +486,7 @@ void IrReader::func_op(Cursor& c, const RawOp& raw) {
   }
   if (!name || name->kind != BcAttr::Kind::string || !type || type->kind != BcAttr::Kind::type ||
       type->type->kind != BcType::Kind::function)
-    fail(c, raw.offset, "a vhlo.func_v1 with a string sym_name and a function_type", "another");
+    fail(c, raw.offset, "a function with a string sym_name and a function_type", "another");
   if (raw.num_regions != 1) fail(c, raw.offset, "a function with one region", "another count");
   std::vector<TensorType> ins, outs;
   for (const BcType* t : type->type->inputs)
@@ -565,7 +628,8 @@ void IrReader::module_op(Cursor& c) {
   rc->varint();  // values defined in the module body: none (functions define no values)
   size_t body_at = rc->offset();
   uint64_t n = block_header(*rc, nullptr);
-  if (n == 0) fail(*rc, body_at, "at least one function (vhlo.func_v1), as parse_module", "none");
+  if (n == 0)
+    fail(*rc, body_at, "at least one function (func.func, vhlo.func_v1), as parse_module", "none");
   scopes_.emplace_back();
   for (uint64_t k = 0; k < n; ++k) {
     RawOp f = op_header(*rc);
@@ -574,13 +638,8 @@ void IrReader::module_op(Cursor& c) {
       mesh_op(*rc, f);
       continue;
     }
-    if (full == "func.func")  // MLIR bytecode of StableHLO itself, not a portable artifact
-      fail(*rc, f.offset, "a vhlo.func_v1 at module level (a StableHLO portable artifact)",
-           "func.func: bytecode of the stablehlo and func dialects is not read yet; give the "
-           "text, or a portable artifact (jax.export's mlir_module_serialized, "
-           "stablehlo.serialize_portable_artifact)");
-    if (full != "vhlo.func_v1")
-      fail(*rc, f.offset, "a vhlo.func_v1 at module level",
+    if (full != "vhlo.func_v1" && full != "func.func")
+      fail(*rc, f.offset, "a function (func.func, vhlo.func_v1) at module level",
            fmt::format("bytecode: op {} not read yet", full));
     func_op(*rc, f);
   }

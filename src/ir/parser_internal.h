@@ -74,6 +74,11 @@ std::optional<ManualAxesAttr> scan_manual_axes(std::string_view text);
 /// The mesh of `sdy.mesh @m = <["x"=4], device_ids=[...]>`, from the text of its `<...>`.
 std::optional<Mesh> scan_mesh(std::string_view text);
 
+/// One attribute from its MLIR text (`#chlo<comparison_direction EQ>`) as parse_module reads it
+/// in an attribute dictionary under `name` (the bytecode reader's attributes written as text).
+/// Throws ParseError (source "<attribute>") for a text that is not one attribute.
+Attribute parse_attribute_text(std::string_view text, std::string_view name = {});
+
 /// A parsed `: ...` type signature of a pretty op.
 struct TypeSig {
   std::vector<TensorType> ins, outs;

@@ -462,6 +462,13 @@ Module parse_module_file(const std::string& path, ParseOptions options) {
   return parse_module(ss.str(), options);
 }
 
+Attribute parse::parse_attribute_text(std::string_view text, std::string_view name) {
+  parse::Parser p(text, ParseOptions{.source_name = "<attribute>", .verify = false});
+  Attribute a = p.parse_attribute(name);
+  if (!p.is(parse::Tok::eof)) p.fail("end of the attribute");
+  return a;
+}
+
 TensorType parse_type(std::string_view text) {
   parse::Parser p(text, ParseOptions{.source_name = "<type>", .verify = false});
   TensorType t = p.parse_tensor_type();

@@ -188,6 +188,9 @@ std::vector<Seed> seeds(std::string_view target, size_t limit) {
   } else if (target == "bytecode") {
     add_files(out, generated / "bytecode/jax", {".mlirbc"}, false);
     add_files(out, generated, {".mlirbc"}, false);
+    // Plain MLIR bytecode of StableHLO (not VHLO) from both JAX releases, where made.
+    add_files(out, generated / "plain_bytecode", {".mlirbc"}, false);
+    add_files(out, generated / "plain_bytecode_jax_new", {".mlirbc"}, false);
     add_files(out, generated / "bytecode/corpus", {".mlirbc"}, false, limit);
   } else if (target == "exported") {
     add_files(out, generated / "exported", {".jax"}, false);

@@ -85,7 +85,7 @@ def save(name, exp):
 for name, (fn, args) in cases.items():
     save(name, export.export(jax.jit(fn))(*args))
 # MLIR bytecode of StableHLO itself (not a VHLO portable artifact), as `write_bytecode` of a
-# lowering gives it: refused with a message saying what to give instead.
+# lowering gives it: read as its text (tests/ir/gen_plain_bytecode.py makes more of them).
 with open(f"{out}/plain_stablehlo.mlirbc", "wb") as f:
     jax.jit(jnp.tanh).lower(f32(3)).compiler_ir("stablehlo").operation.write_bytecode(f)
 b = export.symbolic_shape("b")[0]
