@@ -1,0 +1,59 @@
+"""Writes what torchax exports for a small model of ours into OUT (default
+tests/producers/fixtures/torchax), with torch's own outputs beside it:
+  - model.jax: `torchax.export.exported_program_to_stablehlo(torch.export.export(...))`'s
+    jax.export artifact, `serialize()`d, of a Linear(3, 4), an eval-mode BatchNorm1d(4) and a ReLU
+    (the model of gen_torch_xla.py); its inputs are (weights, (x,)) as torchax flattens them;
+  - in<i>.npy: the artifact's flat inputs in order (the weights torchax extracted, then x);
+    expected.npy: torch's eager output;
+  - versions.json: the versions that wrote it.
+Run with the producers' venv (`make test-producers` makes it: torch, torchax and JAX pinned):
+  .venv-torch/bin/python tests/producers/gen_torchax.py [OUT]
+"""
+import json
+import pathlib
+import shutil
+import sys
+
+import jax
+import numpy as np
+import torch
+import torchax
+from torchax.export import exported_program_to_stablehlo
+
+here = pathlib.Path(__file__).resolve().parent
+out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else here / "fixtures" / "torchax"
+shutil.rmtree(out, ignore_errors=True)
+out.mkdir(parents=True)
+torch.manual_seed(41)
+
+
+class LinearBn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(3, 4)
+        self.bn = torch.nn.BatchNorm1d(4)
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.fc(x)))
+
+
+model = LinearBn().eval()
+with torch.no_grad():
+    model.bn.running_mean.copy_(torch.tensor([0.5, -1.0, 2.0, 0.0]))
+    model.bn.running_var.copy_(torch.tensor([4.0, 0.25, 1.0, 9.0]))
+    model.bn.weight.copy_(torch.tensor([1.5, 0.5, -1.0, 2.0]))
+    model.bn.bias.copy_(torch.tensor([0.1, 0.2, 0.3, 0.4]))
+x = torch.randn(2, 3)
+with torch.no_grad():
+    expected = model(x)
+
+weights, exp = exported_program_to_stablehlo(torch.export.export(model, (x,)))
+(out / "model.jax").write_bytes(bytes(exp.serialize()))
+flat = jax.tree_util.tree_leaves((weights, (x.numpy(),)))
+for i, a in enumerate(flat):
+    np.save(out / f"in{i}.npy", np.asarray(a))
+np.save(out / "expected.npy", expected.numpy())
+(out / "versions.json").write_text(json.dumps(
+    {"torch": torch.__version__, "torchax": torchax.__version__, "jax": jax.__version__},
+    indent=1) + "\n")
+print("torchax", torchax.__version__, "with JAX", jax.__version__, "->", out, f"({len(flat)} inputs)")
