@@ -133,7 +133,7 @@ BcType Reader::ranked_tensor(Cursor& c) {
   t.kind = BcType::Kind::tensor;
   uint64_t n = c.varint();
   if (n > c.remaining() || n > 64) c.fail("a tensor rank of at most 64", fmt::format("{}", n));
-  int64_t elements = 1;  // each factor <= 2^48 and the product so far <= 2^56: no overflow
+  size_t dims_at = c.offset();
   for (uint64_t k = 0; k < n; ++k) {
     size_t dim_at = c.offset();
     int64_t v = c.svarint();
@@ -142,9 +142,13 @@ BcType Reader::ranked_tensor(Cursor& c) {
     else if (v < 0 || v > (int64_t{1} << 48))  // the text parser's bounds (parser_types.cc)
       c.fail_at(dim_at, "a dimension size from 0 to 2^48 or dynamic", fmt::format("{}", v));
     t.dims.push_back(v);
-    if (v != kDynamic && (elements *= v) > (int64_t{1} << 56))
-      c.fail_at(dim_at, "a tensor of at most 2^56 elements", "more");
   }
+  int64_t elements = 1;  // the static dimensions' product, as the text parser bounds it
+  for (int64_t d : t.dims)
+    if (d != kDynamic && __builtin_mul_overflow(elements, d, &elements))
+      c.fail_at(dims_at, "a tensor of at most 2^56 elements", "more than 2^63");
+  if (elements > (int64_t{1} << 56))
+    c.fail_at(dims_at, "a tensor of at most 2^56 elements", fmt::format("{}", elements));
   const BcType& el = type(c);
   if (el.kind == BcType::Kind::index) {  // 64-bit elements (IndexType's storage width)
     t.dtype = DType::i64;
