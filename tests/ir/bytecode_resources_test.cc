@@ -165,6 +165,72 @@ TEST(BytecodeResources, ADenseResourceWithoutABlobIsRefused) {
       << e;
 }
 
+/// MLIR's PrefixVarInt at `b[i]` (advancing `i`), read here from the format's document.
+uint64_t varint(const std::string& b, size_t& i) {
+  auto byte = [&] { return static_cast<uint64_t>(static_cast<unsigned char>(b.at(i++))); };
+  uint64_t first = byte(), v = 0;
+  int extra = first == 0 ? 8 : __builtin_ctzll(first);  // further bytes (little-endian)
+  for (int k = 0; k < extra; ++k) v |= byte() << (8 * k);
+  if (first == 0) return v;
+  return (first | (v << 8)) >> (extra + 1);
+}
+
+/// Where the data of top-level section `id` start in bytecode `b`.
+size_t section_start(const std::string& b, int id) {
+  size_t i = 4;
+  varint(b, i);             // the bytecode version
+  i = b.find('\0', i) + 1;  // the producer
+  while (i < b.size()) {
+    int sid = static_cast<unsigned char>(b[i]) & 0x7f;
+    bool aligned = static_cast<unsigned char>(b[i]) & 0x80;
+    ++i;
+    uint64_t length = varint(b, i);
+    if (aligned) {
+      uint64_t align = varint(b, i);
+      while (i % align) ++i;  // 0xCB padding
+    }
+    if (sid == id) return i;
+    i += length;
+  }
+  ADD_FAILURE() << "no section " << id;
+  return 0;
+}
+
+TEST(BytecodeResources, ResourcesOfAnotherDialectOrKindAreNotBlobsOfADenseResource) {
+  SKIP_WITHOUT_RESOURCES();
+  std::string b = slurp(kDir / "resources.mlirbc");
+  size_t at = section_start(b, 6);  // resource offsets: external groups (0), then dialect groups
+  ASSERT_EQ(b[at], '\x01') << "no external groups";
+  ASSERT_EQ(b[at + 1], '\x01') << "the builtin dialect (index 0) first";
+  ASSERT_EQ(b[at + 2], '\x09') << "4 resources";
+  // The group as func's (dialect index 1): read past, then refused where a constant uses one.
+  std::string other = b;
+  other[at + 1] = '\x03';
+  std::string e = error_of(other);
+  EXPECT_NE(e.find("expected the builtin blob of dense_resource<torch_tensor_2_3_torch.float32> "
+                   ": tensor<2x3xf32>, found a resource of dialect 'func'"),
+            std::string::npos)
+      << e;
+  // The first resource as a bool (kind 1), then as a kind MLIR has not (3).
+  size_t kind_at = at + 5;  // key, size, kind: one byte each here
+  ASSERT_EQ(b[kind_at], '\0');
+  std::string as_bool = b;
+  as_bool[kind_at] = 1;
+  e = error_of(as_bool);
+  EXPECT_NE(e.find("found a bool resource"), std::string::npos) << e;
+  std::string bad_kind = b;
+  bad_kind[kind_at] = 3;
+  std::string source;
+  uint32_t offset = 0;
+  e = error_of(bad_kind, &source, &offset);
+  EXPECT_NE(e.find("the kind of resource 'torch_tensor_2_3_torch.float32' (0 blob, 1 bool, 2 "
+                   "string), found 3"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(source.find("resource offset section"), std::string::npos) << source;
+  EXPECT_EQ(offset, kind_at);
+}
+
 // Fuzz finding: a mutated bytecode program read with a dimension of 9223372036854775710 printed a
 // type the text parser refuses ("an out-of-range number"); the reader now refuses dimensions
 // beyond the text parser's bounds (each at most 2^48, at most 2^56 elements).
