@@ -4,8 +4,8 @@
 // the resource sections. The bytecode reads to the module its text reads to, the constants hold
 // NumPy's arrays, and malformed resource sections, blobs of the wrong size or missing, and
 // dimensions beyond the text parser's bounds are ParseErrors naming the section and offset.
-// (VHLO has no dense_resource: jaxlib's serialize_portable_artifact refuses such a module,
-// "failed to legalize operation 'stablehlo.constant'".)
+// (VHLO has no dense_resource: the serialize_portable_artifact of jaxlib 0.10.2 and 0.12.1 refuses
+// such a module, "failed to legalize operation 'stablehlo.constant'".)
 #include <gtest/gtest.h>
 
 #include <filesystem>
