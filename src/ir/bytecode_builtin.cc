@@ -133,15 +133,22 @@ BcType Reader::ranked_tensor(Cursor& c) {
   t.kind = BcType::Kind::tensor;
   uint64_t n = c.varint();
   if (n > c.remaining() || n > 64) c.fail("a tensor rank of at most 64", fmt::format("{}", n));
+  size_t dims_at = c.offset();
   for (uint64_t k = 0; k < n; ++k) {
     size_t dim_at = c.offset();
     int64_t v = c.svarint();
     if (v == INT64_MIN)
       v = kDynamic;
-    else if (v < 0)
-      c.fail_at(dim_at, "a dimension size >= 0 or dynamic", fmt::format("{}", v));
+    else if (v < 0 || v > (int64_t{1} << 48))  // the text parser's bounds (parser_types.cc)
+      c.fail_at(dim_at, "a dimension size from 0 to 2^48 or dynamic", fmt::format("{}", v));
     t.dims.push_back(v);
   }
+  int64_t elements = 1;  // the static dimensions' product, as the text parser bounds it
+  for (int64_t d : t.dims)
+    if (d != kDynamic && __builtin_mul_overflow(elements, d, &elements))
+      c.fail_at(dims_at, "a tensor of at most 2^56 elements", "more than 2^63");
+  if (elements > (int64_t{1} << 56))
+    c.fail_at(dims_at, "a tensor of at most 2^56 elements", fmt::format("{}", elements));
   const BcType& el = type(c);
   if (el.kind == BcType::Kind::index) {  // 64-bit elements (IndexType's storage width)
     t.dtype = DType::i64;
@@ -473,6 +480,8 @@ BcAttr Reader::read_builtin_attr(Cursor& c) {
     }
     case 15:
       return loc_attr(Location{});
+    case 16:  // DenseResourceElementsAttr: shaped type, resource handle
+      return read_dense_resource(c);
     case 17:  // DenseArrayAttr
       return read_dense_array(c);
     case 18: {  // DenseIntOrFPElementsAttr: shaped type, raw data
@@ -500,7 +509,7 @@ BcAttr Reader::read_builtin_attr(Cursor& c) {
           detail::capped_location(fmt::format("{}:{}:{} to {}:{}", f, v[0], v[1], v[2], v[3])));
     }
     default: {
-      // Other builtin attributes (typed strings, dense_resource, string tensors, sparse and
+      // Other builtin attributes (typed strings, string tensors, sparse and
       // distinct attributes, kinds newer than this reader) are kept as `other`, named by the
       // error where an op uses one.
       BcAttr a = make_attr(BcAttr::Kind::other);

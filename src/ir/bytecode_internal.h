@@ -6,7 +6,8 @@
 // stablehlo and chlo dialects' own encodings, and their ops' attributes as parse_module makes
 // them), bytecode_stablehlo_props.cc (the properties of stablehlo, chlo and func ops),
 // bytecode_vhlo_ops.cc (the IR section into a Module: VHLO ops mapped to StableHLO, plain
-// stablehlo/chlo/func ops as they are).
+// stablehlo/chlo/func ops as they are), bytecode_resources.cc (the resource sections and
+// dense_resource attributes).
 #pragma once
 
 #include <cstdint>
@@ -119,6 +120,17 @@ struct Entry {
   const uint8_t* end = nullptr;
 };
 
+/// One dialect resource of the resource-offset section, in declaration order: the index of the
+/// handle that DenseResourceElementsAttr (builtin attribute code 16) refers to.
+struct Resource {
+  uint32_t dialect = 0;
+  std::string_view key;
+  uint8_t kind = 0;               // MLIR's AsmResourceEntryKind: 0 blob, 1 bool, 2 string
+  bool declared_only = false;     // no data (a declaration: MLIR allows it)
+  std::span<const uint8_t> blob;  // a builtin blob's data, its alignment padding skipped
+  size_t offset = 0;              // where its data starts in the bytecode (errors)
+};
+
 /// An op name of the dialect section.
 struct OpName {
   uint32_t dialect = 0;
@@ -158,7 +170,11 @@ class Reader {
   void read_dialects(Cursor c);
   void read_attr_type_offsets(Cursor c, std::span<const uint8_t> data);
   void read_properties(Cursor c);
+  // ---- bytecode_resources.cc: the resource and resource-offset sections, dense_resource
   void read_resources(std::optional<Cursor> data, std::optional<Cursor> offsets);
+  void read_resource_group(Cursor& offsets, Cursor& data, std::optional<uint32_t> dialect);
+  /// DenseResourceElementsAttr: a shaped type and a resource handle, its blob as a tensor.
+  BcAttr read_dense_resource(Cursor& c);
   BcType read_type(const Entry& e, Cursor& c);
   BcAttr read_attr(const Entry& e, Cursor& c);
   BcType read_vhlo_type(Cursor& c);
@@ -190,6 +206,7 @@ class Reader {
   std::vector<std::unique_ptr<BcType>> types_;
   std::vector<uint8_t> busy_attrs_, busy_types_;
   std::vector<std::pair<const uint8_t*, const uint8_t*>> props_;
+  std::vector<Resource> resources_;
   int depth_ = 0;
   friend class Cursor;
   friend struct Depth;

@@ -1,6 +1,6 @@
 // MLIR bytecode: the cursor (varints, strings, nested sections), the attribute/type table (each
 // entry to its dialect's reader), the top-level section structure, and the string, dialect,
-// attribute/type-offset, properties and resource sections (MLIR's "MLIR Bytecode Format"
+// attribute/type-offset and properties sections (MLIR's "MLIR Bytecode Format"
 // document; mlir/lib/Bytecode/Reader/BytecodeReader.cpp).
 #include <fmt/format.h>
 
@@ -379,17 +379,6 @@ Cursor Reader::properties(uint64_t i, const Cursor& c) const {
   if (i >= props_.size())
     c.fail(fmt::format("a properties index below {}", props_.size()), fmt::format("{}", i));
   return Cursor(this, "properties", props_[i].first, props_[i].second);
-}
-
-void Reader::read_resources(std::optional<Cursor> data, std::optional<Cursor> offsets) {
-  // Resources (dense_resource blobs) are not read yet; an empty resource section is accepted, and
-  // any declared resource is an error here, where it is declared.
-  if (!offsets) return;
-  Cursor c = *offsets;
-  uint64_t external = c.varint();
-  if (external != 0 || !c.empty())
-    c.fail("no resources (dense_resource blobs are not read yet)", "a resource group");
-  (void)data;
 }
 
 Module Reader::run() {

@@ -11,6 +11,7 @@
 
 #include "hhlo/core/error.h"
 #include "hhlo/core/tensor_type.h"
+#include "hhlo/ir/bytecode.h"
 #include "hhlo/ir/conv_dimension_numbers.h"
 #include "hhlo/ir/infer.h"
 #include "hhlo/ir/ops.h"
@@ -264,6 +265,28 @@ TEST(FuzzRegressions, NpzMemberDeclaringMoreThanDeflateCanHoldIsRefusedBeforeAll
     EXPECT_NE(std::string(e.what()).find("is truncated (no end of central directory record"),
               std::string::npos)
         << e.what();
+  }
+}
+
+// bytecode, regressions/bytecode/dimension-beyond-the-text-parsers-bound (the property "what
+// reads prints as text that parses"): a mutated program was read with a dimension of
+// 9223372036854775710 and printed; the text parser refused the print ("an out-of-range number").
+// The reader now refuses a dimension beyond the text parser's bound (2^48; 2^56 elements) where it
+// reads it. The input kept is jaxlib's bytecode of `tensor<9223372036854775710xf32>` (MLIR's
+// parser accepts it), as the mutant was not kept.
+TEST(FuzzRegressions, BytecodeDimensionBeyondTheTextParsersBoundIsAParseError) {
+  std::string bytes = regression_input("bytecode", "dimension-beyond-the-text-parsers-bound");
+  ASSERT_GT(bytes.size(), 100u);
+  try {
+    to_mlir(read_bytecode(bytes, {.verify = false}));
+    FAIL() << "no error";
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "expected a dimension size from 0 to 2^48 or dynamic, found 9223372036854775710"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(e.source().find("(bytecode attribute/type section)"), std::string::npos)
+        << e.source();
   }
 }
 

@@ -188,7 +188,8 @@ std::vector<Seed> seeds(std::string_view target, size_t limit) {
   } else if (target == "bytecode") {
     add_files(out, generated / "bytecode/jax", {".mlirbc"}, false);
     add_files(out, generated, {".mlirbc"}, false);
-    // Plain MLIR bytecode of StableHLO (not VHLO) from both JAX releases, where made.
+    // Plain MLIR bytecode of StableHLO (not VHLO) from both JAX releases, where made; among them
+    // `resources`, dense_resource constants with their blobs in the resource sections.
     add_files(out, generated / "plain_bytecode", {".mlirbc"}, false);
     add_files(out, generated / "plain_bytecode_jax_new", {".mlirbc"}, false);
     add_files(out, generated / "bytecode/corpus", {".mlirbc"}, false, limit);

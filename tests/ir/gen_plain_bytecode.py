@@ -13,7 +13,11 @@ build/tests/generated/plain_bytecode_jax_new with the newest JAX where the set-u
   - NAME.mlir: jaxlib's own print of that module with its locations (`get_asm(enable_debug_info=
     True)`), the text the bytecode reader's result must print as;
   - NAME.in<i>.npy / NAME.out<j>.npy: inputs and the outputs JAX computes for them (cases that
-    run on one CPU device);
+    run on one CPU device; for `resources`, NumPy's);
+  - NAME.bad: bytecode jaxlib writes that hhlo refuses (a dense_resource blob of the wrong
+    size or missing, dimensions beyond the text parser's bounds);
+  - resources.w<k>.npy: the weights of `resources`, a program of dense_resource constants (as
+    torch-mlir prints them) whose blobs are in the bytecode's resource section;
 plus manifest.json (jax and StableHLO versions; per case whether it runs and its input and output
 counts) and
 ods_attrs.txt: the attributes of every stablehlo, chlo and func op as jaxlib's own op definitions
@@ -222,6 +226,77 @@ func.func private @dec(%a: tensor<3x3xf32>) -> tensor<3x3xf32> {
 with jax_mlir.make_ir_context():
     for name, t in texts.items():
         save(name, ir.Module.parse(t), False)
+
+# dense_resource constants, as torch-mlir prints every weight: the blobs in the text's
+# dialect_resources section, which write_bytecode puts in the resource sections. Saved with the
+# weights (NAME.w<k>.npy) and NumPy's values of the program (its outputs).
+res_w = [f32(2, 3), np.array([True, False, True, True, False]), np.array([3, -7, 11], np.int32),
+         rng.standard_normal(4).astype(np.float64)]
+res_types = ["tensor<2x3xf32>", "tensor<5xi1>", "tensor<3xi32>", "tensor<4xf64>"]
+
+
+def resource_blob(a, align):  # MLIR's text blob: the alignment (4 bytes LE), then the data
+    return "0x" + (np.uint32(align).tobytes() + a.tobytes()).hex().upper()
+
+
+res_text = """module {
+  func.func @main(%x: tensor<2x3xf32>, %i: tensor<3xi32>) -> (tensor<2x3xf32>, tensor<5xi1>, tensor<3xi32>, tensor<4xf64>) {
+    %w = stablehlo.constant dense_resource<torch_tensor_2_3_torch.float32> : tensor<2x3xf32>
+    %m = stablehlo.constant dense_resource<mask> : tensor<5xi1>
+    %k = stablehlo.constant dense_resource<"ints"> : tensor<3xi32>
+    %d = stablehlo.constant dense_resource<doubles> : tensor<4xf64>
+    %0 = stablehlo.multiply %x, %w : tensor<2x3xf32>
+    %1 = stablehlo.add %0, %w : tensor<2x3xf32>
+    %2 = stablehlo.multiply %i, %k : tensor<3xi32>
+    return %1, %m, %2, %d : tensor<2x3xf32>, tensor<5xi1>, tensor<3xi32>, tensor<4xf64>
+  }
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      torch_tensor_2_3_torch.float32: "@BLOB0@",
+      mask: "@BLOB1@",
+      ints: "@BLOB2@",
+      doubles: "@BLOB3@"
+    }
+  }
+#-}
+"""
+for k, (a, align) in enumerate(zip(res_w, [4, 1, 4, 8])):
+    res_text = res_text.replace(f"@BLOB{k}@", resource_blob(a, align))
+with jax_mlir.make_ir_context():
+    save("resources", ir.Module.parse(res_text), False)
+res_in = [f32(2, 3), i32(3)]
+res_out = [res_in[0] * res_w[0] + res_w[0], res_w[1], res_in[1] * res_w[2], res_w[3]]
+for k, a in enumerate(res_w):
+    np.save(out / f"resources.w{k}.npy", a)
+for k, a in enumerate(res_in):
+    np.save(out / f"resources.in{k}.npy", a)
+for k, a in enumerate(res_out):
+    np.save(out / f"resources.out{k}.npy", a)
+manifest["resources"] = {"runs": True, "inputs": len(res_in), "outputs": len(res_out)}
+
+# Bytecode jaxlib writes that hhlo must refuse (NAME.bad, not read as programs): a dense_resource
+# whose blob is of another size than its type, one with no blob (a declaration), and types with
+# dimensions beyond the text parser's bounds (each at most 2^48, at most 2^56 elements).
+bad = {
+    "resource_wrong_size": res_text.replace("dense_resource<mask> : tensor<5xi1>",
+                                            "dense_resource<mask> : tensor<6xi1>")
+                                   .replace("tensor<5xi1>", "tensor<6xi1>"),
+    "resource_missing": res_text.replace("dense_resource<doubles>", "dense_resource<nowhere>"),
+    "huge_dim": """func.func @main(%a: tensor<9223372036854775710xf32>) -> tensor<9223372036854775710xf32> {
+  return %a : tensor<9223372036854775710xf32>
+}""",
+    "huge_count": """func.func @main(%a: tensor<1073741824x1073741824xi8>) -> tensor<1073741824x1073741824xi8> {
+  return %a : tensor<1073741824x1073741824xi8>
+}""",
+}
+with jax_mlir.make_ir_context():
+    for name, t in bad.items():
+        buf = io.BytesIO()
+        ir.Module.parse(t).operation.write_bytecode(buf)
+        (out / f"{name}.bad").write_bytes(buf.getvalue())
 
 manifest = {"jax": jax.__version__, "stablehlo": stablehlo.get_current_version(),
             "cases": manifest}
