@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <numbers>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "hhlo/core/error.h"
@@ -58,7 +60,9 @@ bool needs_rewrite(const Op& op) {
   DType t = op.result().dtype();
   if (is(op, "stablehlo.maximum") || is(op, "stablehlo.minimum")) return is_complex(t);
   if (is(op, "stablehlo.add")) return is_pred(t);
+  if (is(op, "stablehlo.fma")) return true;
   if (!op.result().type().is_static()) return false;
+  if (is(op, "stablehlo.exp2") || is(op, "stablehlo.log2")) return true;
   if (is(op, "stablehlo.ceil") || is(op, "stablehlo.floor"))
     return t == DType::bf16 || t == DType::f32 || t == DType::f64;
   if (is(op, "stablehlo.reduce_precision"))
@@ -128,6 +132,19 @@ class Emitter {
     return op("stablehlo.broadcast_in_dim", {c}, TensorType{t, dims},
               {{"broadcast_dimensions", i64_array({})}});
   }
+  /// A tensor of `dims` of float or complex type `t` whose every element is `v` rounded to `t`
+  /// (a complex one has imaginary part 0).
+  Value filled(DType t, double v, const Dims& dims) {
+    Array a(t, Dims{});
+    visit_dtype(t, [&](auto zero) {
+      using T = decltype(zero);
+      if constexpr (std::is_constructible_v<T, double>) *static_cast<T*>(a.data()) = T(v);
+    });
+    Value c = op("stablehlo.constant", {}, a.type(), {{"value", dense_attr(std::move(a))}});
+    if (dims.empty()) return c;
+    return op("stablehlo.broadcast_in_dim", {c}, TensorType{t, dims},
+              {{"broadcast_dimensions", i64_array({})}});
+  }
 
  private:
   const Op& at_;
@@ -177,9 +194,27 @@ Value reduced(Emitter& e, const Op& op, Value x) {
   return e.select(nan, e.splat(t, inf, x.dims()), r);
 }
 
+/// The ops StableHLO added after 1.22 (exp2, log2: 1.23; fma: 1.24) the plugin (StableHLO up
+/// to 1.20) cannot parse, as JAX 0.12.1's jax.export writes them for its older target: fma(a, b, c)
+/// as a * b + c, exp2(x) as exponential(ln 2 * x), log2(x) as log(x) * log2(e); exp2/log2's
+/// result_accuracy goes to the exponential/log.
+Value older_equivalent(Emitter& e, const Op& op, const std::vector<Value>& operands) {
+  Value x = operands[0];
+  if (is(op, "stablehlo.fma"))
+    return e.binary("add", e.binary("multiply", x, operands[1]), operands[2]);
+  if (is(op, "stablehlo.exp2")) {
+    Value scaled = e.binary("multiply", e.filled(x.dtype(), std::numbers::ln2, x.dims()), x);
+    return e.op("stablehlo.exponential", {scaled}, x.type(), op.attrs());
+  }
+  Value log = e.op("stablehlo.log", {x}, x.type(), op.attrs());
+  return e.binary("multiply", log, e.filled(x.dtype(), std::numbers::log2e, x.dims()));
+}
+
 /// The replacement of `op` (needs_rewrite) on `operands`.
 Value rewritten(const Op& op, const std::vector<Value>& operands) {
   Emitter e(op, operands.at(0).func());
+  if (is(op, "stablehlo.fma") || is(op, "stablehlo.exp2") || is(op, "stablehlo.log2"))
+    return older_equivalent(e, op, operands);
   if (is(op, "stablehlo.maximum"))
     return complex_extremum(e, operands[0], operands[1], ComparisonDirection::GT);
   if (is(op, "stablehlo.minimum"))
