@@ -194,19 +194,67 @@ Value reduced(Emitter& e, const Op& op, Value x) {
   return e.select(nan, e.splat(t, inf, x.dims()), r);
 }
 
+/// Each part of complex `z` times real `k` (a complex multiply by (k, 0) would make 0 * inf NaN).
+Value parts_times(Emitter& e, Value z, double k) {
+  Value re = e.unary("real", z), im = e.unary("imag", z);
+  Value kk = e.filled(re.dtype(), k, re.dims());
+  return e.binary("complex", e.binary("multiply", re, kk), e.binary("multiply", im, kk));
+}
+
+/// 2^k for integer tensor `k` (of f32 or f64 `t`'s width) within its normal exponents: the bits
+/// (k + bias) << mantissa bits.
+Value power_of_two(Emitter& e, Value k, DType t) {
+  DType it = k.dtype();
+  int m = mantissa_bits(t);
+  Value biased = e.binary("add", k, e.splat(it, t == DType::f32 ? 127 : 1023, k.dims()));
+  Value bits = e.binary("shift_left", biased, e.splat(it, static_cast<uint64_t>(m), k.dims()));
+  return e.op("stablehlo.bitcast_convert", {bits}, TensorType{t, k.dims()});
+}
+
+/// exp2 of a real float `x` within an ulp or two of 2^x: with n = round(x) and f = x - n (exact,
+/// |f| <= 1/2), 2^x = exp(f * ln 2) * 2^n, 2^n applied as two halves so that each is a normal
+/// number (n clamped where the result is 0 or inf anyway). exponential(x * ln 2) is off by up to
+/// 67 ulp (f32) near x = 120: the product's rounding is scaled by the argument. f16 and bf16 are
+/// computed in f32.
+Value exp2_of_real(Emitter& e, const Op& op, Value x) {
+  DType t = x.dtype();
+  const Dims& d = x.dims();
+  if (t != DType::f32 && t != DType::f64) {
+    Value wide = e.op("stablehlo.convert", {x}, TensorType{DType::f32, d});
+    return e.op("stablehlo.convert", {exp2_of_real(e, op, wide)}, x.type());
+  }
+  double limit = t == DType::f32 ? 160 : 1100;  // 2^(limit/2) is normal, 2^limit out of range
+  Value clamped =
+      e.op("stablehlo.clamp", {e.filled(t, -limit, d), x, e.filled(t, limit, d)}, x.type());
+  Value n = e.unary("round_nearest_even", clamped);
+  Value f = e.binary("subtract", x, n);
+  Value r =
+      e.op("stablehlo.exponential", {e.binary("multiply", f, e.filled(t, std::numbers::ln2, d))},
+           x.type(), op.attrs());
+  Value k = e.op("stablehlo.convert", {n}, TensorType{bits_type(t), d});
+  Value a = e.binary("shift_right_arithmetic", k, e.splat(k.dtype(), 1, d));
+  Value b = e.binary("subtract", k, a);
+  return e.binary("multiply", e.binary("multiply", r, power_of_two(e, a, t)),
+                  power_of_two(e, b, t));
+}
+
 /// The ops StableHLO added after 1.22 (exp2, log2: 1.23; fma: 1.24) the plugin (StableHLO up
-/// to 1.20) cannot parse, as JAX 0.12.1's jax.export writes them for its older target: fma(a, b, c)
-/// as a * b + c, exp2(x) as exponential(ln 2 * x), log2(x) as log(x) * log2(e); exp2/log2's
-/// result_accuracy goes to the exponential/log.
+/// to 1.20) cannot parse, in older ops: fma(a, b, c) as a * b + c (as JAX 0.12.1's jax.export
+/// writes it for its older target); log2(x) as log(x) * log2(e) (likewise); exp2(x) of a real x
+/// by exp2_of_real, of a complex one as exp(ln 2 * x). exp2/log2's result_accuracy goes to the
+/// exponential/log.
 Value older_equivalent(Emitter& e, const Op& op, const std::vector<Value>& operands) {
   Value x = operands[0];
   if (is(op, "stablehlo.fma"))
     return e.binary("add", e.binary("multiply", x, operands[1]), operands[2]);
+  bool cplx = is_complex(x.dtype());
   if (is(op, "stablehlo.exp2")) {
-    Value scaled = e.binary("multiply", e.filled(x.dtype(), std::numbers::ln2, x.dims()), x);
-    return e.op("stablehlo.exponential", {scaled}, x.type(), op.attrs());
+    if (!cplx) return exp2_of_real(e, op, x);
+    return e.op("stablehlo.exponential", {parts_times(e, x, std::numbers::ln2)}, x.type(),
+                op.attrs());
   }
   Value log = e.op("stablehlo.log", {x}, x.type(), op.attrs());
+  if (cplx) return parts_times(e, log, std::numbers::log2e);
   return e.binary("multiply", log, e.filled(x.dtype(), std::numbers::log2e, x.dims()));
 }
 
