@@ -23,8 +23,9 @@ namespace fs = std::filesystem;
 const fs::path kOld = fs::path(HHLO_GENERATED_DIR) / "plain_bytecode";
 const fs::path kNew = fs::path(HHLO_GENERATED_DIR) / "plain_bytecode_jax_new";
 
-/// "" when `got` equals JAX's `want` (same dtype and shape; floats within 1e-4 relative, complex
-/// numbers part by part, integers and booleans exactly), else the first difference.
+/// "" when `got` equals JAX's `want` (same dtype and shape; floats within 1e-4 relative or equal
+/// (infinities), complex numbers part by part, integers and booleans exactly), else the first
+/// difference.
 std::string differs(const Array& got, const Array& want) {
   if (got.type() != want.type())
     return "type " + got.type().to_string() + " vs JAX's " + want.type().to_string();
@@ -44,7 +45,7 @@ std::string differs(const Array& got, const Array& want) {
         w = im(want);
       }
       double tol = (t == DType::bf16 || t == DType::f16 ? 1e-2 : 1e-4) * (1 + std::abs(w));
-      if (!(std::abs(g - w) <= tol) && !(std::isnan(g) && std::isnan(w)))
+      if (g != w && !(std::abs(g - w) <= tol) && !(std::isnan(g) && std::isnan(w)))
         return "element " + std::to_string(i) + ": " + std::to_string(g) + " vs JAX's " +
                std::to_string(w);
     }
