@@ -86,8 +86,9 @@ void runs_as_jax(const fs::path& dir) {
     ++ran;
   }
   EXPECT_GE(ran, 17) << "programs run from " << dir;
-  if (dir.filename() == "plain_bytecode_jax_new")
+  if (dir.filename() == "plain_bytecode_jax_new") {
     EXPECT_EQ(new_ops, 3) << "rng, erf_inv and exp2_log2 hold fma / exp2 / log2";
+  }
 }
 
 TEST(RunPlainBytecode, GivesJaxsValues) {

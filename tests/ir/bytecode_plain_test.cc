@@ -109,7 +109,9 @@ TEST_BOTH_JAX(PlainBytecode, PrintsAsItsTextWithLocations) {
     EXPECT_EQ(compare(bc), "") << bc.filename();
     if (bc.stem().string().ends_with("@vhlo")) ++new_ops;
   }
-  if (dir == kNew) EXPECT_EQ(new_ops, 3) << "rng, erf_inv and exp2_log2 as VHLO artifacts";
+  if (dir == kNew) {
+    EXPECT_EQ(new_ops, 3) << "rng, erf_inv and exp2_log2 as VHLO artifacts";
+  }
 }
 
 // Every op of jaxlib's stablehlo, chlo and func dialects (its generated op definitions, dumped by

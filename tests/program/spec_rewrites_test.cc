@@ -310,7 +310,7 @@ int64_t ulps(T got, T want) {
   return std::abs(static_cast<int64_t>(ordered(got)) - static_cast<int64_t>(ordered(want)));
 }
 
-// exp2 within 2 ulp of C's exp2 over the whole range: subnormal, overflowing and infinite results,
+// exp2 within 2 ulp of C's exp2 over the whole range: tiny, overflowing and infinite results,
 // large arguments (where exponential(x * ln 2), JAX's own export of exp2, is off by up to 67 ulp
 // in f32), infinities and NaN; f16 through f32.
 TEST(SpecRewrites, Exp2IsWithinTwoUlpsOfCsExp2) {
@@ -322,19 +322,24 @@ TEST(SpecRewrites, Exp2IsWithinTwoUlpsOfCsExp2) {
   return %0, %1, %2 : tensor<14xf32>, tensor<8xf64>, tensor<3xf16>
 })";
   const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
-  const std::vector<float> a = {-149,   -140.3f, -126.5f, -0.5f, 0,   1,    10.25f,
+  const std::vector<float> a = {-149,   -140.3f, -125.5f, -0.5f, 0,   1,    10.25f,
                                 120.3f, 127.9f,  128,     1000,  inf, -inf, nan};
-  const std::vector<double> b = {-1074, -1030.25, -3.7, 0.1, 700.7, 1023.5, 1024, -2000};
+  const std::vector<double> b = {-1074, -1021.75, -3.7, 0.1, 700.7, 1023.5, 1024, -2000};
   const std::vector<f16_t> c = {f16_t(-3.0f), f16_t(0.5f), f16_t(15.5f)};
   auto out = run(
       text, {Array::from<float>({14}, a), Array::from<double>({8}, b), Array::from<f16_t>({3}, c)});
+  // XLA:CPU flushes subnormal results to zero (JAX 0.12.1's own exp2 gives 0 for 2^-127 and
+  // below, docs/facts.md): C's value, 0 where it is subnormal.
+  auto flushed = [](auto v) {
+    return std::abs(v) < std::numeric_limits<decltype(v)>::min() ? decltype(v){0} : v;
+  };
   std::vector<float> got_a = out[0].to_vector<float>();
   for (size_t i = 0; i < a.size(); ++i)
-    EXPECT_LE(static_cast<uint64_t>(ulps(got_a[i], std::exp2(a[i]))), 2u)
+    EXPECT_LE(static_cast<uint64_t>(ulps(got_a[i], flushed(std::exp2(a[i])))), 2u)
         << "exp2(" << a[i] << ") = " << got_a[i] << ", C: " << std::exp2(a[i]);
   std::vector<double> got_b = out[1].to_vector<double>();
   for (size_t i = 0; i < b.size(); ++i)
-    EXPECT_LE(static_cast<uint64_t>(ulps(got_b[i], std::exp2(b[i]))), 2u)
+    EXPECT_LE(static_cast<uint64_t>(ulps(got_b[i], flushed(std::exp2(b[i])))), 2u)
         << "exp2(" << b[i] << ") = " << got_b[i] << ", C: " << std::exp2(b[i]);
   std::vector<f16_t> got_c = out[2].to_vector<f16_t>();
   for (size_t i = 0; i < c.size(); ++i)
