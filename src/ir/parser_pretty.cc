@@ -344,7 +344,7 @@ const FormTable& forms() {
       j = std::min(kOperandForm.find(' ', i), kOperandForm.size());
       operand_form(kOperandForm.substr(i, j - i));
     }
-    for (int arity : {1, 2})
+    for (int arity : {1, 2, 3})
       for (std::string_view op : elementwise_op_names(arity)) operand_form(op);
     return t;
   }();

@@ -14,7 +14,8 @@
 namespace hhlo::detail {
 
 bool is_stablehlo_op(std::string_view name) {
-  // stablehlo/dialect/StablehloOps.td (openxla/stablehlo, 2026-08), every op's mnemonic.
+  // stablehlo/dialect/StablehloOps.td (openxla/stablehlo, 2026-08), every op's mnemonic, and
+  // exp2, fma and log2 (StableHLO 1.23 and 1.24, in jaxlib 0.12.1's dialect).
   static const std::unordered_set<std::string_view> kOps = {"abs",
                                                             "add",
                                                             "after_all",
@@ -62,10 +63,12 @@ bool is_stablehlo_op(std::string_view name) {
                                                             "dynamic_slice",
                                                             "dynamic_update_slice",
                                                             "einsum",
+                                                            "exp2",
                                                             "exponential",
                                                             "exponential_minus_one",
                                                             "fft",
                                                             "floor",
+                                                            "fma",
                                                             "gather",
                                                             "get_dimension_size",
                                                             "get_tuple_element",
@@ -75,6 +78,7 @@ bool is_stablehlo_op(std::string_view name) {
                                                             "iota",
                                                             "is_finite",
                                                             "log",
+                                                            "log2",
                                                             "log_plus_one",
                                                             "logistic",
                                                             "map",

@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <numbers>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "hhlo/core/error.h"
@@ -58,7 +60,9 @@ bool needs_rewrite(const Op& op) {
   DType t = op.result().dtype();
   if (is(op, "stablehlo.maximum") || is(op, "stablehlo.minimum")) return is_complex(t);
   if (is(op, "stablehlo.add")) return is_pred(t);
+  if (is(op, "stablehlo.fma")) return true;
   if (!op.result().type().is_static()) return false;
+  if (is(op, "stablehlo.exp2") || is(op, "stablehlo.log2")) return true;
   if (is(op, "stablehlo.ceil") || is(op, "stablehlo.floor"))
     return t == DType::bf16 || t == DType::f32 || t == DType::f64;
   if (is(op, "stablehlo.reduce_precision"))
@@ -128,6 +132,19 @@ class Emitter {
     return op("stablehlo.broadcast_in_dim", {c}, TensorType{t, dims},
               {{"broadcast_dimensions", i64_array({})}});
   }
+  /// A tensor of `dims` of float or complex type `t` whose every element is `v` rounded to `t`
+  /// (a complex one has imaginary part 0).
+  Value filled(DType t, double v, const Dims& dims) {
+    Array a(t, Dims{});
+    visit_dtype(t, [&](auto zero) {
+      using T = decltype(zero);
+      if constexpr (std::is_constructible_v<T, double>) *static_cast<T*>(a.data()) = T(v);
+    });
+    Value c = op("stablehlo.constant", {}, a.type(), {{"value", dense_attr(std::move(a))}});
+    if (dims.empty()) return c;
+    return op("stablehlo.broadcast_in_dim", {c}, TensorType{t, dims},
+              {{"broadcast_dimensions", i64_array({})}});
+  }
 
  private:
   const Op& at_;
@@ -177,9 +194,75 @@ Value reduced(Emitter& e, const Op& op, Value x) {
   return e.select(nan, e.splat(t, inf, x.dims()), r);
 }
 
+/// Each part of complex `z` times real `k` (a complex multiply by (k, 0) would make 0 * inf NaN).
+Value parts_times(Emitter& e, Value z, double k) {
+  Value re = e.unary("real", z), im = e.unary("imag", z);
+  Value kk = e.filled(re.dtype(), k, re.dims());
+  return e.binary("complex", e.binary("multiply", re, kk), e.binary("multiply", im, kk));
+}
+
+/// 2^k for integer tensor `k` (of f32 or f64 `t`'s width) within its normal exponents: the bits
+/// (k + bias) << mantissa bits.
+Value power_of_two(Emitter& e, Value k, DType t) {
+  DType it = k.dtype();
+  int m = mantissa_bits(t);
+  Value biased = e.binary("add", k, e.splat(it, t == DType::f32 ? 127 : 1023, k.dims()));
+  Value bits = e.binary("shift_left", biased, e.splat(it, static_cast<uint64_t>(m), k.dims()));
+  return e.op("stablehlo.bitcast_convert", {bits}, TensorType{t, k.dims()});
+}
+
+/// exp2 of a real float `x` within an ulp or two of 2^x: with n = round(x) and f = x - n (exact,
+/// |f| <= 1/2), 2^x = exp(f * ln 2) * 2^n, 2^n applied as two halves so that each is a normal
+/// number (n clamped where the result is 0 or inf anyway). exponential(x * ln 2) is off by up to
+/// 67 ulp (f32) near x = 120: the product's rounding is scaled by the argument. f16 and bf16 are
+/// computed in f32.
+Value exp2_of_real(Emitter& e, const Op& op, Value x) {
+  DType t = x.dtype();
+  const Dims& d = x.dims();
+  if (t != DType::f32 && t != DType::f64) {
+    Value wide = e.op("stablehlo.convert", {x}, TensorType{DType::f32, d});
+    return e.op("stablehlo.convert", {exp2_of_real(e, op, wide)}, x.type());
+  }
+  double limit = t == DType::f32 ? 160 : 1100;  // 2^(limit/2) is normal, 2^limit out of range
+  Value clamped =
+      e.op("stablehlo.clamp", {e.filled(t, -limit, d), x, e.filled(t, limit, d)}, x.type());
+  Value n = e.unary("round_nearest_even", clamped);
+  Value f = e.binary("subtract", x, n);
+  Value r =
+      e.op("stablehlo.exponential", {e.binary("multiply", f, e.filled(t, std::numbers::ln2, d))},
+           x.type(), op.attrs());
+  Value k = e.op("stablehlo.convert", {n}, TensorType{bits_type(t), d});
+  Value a = e.binary("shift_right_arithmetic", k, e.splat(k.dtype(), 1, d));
+  Value b = e.binary("subtract", k, a);
+  return e.binary("multiply", e.binary("multiply", r, power_of_two(e, a, t)),
+                  power_of_two(e, b, t));
+}
+
+/// The ops StableHLO added after 1.22 (exp2, log2: 1.23; fma: 1.24) the plugin (StableHLO up
+/// to 1.20) cannot parse, in older ops: fma(a, b, c) as a * b + c (as JAX 0.12.1's jax.export
+/// writes it for its older target); log2(x) as log(x) * log2(e) (likewise); exp2(x) of a real x
+/// by exp2_of_real, of a complex one as exp(ln 2 * x). exp2/log2's result_accuracy goes to the
+/// exponential/log.
+Value older_equivalent(Emitter& e, const Op& op, const std::vector<Value>& operands) {
+  Value x = operands[0];
+  if (is(op, "stablehlo.fma"))
+    return e.binary("add", e.binary("multiply", x, operands[1]), operands[2]);
+  bool cplx = is_complex(x.dtype());
+  if (is(op, "stablehlo.exp2")) {
+    if (!cplx) return exp2_of_real(e, op, x);
+    return e.op("stablehlo.exponential", {parts_times(e, x, std::numbers::ln2)}, x.type(),
+                op.attrs());
+  }
+  Value log = e.op("stablehlo.log", {x}, x.type(), op.attrs());
+  if (cplx) return parts_times(e, log, std::numbers::log2e);
+  return e.binary("multiply", log, e.filled(x.dtype(), std::numbers::log2e, x.dims()));
+}
+
 /// The replacement of `op` (needs_rewrite) on `operands`.
 Value rewritten(const Op& op, const std::vector<Value>& operands) {
   Emitter e(op, operands.at(0).func());
+  if (is(op, "stablehlo.fma") || is(op, "stablehlo.exp2") || is(op, "stablehlo.log2"))
+    return older_equivalent(e, op, operands);
   if (is(op, "stablehlo.maximum"))
     return complex_extremum(e, operands[0], operands[1], ComparisonDirection::GT);
   if (is(op, "stablehlo.minimum"))

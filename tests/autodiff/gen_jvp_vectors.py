@@ -89,6 +89,11 @@ emit("layer_norm", lambda x, y: (lambda c: c * lax.rsqrt(jnp.mean(c * c, axis=1,
 emit("mlp", lambda x, y: jnp.sum(jnp.tanh(x @ y.T) ** 2, axis=1), X, Y)
 emit("remainder_floor", lambda x, y: lax.rem(x * 3.0, y) + jnp.floor(x) * y, X, P)
 
+# StableHLO 1.23/1.24's exp2, log2 and fma (JAX 0.10.2 lowers these to exp/log and a multiply; the
+# derivatives are the same): hhlo builds them with exp2, log2 and fma(x, y, exp2(y)).
+emit("exp2_log2_fma", lambda x, y: jnp.exp2(x) * jnp.log2(y * y + 1.0) + (x * y + jnp.exp2(y)), X, Y,
+     jac=True)
+
 os.makedirs(os.path.dirname(OUT), exist_ok=True)
 with open(OUT, "w") as f:
     f.write("\n".join(lines) + "\n")

@@ -206,6 +206,10 @@ const std::map<std::string, Fn>& cases() {
        [](Value x, Value y) {
          return add(remainder(multiply(x, c(x, 3)), y), multiply(floor(x), y));
        }},
+      {"exp2_log2_fma",
+       [](Value x, Value y) {
+         return add(multiply(exp2(x), log2(add(multiply(y, y), c(y, 1)))), fma(x, y, exp2(y)));
+       }},
   };
   return m;
 }

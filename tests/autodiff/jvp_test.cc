@@ -238,14 +238,32 @@ TEST(AutodiffJvp, EveryOpThatAVjpRuleEmitsHasAJvpRule) {
   // check below until it is added here).
   std::vector<std::function<Value(Func&)>> programs;
   auto x = [](Func& f) { return f.arg(0); };
-  for (const char* u :
-       {"negate", "abs", "exponential", "exponential_minus_one", "log", "log_plus_one", "logistic",
-        "tanh", "sqrt", "rsqrt", "cbrt", "sine", "cosine", "tan", "floor", "ceil", "sign",
-        "round_nearest_afz", "round_nearest_even"})
+  for (const char* u : {"negate",
+                        "abs",
+                        "exponential",
+                        "exp2",
+                        "exponential_minus_one",
+                        "log",
+                        "log2",
+                        "log_plus_one",
+                        "logistic",
+                        "tanh",
+                        "sqrt",
+                        "rsqrt",
+                        "cbrt",
+                        "sine",
+                        "cosine",
+                        "tan",
+                        "floor",
+                        "ceil",
+                        "sign",
+                        "round_nearest_afz",
+                        "round_nearest_even"})
     programs.push_back([=](Func& f) { return unary(u, x(f)); });
   for (const char* b : {"add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
                         "atan2", "remainder"})
     programs.push_back([=](Func& f) { return binary(b, x(f), f.arg(1)); });
+  programs.push_back([](Func& f) { return fma(f.arg(0), f.arg(1), f.arg(0)); });
   programs.push_back([](Func& f) {
     Value z = complex(f.arg(0), f.arg(1));
     return add(add(abs(z), real(multiply(z, z))), imag(z));

@@ -43,6 +43,18 @@ TEST(Vmap, Elementwise) {
   check_vmap(f, {rand_f64({2, 4, 3}, 4), y}, {1, 0}, {2, 1, 0, 0});
 }
 
+// StableHLO 1.23/1.24's exp2, log2 and fma, each operand batched or not.
+TEST(Vmap, Exp2Log2AndFma) {
+  auto f = [](const Vs& a) {
+    Value x = a[0], y = a[1];
+    return Vs{fma(x, y, exp2(x)), log2(add(abs(y), cst(y, 1.0)))};
+  };
+  Array x = rand_f64({4, 2, 3}, 1), y = rand_f64({4, 2, 3}, 2), y1 = rand_f64({2, 3}, 3);
+  check_vmap(f, {x, y});
+  check_vmap(f, {x, y1}, {0, none});
+  check_vmap(f, {y1, x}, {none, 0});
+}
+
 TEST(Vmap, ScalarPredicateAndBoundsBatched) {
   // select with a scalar predicate and clamp with scalar bounds, each per example.
   auto f = [](const Vs& a) {

@@ -10,6 +10,10 @@ build/tests/generated/plain_bytecode_jax_new with the newest JAX where the set-u
   - NAME@vK.mlirbc: the same module at the older bytecode versions K = 0 to 5 (`write_bytecode(
     desired_version=K)`: before version 5 the ops' attributes are in their dictionaries, not in
     properties);
+  - NAME@vhlo.mlirbc: for a module holding an op StableHLO added after 1.22 (exp2, log2: 1.23; fma: 1.24;
+    JAX 0.12.1's lowerings of jax.random.normal, erf_inv, jnp.exp2 and jnp.log2), the module as
+    a VHLO portable artifact at jaxlib's current StableHLO version
+    (`stablehlo.serialize_portable_artifact`), where those ops are `vhlo.fma_v1` etc.;
   - NAME.mlir: jaxlib's own print of that module with its locations (`get_asm(enable_debug_info=
     True)`), the text the bytecode reader's result must print as;
   - NAME.in<i>.npy / NAME.out<j>.npy: inputs and the outputs JAX computes for them (cases that
@@ -117,9 +121,14 @@ cases = {
         x, -jnp.inf, jax.lax.max, (2, 2), (1, 1), "VALID")), (f32(4, 4),), True),
     "fft_linalg": (lambda x, a: (jnp.fft.rfft(x), jax.scipy.linalg.solve_triangular(
         a + 3 * jnp.eye(3), a, lower=True, trans=1)), (f32(8), f32(3, 3)), True),
-    "special": (lambda x: (jax.lax.erf_inv(x * 0.5), jax.lax.lgamma(x + 2), jnp.arcsinh(x),
-                           jax.lax.digamma(x + 3), jax.lax.reduce_precision(x, 5, 10)),
-                (f32(6),), True),
+    # JAX 0.11 and later lower lgamma and digamma to calls of jaxlib's own CPU kernels
+    # (custom_call @cpu_lgamma_ffi, @cpu_digamma_ffi), which the plugin does not register.
+    "special": (lambda x: (jax.lax.lgamma(x + 2), jnp.arcsinh(x), jax.lax.digamma(x + 3),
+                           jax.lax.reduce_precision(x, 5, 10)),
+                (f32(6),), jax.__version_info__ < (0, 11)),
+    "erf_inv": (lambda x: (jax.lax.erf_inv(x * 0.5),
+                           jax.scipy.special.erfinv(x * 0.99 / (1 + jnp.abs(x)))),
+                (f32(16),), True),
     "rng": (lambda k: (jax.random.normal(jax.random.wrap_key_data(k), (3, 4)),
                        jax.random.bits(jax.random.wrap_key_data(k), (5,))),
             (np.array([0, 42], np.uint32),), True),
@@ -128,6 +137,15 @@ cases = {
                             jax.lax.log(x + 2, accuracy=jax.lax.AccuracyMode.HIGHEST),
                             jax.lax.tanh(x, accuracy=jax.lax.AccuracyMode.DEFAULT)),
                  (f32(8),), True),
+    # JAX 0.12.1 writes stablehlo.exp2 / log2 (StableHLO 1.23+; result_accuracy on lax.exp2),
+    # JAX 0.10 exponential / log and a multiply.
+    "exp2_log2": (lambda x: (jnp.exp2(x), jnp.log2(jnp.abs(x) + 0.25),
+                             jax.lax.exp2(x, accuracy=jax.lax.AccuracyMode.HIGHEST),
+                             jnp.exp2(x * 20), jnp.log2(x * 1e-3 + 1e-30),
+                             jnp.exp2((x[:12] - 0.5j * x[:12]).astype(jnp.complex64)),
+                             jnp.log2((x[:12] + 1j).astype(jnp.complex64))),
+                  (np.concatenate([f32(12), np.float32([0, -0.0, 1, 0.5, 10, -150, 128, 3])]),),
+                  True),
     "grad_mlp": (jax.grad(lambda w, x: jnp.sum(jnp.tanh(x @ w) ** 2)), (f32(8, 4), f32(3, 8)), True),
 }
 
@@ -142,7 +160,13 @@ def save(name, module, runs, args=None, fn=None):
         older = io.BytesIO()
         module.operation.write_bytecode(older, desired_version=version)
         (out / f"{name}@v{version}.mlirbc").write_bytes(older.getvalue())
-    (out / f"{name}.mlir").write_text(module.operation.get_asm(enable_debug_info=True))
+    text = module.operation.get_asm(enable_debug_info=True)
+    (out / f"{name}.mlir").write_text(text)
+    if re.search(r"stablehlo\.(fma|exp2|log2) ", text):
+        with jax_mlir.make_ir_context():  # a copy: the serialization rewrites its module
+            vhlo = stablehlo.serialize_portable_artifact(ir.Module.parse(text),
+                                                         stablehlo.get_current_version(), True)
+        (out / f"{name}@vhlo.mlirbc").write_bytes(vhlo)
     if runs:
         outs = jax.tree_util.tree_leaves(jax.jit(fn)(*args))
         for k, a in enumerate(args):

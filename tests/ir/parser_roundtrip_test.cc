@@ -64,6 +64,8 @@ std::vector<Case> cases() {
                    Value a = ints ? f.arg(2) : f.arg(0), b = ints ? f.arg(2) : f.arg(1);
                    out.push_back(binary(n, a, b));
                  }
+                 out.push_back(fma(f.arg(0), f.arg(1), f.arg(0)));
+                 out.push_back(fma(f.arg(3), f.arg(3), f.arg(3)));
                  return out;
                }});
   v.push_back({"compare_select", {T(F, {2}), T(F, {2}), T(DType::ui32, {2})}, [](Func& f) {

@@ -1,5 +1,5 @@
-// One violation per checked constraint: elementwise, compare/select/clamp/convert, constant/iota,
-// broadcast_in_dim/reshape/transpose, slice/concatenate, dot_general, reduce, sort.
+// One violation per checked constraint: elementwise (fma too), compare/select/clamp/convert,
+// constant/iota, broadcast_in_dim/reshape/transpose, slice/concatenate, dot_general, reduce, sort.
 #include <gtest/gtest.h>
 
 #include "hhlo/ir/ops.h"
@@ -23,6 +23,15 @@ TEST(ShapeErrors, Elementwise) {
                      infer_binary("complex", T(DType::f16, {2}), T(DType::f16, {2})));
   EXPECT_SHAPE_ERROR("subtract", "C1",
                      infer_binary("subtract", T(DType::pred, {2}), T(DType::pred, {2})));
+  // exp2 / log2 (StableHLO 1.23) take floats and complex numbers; fma (1.24) one such type.
+  EXPECT_SHAPE_ERROR("exp2", "C1", infer_unary("exp2", T(I, {2})));
+  EXPECT_SHAPE_ERROR("log2", "C1", infer_unary("log2", T(DType::pred, {2})));
+  EXPECT_SHAPE_ERROR("fma", "C1", infer_fma(T(F, {2}), T(F, {2}), T(F, {3})));
+  EXPECT_SHAPE_ERROR("fma", "C1", infer_fma(T(F, {2}), T(DType::f64, {2}), T(F, {2})));
+  EXPECT_SHAPE_ERROR("fma", "C1", infer_fma(T(I, {2}), T(I, {2}), T(I, {2})));
+  EXPECT_EQ(infer_fma(T(DType::c64, {2, kDynamic}), T(DType::c64, {2, 3}), T(DType::c64, {2, 3})),
+            T(DType::c64, {2, 3}));
+  EXPECT_EQ(infer_unary("log2", T(DType::bf16, {})), T(DType::bf16, {}));
   // Results: the documented special cases.
   EXPECT_EQ(infer_unary("abs", T(DType::c64, {2})), T(F, {2}));
   EXPECT_EQ(infer_unary("is_finite", T(F, {2})), T(DType::pred, {2}));

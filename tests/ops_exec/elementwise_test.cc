@@ -32,10 +32,12 @@ TEST(ElementwiseExec, FloatUnary) {
       {"cbrt", [](double x) { return std::cbrt(x); }},
       {"ceil", [](double x) { return std::ceil(x); }},
       {"cosine", [](double x) { return std::cos(x); }},
+      {"exp2", [](double x) { return std::exp2(x); }},
       {"exponential", [](double x) { return std::exp(x); }},
       {"exponential_minus_one", [](double x) { return std::expm1(x); }},
       {"floor", [](double x) { return std::floor(x); }},
       {"log", [](double x) { return std::log(x); }},
+      {"log2", [](double x) { return std::log2(x); }},
       {"log_plus_one", [](double x) { return std::log1p(x); }},
       {"logistic", [](double x) { return 1 / (1 + std::exp(-x)); }},
       {"negate", [](double x) { return -x; }},
@@ -94,6 +96,27 @@ TEST(ElementwiseExec, FloatBinaryAndIsFinite) {
           << table[k].first << "(" << a[i] << ", " << b[i] << ") = " << got[i];
   }
   EXPECT_EQ(out.back().to_vector<bool>(), (std::vector<bool>{false, false, true}));
+}
+
+// stablehlo.fma (StableHLO 1.24+; the plugin, which reads up to 1.20, runs add(multiply(a, b), c)):
+// f32 and f64 values, exact products and sums, and complex<f32>.
+TEST(ElementwiseExec, Fma) {
+  Module m;
+  TensorType t32{DType::f32, {4}}, t64{DType::f64, {2}}, c64{DType::c64, {1}};
+  Func& f = m.add_func("main", {t32, t32, t32, t64, t64, t64, c64, c64, c64});
+  f.ret({fma(f.arg(0), f.arg(1), f.arg(2)), fma(f.arg(3), f.arg(4), f.arg(5)),
+         fma(f.arg(6), f.arg(7), f.arg(8))});
+  using C = std::complex<float>;
+  auto out =
+      run(m, {Array::from<float>({4}, {2, -1.5f, 0.5f, 3}),
+              Array::from<float>({4}, {3, 4, -8, 0.25f}), Array::from<float>({4}, {1, 2, 4, -1}),
+              Array::from<double>({2}, {1.5, -2}), Array::from<double>({2}, {2, 2.5}),
+              Array::from<double>({2}, {0.25, 5}), Array::from<C>({1}, {C(1, 2)}),
+              Array::from<C>({1}, {C(3, -1)}), Array::from<C>({1}, {C(0.5f, 0.5f)})});
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{7, -4, 0, -0.25f}));
+  EXPECT_EQ(out[1].to_vector<double>(), (std::vector<double>{3.25, 0}));
+  // (1 + 2i)(3 - i) = 5 + 5i, plus 0.5 + 0.5i.
+  EXPECT_EQ(out[2].to_vector<C>(), (std::vector<C>{C(5.5f, 5.5f)}));
 }
 
 TEST(ElementwiseExec, IntegerOps) {

@@ -15,16 +15,20 @@
 
 namespace hhlo {
 
-/// Elementwise unary ops (spec: abs, cbrt, ceil, ..., tanh). `op` is the StableHLO name without
-/// dialect ("abs"). Result: same shape; element type same as operand, except abs/real/imag of a
-/// complex (its part type) and is_finite (i1). Throws ShapeError("", op) for an unknown op and
-/// for an element type the op does not accept (constraint "C1": type(result) relation).
+/// Elementwise unary ops (spec: abs, cbrt, ceil, ..., tanh; exp2 and log2 from StableHLO 1.23).
+/// `op` is the StableHLO name without dialect ("abs"). Result: same shape; element type same as
+/// operand, except abs/real/imag of a complex (its part type) and is_finite (i1). Throws
+/// ShapeError("", op) for an unknown op and for an element type the op does not accept (constraint
+/// "C1": type(result) relation).
 TensorType infer_unary(std::string_view op, const TensorType& operand);
 /// Elementwise binary ops (add ... shift_right_logical, complex). Shapes must be equal (C1);
 /// element types equal (C1) and accepted by the op. `complex` maps f32/f64 to c64/c128.
 TensorType infer_binary(std::string_view op, const TensorType& lhs, const TensorType& rhs);
-/// True if `op` (no dialect prefix) is in the elementwise unary (arity 1) or binary (arity 2)
-/// table.
+/// fma (spec "fma", StableHLO 1.24+): `a * b + c` with one rounding. (C1) a, b, c and the result
+/// have one type, of float or complex elements. Throws ShapeError("fma", "C1") otherwise.
+TensorType infer_fma(const TensorType& a, const TensorType& b, const TensorType& c);
+/// True if `op` (no dialect prefix) is in the elementwise unary (arity 1), binary (arity 2) or
+/// ternary (arity 3: fma) table.
 bool is_elementwise(std::string_view op, int arity);
 /// Names of the elementwise table, for coverage listings.
 std::vector<std::string_view> elementwise_op_names(int arity);

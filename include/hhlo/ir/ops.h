@@ -80,12 +80,14 @@ HHLO_UNARY_OP(cbrt, "cbrt")
 HHLO_UNARY_OP(ceil, "ceil")
 HHLO_UNARY_OP(cosine, "cosine")
 HHLO_UNARY_OP(count_leading_zeros, "count_leading_zeros")
+HHLO_UNARY_OP(exp2, "exp2")  // StableHLO 1.23+: 2^x (the plugin gets exponential(x * ln 2))
 HHLO_UNARY_OP(exponential, "exponential")
 HHLO_UNARY_OP(exponential_minus_one, "exponential_minus_one")
 HHLO_UNARY_OP(floor, "floor")
 HHLO_UNARY_OP(imag, "imag")
 HHLO_UNARY_OP(is_finite, "is_finite")
 HHLO_UNARY_OP(log, "log")
+HHLO_UNARY_OP(log2, "log2")  // StableHLO 1.23+: log base 2 (the plugin gets log(x) * log2(e))
 HHLO_UNARY_OP(log_plus_one, "log_plus_one")
 HHLO_UNARY_OP(logistic, "logistic")
 HHLO_UNARY_OP(negate, "negate")
@@ -117,6 +119,10 @@ HHLO_BINARY_OP(shift_left, "shift_left")
 HHLO_BINARY_OP(shift_right_arithmetic, "shift_right_arithmetic")
 HHLO_BINARY_OP(shift_right_logical, "shift_right_logical")
 HHLO_BINARY_OP(complex, "complex")
+/// stablehlo.fma (spec "fma", StableHLO 1.24+): `a * b + c` elementwise with one rounding; a, b and
+/// c of one float or complex type (see infer_fma). The pinned plugin reads StableHLO up to 1.20:
+/// the program stage gives it `add(multiply(a, b), c)` (two roundings; docs/facts.md).
+Value fma(Value a, Value b, Value c, Loc loc = Loc::current());
 #undef HHLO_UNARY_OP
 #undef HHLO_BINARY_OP
 

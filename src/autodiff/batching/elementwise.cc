@@ -1,8 +1,8 @@
 // Batching of elementwise ops (JAX's broadcast_batcher): the vmapped axis goes in front of every
 // operand (unbatched ones are broadcast), the op is re-emitted on the batched shapes. Covers the
-// unary and binary tables, compare, select and clamp (scalar predicate / bounds stay scalar when
-// unbatched, are broadcast when batched), convert, bitcast_convert, reduce_precision, map and
-// optimization_barrier (per operand).
+// unary, binary and ternary (fma) tables, compare, select and clamp (scalar predicate / bounds stay
+// scalar when unbatched, are broadcast when batched), convert, bitcast_convert, reduce_precision,
+// map and optimization_barrier (per operand).
 #include "batching.h"
 
 namespace hhlo::ad::detail {
@@ -59,7 +59,7 @@ void register_elementwise_batching(BatchRegistry& r) {
   for (std::string_view name : supported_ops()) {
     if (!name.starts_with("stablehlo.")) continue;
     std::string_view bare = name.substr(10);
-    if (is_elementwise(bare, 1) || is_elementwise(bare, 2))
+    if (is_elementwise(bare, 1) || is_elementwise(bare, 2) || is_elementwise(bare, 3))
       r.insert_or_assign(std::string(name), elementwise_batch);
   }
   for (const char* name :

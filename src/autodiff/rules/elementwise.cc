@@ -1,6 +1,8 @@
 // VJP and JVP rules of the elementwise ops, compare/select/clamp and convert (JAX lax.py jvp
 // rules), for real and complex operands (complex, real, imag, abs of complex: JAX's transposes).
 // One derivative table per arity serves both modes.
+#include <numbers>
+
 #include "rules.h"
 
 namespace hhlo::ad::detail {
@@ -43,6 +45,13 @@ const std::map<std::string, Derivative>& unary_derivatives() {
         Domain::holomorphic}},
       {"stablehlo.log",
        {[](const Op& op, Value g) { return divide(g, x0(op)); }, Domain::holomorphic}},
+      // JAX's exp2 and log2 rules: g * ln 2 * 2^x, g / (x ln 2).
+      {"stablehlo.exp2",
+       {[](const Op& op, Value g) { return multiply(g, multiply(z(op), c(g, std::numbers::ln2))); },
+        Domain::holomorphic}},
+      {"stablehlo.log2",
+       {[](const Op& op, Value g) { return divide(g, multiply(x0(op), c(g, std::numbers::ln2))); },
+        Domain::holomorphic}},
       {"stablehlo.log_plus_one",
        {[](const Op& op, Value g) { return divide(g, add(x0(op), c(g, 1.0))); },
         Domain::holomorphic}},
@@ -257,6 +266,17 @@ void register_elementwise_rules(Registry& r) {
   // ---- binary
   for (const auto& [name, d] : binary_derivatives()) r[name] = binary(d.f, d.domain);
 
+  // fma(a, b, c) = a * b + c: g * b, g * a, g.
+  r["stablehlo.fma"] = [](const Op& op, const Cts& cts) {
+    Cts out(3);
+    if (!cts[0]) return out;
+    Value g = *cts[0];
+    if (needs_cotangent(0)) out[0] = multiply(g, x1(op));
+    if (needs_cotangent(1)) out[1] = multiply(g, x0(op));
+    if (needs_cotangent(2)) out[2] = g;
+    return out;
+  };
+
   // ---- select / clamp / convert
   r["stablehlo.select"] = [](const Op& op, const Cts& cts) {
     Cts out(3);
@@ -326,6 +346,15 @@ void register_elementwise_jvps(JvpRegistry& r) {
       return Ts{acc};
     };
   }
+  // fma(a, b, c): ta * b + a * tb + tc.
+  r["stablehlo.fma"] = [](const Op& op, const Ts& ts) {
+    Tangent acc;
+    auto plus = [&](Value v) { acc = acc ? add(*acc, v) : v; };
+    if (ts[0]) plus(multiply(*ts[0], x1(op)));
+    if (ts[1]) plus(multiply(x0(op), *ts[1]));
+    if (ts[2]) plus(*ts[2]);
+    return Ts{acc};
+  };
   // Linear (R-linear for the complex parts): the op applied to the tangents.
   for (const char* n : {"stablehlo.negate", "stablehlo.real", "stablehlo.imag", "stablehlo.complex",
                         "stablehlo.select", "stablehlo.convert"})

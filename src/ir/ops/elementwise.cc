@@ -1,6 +1,6 @@
-// The elementwise unary and binary ops: one table (name, arity, accepted element types, result
-// element type rule), one shape rule per arity, one builder per arity, the descriptors made from
-// the table.
+// The elementwise unary, binary and ternary (fma) ops: one table (name, arity, accepted element
+// types, result element type rule), one shape rule per arity, one builder per arity, the
+// descriptors made from the table.
 #include <algorithm>
 #include <array>
 #include <unordered_map>
@@ -33,12 +33,14 @@ constexpr std::array kTable = {
     Entry{"stablehlo.ceil", 1, kFloat, Result::same},
     Entry{"stablehlo.cosine", 1, kFC, Result::same},
     Entry{"stablehlo.count_leading_zeros", 1, kInt, Result::same},
+    Entry{"stablehlo.exp2", 1, kFC, Result::same},
     Entry{"stablehlo.exponential", 1, kFC, Result::same},
     Entry{"stablehlo.exponential_minus_one", 1, kFC, Result::same},
     Entry{"stablehlo.floor", 1, kFloat, Result::same},
     Entry{"stablehlo.imag", 1, kFC, Result::part},
     Entry{"stablehlo.is_finite", 1, kFloat, Result::pred},
     Entry{"stablehlo.log", 1, kFC, Result::same},
+    Entry{"stablehlo.log2", 1, kFC, Result::same},
     Entry{"stablehlo.log_plus_one", 1, kFC, Result::same},
     Entry{"stablehlo.logistic", 1, kFC, Result::same},
     Entry{"stablehlo.negate", 1, kInt | kFC, Result::same},
@@ -69,6 +71,7 @@ constexpr std::array kTable = {
     Entry{"stablehlo.shift_right_arithmetic", 2, kInt, Result::same},
     Entry{"stablehlo.shift_right_logical", 2, kInt, Result::same},
     Entry{"stablehlo.complex", 2, kFloat, Result::complex},
+    Entry{"stablehlo.fma", 3, kFC, Result::same},
 };
 
 // "abs": the name without the dialect, as the shape rules and their messages spell it.
@@ -85,12 +88,12 @@ unsigned class_of(DType t) {
 // The table entry of `op` at `arity`, or nullptr: one hash look-up (the verifier asks for every
 // op of a parsed module).
 const Entry* find_entry(std::string_view op, int arity) {
-  static const std::unordered_map<std::string_view, std::array<const Entry*, 2>> index = [] {
-    std::unordered_map<std::string_view, std::array<const Entry*, 2>> m;
+  static const std::unordered_map<std::string_view, std::array<const Entry*, 3>> index = [] {
+    std::unordered_map<std::string_view, std::array<const Entry*, 3>> m;
     for (const Entry& e : kTable) m[short_name(e)][e.arity - 1] = &e;
     return m;
   }();
-  if (arity < 1 || arity > 2) return nullptr;
+  if (arity < 1 || arity > 3) return nullptr;
   auto it = index.find(op);
   return it == index.end() ? nullptr : it->second[arity - 1];
 }
@@ -174,6 +177,22 @@ TensorType infer_binary(std::string_view op, const TensorType& lhs, const Tensor
   return TensorType{result_dtype(e, lhs.dtype), dims};
 }
 
+TensorType infer_fma(const TensorType& a, const TensorType& b, const TensorType& c) {
+  const Entry& e = lookup("fma", 3);
+  for (const TensorType* t : {&b, &c})
+    if (!detail::dims_compatible(a.dims, t->dims) || a.dtype != t->dtype)
+      detail::fail("fma", "C1", "operands differ in type: a {}, b {}, c {}; fma takes one type",
+                   a.to_string(), b.to_string(), c.to_string());
+  if (!(class_of(a.dtype) & e.accepts))
+    detail::fail("fma", "C1", "operands {} have element type {}; fma accepts {}", a.to_string(),
+                 mlir_name(a.dtype), accepted(e.accepts));
+  Dims dims = a.dims;
+  for (size_t i = 0; i < dims.size(); ++i)
+    for (const TensorType* t : {&b, &c})
+      if (dims[i] == kDynamic) dims[i] = t->dims[i];
+  return TensorType{a.dtype, dims};
+}
+
 Value unary(std::string_view op, Value x, Loc loc) {
   Value ops[] = {x};
   Func& f = detail::func_of(op, ops);
@@ -187,6 +206,13 @@ Value binary(std::string_view op, Value lhs, Value rhs, Loc loc) {
   TensorType t = infer_binary(op, lhs.type(), rhs.type());
   return f.append(
       {"stablehlo." + std::string(op), {lhs, rhs}, {t}, {}, {}, Location::from(loc)})[0];
+}
+
+Value fma(Value a, Value b, Value c, Loc loc) {
+  Value ops[] = {a, b, c};
+  Func& f = detail::func_of("fma", ops);
+  TensorType t = infer_fma(a.type(), b.type(), c.type());
+  return f.append({"stablehlo.fma", {a, b, c}, {t}, {}, {}, Location::from(loc)})[0];
 }
 
 namespace {
@@ -203,10 +229,17 @@ std::vector<TensorType> infer_binary_op(const detail::OpInfo& op) {
   return {infer_binary(op.name.substr(10), op.operands[0], op.operands[1])};
 }
 
+std::vector<TensorType> infer_fma_op(const detail::OpInfo& op) {
+  if (op.operands.size() != 3) detail::fail_struct("unknown op");
+  return {infer_fma(op.operands[0], op.operands[1], op.operands[2])};
+}
+
 constexpr auto kOps = [] {
   std::array<detail::OpDescriptor, kTable.size()> a{};
   for (size_t i = 0; i < kTable.size(); ++i)
-    a[i] = {kTable[i].name, kTable[i].arity == 1 ? infer_unary_op : infer_binary_op};
+    a[i] = {kTable[i].name, kTable[i].arity == 1   ? infer_unary_op
+                            : kTable[i].arity == 2 ? infer_binary_op
+                                                   : infer_fma_op};
   return a;
 }();
 
