@@ -24,32 +24,14 @@ import torch  # noqa: E402
 import torch_xla  # noqa: E402
 from torch_xla.stablehlo import exported_program_to_stablehlo, save_as_stablehlo  # noqa: E402
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from linear_bn import model_input_and_output  # noqa: E402
+
 here = pathlib.Path(__file__).resolve().parent
 out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else here / "fixtures" / "torch_xla"
 shutil.rmtree(out, ignore_errors=True)
 out.mkdir(parents=True)
-torch.manual_seed(41)
-
-
-class LinearBn(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = torch.nn.Linear(3, 4)
-        self.bn = torch.nn.BatchNorm1d(4)
-
-    def forward(self, x):
-        return torch.relu(self.bn(self.fc(x)))
-
-
-model = LinearBn().eval()
-with torch.no_grad():
-    model.bn.running_mean.copy_(torch.tensor([0.5, -1.0, 2.0, 0.0]))
-    model.bn.running_var.copy_(torch.tensor([4.0, 0.25, 1.0, 9.0]))
-    model.bn.weight.copy_(torch.tensor([1.5, 0.5, -1.0, 2.0]))
-    model.bn.bias.copy_(torch.tensor([0.1, 0.2, 0.3, 0.4]))
-x = torch.randn(2, 3)
-with torch.no_grad():
-    expected = model(x)
+model, x, expected = model_input_and_output()
 
 exported = torch.export.export(model, (x,))
 save_as_stablehlo(exported, str(out / "bundle"))
