@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "hhlo/core/file_io.h"
@@ -185,6 +186,12 @@ Program read_program(std::string_view bytes, const ReadProgramOptions& options) 
 
 std::string read_program_file_bytes(const std::string& path) {
   if (is_torch_xla_bundle(path)) return to_mlir(read_torch_xla_bundle(path));
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw IoError(fmt::format(
+        "program '{}' is a directory and not a torch_xla bundle (save_as_stablehlo's folder, "
+        "which holds functions/NAME.meta); give a program file or such a folder",
+        path));
   std::string bytes = read_file(path, "program");
   if (bytes.find_first_not_of(" \t\r\n") == std::string::npos)
     throw IoError(fmt::format(

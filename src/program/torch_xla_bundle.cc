@@ -132,7 +132,16 @@ Array bound_array(const TorchXlaFunction& f, const TorchXlaInput& in) {
         fmt::format("torch_xla bundle '{}': parameter name '{}' is not a file name of "
                     "data/",
                     f.dir, in.name));
-  Array a = read_npy(file.string());
+  Array a;
+  try {
+    a = read_npy(file.string());
+  } catch (const IoError& e) {
+    throw IoError(fmt::format("torch_xla bundle '{}': {} of functions/{}.meta: {}", f.dir,
+                              in.kind == TorchXlaInput::Kind::parameter
+                                  ? "parameter '" + in.name + "'"
+                                  : "constant " + std::to_string(in.position),
+                              f.name, e.what()));
+  }
   if (a.type() != in.type)
     throw IoError(
         fmt::format("torch_xla bundle weight '{}' is {}; the function's signature says {}",

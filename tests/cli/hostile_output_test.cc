@@ -173,7 +173,8 @@ TEST(HostileInput, AnInputOrAProgramThatIsAFolderIsNamedAtOnce) {
   EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
   r = run_hhlo({"run", f.dir});
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("program '" + f.dir + "' is a directory, not a file"), std::string::npos)
+  EXPECT_NE(r.output.find("program '" + f.dir + "' is a directory and not a torch_xla bundle"),
+            std::string::npos)
       << r.output;
   // A device or a pipe is read up to a bound: PipedFiles.* (tests/cli/piped_files_test.cc).
 }

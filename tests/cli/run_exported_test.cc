@@ -3,6 +3,7 @@
 // unused ones dropped, a symbolic batch refined, the platform index bound from the artifact's own
 // platforms, SPMD over the artifact's devices, the VJP with --vjp-order; every output equal to
 // what JAX computes from the same artifact (exp.call). The refusals name their cause.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -109,6 +110,10 @@ TEST(RunExported, TypedPrngKeysTakeAndGiveTheirKeyData) {
     SCOPED_TRACE(stem);
     ArtifactRun r = run_artifact(stem, inputs_of(stem, 2));
     expect_outputs(r, stem, {"out0", "out1"});
+    // Key data printed exactly, as NumPy prints uint32 (not rounded to 6 digits).
+    Array key = read_npy(r.out_dir + "/out1.npy");
+    EXPECT_THAT(r.result.output, HasSubstr(fmt::format("out1: {} [{}", key.type().to_string(),
+                                                       key.values<uint32_t>()[0])));
     ProcessResult check = run_hhlo({"check", file(stem + ".jax")});
     EXPECT_THAT(check.output, HasSubstr(stem == "prng_key" ? "key<fry>[]" : "key<rbg>[]"));
     EXPECT_THAT(check.output, HasSubstr(stem == "prng_key" ? "its key data tensor<2xui32>"

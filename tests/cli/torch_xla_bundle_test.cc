@@ -74,6 +74,7 @@ TEST(TorchXlaBundle, AMissingOrMisshapedWeightOrABadMetaIsAnErrorNamingTheFile) 
   fs::remove(fs::path(missing) / "data" / "bn.running_mean");
   ProcessResult r = run_hhlo({"run", missing, "-i", at("x.npy"), "-i", at("scale.npy")});
   EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("parameter 'bn.running_mean' of functions/forward.meta"));
   EXPECT_THAT(r.output, HasSubstr("data/bn.running_mean"));
 
   std::string misshaped = copy_of("linear_bn");
@@ -93,7 +94,7 @@ TEST(TorchXlaBundle, AMissingOrMisshapedWeightOrABadMetaIsAnErrorNamingTheFile) 
   // A folder that is no bundle is named as such.
   r = run_hhlo({"run", temp_dir("torch_xla_empty")});
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_THAT(r.output, HasSubstr("is a directory, not a file"));
+  EXPECT_THAT(r.output, HasSubstr("is a directory and not a torch_xla bundle"));
 }
 
 }  // namespace

@@ -84,8 +84,29 @@ std::vector<std::string> output_names(const std::vector<std::string>& results, s
   return stems;
 }
 
-/// Element `i` of `a` as NumPy prints it: a number, or for a complex dtype "RE+IMj" ("1-0.5j").
+/// Element `i` of `a` as NumPy prints it: an integer exactly, a float in 6 significant digits, or
+/// for a complex dtype "RE+IMj" ("1-0.5j").
 std::string element_text(const Array& a, int64_t i) {
+  switch (a.dtype()) {  // integers exactly, as NumPy prints them (a double rounds past 2^53)
+    case DType::i8:
+      return fmt::format("{}", a.values<int8_t>()[i]);
+    case DType::i16:
+      return fmt::format("{}", a.values<int16_t>()[i]);
+    case DType::i32:
+      return fmt::format("{}", a.values<int32_t>()[i]);
+    case DType::i64:
+      return fmt::format("{}", a.values<int64_t>()[i]);
+    case DType::ui8:
+      return fmt::format("{}", a.values<uint8_t>()[i]);
+    case DType::ui16:
+      return fmt::format("{}", a.values<uint16_t>()[i]);
+    case DType::ui32:
+      return fmt::format("{}", a.values<uint32_t>()[i]);
+    case DType::ui64:
+      return fmt::format("{}", a.values<uint64_t>()[i]);
+    default:
+      break;
+  }
   if (!is_complex(a.dtype())) return fmt::format("{:g}", a.element_as_double(i));
   std::complex<double> z = a.dtype() == DType::c64
                                ? std::complex<double>(a.values<std::complex<float>>()[i])
