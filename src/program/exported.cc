@@ -90,10 +90,14 @@ struct Aligned {
 
 std::string describe_non_artifact(std::span<const uint8_t> b) {
   if (b.empty()) return "an empty input";
-  if (starts_with_bytecode_magic(b)) return "MLIR bytecode (read it with read_bytecode)";
+  if (starts_with_bytecode_magic(b))
+    return "MLIR bytecode (a file named *.jax is read as an artifact: name it .mlirbc; "
+           "in C++, read_bytecode reads it)";
   std::string_view head(reinterpret_cast<const char*>(b.data()), std::min<size_t>(b.size(), 64));
   for (std::string_view text : {"module", "func.func", "#loc", "//", "\"builtin.module\""})
-    if (head.find(text) != std::string_view::npos) return "MLIR text (parse it with parse_module)";
+    if (head.find(text) != std::string_view::npos)
+      return "MLIR text (a file named *.jax is read as an artifact: name it .mlir; in C++, "
+             "parse_module reads it)";
   return fmt::format(
       "{} bytes that fail flatbuffers' verification of JAX's Exported table "
       "(truncated or corrupted)",
