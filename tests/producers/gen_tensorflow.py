@@ -4,8 +4,8 @@ tests/producers/fixtures/tensorflow), with TensorFlow's own outputs beside it:
     `experimental_get_compiler_ir(x)(stage="stablehlo")` of a dense layer (weights frozen as
     constants), a ReLU and `tf.math.top_k` (which TF lowers with `stablehlo.set_dimension_size`);
   - forward.mlirbc: the same with `stage="stablehlo_serialized"` (MLIR bytecode);
-  - x.npy, w.npy, b.npy: @main's arguments (TF passes the captured weights after the input);
-    expected0.npy / expected1.npy: TensorFlow's eager values and indices;
+  (@main takes the captured weights after the input, "XLA_Args"; its inputs and expected
+  outputs are made at build time by gen_vectors.py, in NumPy);
   - versions.json: the version that wrote them.
 Run with the producers' venv (`make test-producers` makes it: tensorflow-cpu pinned):
   .venv-tf/bin/python tests/producers/gen_tensorflow.py [OUT]
@@ -38,17 +38,10 @@ def forward(v):
     return values, indices
 
 
-values, indices = forward(tf.constant(x))
 compiler_ir = forward.experimental_get_compiler_ir(tf.constant(x))
 (out / "forward.mlir").write_text(compiler_ir(stage="stablehlo"))
 serialized = compiler_ir(stage="stablehlo_serialized")
 (out / "forward.mlirbc").write_bytes(serialized if isinstance(serialized, bytes)
                                      else serialized.encode("latin-1"))
-# TF passes the captured constants as @main's arguments after the input ("XLA_Args").
-np.save(out / "x.npy", x)
-np.save(out / "w.npy", w.numpy())
-np.save(out / "b.npy", b.numpy())
-np.save(out / "expected0.npy", values.numpy())
-np.save(out / "expected1.npy", indices.numpy())
 (out / "versions.json").write_text(json.dumps({"tensorflow": tf.__version__}, indent=1) + "\n")
 print("tensorflow", tf.__version__, "->", out)

@@ -6,7 +6,7 @@ tests/producers/fixtures/torch_xla), with torch's own outputs beside it:
   - forward.mlir / forward.mlirbc: the same program's text and bytecode
     (`get_stablehlo_text()`, `get_stablehlo_bytecode()`), whose @main takes the weights too, in
     the order of bundle/functions/forward.meta;
-  - x.npy: the input; expected.npy: torch's eager output on it;
+  (the inputs and expected outputs are made at build time by gen_vectors.py, in NumPy);
   - versions.json: the versions that wrote them.
 Run with the producers' venv (`make test-producers` makes it: torch and torch_xla pinned):
   PJRT_DEVICE=CPU .venv-torch/bin/python tests/producers/gen_torch_xla.py [OUT]
@@ -19,7 +19,6 @@ import sys
 
 os.environ.setdefault("PJRT_DEVICE", "CPU")
 
-import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch_xla  # noqa: E402
 from torch_xla.stablehlo import exported_program_to_stablehlo, save_as_stablehlo  # noqa: E402
@@ -38,8 +37,6 @@ save_as_stablehlo(exported, str(out / "bundle"))
 program = exported_program_to_stablehlo(exported)
 (out / "forward.mlir").write_text(program.get_stablehlo_text("forward"))
 (out / "forward.mlirbc").write_bytes(program.get_stablehlo_bytecode("forward"))
-np.save(out / "x.npy", x.numpy())
-np.save(out / "expected.npy", expected.numpy())
 (out / "versions.json").write_text(json.dumps(
     {"torch": torch.__version__, "torch_xla": torch_xla.__version__}, indent=1) + "\n")
 print("torch_xla", torch_xla.__version__, "->", out)

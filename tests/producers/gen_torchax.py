@@ -3,8 +3,8 @@ tests/producers/fixtures/torchax), with torch's own outputs beside it:
   - model.jax: `torchax.export.exported_program_to_stablehlo(torch.export.export(...))`'s
     jax.export artifact, `serialize()`d, of a Linear(3, 4), an eval-mode BatchNorm1d(4) and a ReLU
     (the model of gen_torch_xla.py); its inputs are (weights, (x,)) as torchax flattens them;
-  - in<i>.npy: the artifact's flat inputs in order (the weights torchax extracted, then x);
-    expected.npy: torch's eager output;
+  (its flat inputs, in torchax's order, and expected outputs are made at build time by
+  gen_vectors.py, in NumPy);
   - versions.json: the versions that wrote it.
 Run with the producers' venv (`make test-producers` makes it: torch, torchax and JAX pinned):
   .venv-torch/bin/python tests/producers/gen_torchax.py [OUT]
@@ -15,7 +15,6 @@ import shutil
 import sys
 
 import jax
-import numpy as np
 import torch
 import torchax
 from torchax.export import exported_program_to_stablehlo
@@ -32,9 +31,6 @@ model, x, expected = model_input_and_output()
 weights, exp = exported_program_to_stablehlo(torch.export.export(model, (x,)))
 (out / "model.jax").write_bytes(bytes(exp.serialize()))
 flat = jax.tree_util.tree_leaves((weights, (x.numpy(),)))
-for i, a in enumerate(flat):
-    np.save(out / f"in{i}.npy", np.asarray(a))
-np.save(out / "expected.npy", expected.numpy())
 (out / "versions.json").write_text(json.dumps(
     {"torch": torch.__version__, "torchax": torchax.__version__, "jax": jax.__version__},
     indent=1) + "\n")

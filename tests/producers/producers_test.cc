@@ -1,6 +1,7 @@
 // What the producers write for models of ours (tests/producers/gen_*.py; the fixtures in
 // tests/producers/fixtures/PRODUCER, remade by `make test-producers`, which points
-// HHLO_PRODUCERS_DIR at a fresh copy), each run here with the producer's own eager values:
+// HHLO_PRODUCERS_DIR at a fresh copy), each run here with the values of the model's formula in
+// NumPy (tests/producers/gen_vectors.py, which the producers' own eager outputs also equal):
 // torch_xla 2.9's saved bundle, text and bytecode (whose @main takes the weights too, in the
 // order of the bundle's meta: the graph's order, bn.running_var before bn.running_mean, ...),
 // torchax's jax.export artifact, TensorFlow 2.21's StableHLO text and plain MLIR bytecode.
@@ -27,6 +28,12 @@ fs::path fixtures() {
 }
 
 const fs::path kDir = fixtures() / "torch_xla";
+/// The inputs and NumPy's expected outputs (tests/producers/gen_vectors.py, at build time).
+const fs::path kVectors = fs::path(HHLO_GENERATED_DIR) / "producers";
+
+Array vector(const std::string& producer, const std::string& name) {
+  return read_npy((kVectors / producer / name).string());
+}
 
 /// The outputs of the program at `path` on `inputs` (one per flat input; an artifact's unused
 /// ones are dropped as its kept inputs say).
@@ -46,7 +53,7 @@ void expect_values(const Array& got, const Array& want) {
 
 void expect_torchs_values(const std::vector<Array>& out) {
   ASSERT_EQ(out.size(), 1u);
-  expect_values(out[0], read_npy((kDir / "expected.npy").string()));
+  expect_values(out[0], vector("torch_xla", "expected.npy"));
 }
 
 /// The weights and the input in the order of @main's arguments, as the bundle's meta gives it.
@@ -56,12 +63,12 @@ std::vector<Array> all_arguments() {
   for (const TorchXlaInput& in : f.inputs)
     args.push_back(read_npy(in.kind == TorchXlaInput::Kind::parameter
                                 ? (kDir / "bundle" / "data" / in.name).string()
-                                : (kDir / "x.npy").string()));
+                                : (kVectors / "torch_xla" / "x.npy").string()));
   return args;
 }
 
 TEST(TorchXla, SavedBundleRunsWithTorchsValues) {
-  expect_torchs_values(run((kDir / "bundle").string(), {read_npy((kDir / "x.npy").string())}));
+  expect_torchs_values(run((kDir / "bundle").string(), {vector("torch_xla", "x.npy")}));
 }
 
 TEST(TorchXla, TextAndBytecodeRunWithTorchsValuesTheWeightsInTheMetasOrder) {
@@ -72,25 +79,24 @@ TEST(TorchXla, TextAndBytecodeRunWithTorchsValuesTheWeightsInTheMetasOrder) {
 TEST(Torchax, TheSerializedExportRunsWithTorchsValues) {
   const fs::path dir = fixtures() / "torchax";
   std::vector<Array> inputs;
-  for (int i = 0; fs::exists(dir / fmt::format("in{}.npy", i)); ++i)
-    inputs.push_back(read_npy((dir / fmt::format("in{}.npy", i)).string()));
+  for (int i = 0; fs::exists(kVectors / "torchax" / fmt::format("in{}.npy", i)); ++i)
+    inputs.push_back(vector("torchax", fmt::format("in{}.npy", i)));
   ASSERT_EQ(inputs.size(), 8u);  // six weights, num_batches_tracked (unused), x
   std::vector<Array> out = run((dir / "model.jax").string(), inputs);
   ASSERT_EQ(out.size(), 1u);
-  expect_values(out[0], read_npy((dir / "expected.npy").string()));
+  expect_values(out[0], vector("torchax", "expected.npy"));
 }
 
 TEST(TensorFlow, TextAndPlainBytecodeRunWithTensorFlowsValues) {
   const fs::path dir = fixtures() / "tensorflow";
   std::vector<Array> inputs;
-  for (const char* name : {"x.npy", "w.npy", "b.npy"})
-    inputs.push_back(read_npy((dir / name).string()));
+  for (const char* name : {"x.npy", "w.npy", "b.npy"}) inputs.push_back(vector("tensorflow", name));
   for (const char* form : {"forward.mlir", "forward.mlirbc"}) {
     SCOPED_TRACE(form);
     std::vector<Array> out = run((dir / form).string(), inputs);
     ASSERT_EQ(out.size(), 2u);
-    expect_values(out[0], read_npy((dir / "expected0.npy").string()));  // top_k's values
-    expect_values(out[1], read_npy((dir / "expected1.npy").string()));  // and indices
+    expect_values(out[0], vector("tensorflow", "expected0.npy"));  // top_k's values
+    expect_values(out[1], vector("tensorflow", "expected1.npy"));  // and indices
   }
 }
 
