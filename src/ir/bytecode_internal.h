@@ -186,6 +186,11 @@ class Reader {
   BcAttr read_sdy_attr(Cursor& c);
   BcAttr read_tensor_data(Cursor& c, const BcType& t);
   BcAttr read_dense_array(Cursor& c);
+  /// A result accuracy's fields (atol and rtol as 64-bit APFloats, ulps, the mode attribute), as
+  /// VHLO's ResultAccuracyV1Attr and StableHLO's ResultAccuracyAttr both write them: kept as the
+  /// text StableHLO prints, `i` = 1 when it is the default (which the legalization drops).
+  /// `at` is where the attribute starts, for errors.
+  BcAttr read_result_accuracy(Cursor& c, size_t at);
   // ---- bytecode_stablehlo.cc: the stablehlo and chlo dialects' own encodings, and an
   // attribute written as its text (no encoding of its own), read as the text parser reads it
   BcType read_stablehlo_type(Cursor& c);

@@ -247,19 +247,8 @@ BcAttr Reader::read_stablehlo_attr(Cursor& c) {
     }
     case 16:
       return enumeration("result_accuracy_mode");
-    case 17: {  // ResultAccuracyAttr: atol, rtol (f64 as APFloat), ulps, mode
-      double atol = std::bit_cast<double>(read_apint(c, 64));
-      double rtol = std::bit_cast<double>(read_apint(c, 64));
-      int64_t ulps = c.svarint();
-      const BcAttr& mode = attr(c);
-      if (mode.kind != BcAttr::Kind::enumeration || mode.s != "result_accuracy_mode" ||
-          mode.i < 0 || mode.i > 2)
-        c.fail_at(at, "a result accuracy mode (DEFAULT, HIGHEST or TOLERANCE)",
-                  "another attribute");
-      BcAttr a = opaque(result_accuracy_text(atol, rtol, ulps, mode.i));
-      a.i = atol == 0 && rtol == 0 && ulps == 0 && mode.i == 0;  // 1: the default
-      return a;
-    }
+    case 17:  // ResultAccuracyAttr: atol, rtol (f64 as APFloat), ulps, mode
+      return read_result_accuracy(c, at);
     // Mesh-axes replica groups, kept as the text StableHLO prints; the op's reader flattens them
     // into explicit groups from the module's mesh (op_defaults.h).
     case 18: {  // ReplicaGroupMeshAxesAttr: mesh, then a count of axes

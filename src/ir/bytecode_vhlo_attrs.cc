@@ -10,6 +10,20 @@
 
 namespace hhlo::bc {
 
+BcAttr Reader::read_result_accuracy(Cursor& c, size_t at) {
+  double atol = std::bit_cast<double>(read_apint(c, 64));
+  double rtol = std::bit_cast<double>(read_apint(c, 64));
+  int64_t ulps = c.svarint();
+  const BcAttr& mode = attr(c);
+  if (mode.kind != BcAttr::Kind::enumeration || mode.s != "result_accuracy_mode" || mode.i < 0 ||
+      mode.i > 2)
+    c.fail_at(at, "a result accuracy mode (DEFAULT, HIGHEST or TOLERANCE)", "another attribute");
+  BcAttr a = make_attr(BcAttr::Kind::opaque);
+  a.s = result_accuracy_text(atol, rtol, ulps, mode.i);
+  a.i = atol == 0 && rtol == 0 && ulps == 0 && mode.i == 0;
+  return a;
+}
+
 BcAttr Reader::read_vhlo_attr(Cursor& c) {
   size_t at = c.offset();
   uint64_t code = c.varint();
@@ -110,22 +124,8 @@ BcAttr Reader::read_vhlo_attr(Cursor& c) {
     }
     case 19:
       return enum_attr("result_accuracy_mode", static_cast<int64_t>(c.varint()));
-    case 20: {  // atol, rtol (f64), ulps, mode: the text StableHLO prints for it
-      double atol = std::bit_cast<double>(read_apint(c, 64));
-      double rtol = std::bit_cast<double>(read_apint(c, 64));
-      int64_t ulps = c.svarint();
-      const BcAttr& mode = attr(c);
-      if (mode.kind != BcAttr::Kind::enumeration || mode.s != "result_accuracy_mode" ||
-          mode.i < 0 || mode.i > 2)
-        c.fail_at(at, "a result accuracy mode (DEFAULT, HIGHEST or TOLERANCE)",
-                  "another attribute");
-      BcAttr a = make_attr(BcAttr::Kind::opaque);
-      a.s = result_accuracy_text(atol, rtol, ulps, mode.i);
-      // i = 1: the default accuracy (atol = rtol = ulps = 0, mode DEFAULT), which the
-      // legalization drops.
-      a.i = atol == 0 && rtol == 0 && ulps == 0 && mode.i == 0;
-      return a;
-    }
+    case 20:  // atol, rtol (f64), ulps, mode: the text StableHLO prints for it
+      return read_result_accuracy(c, at);
     // Mesh-axes replica groups (StableHLO 1.16+), kept as the text StableHLO prints; the op's
     // reader flattens them into explicit groups from the module's mesh (op_defaults.h).
     case 21: {  // SubAxisInfoV1: pre-size, size
