@@ -4,9 +4,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <system_error>
+#include <vector>
 
 extern char** environ;
 
@@ -80,11 +83,33 @@ ProcessResult run_shell(const std::string& script, const ProcessOptions& options
   return run_process({"/bin/sh", "-c", script}, o);
 }
 
+namespace {
+
+/// The folders temp_dir made in this process, removed when it exits (a test run leaves nothing in
+/// the temporary folder). HHLO_KEEP_TEST_DIRS=1 keeps them, to look at a failed test's files.
+struct TempDirs {
+  std::vector<std::filesystem::path> dirs;
+  ~TempDirs() {
+    if (const char* keep = std::getenv("HHLO_KEEP_TEST_DIRS"); keep && std::string(keep) == "1")
+      return;
+    std::error_code ec;
+    for (const auto& d : dirs) std::filesystem::remove_all(d, ec);
+  }
+};
+
+TempDirs& temp_dirs() {
+  static TempDirs dirs;
+  return dirs;
+}
+
+}  // namespace
+
 std::string temp_dir(const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() /
              ("hhlo_test_" + std::to_string(getpid()) + "_" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  temp_dirs().dirs.push_back(dir);
   return dir.string();
 }
 

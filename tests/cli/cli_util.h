@@ -30,7 +30,8 @@ ProcessResult run_hhlo(const std::vector<std::string>& args, const ProcessOption
 /// process cannot set up (a pipe into `head`, a private tmpfs under `unshare -m`).
 ProcessResult run_shell(const std::string& script, const ProcessOptions& options = {});
 
-/// A fresh empty directory under the system temp folder, unique to this process and `name`.
+/// A fresh empty directory under the system temp folder, unique to this process and `name`,
+/// removed with its contents when the process exits (HHLO_KEEP_TEST_DIRS=1 keeps it).
 std::string temp_dir(const std::string& name);
 
 /// Writes `text` to `path`.
