@@ -209,6 +209,46 @@ void form_while(Parser& p, OpState& st, std::string_view, size_t pos) {
   p.append(std::move(st), pos);
 }
 
+// chlo.scan's form (ChloOps.cpp, ScanOp::parse): `chlo.scan(%in, ...) inits(%init, ...)
+// dimension=D [attributes {...}] {^bb0(...): ...} : (ins) -> outs`. The results are the outputs
+// then one carry per init; the generic form's segment sizes are filled in from the counts.
+void form_scan(Parser& p, OpState& st, std::string_view, size_t pos) {
+  p.expect(Tok::lparen, "'(' opening the scan's inputs");
+  std::vector<Value> inputs = p.is(Tok::rparen) ? std::vector<Value>{} : p.parse_value_list();
+  p.expect(Tok::rparen, "')' closing the scan's inputs");
+  p.expect_id("inits");
+  p.expect(Tok::lparen, "'(' opening the scan's inits");
+  std::vector<Value> inits = p.is(Tok::rparen) ? std::vector<Value>{} : p.parse_value_list();
+  p.expect(Tok::rparen, "')' closing the scan's inits");
+  p.expect_id("dimension");
+  p.expect(Tok::equal, "'=' after dimension");
+  st.attrs.push_back({"dimension", i64_attr(p.parse_int())});
+  if (p.consume_id("attributes")) p.parse_attr_dict(st.attrs);
+  st.regions.push_back(p.parse_region(nullptr, nullptr));
+  p.expect(Tok::colon, "':' and the scan's function type");
+  TypeSig sig = p.parse_type_sig();
+  if (!sig.functional) p.fail_at(pos, "the scan's function type (ins) -> outs", "types only");
+  if (sig.ins.size() != inputs.size() + inits.size())
+    p.fail_at(pos, fmt::format("{} operand types (inputs and inits)", inputs.size() + inits.size()),
+              fmt::format("{}", sig.ins.size()));
+  if (sig.outs.size() < inits.size())
+    p.fail_at(pos, fmt::format("at least {} result types (one carry per init)", inits.size()),
+              fmt::format("{}", sig.outs.size()));
+  st.operands = inputs;
+  st.operands.insert(st.operands.end(), inits.begin(), inits.end());
+  for (size_t i = 0; i < sig.ins.size(); ++i)
+    if (sig.ins[i] != st.operands[i].type())
+      p.fail_at(pos, "operand types matching the values", sig.ins[i].to_string());
+  st.result_types = sig.outs;
+  auto segments = [](size_t a, size_t b) {
+    return OpaqueAttr{fmt::format("array<i32: {}, {}>", a, b)};
+  };
+  st.attrs.push_back({"operandSegmentSizes", segments(inputs.size(), inits.size())});
+  st.attrs.push_back(
+      {"resultSegmentSizes", segments(sig.outs.size() - inits.size(), inits.size())});
+  p.append(std::move(st), pos);
+}
+
 // `sdy.return %a : T` (the types are not checked: manual_computation's body returns local types)
 void form_sdy_return(Parser& p, OpState& st, std::string_view, size_t pos) {
   st.operands = p.parse_value_list();
@@ -322,6 +362,7 @@ constexpr std::pair<std::string_view, Form> kForms[] = {
     {"stablehlo.convolution", form_convolution},
     {"stablehlo.top_k", form_top_k},
     {"chlo.top_k", form_top_k},
+    {"chlo.scan", form_scan},
     {"stablehlo.slice", form_slice},
 };
 
