@@ -79,6 +79,26 @@ std::optional<Mesh> scan_mesh(std::string_view text);
 /// Throws ParseError (source "<attribute>") for a text that is not one attribute.
 Attribute parse_attribute_text(std::string_view text, std::string_view name = {});
 
+/// A tuple type, or the tensor type of one element (parser_tuples.cc).
+struct TupleTypeTree {
+  bool tuple = false;
+  TensorType tensor;                    // when !tuple
+  std::vector<TupleTypeTree> elements;  // when tuple
+  std::string to_string() const;
+  bool operator==(const TupleTypeTree&) const = default;
+};
+
+/// A tuple value of the text (`stablehlo.tuple`): its elements, each a value of the function or a
+/// nested tuple. Tuples live only in the parser: `get_tuple_element` reads an element.
+struct TupleValue {
+  struct Element {
+    Value value;                              // when !tuple
+    std::shared_ptr<const TupleValue> tuple;  // a nested tuple
+  };
+  std::vector<Element> elements;
+  TupleTypeTree type() const;
+};
+
 /// A parsed `: ...` type signature of a pretty op.
 struct TypeSig {
   std::vector<TensorType> ins, outs;
@@ -197,6 +217,18 @@ class Parser {
   void parse_unknown_pretty(std::string_view name, size_t pos);
   Value parse_value_use();
   std::vector<Value> parse_value_list();
+
+  // ---- tuple values (parser_tuples.cc)
+  /// `stablehlo.tuple` / `stablehlo.get_tuple_element` in pretty (`generic` false: the name read)
+  /// or generic form (the quoted name read): a tuple is bound to its result name as a TupleValue,
+  /// an element read from one is bound as the element itself; neither becomes an op.
+  void parse_tuple_op(std::string_view name, size_t pos, bool generic);
+  /// The tuple `name` binds (its NameMap binding has count 0), or nullptr.
+  std::shared_ptr<const TupleValue> find_tuple(std::string_view name) const;
+  /// `tensor<...>` or `tuple<...>`.
+  TupleTypeTree parse_tuple_type_tree();
+  TupleValue::Element parse_tuple_operand();
+  std::unordered_map<std::string, std::shared_ptr<const TupleValue>> tuples_;  // per function
   /// Binds `name` (a view into the text) to `count` consecutive values of the function from
   /// `first`; throws ParseError at `pos` on a redefinition.
   void define(std::string_view name, Value first, size_t count, size_t pos);

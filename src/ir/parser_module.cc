@@ -315,6 +315,7 @@ void Parser::parse_func_body(Func& f, const std::vector<std::string_view>& arg_n
   f_ = &f;
   declared_results_ = results;
   names_.clear();
+  tuples_.clear();
   scopes_.assign(1, {});
   for (size_t i = 0; i < arg_names.size(); ++i) define(arg_names[i], f.arg(i), 1, fpos);
   advance();  // {

@@ -133,6 +133,11 @@ Value Parser::parse_value_use() {
   }
   const NameMap::Binding* e = names_.find(base);
   if (!e) fail("a value defined before this use");
+  if (e->count == 0)
+    fail(
+        fmt::format("a tensor value ({} is a tuple: only stablehlo.get_tuple_element and "
+                    "stablehlo.tuple read a tuple here)",
+                    base));
   if (index >= e->count) fail("a result index within the op's results");
   if (!indexed && e->count != 1) fail("a result index (%name#i) for a multi-result op");
   advance();
@@ -287,6 +292,8 @@ void Parser::parse_op() {
     std::string name = unescape(tok_.text, ok);
     if (!ok || name.empty()) fail("an op name");
     advance();
+    if (name == "stablehlo.tuple" || name == "stablehlo.get_tuple_element")
+      return parse_tuple_op(name, pos, true);
     parse_generic_op(std::move(name), pos);
     return;
   }
@@ -295,6 +302,8 @@ void Parser::parse_op() {
   if (name.find('.') == std::string_view::npos && name != "return" && name != "call")
     fail("an op name with a dialect prefix (stablehlo.x)");
   advance();
+  if (name == "stablehlo.tuple" || name == "stablehlo.get_tuple_element")
+    return parse_tuple_op(name, pos, false);
   if (!parse_pretty_op(name, pos)) parse_unknown_pretty(name, pos);
 }
 

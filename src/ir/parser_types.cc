@@ -60,6 +60,10 @@ TensorType Parser::parse_tensor_type() {
     reset_to(after);
     return t;
   }
+  if (is_id("tuple"))
+    fail(
+        "a tensor type (a tuple type is read only as the type of stablehlo.tuple and "
+        "get_tuple_element inside a function body)");
   if (!is_id("tensor")) fail("a tensor type (tensor<...>)");
   std::string_view s = lex_.src();
   size_t p = tok_.pos + 6, start = tok_.pos;

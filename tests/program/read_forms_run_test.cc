@@ -105,5 +105,64 @@ func.func @main(%input: tensor<4xi32>) -> tensor<4xi32> {
   }
 }
 
+// tuple_and_get_tuple_element.mlir's case with the values given as arguments, in the pretty
+// form and the generic one: each element read is the value put in (the spec's semantics).
+TEST(ReadFormsRun, TupleElementsAreTheValuesPutIn) {
+  const char* text = R"mlir(
+func.func @main(%val0: tensor<2xf64>, %tmp0: tensor<i64>) -> (tensor<2xf64>, tensor<i64>, tensor<i64>) {
+  %val1 = stablehlo.tuple %tmp0 : tuple<tensor<i64>>
+  %operand = stablehlo.tuple %val0, %val1 : tuple<tensor<2xf64>, tuple<tensor<i64>>>
+  %result0 = stablehlo.get_tuple_element %operand[0] : (tuple<tensor<2xf64>, tuple<tensor<i64>>>) -> tensor<2xf64>
+  %tmp1 = stablehlo.get_tuple_element %operand[1] : (tuple<tensor<2xf64>, tuple<tensor<i64>>>) -> tuple<tensor<i64>>
+  %result1 = stablehlo.get_tuple_element %tmp1[0] : (tuple<tensor<i64>>) -> tensor<i64> loc("x.py":3:1)
+  %g = "stablehlo.tuple"(%val0, %val1) : (tensor<2xf64>, tuple<tensor<i64>>) -> tuple<tensor<2xf64>, tuple<tensor<i64>>>
+  %g1 = "stablehlo.get_tuple_element"(%g) <{index = 1 : i32}> : (tuple<tensor<2xf64>, tuple<tensor<i64>>>) -> tuple<tensor<i64>>
+  %g2 = "stablehlo.get_tuple_element"(%g1) {index = 0 : i32} : (tuple<tensor<i64>>) -> tensor<i64>
+  %two = stablehlo.add %g2, %result1 : tensor<i64>
+  return %result0, %result1, %two : tensor<2xf64>, tensor<i64>, tensor<i64>
+})mlir";
+  Module m = parse_module(text, {.source_name = "tuple.mlir"});
+  ASSERT_EQ(m.find("main")->body().ops().size(), 2u);  // the add and the return: no tuple op
+  auto out = run(text, {Array::from<double>({2}, {1.0, 2.0}), Array::from<int64_t>({}, {3})});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].values<double>()[0], 1.0);
+  EXPECT_EQ(out[0].values<double>()[1], 2.0);
+  EXPECT_EQ(out[1].values<int64_t>()[0], 3);
+  EXPECT_EQ(out[2].values<int64_t>()[0], 6);
+}
+
+/// The ParseError of parsing `body` as @main's body (`%x: tensor<2xf32>`, returning it).
+std::string tuple_error(const std::string& body, const std::string& sig = "%x: tensor<2xf32>") {
+  std::string text = "func.func @main(" + sig + ") -> tensor<2xf32> {\n" + body +
+                     "\n  return %x : tensor<2xf32>\n}\n";
+  try {
+    parse_module(text, {.source_name = "tuple.mlir"});
+  } catch (const ParseError& e) {
+    return e.what();
+  }
+  return "parsed";
+}
+
+TEST(ReadFormsRun, TupleMisusesAreRefusedNamingThem) {
+  EXPECT_THAT(tuple_error("  %t = stablehlo.tuple %x : tuple<tensor<2xf32>>\n"
+                          "  %y = stablehlo.add %t, %x : tensor<2xf32>"),
+              HasSubstr("%t is a tuple: only stablehlo.get_tuple_element"));
+  EXPECT_THAT(tuple_error("  %t = stablehlo.tuple %x : tuple<tensor<2xf32>>\n"
+                          "  %y = stablehlo.get_tuple_element %t[1] : (tuple<tensor<2xf32>>) -> "
+                          "tensor<2xf32>"),
+              HasSubstr("an index below 1"));
+  EXPECT_THAT(tuple_error("  %t = stablehlo.tuple %x : tuple<tensor<3xf32>>"),
+              HasSubstr("the tuple type tuple<tensor<2xf32>> (C1)"));
+  EXPECT_THAT(tuple_error("  %t = stablehlo.tuple %x : tuple<tensor<2xf32>>\n"
+                          "  %y = stablehlo.get_tuple_element %t[0] : (tuple<tensor<2xf32>>) -> "
+                          "tensor<2xi32>"),
+              HasSubstr("the element type tensor<2xf32> (C2)"));
+  EXPECT_THAT(tuple_error("  %y = stablehlo.get_tuple_element %x[0] : (tuple<tensor<2xf32>>) -> "
+                          "tensor<2xf32>"),
+              HasSubstr("get_tuple_element of one tuple value"));
+  EXPECT_THAT(tuple_error("", "%x: tensor<2xf32>, %t: tuple<tensor<2xf32>>"),
+              HasSubstr("a tuple type is read only as the type of stablehlo.tuple"));
+}
+
 }  // namespace
 }  // namespace hhlo
