@@ -236,7 +236,7 @@ Array parse_npy(std::span<const std::byte> bytes, const std::string& what) {
   if (bytes.size() >= 4 && std::memcmp(p, "PK\x03\x04", 4) == 0)  // `-i <(cat x.npz)`
     throw bad(
         "missing \\x93NUMPY magic: it is a zip archive (an .npz?), read as one when its path ends "
-        "in .npz");
+        "in .npz or when it is the only input");
   if (bytes.size() < 10 || std::memcmp(p, "\x93NUMPY", 6) != 0)
     throw bad("missing \\x93NUMPY magic");
   int major = p[6];

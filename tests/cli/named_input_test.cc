@@ -121,7 +121,8 @@ TEST(NamedInput, OneSafetensorsFileBoundUnderTwoPathsGivesEachItsTensors) {
   write_npy(npy, x);
   IoNames names;
   names.args = {"args[0]['w']", "args[1]['w']", "args[2]"};
-  Inputs in = read_inputs({"args[0]=" + st, "args[1]=" + st, "args[2]=" + npy}, names);
+  Inputs in = read_inputs({"args[0]=" + st, "args[1]=" + st, "args[2]=" + npy},
+                          [&]() -> const IoNames& { return names; });
   ASSERT_EQ(in.arrays.size(), 3u);
   EXPECT_EQ(in.arrays[0], w);  // tied: the same tensor twice
   EXPECT_EQ(in.arrays[1], w);

@@ -66,6 +66,21 @@ TEST(PipedFiles, AnNpzArchiveThroughAFifo) {
   EXPECT_EQ(floats(f.dir + "/out/out0.npy"), kXPlusOne);
 }
 
+TEST(PipedFiles, AnNpzArchiveThroughAPipeIsTakenByItsContent) {
+  // `<(cat x.npz)` and /dev/stdin have no .npz extension: the bytes, read once, are a zip.
+  Files f = prepare("pipe_npz_subst");
+  ad::ParamArrays in;
+  in.set("arg0", Array::from<float>({4}, kX));
+  nn::save_npz(f.dir + "/x.npz", in);
+  test::ProcessResult r = run_shell("cd '" + f.dir +
+                                    "' && bash -c '\"$HHLO\" run p.mlir -i <(cat x.npz) -o out' "
+                                    "&& cat x.npz | \"$HHLO\" run p.mlir -i /dev/stdin -o out2; "
+                                    "echo rc=$?");
+  ASSERT_NE(r.output.find("rc=0"), std::string::npos) << r.output;
+  EXPECT_EQ(floats(f.dir + "/out/out0.npy"), kXPlusOne);
+  EXPECT_EQ(floats(f.dir + "/out2/out0.npy"), kXPlusOne);
+}
+
 TEST(PipedFiles, StandardInputPipedIn) {
   Files f = prepare("pipe_stdin");
   test::ProcessResult r = run_shell("cat '" + f.input + "' | \"$HHLO\" run '" + f.program +

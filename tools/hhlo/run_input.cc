@@ -102,11 +102,16 @@ RunInputs read_run_inputs(const LoadFlags& f, const std::vector<std::string>& sp
                           CompileCache* cache, bool zeros_when_none) {
   RunInputs in;
   in.bytes = read_program_file_bytes(f.program);
-  if (inputs_by_name(specs)) in.io = names_for_inputs(f, in, cache);
+  bool named = inputs_by_name(specs);
+  if (named) in.io = names_for_inputs(f, in, cache);
   if (specs.empty() && zeros_when_none) {
     zero_inputs(f, in);
   } else {
-    Inputs read = read_inputs(specs, in.io);
+    Inputs read = read_inputs(specs, [&]() -> const IoNames& {
+      if (!named) in.io = names_for_inputs(f, in, cache);  // an .npz read from a pipe
+      named = true;
+      return in.io;
+    });
     in.inputs = std::move(read.arrays);
     in.labels = std::move(read.labels);
   }

@@ -6,11 +6,15 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 
+#include "hhlo/core/array.h"
 #include "hhlo/core/error.h"
+#include "hhlo/core/file_io.h"
 #include "hhlo/core/npz.h"
 #include "hhlo/core/safetensors.h"
 
@@ -34,9 +38,8 @@ bool is_named(const std::string& spec) {
   return split_named_input(spec).has_value() && !std::filesystem::exists(spec, ec);
 }
 
-/// Every argument from one `.npz` archive, by name.
-Inputs read_npz_inputs(const std::string& path, const IoNames& names) {
-  NpzArrays members = read_npz(path);
+/// Every argument from the members of one `.npz` archive `path`, by name.
+Inputs npz_inputs(NpzArrays members, const std::string& path, const IoNames& names) {
   std::vector<std::string> want = names.args;
   if (want.empty())  // no readable signature: arg0, arg1, ... as many as there are
     for (std::size_t i = 0; members.contains(fmt::format("arg{}", i)); ++i)
@@ -279,7 +282,30 @@ Inputs read_named_inputs(const std::vector<std::string>& specs, const IoNames& n
 
 }  // namespace
 
-Inputs read_inputs(const std::vector<std::string>& specs, const IoNames& names) {
+namespace {
+
+/// True when `path` names its format by its extension (.npy, .npz, .safetensors).
+bool has_format_extension(const std::string& path) {
+  return path.ends_with(".npy") || path.ends_with(".npz") || path.ends_with(".safetensors");
+}
+
+/// One input without a format extension (a pipe: `-i <(cat x.npz)`, /dev/stdin), read once and
+/// taken by its content: a zip archive is an .npz giving every argument, anything else one .npy.
+Inputs read_sniffed_input(const std::string& path, const std::function<const IoNames&()>& names) {
+  std::string bytes = read_file(path, "input");
+  std::span<const std::byte> view(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
+  if (bytes.starts_with(std::string_view("PK\x03\x04", 4)))
+    return npz_inputs(parse_npz(view, path), path, names());
+  Inputs inputs;
+  inputs.arrays.push_back(parse_npy(view, path));
+  inputs.labels.push_back(path);
+  return inputs;
+}
+
+}  // namespace
+
+Inputs read_inputs(const std::vector<std::string>& specs,
+                   const std::function<const IoNames&()>& names) {
   bool any_npz = false, any_named = false;
   for (const std::string& p : specs) {
     any_npz |= p.ends_with(".npz") && !is_named(p);
@@ -288,8 +314,10 @@ Inputs read_inputs(const std::vector<std::string>& specs, const IoNames& names) 
   if (any_npz && specs.size() != 1)
     throw Error(fmt::format("an .npz input gives every argument: pass it alone (got {} inputs)",
                             specs.size()));
-  if (any_npz) return read_npz_inputs(specs[0], names);
-  if (any_named) return read_named_inputs(specs, names);
+  if (any_npz) return npz_inputs(read_npz(specs[0]), specs[0], names());
+  if (any_named) return read_named_inputs(specs, names());
+  if (specs.size() == 1 && !has_format_extension(specs[0]))
+    return read_sniffed_input(specs[0], names);
   Inputs inputs;
   for (const std::string& p : specs) {
     if (p.ends_with(".safetensors"))

@@ -3,6 +3,7 @@
 // matched to @main's arguments and results by name.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,8 +75,12 @@ std::vector<InputSource> match_named_inputs(const std::vector<std::string>& spec
 /// (read_safetensors) and hhlo::Error naming the missing, repeated and unknown names (and the
 /// argument names) when the names do not match, the keys a safetensors file lacks and the
 /// tensors it holds that no argument takes, when named and positional inputs are mixed, and for
-/// a `.safetensors` file given without a pytree path.
-Inputs read_inputs(const std::vector<std::string>& specs, const IoNames& names);
+/// a `.safetensors` file given without a pytree path. A single input whose path has none of the
+/// extensions .npy, .npz, .safetensors (a pipe: `-i <(cat x.npz)`, /dev/stdin) is read once and
+/// taken by its content: a zip archive as an .npz, anything else as an .npy. `names` is called
+/// only when the inputs are bound by name (it reads the program's signature).
+Inputs read_inputs(const std::vector<std::string>& specs,
+                   const std::function<const IoNames&()>& names);
 
 /// Writes `outputs` to the `.npz` archive `path`, member `<name>.npy` per result (names from
 /// io_names; `out<i>` for results beyond them). Throws hhlo::IoError when it cannot be written.
