@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "code_digest.h"  // generated: HHLO_CODE_DIGEST
 #include "hhlo/core/sha256.h"
 #include "hhlo/core/sharding.h"
 #include "hhlo/ir/entry.h"
@@ -108,12 +109,12 @@ ProgramId program_id(std::string_view bytes, std::string_view name) {
   return {sha256(bytes), reads_as_exported(bytes, name)};
 }
 
-/// The load key. Its version changes with what reading and preparing a program does, so that a
-/// record made by an earlier hhlo never answers for a program this one reads otherwise (4: the
-/// rewrites to the spec and the artifact's signature check, issue 44).
+/// The load key. It holds the digest of the library's sources (HHLO_CODE_DIGEST,
+/// cmake/code_digest.cmake), so that a record made by another build of hhlo never answers for a
+/// program this one reads or prepares otherwise (a changed rewrite to the spec, a newly read form).
 std::string key_for(const ProgramId& id, const LoadOptions& options) {
-  return key_of(id.exported ? "hhlo-load 4 exported" : "hhlo-load 4", id.digest,
-                normalized(options));
+  std::string tag = id.exported ? "hhlo-load exported " : "hhlo-load ";
+  return key_of(tag + HHLO_CODE_DIGEST, id.digest, normalized(options));
 }
 
 std::string tuned_key_for(const ProgramId& id, LoadOptions options) {

@@ -15,6 +15,7 @@
 #include "hhlo/core/error.h"
 #include "hhlo/ir/infer.h"
 #include "hhlo/ir/inline.h"
+#include "hhlo/ir/ops.h"
 
 namespace hhlo {
 namespace {
@@ -62,6 +63,9 @@ bool needs_rewrite(const Op& op) {
   if (is(op, "stablehlo.add")) return is_pred(t);
   if (is(op, "stablehlo.fma")) return true;
   if (!op.result().type().is_static()) return false;
+  if (is(op, "stablehlo.bitcast_convert"))
+    return op.operands().size() == 1 && is_pred(op.operands()[0].dtype()) != is_pred(t) &&
+           op.operands()[0].type().is_static();
   if (is(op, "stablehlo.exp2") || is(op, "stablehlo.log2")) return true;
   if (is(op, "stablehlo.ceil") || is(op, "stablehlo.floor"))
     return t == DType::bf16 || t == DType::f32 || t == DType::f64;
@@ -238,6 +242,46 @@ Value exp2_of_real(Emitter& e, const Op& op, Value x) {
                   power_of_two(e, b, t));
 }
 
+/// The unsigned integer type of `bits` bits (8 to 64).
+DType unsigned_of_width(int bits) {
+  switch (bits) {
+    case 8:
+      return DType::ui8;
+    case 16:
+      return DType::ui16;
+    case 32:
+      return DType::ui32;
+    default:
+      return DType::ui64;
+  }
+}
+
+/// bitcast_convert to or from i1 as the spec has it (i1 is one bit; element k of the last
+/// dimension is bit k, the least significant first), which the plugin computes as if i1 were a
+/// byte: packing shifts each bit to its place and ors them (a reduce over the last dimension),
+/// unpacking shifts each place down and tests it.
+Value bits_of_pred(Emitter& e, const Op& op, Value x) {
+  const TensorType& to = op.result().type();
+  bool pack = is_pred(x.dtype());
+  DType wide = pack ? to.dtype : x.dtype();
+  DType u = unsigned_of_width(bit_width(wide));
+  Dims bits_dims = pack ? x.dims() : to.dims;
+  int64_t last = static_cast<int64_t>(bits_dims.size()) - 1;
+  Value place = iota(x.func(), TensorType{u, bits_dims}, last);
+  if (pack) {
+    Value shifted = shift_left(convert(x, u), place);
+    Value packed = reduce(shifted, e.splat(u, 0, {}), {last},
+                          [](Value acc, Value bit) { return or_(acc, bit); });
+    return u == wide ? packed : bitcast_convert(packed, wide);
+  }
+  Value word = u == wide ? x : bitcast_convert(x, u);
+  std::vector<int64_t> keep(x.dims().size());
+  for (size_t i = 0; i < keep.size(); ++i) keep[i] = static_cast<int64_t>(i);
+  Value spread = broadcast_in_dim(word, bits_dims, keep);
+  Value bit = e.binary("and", shift_right_logical(spread, place), e.splat(u, 1, bits_dims));
+  return e.compare(bit, e.splat(u, 0, bits_dims), ComparisonDirection::NE);
+}
+
 /// The ops StableHLO added after 1.22 (exp2, log2: 1.23; fma: 1.24) the plugin (StableHLO up
 /// to 1.20) cannot parse, in older ops: fma(a, b, c) as a * b + c (as JAX 0.12.1's jax.export
 /// writes it for its older target); log2(x) as log(x) * log2(e) (likewise); exp2(x) of a real x
@@ -269,6 +313,7 @@ Value rewritten(const Op& op, const std::vector<Value>& operands) {
     return complex_extremum(e, operands[0], operands[1], ComparisonDirection::LT);
   if (is(op, "stablehlo.add")) return e.binary("or", operands[0], operands[1]);
   if (is(op, "stablehlo.reduce_precision")) return reduced(e, op, operands[0]);
+  if (is(op, "stablehlo.bitcast_convert")) return bits_of_pred(e, op, operands[0]);
   return rounded(e, op, operands[0]);
 }
 

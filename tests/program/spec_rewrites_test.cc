@@ -139,6 +139,36 @@ func.func @main(%a: tensor<4xi1>, %b: tensor<4xi1>) -> (tensor<4xi1>, tensor<4xi
   EXPECT_EQ(out[1].to_vector<bool>(), logical_or);
 }
 
+// The interpreter's bitcast_convert.mlir: 64 i1 are the bits of 0x0123456789ABCDEF, element k
+// bit k (the least significant first), and back; and an f32 through its 32 bits (1.0f is
+// 0x3F800000: bits 23 to 29 set, by hand).
+TEST(SpecRewrites, BitcastToAndFromI1IsOneBitPerElement) {
+  const char* text = R"(
+func.func @main(%x: tensor<64xi1>, %y: tensor<i64>, %z: tensor<2xf32>)
+    -> (tensor<i64>, tensor<64xi1>, tensor<2x32xi1>, tensor<2xf32>) {
+  %0 = stablehlo.bitcast_convert %x : (tensor<64xi1>) -> tensor<i64>
+  %1 = stablehlo.bitcast_convert %y : (tensor<i64>) -> tensor<64xi1>
+  %2 = stablehlo.bitcast_convert %z : (tensor<2xf32>) -> tensor<2x32xi1>
+  %3 = stablehlo.bitcast_convert %2 : (tensor<2x32xi1>) -> tensor<2xf32>
+  return %0, %1, %2, %3 : tensor<i64>, tensor<64xi1>, tensor<2x32xi1>, tensor<2xf32>
+})";
+  const uint64_t word = 0x0123456789ABCDEF;
+  std::vector<bool> bits(64);
+  for (int k = 0; k < 64; ++k) bits[k] = (word >> k) & 1;
+  Array x(DType::pred, {64});
+  for (int k = 0; k < 64; ++k) static_cast<bool*>(x.data())[k] = bits[k];
+  auto out = run(text, {x, Array::from<int64_t>({}, {static_cast<int64_t>(word)}),
+                        Array::from<float>({2}, {1.0f, -0.0f})});
+  EXPECT_EQ(static_cast<uint64_t>(out[0].to_vector<int64_t>()[0]), word);
+  EXPECT_EQ(out[1].to_vector<bool>(), bits);
+  std::vector<bool> f(64, false);
+  for (int k = 23; k <= 29; ++k) f[k] = true;  // 1.0f
+  f[32 + 31] = true;                           // -0.0f: the sign bit alone
+  EXPECT_EQ(out[2].to_vector<bool>(), f);
+  EXPECT_EQ(out[3].to_vector<float>(), (std::vector<float>{1.0f, -0.0f}));
+  EXPECT_TRUE(std::signbit(out[3].to_vector<float>()[1]));
+}
+
 TEST(SpecRewrites, CeilAndFloorOfSubnormalArgumentsAreTheSpecs) {
   const char* text = R"(
 func.func @main(%x: tensor<6xTYPE>) -> (tensor<6xTYPE>, tensor<6xTYPE>) {

@@ -139,6 +139,23 @@ func.func @main(%x: tensor<3xcomplex<f64>>) -> (tensor<3xf64>, tensor<3xi1>) {
   EXPECT_EQ(out[1].to_vector<bool>(), (std::vector<bool>{true, false, true}));
 }
 
+// Spec: i1 is one bit, so bitcast_convert of tensor<8xi1> is one ui8 (element k is bit k, the
+// interpreter's bitcast_convert.mlir) and a ui8 is tensor<8xi1>. The plugin takes i1 as a byte:
+// its results have other shapes than the program's (8 bytes; one i1), the values of a byte cast.
+TEST(SpecFact, PluginBitcastsI1AsAByte) {
+  const char* text = R"(
+func.func @main(%x: tensor<8xi1>, %y: tensor<ui8>) -> (tensor<ui8>, tensor<8xi1>) {
+  %0 = stablehlo.bitcast_convert %x : (tensor<8xi1>) -> tensor<ui8>
+  %1 = stablehlo.bitcast_convert %y : (tensor<ui8>) -> tensor<8xi1>
+  return %0, %1 : tensor<ui8>, tensor<8xi1>
+})";
+  auto out =
+      raw_run(text, {Array::from<bool>({8}, {true, false, false, false, false, false, false, true}),
+                     Array::from<uint8_t>({}, {0x81})});
+  EXPECT_EQ(out[0].dims(), (Dims{8}));  // the spec: a scalar
+  EXPECT_EQ(out[1].dims(), (Dims{}));   // the spec: 8 elements
+}
+
 // A bitcast_convert of complex<f64> to two complex<f32> (or back) ends the process in a CHECK
 // failure of the plugin's shape code (SIGABRT, exit 134); the program stage refuses it first.
 TEST(SpecFact, PluginAbortsOnABitcastBetweenComplexWidths) {

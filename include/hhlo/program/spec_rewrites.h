@@ -23,17 +23,20 @@ namespace hhlo {
 ///    subnormal argument, found from its bits, gives 1 or -0 (ceil), 0 or -1 (floor) by its sign;
 ///  - `reduce_precision` of a float with `mantissa_bits` 0 (the plugin keeps NaN): a NaN gives
 ///    +inf, as the reference interpreter gives (a format without mantissa bits has no NaN);
+///  - `bitcast_convert` to or from i1 (the plugin takes i1 as a byte and gives another shape): the
+///    spec's one bit per element, element k of the last dimension bit k from the least
+///    significant (`tensor<64xi1>` <-> `tensor<i64>`), by shifts, an `or` reduction and a test;
 ///  - the ops StableHLO added after 1.22 (exp2, log2 at 1.23, fma at 1.24) that the plugin cannot
 ///  parse (it reads StableHLO up to 1.20), as JAX
 ///    0.12.1's jax.export writes them for an older target: `fma(a, b, c)` as
 ///    `add(multiply(a, b), c)` (two roundings), `exp2(x)` as `exponential(multiply(ln 2, x))`,
 ///    `log2(x)` as `multiply(log(x), log2(e))`, result_accuracy kept on the exponential/log.
-/// `ceil`, `floor`, `reduce_precision`, `exp2` and `log2` with a dynamic (`?`) result dimension are
-/// kept. The module is copied only when some op needs a rewrite; functions, calls, attributes and
-/// locations are kept. Returns the number of ops rewritten. Throws hhlo::Error naming
-/// `source_name`, the op, its line and the cause for an op that aborts the plugin's process (a
-/// CHECK failure, exit 134): `bitcast_convert` between complex types of different widths
-/// (complex<f64> to two complex<f32> and back).
+/// `ceil`, `floor`, `reduce_precision`, `exp2`, `log2` and i1 `bitcast_convert` with a dynamic
+/// (`?`) result dimension are kept. The module is copied only when some op needs a rewrite;
+/// functions, calls, attributes and locations are kept. Returns the number of ops rewritten. Throws
+/// hhlo::Error naming `source_name`, the op, its line and the cause for an op that aborts the
+/// plugin's process (a CHECK failure, exit 134): `bitcast_convert` between complex types of
+/// different widths (complex<f64> to two complex<f32> and back).
 int rewrite_to_the_spec(Module& module, const std::string& source_name);
 
 /// Throws what rewrite_to_the_spec throws for an op of `module` that aborts the plugin's process,

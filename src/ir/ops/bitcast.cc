@@ -10,11 +10,9 @@ namespace hhlo {
 
 TensorType infer_bitcast_convert(const TensorType& operand, DType to) {
   constexpr std::string_view op = "bitcast_convert";
-  // (C1) with equal bit widths: i1 to i1 is the identity (the StableHLO testdata has it)
-  if (is_pred(operand.dtype) && is_pred(to)) return operand;
-  if (is_pred(operand.dtype) || is_pred(to))
-    detail::fail(op, "C1", "i1 has no bit layout to reinterpret ({} to {})", operand.to_string(),
-                 mlir_name(to));
+  // i1 is one bit (spec "num_bits"): tensor<64xi1> is the bits of an i64, element 0 the least
+  // significant (the reference interpreter's bitcast_convert.mlir); the program stage computes
+  // that with shifts (hhlo/program/spec_rewrites.h), the plugin does not.
   // (C2)
   if (is_complex(operand.dtype) != is_complex(to))
     detail::fail(op, "C2", "complex and non-complex types do not bitcast: {} to {}",
