@@ -43,17 +43,22 @@ int mantissa_bits(DType t) {
   }
 }
 
-/// The signed integer type of float type `t`'s width.
-DType bits_type(DType t) {
-  switch (byte_size(t)) {
-    case 2:
-      return DType::i16;
-    case 4:
-      return DType::i32;
+/// The integer type of `bits` bits (8 to 64), signed or unsigned.
+DType integer_of_width(int bits, bool is_unsigned) {
+  switch (bits) {
+    case 8:
+      return is_unsigned ? DType::ui8 : DType::i8;
+    case 16:
+      return is_unsigned ? DType::ui16 : DType::i16;
+    case 32:
+      return is_unsigned ? DType::ui32 : DType::i32;
     default:
-      return DType::i64;
+      return is_unsigned ? DType::ui64 : DType::i64;
   }
 }
+
+/// The signed integer type of float type `t`'s width.
+DType bits_type(DType t) { return integer_of_width(bit_width(t), false); }
 
 /// Whether `op` needs a rewrite (those that need constants of its shape: a static one).
 bool needs_rewrite(const Op& op) {
@@ -242,20 +247,6 @@ Value exp2_of_real(Emitter& e, const Op& op, Value x) {
                   power_of_two(e, b, t));
 }
 
-/// The unsigned integer type of `bits` bits (8 to 64).
-DType unsigned_of_width(int bits) {
-  switch (bits) {
-    case 8:
-      return DType::ui8;
-    case 16:
-      return DType::ui16;
-    case 32:
-      return DType::ui32;
-    default:
-      return DType::ui64;
-  }
-}
-
 /// bitcast_convert to or from i1 as the spec has it (i1 is one bit; element k of the last
 /// dimension is bit k, the least significant first), which the plugin computes as if i1 were a
 /// byte: packing shifts each bit to its place and ors them (a reduce over the last dimension),
@@ -264,7 +255,7 @@ Value bits_of_pred(Emitter& e, const Op& op, Value x) {
   const TensorType& to = op.result().type();
   bool pack = is_pred(x.dtype());
   DType wide = pack ? to.dtype : x.dtype();
-  DType u = unsigned_of_width(bit_width(wide));
+  DType u = integer_of_width(bit_width(wide), true);
   Dims bits_dims = pack ? x.dims() : to.dims;
   int64_t last = static_cast<int64_t>(bits_dims.size()) - 1;
   Value place = iota(x.func(), TensorType{u, bits_dims}, last);

@@ -13,28 +13,15 @@
 #include "hhlo/core/error.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/program/compile.h"
+#include "program_util.h"
 
 namespace hhlo {
 namespace {
 
 using ::testing::HasSubstr;
 
-const Client& cpu() {
-  static const Client client = Client::create("cpu");
-  return client;
-}
-
-/// Outputs of `text` loaded through the program stage, run on `args`.
-std::vector<Array> run(const std::string& text, const std::vector<Array>& args) {
-  LoadedExecutable exe = compile(cpu(), std::string_view(text));
-  std::vector<Buffer> buffers;
-  std::vector<const Buffer*> ptrs;
-  for (const Array& a : args) buffers.push_back(cpu().buffer_from_host(a));
-  for (const Buffer& b : buffers) ptrs.push_back(&b);
-  std::vector<Array> out;
-  for (const Buffer& b : exe.execute(ptrs)) out.push_back(b.to_host());
-  return out;
-}
+using test::cpu;
+using test::run_text;
 
 std::vector<int32_t> ints(const Array& a) {
   auto v = a.values<int32_t>();
@@ -75,8 +62,8 @@ func.func @main(%input: tensor<5xi32>, %iota: tensor<5xi32>) -> (tensor<5xi32>, 
   EXPECT_EQ(scan.name(), "chlo.scan");
   EXPECT_EQ(scan.attr("dimension")->get_if<IntAttr>()->value, 0);
   EXPECT_EQ(scan.attr("resultSegmentSizes")->get_if<OpaqueAttr>()->text, "array<i32: 1, 1>");
-  auto out = run(text, {Array::from<int32_t>({5}, {3, 1, 4, 1, 5}),
-                        Array::from<int32_t>({5}, {0, 1, 2, 3, 4})});
+  auto out = run_text(text, {Array::from<int32_t>({5}, {3, 1, 4, 1, 5}),
+                             Array::from<int32_t>({5}, {0, 1, 2, 3, 4})});
   ASSERT_EQ(out.size(), 7u);
   EXPECT_EQ(ints(out[0]), (std::vector<int32_t>{3, 4, 8, 9, 14}));  // prefix sums, by hand
   EXPECT_EQ(ints(out[1]), (std::vector<int32_t>{14}));
@@ -123,7 +110,7 @@ func.func @main(%val0: tensor<2xf64>, %tmp0: tensor<i64>) -> (tensor<2xf64>, ten
 })mlir";
   Module m = parse_module(text, {.source_name = "tuple.mlir"});
   ASSERT_EQ(m.find("main")->body().ops().size(), 2u);  // the add and the return: no tuple op
-  auto out = run(text, {Array::from<double>({2}, {1.0, 2.0}), Array::from<int64_t>({}, {3})});
+  auto out = run_text(text, {Array::from<double>({2}, {1.0, 2.0}), Array::from<int64_t>({}, {3})});
   ASSERT_EQ(out.size(), 3u);
   EXPECT_EQ(out[0].values<double>()[0], 1.0);
   EXPECT_EQ(out[0].values<double>()[1], 2.0);

@@ -20,6 +20,7 @@
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
 #include "hhlo/program/compile.h"
+#include "program_util.h"
 
 namespace hhlo {
 namespace {
@@ -29,22 +30,8 @@ using ::testing::Not;
 using c64 = std::complex<float>;
 using c128 = std::complex<double>;
 
-const Client& cpu() {
-  static const Client client = Client::create("cpu");
-  return client;
-}
-
-/// Outputs of `text` loaded through the program stage, run on `args`.
-std::vector<Array> run(const std::string& text, const std::vector<Array>& args) {
-  LoadedExecutable exe = compile(cpu(), std::string_view(text));
-  std::vector<Buffer> buffers;
-  std::vector<const Buffer*> ptrs;
-  for (const Array& a : args) buffers.push_back(cpu().buffer_from_host(a));
-  for (const Buffer& b : buffers) ptrs.push_back(&b);
-  std::vector<Array> out;
-  for (const Buffer& b : exe.execute(ptrs)) out.push_back(b.to_host());
-  return out;
-}
+using test::cpu;
+using test::run_text;
 
 /// A 1-D array of `t` whose elements have the bits `bits`.
 Array of_bits(DType t, const std::vector<uint64_t>& bits) {
@@ -79,7 +66,7 @@ func.func @main(%a: tensor<5xcomplex<f32>>, %b: tensor<5xcomplex<f32>>)
 })";
   Array a = Array::from<c64>({5}, {{1, 1}, {1, 5}, {2, 0}, {3, 3}, {-1, 2}});
   Array b = Array::from<c64>({5}, {{1, 2}, {1, 3}, {1, 9}, {3, 3}, {-1, -2}});
-  auto out = run(text, {a, b});
+  auto out = run_text(text, {a, b});
   // np.maximum(a, b), np.minimum(a, b) (NumPy 1.26).
   EXPECT_EQ(out[0].to_vector<c64>(), (std::vector<c64>{{1, 2}, {1, 5}, {2, 0}, {3, 3}, {-1, 2}}));
   EXPECT_EQ(out[1].to_vector<c64>(), (std::vector<c64>{{1, 1}, {1, 3}, {1, 9}, {3, 3}, {-1, -2}}));
@@ -97,7 +84,7 @@ func.func @main() -> (tensor<4xcomplex<f32>>, tensor<9xf32>) {
   %4 = stablehlo.ceil %3 : tensor<9xf32>
   return %2, %4 : tensor<4xcomplex<f32>>, tensor<9xf32>
 })";
-  auto out = run(text, {});
+  auto out = run_text(text, {});
   std::vector<c64> max = out[0].to_vector<c64>();
   EXPECT_EQ(max, (std::vector<c64>{{7.5f, 1.5f}, {1.5f, 7.5f}, {-0.0f, 2.5f}, {0.0f, 1.5f}}));
   EXPECT_TRUE(std::signbit(max[2].real()));
@@ -117,7 +104,7 @@ func.func @main(%x: tensor<4xcomplex<f64>>) -> (tensor<complex<f64>>, tensor<com
       : (tensor<4xcomplex<f64>>, tensor<complex<f64>>) -> tensor<complex<f64>>
   return %0, %1 : tensor<complex<f64>>, tensor<complex<f64>>
 })";
-  auto out = run(text, {Array::from<c128>({4}, {{2, 1}, {1, 1}, {2, 7}, {1, -3}})});
+  auto out = run_text(text, {Array::from<c128>({4}, {{2, 1}, {1, 1}, {2, 7}, {1, -3}})});
   // np.max and np.min of the array (NumPy orders complex numbers lexicographically).
   EXPECT_EQ(out[0].to_vector<c128>()[0], c128(2, 7));
   EXPECT_EQ(out[1].to_vector<c128>()[0], c128(1, -3));
@@ -132,8 +119,8 @@ func.func @main(%a: tensor<4xi1>, %b: tensor<4xi1>) -> (tensor<4xi1>, tensor<4xi
   %1 = stablehlo.add %a, %b : tensor<4xi1>
   return %0, %1 : tensor<4xi1>, tensor<4xi1>
 })";
-  auto out = run(text, {Array::from<bool>({4}, {true, true, false, false}),
-                        Array::from<bool>({4}, {true, false, true, false})});
+  auto out = run_text(text, {Array::from<bool>({4}, {true, true, false, false}),
+                             Array::from<bool>({4}, {true, false, true, false})});
   const std::vector<bool> logical_or = {true, true, true, false};
   EXPECT_EQ(out[0].to_vector<bool>(), logical_or);
   EXPECT_EQ(out[1].to_vector<bool>(), logical_or);
@@ -157,8 +144,8 @@ func.func @main(%x: tensor<64xi1>, %y: tensor<i64>, %z: tensor<2xf32>)
   for (int k = 0; k < 64; ++k) bits[k] = (word >> k) & 1;
   Array x(DType::pred, {64});
   for (int k = 0; k < 64; ++k) static_cast<bool*>(x.data())[k] = bits[k];
-  auto out = run(text, {x, Array::from<int64_t>({}, {static_cast<int64_t>(word)}),
-                        Array::from<float>({2}, {1.0f, -0.0f})});
+  auto out = run_text(text, {x, Array::from<int64_t>({}, {static_cast<int64_t>(word)}),
+                             Array::from<float>({2}, {1.0f, -0.0f})});
   EXPECT_EQ(static_cast<uint64_t>(out[0].to_vector<int64_t>()[0]), word);
   EXPECT_EQ(out[1].to_vector<bool>(), bits);
   std::vector<bool> f(64, false);
@@ -206,7 +193,7 @@ func.func @main(%x: tensor<6xTYPE>) -> (tensor<6xTYPE>, tensor<6xTYPE>) {
        {0x3FF0000000000000, s64, 0x3FF0000000000000, 0x3FF0000000000000, 0xC000000000000000, 0},
        {0, 0xBFF0000000000000, 0, 0, 0xC008000000000000, 0}}};
   for (const Case& c : cases) {
-    auto out = run(with_type(text, c.type), {of_bits(c.dtype, c.x)});
+    auto out = run_text(with_type(text, c.type), {of_bits(c.dtype, c.x)});
     EXPECT_EQ(bits_of(out[0]), c.ceil) << c.type;
     EXPECT_EQ(bits_of(out[1]), c.floor) << c.type;
   }
@@ -221,7 +208,7 @@ func.func @main(%x: tensor<4xTYPE>) -> (tensor<4xTYPE>, tensor<4xTYPE>) {
 })";
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  auto out = run(with_type(text, "f64"), {Array::from<double>({4}, {nan, -nan, 3.0, 1e6})});
+  auto out = run_text(with_type(text, "f64"), {Array::from<double>({4}, {nan, -nan, 3.0, 1e6})});
   // e5m0 (the reference interpreter's +inf for NaN; by hand: 3 = 1.1b x 2^1 ties to the even
   // exponent, 2; 1e6 overflows e5's largest exponent, 15, to inf).
   EXPECT_EQ(out[0].to_vector<double>(), (std::vector<double>{inf, inf, 2.0, inf}));
@@ -229,7 +216,7 @@ func.func @main(%x: tensor<4xTYPE>) -> (tensor<4xTYPE>, tensor<4xTYPE>) {
   std::vector<double> m2 = out[1].to_vector<double>();
   EXPECT_TRUE(std::isnan(m2[0]) && std::isnan(m2[1])) << m2[0] << " " << m2[1];
   EXPECT_EQ(m2[2], 3.0);
-  auto f32 = run(with_type(text, "f32"), {Array::from<float>({4}, {NAN, 1.0f, -0.75f, 0.0f})});
+  auto f32 = run_text(with_type(text, "f32"), {Array::from<float>({4}, {NAN, 1.0f, -0.75f, 0.0f})});
   // By hand: 1 stays 1; -0.75 = -1.1b x 2^-1 ties to the even exponent (f32's 126), -0.5.
   EXPECT_EQ(f32[0].to_vector<float>(), (std::vector<float>{INFINITY, 1.0f, -0.5f, 0.0f}));
 }
@@ -242,7 +229,7 @@ func.func @main(%x: tensor<3xcomplex<f64>>) -> (tensor<3xf64>, tensor<3xf32>, te
   %2 = stablehlo.convert %x : (tensor<3xcomplex<f64>>) -> tensor<3xi64>
   return %0, %1, %2 : tensor<3xf64>, tensor<3xf32>, tensor<3xi64>
 })";
-  auto out = run(text, {Array::from<c128>({3}, {{-1.5, 0}, {0, 1}, {2.5, -3}})});
+  auto out = run_text(text, {Array::from<c128>({3}, {{-1.5, 0}, {0, 1}, {2.5, -3}})});
   // x.real, x.real.astype(np.float32), x.real.astype(np.int64).
   EXPECT_EQ(out[0].to_vector<double>(), (std::vector<double>{-1.5, 0, 2.5}));
   EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{-1.5f, 0, 2.5f}));
@@ -274,8 +261,8 @@ TEST(SpecRewrites, FunctionsCallsAndCompositesAreKept) {
   EXPECT_THAT(printed, HasSubstr("decomposition = @g"));
   EXPECT_THAT(printed, Not(HasSubstr("stablehlo.add")));
   EXPECT_NO_THROW(parse_module(printed, {.verify = true})) << printed;
-  auto out =
-      run(text, {Array::from<bool>({2}, {true, false}), Array::from<bool>({2}, {true, false})});
+  auto out = run_text(
+      text, {Array::from<bool>({2}, {true, false}), Array::from<bool>({2}, {true, false})});
   EXPECT_EQ(out[0].to_vector<bool>(), (std::vector<bool>{true, false}));
 }
 
@@ -356,7 +343,7 @@ TEST(SpecRewrites, Exp2IsWithinTwoUlpsOfCsExp2) {
                                 120.3f, 127.9f,  128,     1000,  inf, -inf, nan};
   const std::vector<double> b = {-1074, -1021.75, -3.7, 0.1, 700.7, 1023.5, 1024, -2000};
   const std::vector<f16_t> c = {f16_t(-3.0f), f16_t(0.5f), f16_t(15.5f)};
-  auto out = run(
+  auto out = run_text(
       text, {Array::from<float>({14}, a), Array::from<double>({8}, b), Array::from<f16_t>({3}, c)});
   // XLA:CPU flushes subnormal results to zero (JAX 0.12.1's own exp2 gives 0 for 2^-127 and
   // below, docs/facts.md): C's value, 0 where it is subnormal.
@@ -394,9 +381,9 @@ TEST(SpecRewrites, Log2ComplexExp2Log2AndFmaGiveTheirValues) {
 })";
   const std::vector<float> a = {0.1f, 1, 2, 1e30f, 0, -1, std::numeric_limits<float>::infinity()};
   const std::vector<c128> z = {c128(1, 2), c128(-3, 0.5)};
-  auto out =
-      run(text, {Array::from<float>({7}, a), Array::from<c128>({2}, z),
-                 Array::from<double>({3}, {1.5, -2, 0.25}), Array::from<c64>({1}, {c64(1, 2)})});
+  auto out = run_text(
+      text, {Array::from<float>({7}, a), Array::from<c128>({2}, z),
+             Array::from<double>({3}, {1.5, -2, 0.25}), Array::from<c64>({1}, {c64(1, 2)})});
   std::vector<float> got = out[0].to_vector<float>();
   for (size_t i = 0; i < a.size(); ++i)
     EXPECT_LE(static_cast<uint64_t>(ulps(got[i], std::log2(a[i]))), 2u)
