@@ -180,13 +180,15 @@ void infer_route(Server& server, const std::string& model, const std::string& ve
   } catch (const ServeError& e) {
     return reply(error_reply(e.status(), e.what()));
   }
+  std::string encoding(response_encoding(request.accept_encoding));
   server.infer(
       model, version, std::move(decoded),
-      [reply](InferOutcome out) {
+      [reply, encoding](InferOutcome out) {
         if (out.error) return reply(error_reply(out.error->status(), out.error->what()));
         try {
           EncodedBody body = encode_infer_response(*out.response, out.binary);
-          reply({200, std::move(body.body), body.json_size, ""});
+          if (encoding.empty()) return reply({200, std::move(body.body), body.json_size, "", ""});
+          reply({200, deflated_body(body.body, encoding), body.json_size, "", encoding});
         } catch (const std::exception& e) {
           reply(error_reply(Status::internal, e.what()));
         }

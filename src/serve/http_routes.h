@@ -24,6 +24,8 @@ struct HttpRequestView {
   std::string_view json_size;
   /// The Content-Encoding header's text, empty when absent.
   std::string_view content_encoding;
+  /// The Accept-Encoding header's text, empty when absent.
+  std::string_view accept_encoding;
 };
 
 /// What the routes answer.
@@ -34,6 +36,10 @@ struct HttpReply {
   std::optional<std::size_t> json_size;
   /// The Content-Type; "" is application/json (application/octet-stream with json_size).
   std::string content_type;
+  /// The Content-Encoding of `body` ("gzip", "deflate"), "" when it is not compressed. An
+  /// inference's response is compressed when the request's Accept-Encoding asks (Triton's HTTP
+  /// endpoint; json_size then counts the uncompressed JSON, as tritonclient reads it).
+  std::string content_encoding;
 };
 
 /// Answers `request` for `server` by calling `reply` exactly once (on this thread, or on a

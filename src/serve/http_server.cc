@@ -100,9 +100,12 @@ class Session : public std::enable_shared_from_this<Session> {
     const auto& req = parser_->get();
     keep_alive_ = req.keep_alive();
     version_ = req.version();
-    HttpRequestView view{req.method_string(), req.target(), req.body(),
+    HttpRequestView view{req.method_string(),
+                         req.target(),
+                         req.body(),
                          req["Inference-Header-Content-Length"],
-                         req[http::field::content_encoding]};
+                         req[http::field::content_encoding],
+                         req[http::field::accept_encoding]};
     shared_.listener.hold(shared_from_this());
     if (shared_.options.metrics_only) return write(handle_metrics(shared_.server, view));
     std::weak_ptr<Session> weak = shared_from_this();
@@ -137,6 +140,8 @@ class Session : public std::enable_shared_from_this<Session> {
     } else {
       response_.set(http::field::content_type, "application/json");
     }
+    if (!reply.content_encoding.empty())
+      response_.set(http::field::content_encoding, reply.content_encoding);
     response_.body() = std::move(reply.body);
     response_.keep_alive(keep_alive_);
     response_.prepare_payload();

@@ -112,4 +112,46 @@ int http_status(Status status) {
   return 500;
 }
 
+std::string deflated_body(std::string_view body, std::string_view encoding) {
+  if (encoding != "gzip" && encoding != "deflate")
+    throw ServeError(Status::internal,
+                     "deflated_body: no encoding \"" + std::string(encoding) + "\"");
+  z_stream z{};
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, encoding == "gzip" ? 15 + 16 : 15, 8,
+                   Z_DEFAULT_STRATEGY) != Z_OK)
+    throw ServeError(Status::internal, "zlib: deflateInit2 failed");
+  std::string out(deflateBound(&z, uLong(body.size())) + 32, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(body.data()));
+  z.avail_in = uInt(body.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = uInt(out.size());
+  int rc = deflate(&z, Z_FINISH);
+  out.resize(out.size() - z.avail_out);
+  deflateEnd(&z);
+  if (rc != Z_STREAM_END) throw ServeError(Status::internal, "zlib: deflate did not finish");
+  return out;
+}
+
+std::string_view response_encoding(std::string_view accept) {
+  while (!accept.empty()) {
+    std::size_t comma = accept.find(',');
+    std::string_view item = accept.substr(0, comma);
+    accept = comma == std::string_view::npos ? std::string_view() : accept.substr(comma + 1);
+    std::size_t semi = item.find(';');
+    std::string_view coding = item.substr(0, semi);
+    std::string_view params = semi == std::string_view::npos ? "" : item.substr(semi + 1);
+    auto trim = [](std::string_view t) {
+      while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+      while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
+      return t;
+    };
+    coding = trim(coding);
+    params = trim(params);
+    bool refused = params.starts_with("q=0") && params.find_first_not_of("q=0.", 0) == params.npos;
+    if (!refused && (coding == "gzip" || coding == "deflate"))
+      return coding == "gzip" ? "gzip" : "deflate";
+  }
+  return "";
+}
+
 }  // namespace hhlo::serve

@@ -228,6 +228,23 @@ TEST(ProtocolDatatypes, NamesRoundTripAndStatusesMapAsTritons) {
   EXPECT_EQ(error_body("bad \"x\""), R"({"error":"bad \"x\""})");
 }
 
+TEST(CompressedBodies, AResponseIsDeflatedAsAcceptEncodingAsks) {
+  std::string text = R"({"outputs":[{"name":"y","datatype":"FP32","shape":[3],"data":[1,2,3]}]})";
+  for (std::string_view e : {"gzip", "deflate"}) {
+    std::string packed = deflated_body(text, e);
+    EXPECT_NE(packed, text);
+    EXPECT_EQ(inflated_body(packed, e, 1 << 20), text) << e;  // zlib's own inflate reads it back
+  }
+  EXPECT_EQ(response_encoding("gzip"), "gzip");  // tritonclient's response_compression_algorithm
+  EXPECT_EQ(response_encoding("deflate"), "deflate");
+  EXPECT_EQ(response_encoding("br;q=1.0, deflate;q=0.5, gzip"), "deflate");  // the first listed
+  EXPECT_EQ(response_encoding("gzip;q=0, deflate"), "deflate");               // q=0: not wanted
+  EXPECT_EQ(response_encoding("gzip; q=0.0"), "");
+  EXPECT_EQ(response_encoding(" identity , br"), "");
+  EXPECT_EQ(response_encoding(""), "");
+  EXPECT_THROW(deflated_body(text, "br"), ServeError);
+}
+
 }  // namespace
 }  // namespace hhlo::serve
 

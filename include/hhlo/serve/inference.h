@@ -48,6 +48,16 @@ struct DecodeLimits {
 /// trailing bytes), or one inflating past `limit` bytes (a zip bomb is stopped there).
 std::string inflated_body(std::string_view body, std::string_view encoding, std::size_t limit);
 
+/// `body` compressed as `encoding` ("gzip": RFC 1952, "deflate": the zlib format of RFC 1950, as
+/// inflated_body reads them), at zlib's default level. Throws ServeError (internal) for another
+/// encoding or a zlib failure.
+std::string deflated_body(std::string_view body, std::string_view encoding);
+
+/// The encoding to answer with for HTTP `Accept-Encoding` header `accept` (RFC 9110 12.5.3):
+/// "gzip" or "deflate", the first of them the header lists without `q=0`, as tritonclient's
+/// `response_compression_algorithm` asks; "" (identity) when it lists neither. Never throws.
+std::string_view response_encoding(std::string_view accept);
+
 /// The type of input `name` of a request, given its protocol `datatype` and `shape`, checked:
 /// a datatype we serve, a rank within `limits`, no negative dimension, an element count and a
 /// byte size below 2^63. Throws ServeError (invalid_argument, declared below) naming the input
