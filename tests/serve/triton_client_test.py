@@ -758,6 +758,53 @@ class QueueFull(unittest.TestCase):
             client.close()
             self.assertEqual(server.terminate(), 0)
 
+    def test_under_overload_accepted_requests_wait_a_bounded_time_and_refusals_come_at_once(self):
+        # 32 clients, each sending 3 requests in a closed loop, against one executor and a queue
+        # of 2 whose call takes about 0.3 s: the offered load is far above what it can serve. An
+        # accepted request waits for at most the queue ahead of it (3 calls); a growing queue
+        # would make the last ones wait for all 96 (about 29 s). Every request is answered.
+        server = ServerProcess(WORK / "slow.mlir", "--max-queue-size", 2, "--instances", 1,
+                               name="overload").start()
+        client = server.client()
+        try:
+            n = slow_n_for(client, 0.3)
+            start = time.monotonic()
+            client.infer("slow", slow_inputs(n))
+            call = time.monotonic() - start
+            body = json.dumps({"inputs": [
+                {"name": "arg0", "datatype": "INT32", "shape": [], "data": [n]},
+                {"name": "arg1", "datatype": "FP32", "shape": [256], "data": [0] * 256}]})
+            accepted, refused, lock = [], [], threading.Lock()
+
+            def loop():
+                for _ in range(3):
+                    t0 = time.monotonic()
+                    status, reply = raw_request(server.port, "POST", "/v2/models/slow/infer",
+                                                body.encode(), timeout=120)
+                    took = time.monotonic() - t0
+                    with lock:
+                        (accepted if status == 200 else refused).append((status, took, reply))
+
+            threads = [threading.Thread(target=loop) for _ in range(32)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            self.assertEqual(len(accepted) + len(refused), 96)
+            self.assertTrue(all(s == 503 and b"queue is full" in r for s, _, r in refused),
+                            refused[:3])
+            self.assertGreaterEqual(len(accepted), 2)
+            self.assertGreaterEqual(len(refused), 32)
+            waits = sorted(t for _, t, _ in accepted)
+            p99 = waits[min(len(waits) - 1, int(0.99 * len(waits)))]
+            # Three calls ahead at most, with room for a loaded machine; 29 s if unbounded.
+            self.assertLess(p99, 3 * call * 3 + 2, (p99, call, len(accepted)))
+            refusals = sorted(t for _, t, _ in refused)
+            self.assertLess(refusals[int(0.99 * (len(refusals) - 1))], 2.0, refusals[-5:])
+        finally:
+            client.close()
+            self.assertEqual(server.terminate(), 0)
+
 
 class Soak(unittest.TestCase):
     def test_memory_is_flat_over_ten_thousand_requests_good_and_bad(self):
