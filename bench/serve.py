@@ -5,10 +5,11 @@ builds `hhlo`; this file exports the models, starts and stops the servers and me
 
 Parts, in one run (`serve.py run`):
   (a) what the server adds: batch-1 requests one at a time (concurrency 1) over HTTP with binary
-      tensors (a lean raw client: the request's bytes made once, one keep-alive socket; and
-      tritonclient.http as users call it) and over gRPC (tritonclient.grpc), p50/p99 against
-      `hhlo bench` of the same artifact in process. Goal: the server adds <= 50 us p50 (judged on
-      the lean HTTP client and on gRPC; tritonclient.http's own Python cost is shown beside).
+      tensors (wrk, a C client on one keep-alive connection: the least a client costs; a lean raw
+      Python client: the request's bytes made once, one keep-alive socket; and tritonclient.http
+      as users call it) and over gRPC (tritonclient.grpc), p50/p99 against `hhlo bench` of the
+      same artifact in process. Goal: the server adds <= 50 us p50 (judged on wrk, the lean
+      Python client and gRPC; tritonclient.http's own Python cost is shown beside).
   (b) throughput and p99 of batch-1 JSON requests at concurrency 1, 8, 32, 128, ours with dynamic
       batching on (--max-batch-size 16) and off (0). Goal: at concurrency 32, batching on gives
       >= 4x the throughput of batching off.
@@ -45,6 +46,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import pathlib
 import signal
 import socket
@@ -356,6 +358,19 @@ def part_a(d, hhlo, results, models):
                     rec.update(percentiles(timed(call, calls, budget, mark)))
                     rec.update(server_means(snap["before"], server_stats(http, name)))
                 emit(results, rec)
+            # wrk (C, one keep-alive connection, binary tensors): a client that costs little.
+            raw = RawHttp(http, name, x)
+            body = raw.req.split(b"\r\n\r\n", 1)[1]
+            json_size = int(re.search(rb"Inference-Header-Content-Length: (\d+)", raw.req).group(1))
+            raw.sock.close()
+            before = server_stats(http, name)
+            w = wrk_point(d, http, name, 1, max(2, 5 * scale()), binary=(body, json_size))
+            rec = dict(part="a", model=name, client="http_wrk", p50_us=w["p50_us"],
+                       p99_us=w["p99_us"], calls=w["requests"])
+            if sum(w["errors"].values()):
+                rec["error"] = f"wrk errors: {w['errors']}"
+            rec.update(server_means(before, server_stats(http, name)))
+            emit(results, rec)
 
 
 # ---------------------------------------------------------------- (b), (c) load
@@ -364,6 +379,11 @@ def part_a(d, hhlo, results, models):
 WRK_LUA = """
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
+local json_size = os.getenv("HHLO_SERVE_JSON_SIZE")
+if json_size then  -- the binary tensor extension: JSON header, then the tensor's bytes
+  wrk.headers["Content-Type"] = "application/octet-stream"
+  wrk.headers["Inference-Header-Content-Length"] = json_size
+end
 local f = assert(io.open(os.getenv("HHLO_SERVE_BODY"), "rb"))
 wrk.body = f:read("*a")
 f:close()
@@ -378,11 +398,16 @@ end
 """
 
 
-def wrk_point(d, url, name, conc, seconds):
+def wrk_point(d, url, name, conc, seconds, binary=None):
+    """wrk's figures for `conc` connections posting the model's batch-1 JSON body, or, with
+    `binary` (the body's bytes, the JSON's length), a binary-tensor body."""
     lua = d / "post.lua"
     lua.write_text(WRK_LUA)
     threads = min(conc, int(os.environ.get("HHLO_SERVE_WRK_THREADS", "1")))
     env = dict(os.environ, HHLO_SERVE_BODY=str(d / f"{name}_b1.json"))
+    if binary is not None:
+        (d / f"{name}_b1.bin").write_bytes(binary[0])
+        env.update(HHLO_SERVE_BODY=str(d / f"{name}_b1.bin"), HHLO_SERVE_JSON_SIZE=str(binary[1]))
     cmd = ["wrk", "-t", str(threads), "-c", str(conc), "-d", f"{max(1, round(seconds))}s",
            "--timeout", "10s", "-s", str(lua), f"{url}/v2/models/{name}/infer"]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -490,7 +515,8 @@ def table(args):
               f"{'server: request':>16} {'queue':>6} {'compute':>8}  (server's statistics, mean)")
         for m in models:
             base = a.get((m, "inprocess"), {}).get("p50_us")
-            for c in ("inprocess", "http_raw", "http_tritonclient", "grpc_tritonclient"):
+            for c in ("inprocess", "http_wrk", "http_raw", "http_tritonclient",
+                      "grpc_tritonclient"):
                 r = a.get((m, c))
                 if not r or "p50_us" not in r:
                     continue
@@ -522,7 +548,7 @@ def table(args):
     print("\nGoals:")
     for m in models:
         base = a.get((m, "inprocess"), {}).get("p50_us")
-        for c in ("http_raw", "grpc_tritonclient"):
+        for c in ("http_wrk", "http_raw", "grpc_tritonclient"):
             r = a.get((m, c))
             if base is not None and r and "p50_us" in r:
                 adds = r["p50_us"] - base
