@@ -198,6 +198,7 @@ int run_program(const RunOptions& o) {
                              out.filename().string());
   }
   Loaded loaded = load_program(o.program, in.bytes, in.load, cache, &in.program);
+  release_program(in);  // compiled: the file's bytes and the module are not needed to run it
   if (loaded.tuned)
     fmt::print(stderr, "tuned: {} (remembered by hhlo tune)\n", loaded.tuned->choice.describe());
   print_rewrites(loaded.facts, loaded.options.prepare);

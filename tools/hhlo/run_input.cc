@@ -125,6 +125,11 @@ RunInputs load_run_inputs(const RunOptions& o, CompileCache* cache) {
   return read_run_inputs(o, o.inputs, cache, false);
 }
 
+void release_program(RunInputs& in) {
+  std::string().swap(in.bytes);
+  in.program.reset();
+}
+
 void keep_module_inputs(const PreparedFacts& program, RunInputs& in) {
   if (program.kept_inputs.empty()) return;
   std::vector<Array*> kept;

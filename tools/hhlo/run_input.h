@@ -57,6 +57,10 @@ struct RunInputs {
   IoNames io;
 };
 
+/// Frees the program's bytes and module of `in` once it is loaded (a warm run of a model with its
+/// weights inside holds them twice otherwise: the file's copy and the executable's).
+void release_program(RunInputs& in);
+
 /// True when `specs` (--input values) give the inputs by name: one .npz, or NAME=FILE.
 bool inputs_by_name(const std::vector<std::string>& specs);
 
