@@ -1,0 +1,175 @@
+// The op declarations (src/ir/op_attributes.cc): one row per attribute of an op, from which the
+// bytecode reader's VHLO tables, the text parser's keywords and operand form and the defaults
+// both readers fill are built; every attribute the readers give a StableHLO op, and every one
+// its descriptor reads back, is a row. (tests/ir/vhlo_table_test.cc checks the VHLO rows against
+// StableHLO's VhloOps.td.)
+#include "../../src/ir/op_attributes.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../../src/ir/bytecode_internal.h"
+#include "../../src/ir/op_defaults.h"
+#include "hhlo/ir/bytecode.h"
+#include "hhlo/ir/infer.h"
+#include "hhlo/ir/parser.h"
+
+namespace hhlo::detail {
+namespace {
+
+namespace fs = std::filesystem;
+using K = AttrKind;
+using D = AttrDefault;
+
+TEST(OpAttributes, EachOpsRowsAreOneRunOfUniqueNamesAndKeywords) {
+  std::set<std::string_view> ended;
+  std::string_view current;
+  std::set<std::pair<std::string_view, std::string_view>> names, keywords;
+  for (const AttrDecl& a : op_attributes()) {
+    if (a.op != current) {
+      EXPECT_TRUE(ended.insert(current).second) << a.op << "'s rows are not together";
+      current = a.op;
+    }
+    EXPECT_TRUE(names.insert({a.op, a.name}).second) << a.op << "." << a.name << " twice";
+    EXPECT_NE(declared_op(a.op), nullptr) << a.op << " has attributes but no op row";
+    std::string_view k = a.keyword;
+    while (!k.empty()) {
+      size_t sp = std::min(k.find(' '), k.size());
+      EXPECT_TRUE(keywords.insert({a.op, k.substr(0, sp)}).second) << a.op << " " << k;
+      k.remove_prefix(std::min(sp + 1, k.size()));
+    }
+  }
+}
+
+TEST(OpAttributes, TheBytecodeReadersVhloTablesAreTheDeclarations) {
+  for (const OpDecl& o : op_declarations()) {
+    EXPECT_EQ(bc::newest_vhlo_version(o.op), o.vhlo) << o.op;
+    EXPECT_EQ(bc::is_op_read(o.op), o.read) << o.op;
+    for (int v = 1; v <= o.vhlo; ++v) {
+      std::string name = std::string(o.op) + "_v" + std::to_string(v);
+      const std::vector<std::string_view>* order = bc::vhlo_attr_names(name);
+      ASSERT_NE(order, nullptr) << name;
+      EXPECT_EQ(*order, vhlo_property_order(op_attributes(), o.op, v)) << name;
+    }
+  }
+}
+
+TEST(OpAttributes, EveryElementwiseOpHasTheOperandFormAndIsRead) {
+  for (int arity : {1, 2, 3})
+    for (std::string_view op : elementwise_op_names(arity)) {
+      const OpDecl* o = declared_op(op);
+      ASSERT_NE(o, nullptr) << op;
+      EXPECT_EQ(o->form, OpForm::operands) << op;
+      EXPECT_TRUE(o->read) << op;
+    }
+}
+
+// The one row a new attribute takes, here `reverse`'s made-up `mode` (VHLO version 2 on, an
+// integer written `mode = N`, -1 when left out): the VHLO property orders, the parser's keyword
+// and the defaults filled all follow from it.
+constexpr AttrDecl kNewRow = {"reverse", "mode", K::integer, {2}, D::minus_one, "mode"};
+
+TEST(OpAttributes, ANewAttributeIsOneRow) {
+  std::vector<AttrDecl> table(op_attributes().begin(), op_attributes().end());
+  table.push_back(kNewRow);
+  using Names = std::vector<std::string_view>;
+  EXPECT_EQ(vhlo_property_order(table, "reverse", 1), Names{"dimensions"});
+  EXPECT_EQ(vhlo_property_order(table, "reverse", 2), (Names{"dimensions", "mode"}));
+  EXPECT_EQ(find_keyword(table, "reverse", "mode"), &table.back());
+  EXPECT_EQ(find_keyword(table, "transpose", "mode"), nullptr);
+  EXPECT_EQ(find_attr(table, "reverse", "mode")->kind, K::integer);
+  OpState st;
+  st.name = "stablehlo.reverse";
+  st.attrs.push_back({"dimensions", i64_array({0})});
+  fill_op_defaults(st, table);
+  ASSERT_EQ(st.attrs.size(), 2u);
+  EXPECT_EQ(st.attrs[1].name, "mode");
+  const IntAttr* mode = st.attrs[1].value.get_if<IntAttr>();
+  ASSERT_NE(mode, nullptr);
+  EXPECT_EQ(mode->value, -1);
+  // Without the row nothing of it is known.
+  EXPECT_EQ(vhlo_property_order(op_attributes(), "reverse", 2), Names{"dimensions"});
+  EXPECT_EQ(declared_attr_keyword("reverse", "mode"), nullptr);
+}
+
+// (op, attribute) of every look-up the descriptors made while the observer was set.
+std::set<std::pair<std::string, std::string>>& reads() {
+  static std::set<std::pair<std::string, std::string>> r;
+  return r;
+}
+
+void record(std::string_view op, std::string_view name) {
+  reads().insert({std::string(op), std::string(name)});
+}
+
+/// The `stablehlo.*` attributes of the ops of `b` (and of their regions) that are not declared,
+/// as "op.name"; attributes with a '.' in their name (discardable ones: mhlo.sharding, ...) are
+/// any op's.
+void undeclared_in(const Block& b, std::set<std::string>& out) {
+  for (const auto& op : b.ops()) {
+    std::string_view n = op->name();
+    if (n.starts_with("stablehlo."))
+      for (const NamedAttr& a : op->attrs())
+        if (a.name.find('.') == std::string::npos && !declared_attr(n.substr(10), a.name))
+          out.insert(std::string(n) + "." + a.name);
+    for (const auto& r : op->regions()) undeclared_in(*r, out);
+  }
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+/// The JAX texts and bytecode the build generates (gen_jax_texts.py, gen_bytecode_pairs.py) and
+/// the shared StableHLO testdata corpus where it is.
+std::vector<fs::path> generated_programs() {
+  std::vector<fs::path> out;
+  fs::path gen(HHLO_GENERATED_DIR);
+  for (fs::path dir : {gen / "jax_texts", gen / "bytecode" / "jax", gen / "bytecode" / "text",
+                       gen / "bytecode" / "corpus", fs::path(HHLO_CONFORMANCE_DIR)})
+    if (fs::is_directory(dir))
+      for (const auto& e : fs::directory_iterator(dir))
+        if (e.path().extension() == ".mlir" || e.path().extension() == ".mlirbc")
+          out.push_back(e.path());
+  return out;
+}
+
+TEST(OpAttributes, EveryAttributeTheReadersGiveAndTheDescriptorsReadIsDeclared) {
+  std::vector<fs::path> files = generated_programs();
+  ASSERT_GE(files.size(), 40u);
+  std::set<std::string> undeclared;
+  reads().clear();
+  set_attr_read_observer(record);
+  for (const fs::path& p : files) {
+    std::string src = slurp(p);
+    try {
+      Module m = p.extension() == ".mlirbc" ? read_bytecode(src) : parse_module(src);
+      for (const auto& f : m.funcs()) undeclared_in(f->body(), undeclared);
+    } catch (const std::exception&) {
+      // Not read (a form not read yet, a corpus file of an op we refuse): the bytecode and
+      // parser tests account for those; what is read is what is checked here.
+    }
+  }
+  set_attr_read_observer(nullptr);
+  for (const auto& [op, name] : reads())
+    if (std::string_view(op).starts_with("stablehlo.") &&
+        !declared_attr(std::string_view(op).substr(10), name))
+      undeclared.insert(op + "." + name + " (read by its descriptor)");
+  std::string list;
+  for (const std::string& u : undeclared) list += "\n  " + u;
+  EXPECT_TRUE(undeclared.empty()) << "not declared in src/ir/op_attributes.cc:" << list;
+  EXPECT_GT(reads().size(), 30u);
+}
+
+}  // namespace
+}  // namespace hhlo::detail
