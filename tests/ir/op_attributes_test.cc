@@ -17,6 +17,7 @@
 
 #include "../../src/ir/bytecode_internal.h"
 #include "../../src/ir/op_defaults.h"
+#include "hhlo/core/error.h"
 #include "hhlo/ir/bytecode.h"
 #include "hhlo/ir/infer.h"
 #include "hhlo/ir/parser.h"
@@ -69,6 +70,62 @@ TEST(OpAttributes, EveryElementwiseOpHasTheOperandFormAndIsRead) {
       EXPECT_EQ(o->form, OpForm::operands) << op;
       EXPECT_TRUE(o->read) << op;
     }
+}
+
+// The plain (non-VHLO) bytecode's property layouts (bytecode_stablehlo_props.cc, checked against
+// jaxlib's op definitions by bytecode_plain_test.cc) name only declared attributes.
+TEST(OpAttributes, ThePlainBytecodesPropertiesAreDeclared) {
+  std::set<std::string> undeclared;
+  for (const auto& [op, layout] : bc::plain_prop_table()) {
+    if (!op.starts_with("stablehlo.")) continue;
+    for (const bc::PropAttr& a : *layout)
+      if (!declared_attr(op.substr(10), a.name))
+        undeclared.insert(std::string(op) + "." + std::string(a.name));
+  }
+  std::string list;
+  for (const std::string& u : undeclared) list += "\n  " + u;
+  EXPECT_TRUE(undeclared.empty()) << "not declared in src/ir/op_attributes.cc:" << list;
+}
+
+// A `key = value` the op does not declare is a ParseError naming the op and the key (it was
+// read as another op's attribute before the declarations: `dims` as broadcast_dimensions).
+TEST(OpAttributes, AKeywordTheOpDoesNotDeclareIsAParseError) {
+  const char* texts[][2] = {
+      {"%1 = stablehlo.add %0, %0, dims = [0] : tensor<2xf32>", "'dims'"},
+      {"%1 = stablehlo.reverse %0, dim = 0 : tensor<2xf32>", "'dim'"},
+      {"%1 = stablehlo.transpose %0, type = FFT : tensor<2xf32>", "'type'"},
+      {"%1 = stablehlo.reverse %0, algorithm = <x> : tensor<2xf32>", "'algorithm'"},
+  };
+  for (const auto& [line, key] : texts) {
+    std::string text = std::string("func.func @main(%0: tensor<2xf32>) -> tensor<2xf32> {\n  ") +
+                       line + "\n  return %1 : tensor<2xf32>\n}\n";
+    try {
+      parse_module(text);
+      ADD_FAILURE() << line << " was read";
+    } catch (const ParseError& e) {
+      EXPECT_NE(std::string(e.what()).find("a keyword of stablehlo."), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(OpAttributes, AWindowFieldTheOpDoesNotDeclareIsAParseErrorListingThem) {
+  std::string text =
+      "func.func @main(%0: tensor<1x4x4x1xf32>, %1: tensor<1x1x1x1xf32>) -> "
+      "tensor<1x4x4x1xf32> {\n  %2 = stablehlo.convolution(%0, %1) dim_numbers = "
+      "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {slide = [1, 1]} "
+      "{batch_group_count = 1 : i64, feature_group_count = 1 : i64} : "
+      "(tensor<1x4x4x1xf32>, tensor<1x1x1x1xf32>) -> tensor<1x4x4x1xf32>\n"
+      "  return %2 : tensor<1x4x4x1xf32>\n}\n";
+  try {
+    parse_module(text);
+    ADD_FAILURE() << "window = {slide = ..} was read";
+  } catch (const ParseError& e) {
+    EXPECT_NE(std::string(e.what()).find("stride, pad, lhs_dilate, rhs_dilate or reverse"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // The one row a new attribute takes, here `reverse`'s made-up `mode` (VHLO version 2 on, an
