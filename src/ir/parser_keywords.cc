@@ -12,8 +12,8 @@ namespace {
 
 using detail::AttrDecl;
 
-// `format = e5m10` (reduce_precision): exponent and mantissa bits.
-void kw_format(Parser& p, OpState& st) {
+// `format = e5m10` (reduce_precision): exponent (`name`) and mantissa bits.
+void kw_format(Parser& p, OpState& st, const std::string& name) {
   const Token& t = p.tok();
   if (!p.is(Tok::bare_id) || t.text.size() < 4 || t.text[0] != 'e') p.fail("a format eNmM");
   std::string_view f = t.text;
@@ -30,29 +30,29 @@ void kw_format(Parser& p, OpState& st) {
   };
   int64_t e = num(f.substr(1, m - 1)), mb = num(f.substr(m + 1));
   p.advance();
-  st.attrs.push_back({"exponent_bits", i32_attr(e)});
+  st.attrs.push_back({name, i32_attr(e)});
   st.attrs.push_back({"mantissa_bits", i32_attr(mb)});
 }
 
 // `algorithm = <...>`: dot_general's algorithm, kept as its text.
-void kw_dot_algorithm(Parser& p, OpState& st) {
+void kw_dot_algorithm(Parser& p, OpState& st, const std::string& name) {
   size_t a = p.tok().pos;
   if (!p.is(Tok::less)) p.fail("'<' opening the dot algorithm");
   p.reset_to(p.scan_balanced(a));
-  st.attrs.push_back({"algorithm", OpaqueAttr{"#stablehlo.dot_algorithm" + p.text_from(a)}});
+  st.attrs.push_back({name, OpaqueAttr{"#stablehlo.dot_algorithm" + p.text_from(a)}});
 }
 
-// `batching_dims = [0] x [0]`, `contracting_dims = [2] x [1]`: dot_general's dimension numbers.
-void kw_dot_dims(Parser& p, OpState& st, std::string_view key) {
+// `batching_dims = [0] x [0]`, `contracting_dims = [2] x [1]`: dot_general's dimension numbers
+// (`name`).
+void kw_dot_dims(Parser& p, OpState& st, const std::string& name, std::string_view key) {
   auto l = p.parse_int_list();
   p.expect_id("x");
   auto r = p.parse_int_list();
   DotDimensionNumbers* d = nullptr;
   for (auto& a : st.attrs)
-    if (a.name == "dot_dimension_numbers")
-      d = const_cast<DotDimensionNumbers*>(a.value.get_if<DotDimensionNumbers>());
+    if (a.name == name) d = const_cast<DotDimensionNumbers*>(a.value.get_if<DotDimensionNumbers>());
   if (!d) {
-    st.attrs.push_back({"dot_dimension_numbers", DotDimensionNumbers{}});
+    st.attrs.push_back({name, DotDimensionNumbers{}});
     d = const_cast<DotDimensionNumbers*>(st.attrs.back().value.get_if<DotDimensionNumbers>());
   }
   (key == "batching_dims" ? d->lhs_batching_dimensions : d->lhs_contracting_dimensions) = l;
@@ -60,7 +60,7 @@ void kw_dot_dims(Parser& p, OpState& st, std::string_view key) {
 }
 
 // `precision = [DEFAULT, HIGH]`
-void kw_precision(Parser& p, OpState& st) {
+void kw_precision(Parser& p, OpState& st, const std::string& name) {
   p.expect(Tok::lbracket, "'['");
   ArrayAttr a;
   if (!p.is(Tok::rbracket)) {
@@ -68,11 +68,11 @@ void kw_precision(Parser& p, OpState& st) {
     while (p.consume(Tok::comma));
   }
   p.expect(Tok::rbracket, "']'");
-  st.attrs.push_back({"precision_config", std::move(a)});
+  st.attrs.push_back({name, std::move(a)});
 }
 
 // window `pad = [[0, 1], [1, 0]]`: an Nx2 i64 dense attribute.
-void window_pad(Parser& p, OpState& st) {
+void window_pad(Parser& p, OpState& st, const std::string& name) {
   p.expect(Tok::lbracket, "'['");
   std::vector<int64_t> flat;
   if (!p.is(Tok::rbracket)) {
@@ -84,11 +84,11 @@ void window_pad(Parser& p, OpState& st) {
   }
   p.expect(Tok::rbracket, "']'");
   auto npairs = static_cast<int64_t>(flat.size() / 2);
-  st.attrs.push_back({"padding", dense_attr(Array::from<int64_t>({npairs, 2}, flat))});
+  st.attrs.push_back({name, dense_attr(Array::from<int64_t>({npairs, 2}, flat))});
 }
 
 // window `reverse = [false, true]` (or 0/1)
-void window_reverse(Parser& p, OpState& st) {
+void window_reverse(Parser& p, OpState& st, const std::string& name) {
   p.expect(Tok::lbracket, "'['");
   BoolArrayAttr b;
   if (!p.is(Tok::rbracket)) {
@@ -102,7 +102,7 @@ void window_reverse(Parser& p, OpState& st) {
     } while (p.consume(Tok::comma));
   }
   p.expect(Tok::rbracket, "']'");
-  st.attrs.push_back({"window_reversal", std::move(b)});
+  st.attrs.push_back({name, std::move(b)});
 }
 
 void read_value(Parser& p, OpState& st, std::string_view op, const AttrDecl& row,
@@ -157,13 +157,13 @@ void read_value(Parser& p, OpState& st, std::string_view op, const AttrDecl& row
   std::string name(row.name);
   switch (row.text) {
     case AttrText::pad_pairs:
-      return window_pad(p, st);
+      return window_pad(p, st, name);
     case AttrText::dims_pair:
-      return kw_dot_dims(p, st, key);
+      return kw_dot_dims(p, st, name, key);
     case AttrText::bits_format:
-      return kw_format(p, st);
+      return kw_format(p, st, name);
     case AttrText::dot_algorithm:
-      return kw_dot_algorithm(p, st);
+      return kw_dot_algorithm(p, st, name);
     case AttrText::by_kind:
       break;
   }
@@ -177,9 +177,9 @@ void read_value(Parser& p, OpState& st, std::string_view op, const AttrDecl& row
     case AttrKind::boolean:
       return read_bool(p, st, name);
     case AttrKind::bool_array:
-      return window_reverse(p, st);
+      return window_reverse(p, st, name);
     case AttrKind::precision_list:
-      return kw_precision(p, st);
+      return kw_precision(p, st, name);
     case AttrKind::dims_struct:
       return st.attrs.push_back({name, p.parse_conv_layouts()});
     default:
