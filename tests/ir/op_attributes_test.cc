@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -163,8 +164,36 @@ std::set<std::pair<std::string, std::string>>& reads() {
 }
 
 void record(std::string_view op, std::string_view name) {
+  static std::mutex m;
+  std::lock_guard<std::mutex> lock(m);
   reads().insert({std::string(op), std::string(name)});
 }
+
+/// The look-ups of `reads()` that name no declared attribute of their StableHLO op.
+std::set<std::string> undeclared_reads() {
+  std::set<std::string> out;
+  for (const auto& [op, name] : reads())
+    if (std::string_view(op).starts_with("stablehlo.") &&
+        !declared_attr(std::string_view(op).substr(10), name))
+      out.insert(op + "." + name + " (read by its descriptor)");
+  return out;
+}
+
+/// Records the descriptors' look-ups through the whole run of the IR tests (the golden and
+/// builder tests' modules, the readers' corpora, the error tests), and fails the run at its end
+/// for one that names no declared attribute.
+class EveryDescriptorReadIsDeclared : public ::testing::Environment {
+ public:
+  void SetUp() override { set_attr_read_observer(record); }
+  void TearDown() override {
+    set_attr_read_observer(nullptr);
+    std::string list;
+    for (const std::string& u : undeclared_reads()) list += "\n  " + u;
+    EXPECT_TRUE(list.empty()) << "not declared in src/ir/op_attributes.cc:" << list;
+  }
+};
+const auto* const kEnvironment =
+    ::testing::AddGlobalTestEnvironment(new EveryDescriptorReadIsDeclared);
 
 /// The `stablehlo.*` attributes of the ops of `b` (and of their regions) that are not declared,
 /// as "op.name"; attributes with a '.' in their name (discardable ones: mhlo.sharding, ...) are
@@ -205,7 +234,7 @@ TEST(OpAttributes, EveryAttributeTheReadersGiveAndTheDescriptorsReadIsDeclared) 
   std::vector<fs::path> files = generated_programs();
   ASSERT_GE(files.size(), 40u);
   std::set<std::string> undeclared;
-  reads().clear();
+  AttrReadObserver before = attr_read_observer();
   set_attr_read_observer(record);
   for (const fs::path& p : files) {
     std::string src = slurp(p);
@@ -217,11 +246,8 @@ TEST(OpAttributes, EveryAttributeTheReadersGiveAndTheDescriptorsReadIsDeclared) 
       // parser tests account for those; what is read is what is checked here.
     }
   }
-  set_attr_read_observer(nullptr);
-  for (const auto& [op, name] : reads())
-    if (std::string_view(op).starts_with("stablehlo.") &&
-        !declared_attr(std::string_view(op).substr(10), name))
-      undeclared.insert(op + "." + name + " (read by its descriptor)");
+  set_attr_read_observer(before);
+  undeclared.merge(undeclared_reads());
   std::string list;
   for (const std::string& u : undeclared) list += "\n  " + u;
   EXPECT_TRUE(undeclared.empty()) << "not declared in src/ir/op_attributes.cc:" << list;
