@@ -417,12 +417,6 @@ std::vector<std::string_view> vhlo_property_order(std::span<const AttrDecl> attr
   return names;
 }
 
-const OpDecl* find_op(std::span<const OpDecl> ops, std::string_view op) {
-  for (const OpDecl& o : ops)
-    if (o.op == op) return &o;
-  return nullptr;
-}
-
 const AttrDecl* find_attr(std::span<const AttrDecl> attrs, std::string_view op,
                           std::string_view name) {
   for (const AttrDecl& a : attrs)
@@ -435,13 +429,6 @@ const AttrDecl* find_keyword(std::span<const AttrDecl> attrs, std::string_view o
   for (const AttrDecl& a : attrs)
     if (a.op == op && has_word(a.keyword, keyword)) return &a;
   return nullptr;
-}
-
-std::vector<const AttrDecl*> attrs_of(std::span<const AttrDecl> attrs, std::string_view op) {
-  std::vector<const AttrDecl*> out;
-  for (const AttrDecl& a : attrs)
-    if (a.op == op) out.push_back(&a);
-  return out;
 }
 
 namespace {

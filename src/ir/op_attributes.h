@@ -63,7 +63,7 @@ struct VhloVersions {
   uint8_t until = 0;  ///< the last version holding it; 0: every version from `since` on
 };
 
-/// One attribute of one op: one row of kOpAttributes.
+/// One attribute of one op: one row of kOpAttributes (op_attributes.cc).
 struct AttrDecl {
   std::string_view op;    ///< the op without dialect ("reverse"), as VHLO names it
   std::string_view name;  ///< the attribute's name (VHLO's where kind is vhlo_part)
@@ -94,20 +94,16 @@ std::span<const AttrDecl> op_attributes();
 /// Every op that has a VHLO form or a pretty form, sorted by name.
 std::span<const OpDecl> op_declarations();
 
-/// The attribute names of VHLO op `vhlo_op` (`reverse_v1`) in `attrs`, sorted: the order of its
-/// properties. Empty for an op without attributes (and for names `ops` lacks: see find_op).
+/// The attribute names that version `version` of VHLO op `op` (`reverse`, 1: vhlo.reverse_v1)
+/// holds per `attrs`, sorted: the order of its properties. Empty for an op without attributes.
 std::vector<std::string_view> vhlo_property_order(std::span<const AttrDecl> attrs,
                                                   std::string_view op, int version);
-/// The row of `op` in `ops`, or nullptr.
-const OpDecl* find_op(std::span<const OpDecl> ops, std::string_view op);
 /// The row of attribute `name` of `op` in `attrs`, or nullptr.
 const AttrDecl* find_attr(std::span<const AttrDecl> attrs, std::string_view op,
                           std::string_view name);
 /// The row of `op` in `attrs` whose keywords include `keyword`, or nullptr.
 const AttrDecl* find_keyword(std::span<const AttrDecl> attrs, std::string_view op,
                              std::string_view keyword);
-/// The rows of `op` in `attrs`, in table order.
-std::vector<const AttrDecl*> attrs_of(std::span<const AttrDecl> attrs, std::string_view op);
 
 /// The rows of `op` in op_attributes() (one run of rows: the table keeps each op's together), in
 /// table order: one hash look-up (empty for an op without attributes).
