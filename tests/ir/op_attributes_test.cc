@@ -18,6 +18,7 @@
 
 #include "../../src/ir/bytecode_internal.h"
 #include "../../src/ir/op_defaults.h"
+#include "golden_util.h"
 #include "hhlo/core/error.h"
 #include "hhlo/ir/bytecode.h"
 #include "hhlo/ir/infer.h"
@@ -195,20 +196,6 @@ class EveryDescriptorReadIsDeclared : public ::testing::Environment {
 const auto* const kEnvironment =
     ::testing::AddGlobalTestEnvironment(new EveryDescriptorReadIsDeclared);
 
-/// The `stablehlo.*` attributes of the ops of `b` (and of their regions) that are not declared,
-/// as "op.name"; attributes with a '.' in their name (discardable ones: mhlo.sharding, ...) are
-/// any op's.
-void undeclared_in(const Block& b, std::set<std::string>& out) {
-  for (const auto& op : b.ops()) {
-    std::string_view n = op->name();
-    if (n.starts_with("stablehlo."))
-      for (const NamedAttr& a : op->attrs())
-        if (a.name.find('.') == std::string::npos && !declared_attr(n.substr(10), a.name))
-          out.insert(std::string(n) + "." + a.name);
-    for (const auto& r : op->regions()) undeclared_in(*r, out);
-  }
-}
-
 std::string slurp(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
   std::stringstream s;
@@ -240,7 +227,13 @@ TEST(OpAttributes, EveryAttributeTheReadersGiveAndTheDescriptorsReadIsDeclared) 
     std::string src = slurp(p);
     try {
       Module m = p.extension() == ".mlirbc" ? read_bytecode(src) : parse_module(src);
-      for (const auto& f : m.funcs()) undeclared_in(f->body(), undeclared);
+      for (const auto& f : m.funcs()) {
+        std::string u = test::undeclared_attributes(f->body());
+        for (size_t i = 0, j; i < u.size(); i = j + 1) {
+          j = u.find('\n', i);
+          undeclared.insert(u.substr(i, j - i));
+        }
+      }
     } catch (const std::exception&) {
       // Not read (a form not read yet, a corpus file of an op we refuse): the bytecode and
       // parser tests account for those; what is read is what is checked here.
