@@ -228,7 +228,7 @@ struct Depth {
 /// for an op VHLO does not have.
 const std::vector<std::string_view>* vhlo_attr_names(std::string_view op);
 
-/// Every VHLO op name of that table (`add_v1`, ...), in the table's order.
+/// Every VHLO op name of that table (`add_v1`, ...), in no particular order.
 std::vector<std::string_view> vhlo_op_names();
 
 /// The newest version of VHLO op `base` (`add`, no version suffix) this reader knows (1 for add:

@@ -11,124 +11,23 @@
 
 #include "bytecode_internal.h"
 #include "hhlo/core/gspmd_sharding.h"
+#include "op_attributes.h"
 
 namespace hhlo::bc {
 namespace {
 
-/// How the attributes of one StableHLO op are read from its VHLO form.
-struct OpRule {
-  std::vector<std::string_view> i64_arrays;   // tensor<Nxi64> attributes that are array<i64: ..>
-  std::vector<std::string_view> bool_arrays;  // tensor<Nxi1> attributes that are array<i1: ..>
-};
-
-/// The VHLO ops read here, by StableHLO name without the dialect: each with its rule.
-const std::unordered_map<std::string_view, OpRule>& op_rules() {
-  static const std::unordered_map<std::string_view, OpRule> rules = [] {
-    std::unordered_map<std::string_view, OpRule> r;
-    for (std::string_view n : {"abs",
-                               "add",
-                               "and",
-                               "atan2",
-                               "cbrt",
-                               "ceil",
-                               "clamp",
-                               "complex",
-                               "convert",
-                               "cosine",
-                               "count_leading_zeros",
-                               "divide",
-                               "exp2",
-                               "exponential",
-                               "exponential_minus_one",
-                               "floor",
-                               "fma",
-                               "imag",
-                               "is_finite",
-                               "log",
-                               "log2",
-                               "log_plus_one",
-                               "logistic",
-                               "maximum",
-                               "minimum",
-                               "multiply",
-                               "negate",
-                               "not",
-                               "or",
-                               "popcnt",
-                               "power",
-                               "real",
-                               "remainder",
-                               "round_nearest_afz",
-                               "round_nearest_even",
-                               "rsqrt",
-                               "select",
-                               "shift_left",
-                               "shift_right_arithmetic",
-                               "shift_right_logical",
-                               "sign",
-                               "sine",
-                               "sqrt",
-                               "subtract",
-                               "tan",
-                               "tanh",
-                               "xor",
-                               "reshape",
-                               "bitcast_convert",
-                               "constant",
-                               "iota",
-                               "concatenate",
-                               "compare",
-                               "dynamic_update_slice",
-                               "get_dimension_size",
-                               "while",
-                               "if",
-                               "case",
-                               "optimization_barrier",
-                               "dot",
-                               "dot_general",
-                               "sort",
-                               "map",
-                               "reduce_precision",
-                               "dynamic_reshape",
-                               "dynamic_iota",
-                               "partition_id",
-                               "replica_id"})
-      r[n] = {};
-    r["broadcast_in_dim"] = {{"broadcast_dimensions"}, {}};
-    r["transpose"] = {{"permutation"}, {}};
-    r["reverse"] = {{"dimensions"}, {}};
-    r["reduce"] = {{"dimensions"}, {}};
-    r["map"] = {{"dimensions"}, {}};
-    r["slice"] = {{"start_indices", "limit_indices", "strides"}, {}};
-    r["pad"] = {{"edge_padding_low", "edge_padding_high", "interior_padding"}, {}};
-    r["dynamic_slice"] = {{"slice_sizes"}, {}};
-    r["fft"] = {{"fft_length"}, {}};
-    for (std::string_view n :
-         {"custom_call", "composite", "triangular_solve", "rng_bit_generator", "cholesky", "rng",
-          "dynamic_pad", "real_dynamic_slice", "dynamic_gather", "batch_norm_inference",
-          "batch_norm_training", "batch_norm_grad"})
-      r[n] = {};
-    for (std::string_view n : {"all_reduce", "all_gather", "all_to_all", "collective_permute",
-                               "reduce_scatter", "collective_broadcast"})
-      r[n] = {};
-    r["gather"] = {{"slice_sizes"}, {}};
-    r["scatter"] = {};
-    r["convolution"] = {{"window_strides", "lhs_dilation", "rhs_dilation"}, {}};
-    r["reduce_window"] = {
-        {"window_dimensions", "window_strides", "base_dilations", "window_dilations"}, {}};
-    r["select_and_scatter"] = {{"window_dimensions", "window_strides"}, {}};
-    r["dynamic_gather"] = {};
-    r["dynamic_broadcast_in_dim"] = {
-        {"broadcast_dimensions", "known_expanding_dimensions", "known_nonexpanding_dimensions"},
-        {}};
-    return r;
-  }();
-  return rules;
+/// The declaration of attribute `n` of `op` when VHLO holds it (op_attributes.cc), or nullptr.
+const detail::AttrDecl* vhlo_attr(std::string_view op, std::string_view n) {
+  const detail::AttrDecl* d = detail::declared_attr(op, n);
+  return d && d->vhlo.since != 0 ? d : nullptr;
 }
 
 }  // namespace
 
-bool is_op_read(std::string_view base) { return op_rules().count(base) != 0; }
+bool is_op_read(std::string_view base) {
+  const detail::OpDecl* o = detail::declared_op(base);
+  return o && o->read;
+}
 
 std::string_view attr_name(const BcAttr& key, const Cursor& c) {
   if (key.kind != BcAttr::Kind::string)
@@ -544,37 +443,41 @@ void collective(Attrs& in, std::vector<NamedAttr>& out) {
     }
 }
 
-/// Attributes the legalization drops when they hold their default.
-bool dropped(std::string_view op, std::string_view n, const BcAttr* v) {
-  if (n == "result_accuracy") return v->kind == BcAttr::Kind::opaque && v->i == 1;
-  if (n == "precision_config") return all_default_precision(v);
-  if (op == "compare") return n == "compare_type" && is_enum(v, 0);
-  if (op == "sort")
-    return (n == "dimension" && is_int(v, -1)) || (n == "is_stable" && is_bool(v, false));
-  if (op == "gather" || op == "dynamic_gather")
-    return n == "indices_are_sorted" && is_bool(v, false);
-  if (op == "scatter")
-    return (n == "indices_are_sorted" || n == "unique_indices") && is_bool(v, false);
-  if (op == "custom_call")
-    return (n == "has_side_effect" && is_bool(v, false)) ||
-           (n == "backend_config" && (is_empty_string(v) || is_empty_dict(v))) ||
-           (n == "api_version" && is_enum(v, 1));
-  if (op == "composite")
-    return (n == "version" && is_int(v, 0)) || (n == "composite_attributes" && is_empty_dict(v));
-  if (op == "convolution")
-    return ((n == "window_strides" || n == "lhs_dilation" || n == "rhs_dilation") &&
-            is_splat(v, 1)) ||
-           (n == "padding" && is_splat(v, 0));
-  if (op == "reduce_window")
-    return ((n == "window_strides" || n == "base_dilations" || n == "window_dilations") &&
-            is_splat(v, 1)) ||
-           (n == "padding" && is_splat(v, 0));
-  if (op == "select_and_scatter")
-    return (n == "window_strides" && is_splat(v, 1)) || (n == "padding" && is_splat(v, 0));
-  if (op == "cholesky") return n == "lower" && is_bool(v, false);
-  if (op == "dynamic_broadcast_in_dim")
-    return (n == "known_expanding_dimensions" || n == "known_nonexpanding_dimensions") &&
-           v->kind == BcAttr::Kind::tensor && v->data.empty();
+bool is_empty(const BcAttr* a) {
+  return is_empty_array(a) || is_empty_string(a) || is_empty_dict(a) ||
+         (a->kind == BcAttr::Kind::tensor && a->data.empty());
+}
+
+/// Attributes the legalization drops when they hold their default (the declaration's
+/// AttrDefault; `d` may be nullptr: no default).
+bool dropped(const detail::AttrDecl* d, const BcAttr* v) {
+  using D = detail::AttrDefault;
+  switch (d ? d->dflt : D::none) {
+    case D::ones:
+    case D::spatial_ones:
+      return is_splat(v, 1);
+    case D::splat_zero:
+      return is_splat(v, 0);
+    case D::minus_one:
+      return is_int(v, -1);
+    case D::zero:
+      return is_int(v, 0);
+    case D::no:
+      return is_bool(v, false);
+    case D::empty:
+      return is_empty(v);
+    case D::enum_zero:
+      return is_enum(v, 0);
+    case D::enum_one:
+      return is_enum(v, 1);
+    case D::default_precision:
+      return all_default_precision(v);
+    case D::default_accuracy:
+      return v->kind == BcAttr::Kind::opaque && v->i == 1;
+    case D::none:
+    case D::one:
+      return false;
+  }
   return false;
 }
 
@@ -582,7 +485,6 @@ bool dropped(std::string_view op, std::string_view n, const BcAttr* v) {
 
 std::vector<NamedAttr> legalize_attrs(std::string_view base, const NamedBcAttrs& named,
                                       const Cursor& c, size_t at) {
-  const OpRule& rule = op_rules().at(base);
   std::vector<NamedAttr> out;
   Attrs in{named, c, at};
   if (base == "dot_general")
@@ -604,8 +506,9 @@ std::vector<NamedAttr> legalize_attrs(std::string_view base, const NamedBcAttrs&
   for (size_t k = 0; k < named.size(); ++k) {
     if (in.used[k]) continue;
     auto [n, v] = named[k];
-    if (dropped(base, n, v)) continue;
-    if (std::find(rule.i64_arrays.begin(), rule.i64_arrays.end(), n) != rule.i64_arrays.end()) {
+    const detail::AttrDecl* d = vhlo_attr(base, n);
+    if (dropped(d, v)) continue;
+    if (d && d->kind == detail::AttrKind::i64_array) {
       out.push_back({std::string(n), I64ArrayAttr{i64s(*v, c, n)}});
       continue;
     }

@@ -8,6 +8,7 @@
 #include "hhlo/ir/infer.h"
 #include "hhlo/ir/ops.h"
 #include "infer_util.h"
+#include "op_attributes.h"
 #include "op_descriptor.h"
 
 namespace hhlo::detail {
@@ -19,6 +20,7 @@ void OpInfo::missing(std::string_view n) {
 }
 
 const Attribute* OpInfo::attr(std::string_view n) const {
+  if (AttrReadObserver seen = attr_read_observer()) seen(name, n);
   for (const auto& a : *attrs)
     if (a.name == n) return &a.value;
   return nullptr;

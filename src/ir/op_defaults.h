@@ -2,17 +2,23 @@
 // text parser and the bytecode reader, so both give the same Module.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
 #include "hhlo/ir/module.h"
+#include "op_attributes.h"
 
 namespace hhlo {
 
-/// Adds the attributes `st` lacks that our IR keeps explicit: reduce_window / select_and_scatter
+/// Adds the attributes `st` lacks that our IR keeps explicit (the op declarations' defaults
+/// ones, spatial_ones, one and minus_one, op_attributes.h): reduce_window / select_and_scatter
 /// window strides and dilations of 1, convolution strides and dilations 1 and group counts 1,
 /// sort dimension -1.
 void fill_op_defaults(OpState& st);
+/// fill_op_defaults from the declarations `rows` (those of st's op are read; a test hands the
+/// table with a row added).
+void fill_op_defaults(OpState& st, std::span<const detail::AttrDecl> rows);
 
 /// Why mesh-axes replica groups cannot be flattened: what was expected and what was found (each
 /// reader throws it as its ParseError at the op).

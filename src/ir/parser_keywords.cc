@@ -1,22 +1,19 @@
 // The pretty form most StableHLO ops print, `stablehlo.op %a, %b [, key = value]* [{attrs}] :
 // types` (elementwise ops, broadcast_in_dim, pad, dot_general, ...), with its few variants
-// (compare, convolution, top_k, slice); each `key = value` is read by its row of kKeywords.
+// (compare, convolution, top_k, slice); each `key = value` is read by the op's declaration of that
+// keyword (op_attributes.cc).
 #include <fmt/format.h>
 
+#include "op_attributes.h"
 #include "parser_internal.h"
 
 namespace hhlo::parse {
 namespace {
 
-void push_array(Parser& p, OpState& st, const char* attr) {
-  st.attrs.push_back({attr, i64_array(p.parse_int_list())});
-}
-void push_i64(Parser& p, OpState& st, const char* attr) {
-  st.attrs.push_back({attr, i64_attr(p.parse_int())});
-}
+using detail::AttrDecl;
 
-// `format = e5m10` (reduce_precision): exponent and mantissa bits.
-void kw_format(Parser& p, OpState& st, std::string_view) {
+// `format = e5m10` (reduce_precision): exponent (`name`) and mantissa bits.
+void kw_format(Parser& p, OpState& st, const std::string& name) {
   const Token& t = p.tok();
   if (!p.is(Tok::bare_id) || t.text.size() < 4 || t.text[0] != 'e') p.fail("a format eNmM");
   std::string_view f = t.text;
@@ -33,33 +30,29 @@ void kw_format(Parser& p, OpState& st, std::string_view) {
   };
   int64_t e = num(f.substr(1, m - 1)), mb = num(f.substr(m + 1));
   p.advance();
-  st.attrs.push_back({"exponent_bits", i32_attr(e)});
+  st.attrs.push_back({name, i32_attr(e)});
   st.attrs.push_back({"mantissa_bits", i32_attr(mb)});
 }
 
-// `algorithm = <...>`: dot_general's algorithm, kept as its text (rng_bit_generator's is an enum).
-void kw_algorithm(Parser& p, OpState& st, std::string_view op) {
-  if (op == "rng_bit_generator") {
-    st.attrs.push_back({"rng_algorithm", p.parse_enum_word("rng_algorithm")});
-    return;
-  }
+// `algorithm = <...>`: dot_general's algorithm, kept as its text.
+void kw_dot_algorithm(Parser& p, OpState& st, const std::string& name) {
   size_t a = p.tok().pos;
   if (!p.is(Tok::less)) p.fail("'<' opening the dot algorithm");
   p.reset_to(p.scan_balanced(a));
-  st.attrs.push_back({"algorithm", OpaqueAttr{"#stablehlo.dot_algorithm" + p.text_from(a)}});
+  st.attrs.push_back({name, OpaqueAttr{"#stablehlo.dot_algorithm" + p.text_from(a)}});
 }
 
-// `batching_dims = [0] x [0]`, `contracting_dims = [2] x [1]`: dot_general's dimension numbers.
-void kw_dot_dims(Parser& p, OpState& st, std::string_view key) {
+// `batching_dims = [0] x [0]`, `contracting_dims = [2] x [1]`: dot_general's dimension numbers
+// (`name`).
+void kw_dot_dims(Parser& p, OpState& st, const std::string& name, std::string_view key) {
   auto l = p.parse_int_list();
   p.expect_id("x");
   auto r = p.parse_int_list();
   DotDimensionNumbers* d = nullptr;
   for (auto& a : st.attrs)
-    if (a.name == "dot_dimension_numbers")
-      d = const_cast<DotDimensionNumbers*>(a.value.get_if<DotDimensionNumbers>());
+    if (a.name == name) d = const_cast<DotDimensionNumbers*>(a.value.get_if<DotDimensionNumbers>());
   if (!d) {
-    st.attrs.push_back({"dot_dimension_numbers", DotDimensionNumbers{}});
+    st.attrs.push_back({name, DotDimensionNumbers{}});
     d = const_cast<DotDimensionNumbers*>(st.attrs.back().value.get_if<DotDimensionNumbers>());
   }
   (key == "batching_dims" ? d->lhs_batching_dimensions : d->lhs_contracting_dimensions) = l;
@@ -67,7 +60,7 @@ void kw_dot_dims(Parser& p, OpState& st, std::string_view key) {
 }
 
 // `precision = [DEFAULT, HIGH]`
-void kw_precision(Parser& p, OpState& st, std::string_view) {
+void kw_precision(Parser& p, OpState& st, const std::string& name) {
   p.expect(Tok::lbracket, "'['");
   ArrayAttr a;
   if (!p.is(Tok::rbracket)) {
@@ -75,11 +68,11 @@ void kw_precision(Parser& p, OpState& st, std::string_view) {
     while (p.consume(Tok::comma));
   }
   p.expect(Tok::rbracket, "']'");
-  st.attrs.push_back({"precision_config", std::move(a)});
+  st.attrs.push_back({name, std::move(a)});
 }
 
 // window `pad = [[0, 1], [1, 0]]`: an Nx2 i64 dense attribute.
-void window_pad(Parser& p, OpState& st) {
+void window_pad(Parser& p, OpState& st, const std::string& name) {
   p.expect(Tok::lbracket, "'['");
   std::vector<int64_t> flat;
   if (!p.is(Tok::rbracket)) {
@@ -91,11 +84,11 @@ void window_pad(Parser& p, OpState& st) {
   }
   p.expect(Tok::rbracket, "']'");
   auto npairs = static_cast<int64_t>(flat.size() / 2);
-  st.attrs.push_back({"padding", dense_attr(Array::from<int64_t>({npairs, 2}, flat))});
+  st.attrs.push_back({name, dense_attr(Array::from<int64_t>({npairs, 2}, flat))});
 }
 
 // window `reverse = [false, true]` (or 0/1)
-void window_reverse(Parser& p, OpState& st) {
+void window_reverse(Parser& p, OpState& st, const std::string& name) {
   p.expect(Tok::lbracket, "'['");
   BoolArrayAttr b;
   if (!p.is(Tok::rbracket)) {
@@ -109,30 +102,36 @@ void window_reverse(Parser& p, OpState& st) {
     } while (p.consume(Tok::comma));
   }
   p.expect(Tok::rbracket, "']'");
-  st.attrs.push_back({"window_reversal", std::move(b)});
+  st.attrs.push_back({name, std::move(b)});
+}
+
+void read_value(Parser& p, OpState& st, std::string_view op, const AttrDecl& row,
+                std::string_view key);
+
+/// The `window = {..}` fields of `op`'s declarations (`stride, pad, ...`), for the message.
+std::string window_fields(std::string_view op) {
+  std::vector<std::string_view> fields;
+  for (const AttrDecl& d : detail::declared_attrs(op))
+    if (d.keyword.starts_with("window.")) fields.push_back(d.keyword.substr(7));
+  std::string out;
+  for (size_t k = 0; k < fields.size(); ++k)
+    out += fmt::format("{}{}", k == 0 ? "" : k + 1 == fields.size() ? " or " : ", ", fields[k]);
+  return out;
 }
 
 // convolution's `window = {stride = [..], pad = [[..], ..], lhs_dilate = [..], rhs_dilate = [..],
-// reverse = [..]}`
-void kw_window(Parser& p, OpState& st, std::string_view) {
+// reverse = [..]}`: each field `f` read by the op's row of keyword `window.f`.
+void kw_window(Parser& p, OpState& st, std::string_view op) {
   p.expect(Tok::lbrace, "'{'");
   while (!p.is(Tok::rbrace)) {
     if (!p.is(Tok::bare_id)) p.fail("a window field");
     std::string_view w = p.tok().text;
     p.advance();
     p.expect(Tok::equal, "'='");
-    if (w == "stride")
-      push_array(p, st, "window_strides");
-    else if (w == "lhs_dilate")
-      push_array(p, st, "lhs_dilation");
-    else if (w == "rhs_dilate")
-      push_array(p, st, "rhs_dilation");
-    else if (w == "pad")
-      window_pad(p, st);
-    else if (w == "reverse")
-      window_reverse(p, st);
-    else
-      p.fail("stride, pad, lhs_dilate, rhs_dilate or reverse");
+    std::string key = "window." + std::string(w);
+    const AttrDecl* row = detail::declared_attr_keyword(op, key);
+    if (!row) p.fail(window_fields(op));
+    read_value(p, st, op, *row, key);
     if (!p.consume(Tok::comma)) break;
   }
   p.expect(Tok::rbrace, "'}' closing the window");
@@ -142,72 +141,62 @@ void kw_window(Parser& p, OpState& st, std::string_view) {
   p.fail_at(p.tok().pos, fmt::format("a keyword of stablehlo.{}", op), fmt::format("'{}'", key));
 }
 
-/// One `key = value` of the operand form: the key, and the reader of the value into attributes
-/// (given the op's name without dialect, for the keys whose attribute depends on the op).
-struct Keyword {
-  std::string_view key;
-  void (*read)(Parser& p, OpState& st, std::string_view op);
-};
+// `true` or `false`
+void read_bool(Parser& p, OpState& st, std::string_view name) {
+  if (!p.is_id("true") && !p.is_id("false")) p.fail("true or false");
+  st.attrs.push_back({std::string(name), BoolAttr{p.is_id("true")}});
+  p.advance();
+}
 
-using O = OpState;
-using V = std::string_view;
-constexpr Keyword kKeywords[] = {
-    {"dims",
-     [](Parser& p, O& st, V op) {
-       push_array(p, st,
-                  op == "transpose" ? "permutation"
-                  : op == "reverse" ? "dimensions"
-                                    : "broadcast_dimensions");
-     }},
-    {"dim",
-     [](Parser& p, O& st, V op) {
-       push_i64(p, st, op == "iota" || op == "dynamic_iota" ? "iota_dimension" : "dimension");
-     }},
-    {"sizes", [](Parser& p, O& st, V) { push_array(p, st, "slice_sizes"); }},
-    {"low", [](Parser& p, O& st, V) { push_array(p, st, "edge_padding_low"); }},
-    {"high", [](Parser& p, O& st, V) { push_array(p, st, "edge_padding_high"); }},
-    {"interior", [](Parser& p, O& st, V) { push_array(p, st, "interior_padding"); }},
-    {"known_expanding_dimensions",
-     [](Parser& p, O& st, V) { push_array(p, st, "known_expanding_dimensions"); }},
-    {"known_nonexpanding_dimensions",
-     [](Parser& p, O& st, V) { push_array(p, st, "known_nonexpanding_dimensions"); }},
-    {"format", kw_format},
-    {"type",
-     [](Parser& p, O& st, V op) {
-       if (op != "fft") unknown_keyword(p, op, "type");
-       st.attrs.push_back({"fft_type", p.parse_enum_word("fft_type")});
-     }},
-    {"length", [](Parser& p, O& st, V) { push_array(p, st, "fft_length"); }},
-    {"algorithm", kw_algorithm},
-    {"distribution",
-     [](Parser& p, O& st, V) {
-       st.attrs.push_back({"rng_distribution", p.parse_enum_word("rng_distribution")});
-     }},
-    {"lower",
-     [](Parser& p, O& st, V) {
-       if (!p.is_id("true") && !p.is_id("false")) p.fail("true or false");
-       st.attrs.push_back({"lower", BoolAttr{p.is_id("true")}});
-       p.advance();
-     }},
-    {"batching_dims", [](Parser& p, O& st, V) { kw_dot_dims(p, st, "batching_dims"); }},
-    {"contracting_dims", [](Parser& p, O& st, V) { kw_dot_dims(p, st, "contracting_dims"); }},
-    {"precision", kw_precision},
-    {"k", [](Parser& p, O& st, V) { push_i64(p, st, "k"); }},
-    {"dim_numbers",
-     [](Parser& p, O& st, V) {
-       st.attrs.push_back({"dimension_numbers", p.parse_conv_layouts()});
-     }},
-    {"window", kw_window},
-};
+/// Reads the value after `key =` into the attribute of `row` (a declaration of `op`), as its
+/// AttrText or else its kind says.
+void read_value(Parser& p, OpState& st, std::string_view op, const AttrDecl& row,
+                std::string_view key) {
+  using detail::AttrKind;
+  using detail::AttrText;
+  std::string name(row.name);
+  switch (row.text) {
+    case AttrText::pad_pairs:
+      return window_pad(p, st, name);
+    case AttrText::dims_pair:
+      return kw_dot_dims(p, st, name, key);
+    case AttrText::bits_format:
+      return kw_format(p, st, name);
+    case AttrText::dot_algorithm:
+      return kw_dot_algorithm(p, st, name);
+    case AttrText::by_kind:
+      break;
+  }
+  switch (row.kind) {
+    case AttrKind::i64_array:
+      return st.attrs.push_back({name, i64_array(p.parse_int_list())});
+    case AttrKind::integer:
+      return st.attrs.push_back({name, i64_attr(p.parse_int())});
+    case AttrKind::enumeration:
+      return st.attrs.push_back({name, p.parse_enum_word(name)});
+    case AttrKind::boolean:
+      return read_bool(p, st, name);
+    case AttrKind::bool_array:
+      return window_reverse(p, st, name);
+    case AttrKind::precision_list:
+      return kw_precision(p, st, name);
+    case AttrKind::dims_struct:
+      return st.attrs.push_back({name, p.parse_conv_layouts()});
+    default:
+      unknown_keyword(p, op, key);  // a declaration without a text form
+  }
+}
 
-// `key = value` at the current bare word.
+// `key = value` at the current bare word: read by `op`'s declaration of keyword `key`
+// (op_attributes.cc); `window = {..}` by those of its fields.
 void keyword_value(Parser& p, OpState& st, std::string_view op) {
   std::string_view key = p.tok().text;
   p.advance();
   if (!p.consume(Tok::equal)) p.fail(fmt::format("'=' after {}", key));
-  for (const Keyword& k : kKeywords)
-    if (k.key == key) return k.read(p, st, op);
-  unknown_keyword(p, op, key);
+  if (key == "window" && !window_fields(op).empty()) return kw_window(p, st, op);
+  const AttrDecl* row = detail::declared_attr_keyword(op, key);
+  if (!row) unknown_keyword(p, op, key);
+  read_value(p, st, op, *row, key);
 }
 
 // compare's trailing `, FLOAT`: a comparison type, no '='.

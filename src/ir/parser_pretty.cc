@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "hhlo/ir/infer.h"
+#include "op_attributes.h"
 #include "parser_internal.h"
 
 namespace hhlo::parse {
@@ -333,16 +334,6 @@ void form_manual_computation(Parser& p, OpState& st, std::string_view, size_t po
 /// dialect (`top_k` for chlo.top_k), `pos` is where the op starts. Appends the op.
 using Form = void (*)(Parser& p, OpState& st, std::string_view op, size_t pos);
 
-// The ops of the `op %a, %b [, key = value]* [{attrs}] : types` form besides the elementwise ones,
-// separated by spaces.
-constexpr std::string_view kOperandForm =
-    "select clamp convert bitcast_convert reshape optimization_barrier dynamic_update_slice "
-    "dynamic_reshape dynamic_pad real_dynamic_slice get_dimension_size set_dimension_size "
-    "broadcast_in_dim "
-    "transpose reverse concatenate dynamic_slice pad reduce_precision fft rng_bit_generator "
-    "rng cholesky dynamic_broadcast_in_dim dynamic_iota iota dot_general dot uniform_quantize "
-    "uniform_dequantize after_all create_token partition_id replica_id";
-
 constexpr std::pair<std::string_view, Form> kForms[] = {
     {"return", form_return},
     {"func.return", form_return},
@@ -372,21 +363,15 @@ struct NameHash {
 };
 using FormTable = std::unordered_map<std::string, Form, NameHash, std::equal_to<>>;
 
-/// Op name -> its pretty form: kForms, then kOperandForm and the elementwise ops as
-/// `stablehlo.<name>` with form_operands.
+/// Op name -> its pretty form: kForms, then the ops declared with OpForm::operands
+/// (op_attributes.cc) as `stablehlo.<name>` with form_operands.
 const FormTable& forms() {
   static const FormTable table = [] {
     FormTable t;
     for (const auto& [name, form] : kForms) t.emplace(name, form);
-    auto operand_form = [&](std::string_view op) {
-      t.emplace("stablehlo." + std::string(op), form_operands);
-    };
-    for (size_t i = 0, j = 0; i < kOperandForm.size(); i = j + 1) {
-      j = std::min(kOperandForm.find(' ', i), kOperandForm.size());
-      operand_form(kOperandForm.substr(i, j - i));
-    }
-    for (int arity : {1, 2, 3})
-      for (std::string_view op : elementwise_op_names(arity)) operand_form(op);
+    for (const detail::OpDecl& o : detail::op_declarations())
+      if (o.form == detail::OpForm::operands)
+        t.emplace("stablehlo." + std::string(o.op), form_operands);
     return t;
   }();
   return table;

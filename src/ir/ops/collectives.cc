@@ -313,13 +313,15 @@ Value partition_id(Func& f, Loc loc) {
 namespace {
 
 // What collective_attrs writes (and all_to_all, collective_permute and collective_broadcast write
-// part of), read back: the optional channel handle, use_global_device_ids, and the groups in the
-// attribute `groups` (a 2-D i64 dense).
+// part of), read back: the optional channel handle and the groups in the attribute `groups` (a
+// 2-D i64 dense).
 struct Recorded {
   std::optional<ChannelHandle> channel;
-  bool global_ids;
   ReplicaGroups groups;
 };
+
+// use_global_device_ids (all_reduce, all_gather, reduce_scatter).
+bool global_ids(const detail::OpInfo& op) { return op.attr("use_global_device_ids") != nullptr; }
 
 Recorded recorded(const detail::OpInfo& op, std::string_view groups = "replica_groups") {
   Recorded r;
@@ -327,7 +329,6 @@ Recorded recorded(const detail::OpInfo& op, std::string_view groups = "replica_g
     if (!a->get_if<ChannelHandle>()) detail::fail_struct("mistyped attribute 'channel_handle'");
     r.channel = *a->get_if<ChannelHandle>();
   }
-  r.global_ids = op.attr("use_global_device_ids") != nullptr;
   const Attribute* ga = op.attr(groups);
   std::optional<ReplicaGroups> g = ga ? replica_groups_of(*ga) : std::nullopt;
   if (!g)
@@ -341,7 +342,7 @@ std::vector<TensorType> infer_all_reduce_op(const detail::OpInfo& op) {
   Recorded r = recorded(op);
   const std::vector<TensorType>& in = op.operands;
   if (in.empty()) detail::fail_struct("expects operands");
-  auto out = infer_all_reduce(in, r.groups, r.channel, r.global_ids);
+  auto out = infer_all_reduce(in, r.groups, r.channel, global_ids(op));
   TensorType e{in[0].dtype, {}};
   op.region_sig(0, {e, e}, {e}, "C5");
   return out;
@@ -352,7 +353,7 @@ std::vector<TensorType> infer_reduce_scatter_op(const detail::OpInfo& op) {
   const std::vector<TensorType>& in = op.operands;
   if (in.empty()) detail::fail_struct("expects operands");
   std::vector<TensorType> out = {infer_reduce_scatter(in[0], op.integer("scatter_dimension"),
-                                                      r.groups, r.channel, r.global_ids)};
+                                                      r.groups, r.channel, global_ids(op))};
   op.need(1);
   TensorType e{in[0].dtype, {}};
   op.region_sig(0, {e, e}, {e}, "C7");
@@ -362,7 +363,7 @@ std::vector<TensorType> infer_reduce_scatter_op(const detail::OpInfo& op) {
 std::vector<TensorType> infer_all_gather_op(const detail::OpInfo& op) {
   Recorded r = recorded(op);
   return infer_all_gather(op.operands, op.integer("all_gather_dim"), r.groups, r.channel,
-                          r.global_ids);
+                          global_ids(op));
 }
 
 std::vector<TensorType> infer_all_to_all_op(const detail::OpInfo& op) {
