@@ -96,7 +96,8 @@ LoadedExecutable compile_remembered(const Client& client, const PreparedProgram&
                                     const std::string& load_key, CacheOutcome* outcome) {
   std::string compile_key;
   CompileOptions o = compile_options_for(program, options);
-  LoadedExecutable exe = cache.compile(client, program.module, o, outcome, &compile_key);
+  LoadedExecutable exe =
+      cache.compile(client, print_program(program.module), o, outcome, &compile_key);
   std::error_code ec;
   if (!compile_key.empty() && std::filesystem::exists(cache.entry_path(compile_key), ec)) {
     SourceRecord r{

@@ -45,12 +45,6 @@ XlaOptionValue value_from(const nlohmann::json& j) {
   throw Error(fmt::format("an XLA option value {} that is not a bool, number or string", j.dump()));
 }
 
-/// Median of `us` (sorted in place).
-double median(std::vector<double>& us) {
-  std::sort(us.begin(), us.end());
-  return percentile(us, 50);
-}
-
 /// `program` with the rewrites of `c`: its loops unrolled (unroll_loops), then its ops rewritten
 /// for oneDNN (c.onednn).
 PreparedProgram rewritten(const PreparedProgram& program, const TunedChoice& c) {
@@ -336,11 +330,6 @@ PrepareOptions TunedChoice::with_rewrites(PrepareOptions base) const {
   if (unroll_loops != 0) base.unroll_loops = unroll_loops;
   if (onednn.any()) base.onednn = onednn;
   return base;
-}
-
-std::vector<ClientOption> execution_client_options(bool synchronous) {
-  if (!synchronous) return {};
-  return {{"asynchronous", false}};
 }
 
 std::vector<std::map<std::string, XlaOptionValue>> tune_option_sets() {
