@@ -25,6 +25,7 @@
 #include "hhlo/core/error.h"
 #include "hhlo/core/file_io.h"
 #include "hhlo/core/key_fields.h"
+#include "hhlo/core/lru_folder.h"
 #include "pjrt.h"
 
 #ifndef HHLO_VERSION
@@ -42,6 +43,7 @@ namespace {
 constexpr char kMagic[8] = {'H', 'H', 'L', 'O', 'X', 'C', '0', '1'};
 constexpr std::size_t kHeader = 8 + 32 + 8 + 32;
 constexpr const char* kSuffix = ".hxc";
+constexpr const char* kRecordSuffix = ".hrec";
 
 std::string from_hex(const std::string& hex) {
   std::string out;
@@ -272,36 +274,9 @@ bool CompileCache::write(const std::string& key, std::string_view executable) {
 }
 
 void CompileCache::evict() {
-  struct Entry {
-    fs::path path;
-    std::uint64_t size;
-    fs::file_time_type time;
-  };
-  std::vector<Entry> entries;
-  std::uint64_t total = 0;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
-    const fs::path& p = it->path();
-    std::error_code e2;
-    std::uint64_t size = fs::file_size(p, e2);
-    auto time = fs::last_write_time(p, e2);
-    if (e2) continue;                   // removed meanwhile by another process
-    if (is_stale_temporary(p, time)) {  // a writer killed mid-write left it
-      fs::remove(p, e2);
-      continue;
-    }
-    total += size;  // a live writer's temporary counts, but is not this process's to remove
-    if (p.extension() == kSuffix) entries.push_back({p, size, time});
-  }
-  if (total <= max_bytes_) return;
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return a.time < b.time; });
-  for (const Entry& e : entries) {
-    if (total <= max_bytes_) break;
-    std::error_code e2;
-    fs::remove(e.path, e2);
-    total -= e.size;
-  }
+  // Records of the program stage (hhlo/program/record_store.h, `.hrec`) share the folder and
+  // bound: the least recently used of both go.
+  evict_least_recently_used(dir_, max_bytes_, {kSuffix, kRecordSuffix});
 }
 
 LoadedExecutable CompileCache::compile(const Client& client, const PrintedProgram& program,

@@ -59,6 +59,8 @@ class CompileCache {
   const std::string& dir() const { return dir_; }
   /// True when entries are read and written.
   bool enabled() const { return enabled_; }
+  /// The bound on the bytes of the folder (CompileCacheOptions::max_bytes).
+  std::uint64_t max_bytes() const { return max_bytes_; }
 
   /// The 64-hex-digit digest of what an executable compiled on `client` depends on besides its
   /// program and options: the library version, the plugin (path, file size and time, PJRT C API
