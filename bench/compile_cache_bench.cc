@@ -128,7 +128,7 @@ void bm_warm(benchmark::State& state, int which) {
   std::error_code ec;
   state.counters["entry_bytes"] = static_cast<double>(std::filesystem::file_size(
       cache.entry_path(
-          cache.key(client(), to_mlir(print_program(read_program(text).module)), options())),
+          cache.key(client(), print_program(read_program(text).module).text(), options())),
       ec));
   if (!keep) std::filesystem::remove_all(dir, ec);
 }
