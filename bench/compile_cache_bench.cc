@@ -114,9 +114,11 @@ void bm_warm(benchmark::State& state, int which) {
                                          ("hhlo-cache-bench-" + std::to_string(getpid()));
   CompileCache cache({.dir = dir.string()});
   CacheOutcome o;
-  cache.compile(client(), read_program(text).module, options(), &o);  // fill the entry
+  cache.compile(client(), print_program(read_program(text).module), options(),
+                &o);  // fill the entry
   for (auto _ : state) {
-    LoadedExecutable exe = cache.compile(client(), read_program(text).module, options(), &o);
+    LoadedExecutable exe =
+        cache.compile(client(), print_program(read_program(text).module), options(), &o);
     if (o != CacheOutcome::hit) {
       state.SkipWithError("the cache entry did not load");
       break;
@@ -125,7 +127,9 @@ void bm_warm(benchmark::State& state, int which) {
   }
   std::error_code ec;
   state.counters["entry_bytes"] = static_cast<double>(std::filesystem::file_size(
-      cache.entry_path(cache.key(client(), to_mlir(read_program(text).module), options())), ec));
+      cache.entry_path(
+          cache.key(client(), print_program(read_program(text).module).text(), options())),
+      ec));
   if (!keep) std::filesystem::remove_all(dir, ec);
 }
 
@@ -136,8 +140,9 @@ void bm_execute(benchmark::State& state, int which) {
   std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("hhlo-cache-bench-x" + std::to_string(getpid()));
   CompileCache cache({.dir = dir.string()});
-  cache.compile(client(), read_program(text).module, options());
-  LoadedExecutable exe = cache.compile(client(), read_program(text).module, options());
+  cache.compile(client(), print_program(read_program(text).module), options());
+  LoadedExecutable exe =
+      cache.compile(client(), print_program(read_program(text).module), options());
   std::vector<Array> inputs;
   for (const TensorType& t : exe.input_types().value()) inputs.emplace_back(t);
   for (auto _ : state) {

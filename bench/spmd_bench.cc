@@ -15,6 +15,7 @@
 #include "hhlo/nn/layers.h"
 #include "hhlo/nn/models.h"
 #include "hhlo/nn/optim.h"
+#include "hhlo/program/compile.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/sharded_array.h"
 #include "hhlo/train/trainer.h"
@@ -48,7 +49,7 @@ void dp_step(benchmark::State& state, const char* model_name) {
   }
   if (!eigen) options.xla_options["xla_cpu_multi_thread_eigen"] = false;
   const Client& c = cpu();
-  LoadedExecutable exe = c.compile(m, options);
+  LoadedExecutable exe = compile(c, m, options);
 
   Array x(DType::f32, {B, 64}), y(DType::i32, {B});
   for (int64_t i = 0; i < B * 64; ++i)

@@ -60,7 +60,7 @@ struct Program {
 
 Program compile(const Module& m, const std::vector<TensorType>& types) {
   Program p;
-  p.exe = std::make_unique<LoadedExecutable>(client().compile(m));
+  p.exe = std::make_unique<LoadedExecutable>(hhlo::compile(client(), m));
   for (size_t i = 0; i < types.size(); ++i)
     p.args.push_back(client().buffer_from_host(rand_f32(types[i], 100 + i)));
   return p;

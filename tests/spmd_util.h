@@ -9,6 +9,7 @@
 #include "hhlo/core/array.h"
 #include "hhlo/ir/module.h"
 #include "hhlo/ir/verifier.h"
+#include "hhlo/program/compile.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/sharded_array.h"
 #include "hhlo/session.h"
@@ -37,7 +38,7 @@ inline std::vector<Array> run_sharded(const LoadedExecutable& exe, const std::ve
 /// Verifies `m`, compiles it with Shardy over 4 partitions and runs it on the global `args`.
 inline std::vector<Array> run_sharded(const Module& m, const std::vector<Array>& args) {
   verify(m);
-  return run_sharded(default_session().client().compile(m, kShardy4), args);
+  return run_sharded(compile(default_session().client(), m, kShardy4), args);
 }
 
 }  // namespace hhlo::test

@@ -23,6 +23,7 @@
 #include "hhlo/autodiff/vjp_registry.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/spmd.h"
+#include "hhlo/program/compile.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/sharded_array.h"
 #include "hhlo/session.h"
@@ -121,8 +122,8 @@ int main() {
   }
 
   // Tensor-parallel: compiled for 4 partitions; every array split as the partitioner laid it out.
-  LoadedExecutable exe = client.compile(
-      training_step(true),
+  LoadedExecutable exe = compile(
+      client, training_step(true),
       {.num_partitions = kDevices, .use_spmd_partitioning = true, .use_shardy_partitioner = true});
   if (!exe.input_layouts()) {
     fmt::print("FAILED: no SPMD layouts: {}\n", exe.sharding_error());

@@ -50,16 +50,19 @@ class Session {
   CacheOutcome last_outcome() const;
 
   /// The executable for `mlir` (StableHLO text or MLIR bytecode), compiled on first use through
-  /// the program stage (hhlo::compile, hhlo/program/compile.h: read once, options.entry chosen,
-  /// a multi-platform export's index bound; or loaded from the disk cache:
-  /// PJRT_Executable_DeserializeAndLoad) and cached. Throws hhlo::ParseError for a program our
-  /// readers refuse, hhlo::Error when the entry cannot be chosen, hhlo::PjrtError when the plugin
-  /// rejects the program.
-  const LoadedExecutable& compile(std::string_view mlir, const CompileOptions& options = {});
+  /// the program stage (hhlo::load, hhlo/program/load.h: read once, program.entry chosen, a
+  /// multi-platform export's index bound from program.export_platforms; or loaded from the disk
+  /// cache: PJRT_Executable_DeserializeAndLoad) and cached. Of `program` only `entry` and
+  /// `export_platforms` are read: its platform is the client's, its oneDNN rewrites the
+  /// session's. Throws hhlo::ParseError for a program our readers refuse, hhlo::Error when the
+  /// entry cannot be chosen, hhlo::PjrtError when the plugin rejects the program.
+  const LoadedExecutable& compile(std::string_view mlir, const CompileOptions& options = {},
+                                  const PrepareOptions& program = {});
   /// Same for a built module (printed with to_mlir).
   const LoadedExecutable& compile(const Module& module, const CompileOptions& options = {});
 
-  /// Compiles (cached, with `options`: options.entry chooses the function to run) and copies
+  /// Compiles (cached, with `options`; `program` as compile reads it: program.entry chooses the
+  /// function to run) and copies
   /// `args` to device 0, runs the entry, waits and copies every output back. When `mlir` is
   /// text whose entry has dynamic (`?`) dimensions (a shape-polymorphic `jax.export`), it is
   /// first refined to the shapes of `args` (prepare_program, hhlo/program/program.h) and one
@@ -71,7 +74,7 @@ class Session {
   /// match it (count, dtype, dims), hhlo::ShapeAssertionError when they violate the export's
   /// shape constraints (JAX's message), hhlo::PjrtError on compile or execution failure.
   std::vector<Array> run(std::string_view mlir, const std::vector<Array>& args,
-                         const CompileOptions& options = {});
+                         const CompileOptions& options = {}, const PrepareOptions& program = {});
   /// run of a program read with `vjp_order` (ReadProgramOptions::vjp_order): `program` may be a
   /// serialized `jax.export` artifact (as it may in the run above, with vjp_order 0), whose
   /// function (0) or k-th VJP (k) runs on `args`, one per flat input (the unused ones too, each
@@ -93,8 +96,11 @@ class Session {
   /// executables this session already holds are kept. Returns the choice and every candidate's
   /// timings. Throws hhlo::Error on a client of another platform than "cpu", for a budget <= 0
   /// and as tune does; what run throws for the program and arguments.
+  /// `entry` (PrepareOptions::entry and export_platforms, as compile reads them) chooses the
+  /// function of `program` to tune.
   TuneResult tune(std::string_view program, const std::vector<Array>& args,
-                  const CompileOptions& options = {}, const TuneOptions& tune_options = {});
+                  const CompileOptions& options = {}, const TuneOptions& tune_options = {},
+                  const PrepareOptions& entry = {});
 
   /// The choice `hhlo tune` (hhlo/program/tune.h) remembered for the program, options and
   /// argument types of the last executable this session compiled or loaded, whose XLA options,
@@ -117,15 +123,16 @@ class Session {
   friend class ExportedFunction;
   /// run over pointers to the arguments (no copy of their data).
   std::vector<Array> run_flat(std::string_view program, const std::vector<const Array*>& args,
-                              const CompileOptions& options, int vjp_order);
+                              const CompileOptions& options, int vjp_order,
+                              const PrepareOptions& entry = {});
   /// An executable and the flat inputs its `@main` takes (PreparedProgram::kept_inputs).
   struct Compiled {
     std::unique_ptr<LoadedExecutable> exe;
     std::vector<int64_t> kept_inputs;
   };
-  /// The hhlo::load options of running a program with `o` read at `vjp_order` on this session's
-  /// client, prepared for `arg_types`.
-  LoadOptions load_options(const CompileOptions& o, int vjp_order,
+  /// The hhlo::load options of running a program with `o` and `entry` (its entry and export
+  /// platforms) read at `vjp_order` on this session's client, prepared for `arg_types`.
+  LoadOptions load_options(const CompileOptions& o, const PrepareOptions& entry, int vjp_order,
                            std::optional<std::vector<TensorType>> arg_types) const;
   /// The executable kept under `key` (memory_key, with the argument types when the program's
   /// executable depends on them), else hhlo::load of `program` with `options` on this session's

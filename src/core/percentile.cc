@@ -14,4 +14,9 @@ double percentile(const std::vector<double>& v, double p) {
   return v[lo] + (v[hi] - v[lo]) * (rank - static_cast<double>(lo));
 }
 
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return percentile(values, 50);
+}
+
 }  // namespace hhlo

@@ -53,7 +53,7 @@ std::string resolve_entry(const Module& module, std::string_view requested) {
   if (publics.size() != 1)
     throw Error(fmt::format(
         "the module has no @main and {} public functions ({}): choose one (--entry NAME; "
-        "CompileOptions::entry)",
+        "PrepareOptions::entry)",
         publics.size(), public_names(module)));
   return publics[0]->name();
 }
@@ -112,7 +112,7 @@ void bind_platform_index(Module& module, std::optional<int64_t> index, std::stri
   if (!index && main && has_platform_index(*main) && uses_argument(*main, 0))
     throw Error(fmt::format(
         "{} is a multi-platform jax.export whose code depends on its _platform_index "
-        "argument: give the export's platforms in order (CompileOptions::export_platforms, "
+        "argument: give the export's platforms in order (PrepareOptions::export_platforms, "
         "`hhlo run --export-platforms cpu,cuda`; JAX's Exported.platforms)",
         source.empty() ? std::string("the program") : fmt::format("'{}'", source)));
   bind_platform_index(module, index.value_or(0));

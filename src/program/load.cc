@@ -23,12 +23,9 @@ namespace {
 /// The CPU plugin's device count when it is not told one.
 constexpr int kCpuDefaultDevices = 4;
 
-/// `options` as load reads them: the program stage on the client's platform, the compile
-/// options' own entry and platforms (not read) cleared.
+/// `options` as load reads them: the program stage on the client's platform.
 LoadOptions normalized(LoadOptions o) {
   o.prepare.platform = o.client.platform;
-  o.compile.entry.clear();
-  o.compile.export_platforms.clear();
   return o;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "hhlo/onednn/kernels.h"
 #include "onednn_calls.h"
 
 namespace hhlo::detail {
@@ -91,7 +92,7 @@ std::optional<Value> onednn_convolution_call(const Op& op, const std::vector<Val
   add("rhs_dilation", w.dilation);
   config.entries.emplace_back("feature_group_count", IntAttr{w.groups});
   config.entries.emplace_back("threads", IntAttr{threads});
-  return onednn_kernel_call(op, operands, "hhlo_onednn_convolution", std::move(config));
+  return onednn_kernel_call(op, operands, kOneDnnConvolutionTarget, std::move(config));
 }
 
 }  // namespace hhlo::detail

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "hhlo/onednn/kernels.h"
 #include "onednn_calls.h"
 
 namespace hhlo::detail {
@@ -129,7 +130,7 @@ std::optional<Value> onednn_matmul_call(const Op& op, const std::vector<Value>& 
   add("weights_strides", std::move(d.weights_strides));
   add("dst_dims", std::move(d.dst_dims));
   config.entries.emplace_back("threads", IntAttr{threads});
-  return onednn_kernel_call(op, operands, "hhlo_onednn_matmul", std::move(config));
+  return onednn_kernel_call(op, operands, kOneDnnMatmulTarget, std::move(config));
 }
 
 }  // namespace hhlo::detail

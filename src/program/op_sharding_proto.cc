@@ -1,10 +1,10 @@
 // xla.OpSharding protos (xla/xla_data.proto) decoded into GspmdSharding: the shardings of
 // jax.export artifacts written before serialization version 9 (serialization.fbs
-// Sharding.hlo_sharding_proto). Protobuf wire format: varint keys (field << 3 | wire type),
-// varints, length-delimited fields; repeated integers packed or not.
+// Sharding.hlo_sharding_proto), read with the one protobuf wire reader (hhlo/core/proto_wire.h).
 #include <fmt/format.h>
 
 #include "exported_internal.h"
+#include "hhlo/core/proto_wire.h"
 
 namespace hhlo::program_detail {
 namespace {
@@ -27,72 +27,47 @@ enum Type : int64_t { kReplicated, kMaximal, kTuple, kOther, kManual, kUnknown, 
 
 constexpr int kMaxTupleDepth = 64;
 
+/// The fields of one OpSharding (hhlo/core/proto_wire.h), each malformed one an error naming
+/// `source` and the byte.
 class ProtoReader {
  public:
-  ProtoReader(std::span<const uint8_t> b, const std::string& source) : b_(b), source_(source) {}
-  bool done() const { return at_ >= b_.size(); }
-  uint64_t varint() {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (done()) bad("a varint", "the end of the proto");
-      uint8_t c = b_[at_++];
-      v |= uint64_t{c & 0x7fu} << shift;
-      if (!(c & 0x80)) return v;
-    }
-    bad("a varint of at most 10 bytes", "a longer one");
+  ProtoReader(std::string_view b, const std::string& source) : wire_(b), source_(source) {}
+  bool done() const { return wire_.done(); }
+  /// The next field; throws for one the wire format cannot hold here.
+  ProtoField next() {
+    ProtoField f;
+    if (!wire_.next(f))
+      bad("a protobuf field of wire type 0, 1, 2 or 5 inside the proto",
+          "a truncated or undefined one");
+    return f;
   }
-  std::span<const uint8_t> bytes() {
-    uint64_t n = varint();
-    if (n > b_.size() - at_) bad("a length-delimited field inside the proto", "a longer length");
-    auto s = b_.subspan(at_, n);
-    at_ += n;
-    return s;
+  /// The varint value of `f`; throws when `f` is not a varint.
+  uint64_t varint(const ProtoField& f) const {
+    if (f.wire_type != 0) bad("a varint field", fmt::format("wire type {}", f.wire_type));
+    return f.scalar;
   }
-  void skip(uint32_t wire_type) {
-    switch (wire_type) {
-      case 0:
-        varint();
-        return;
-      case 1:
-        advance(8);
-        return;
-      case 2:
-        bytes();
-        return;
-      case 5:
-        advance(4);
-        return;
-      default:
-        bad("a protobuf wire type 0, 1, 2 or 5", fmt::format("wire type {}", wire_type));
-    }
+  /// The bytes of `f`; throws when `f` is not length-delimited.
+  std::string_view bytes(const ProtoField& f) const {
+    if (f.wire_type != 2) bad("a length-delimited field", fmt::format("wire type {}", f.wire_type));
+    return f.payload;
   }
   /// A repeated integer field: packed (wire type 2) or one value (wire type 0).
-  void integers(uint32_t wire_type, std::vector<int64_t>& out) {
-    if (wire_type == 0) {
-      out.push_back(static_cast<int64_t>(varint()));
-    } else if (wire_type == 2) {
-      ProtoReader packed(bytes(), source_);
-      while (!packed.done()) out.push_back(static_cast<int64_t>(packed.varint()));
-    } else {
-      bad("a repeated integer field", fmt::format("wire type {}", wire_type));
-    }
+  void integers(const ProtoField& f, std::vector<int64_t>& out) const {
+    if (!append_integers(f, out))
+      bad("a repeated integer field",
+          fmt::format("wire type {} or a bad packed varint", f.wire_type));
   }
   [[noreturn]] void bad(const std::string& expected, const std::string& found) const {
     fail(source_, "an xla.OpSharding proto (" + expected + ")",
-         fmt::format("{} at byte {} of the proto", found, at_));
+         fmt::format("{} at byte {} of the proto", found, wire_.offset()));
   }
 
  private:
-  void advance(size_t n) {
-    if (n > b_.size() - at_) bad("a fixed-size field inside the proto", "the end of the proto");
-    at_ += n;
-  }
-  std::span<const uint8_t> b_;
+  ProtoWire wire_;
   const std::string& source_;
-  size_t at_ = 0;
 };
 
-GspmdSharding decode(std::span<const uint8_t> proto, const std::string& source, int depth) {
+GspmdSharding decode(std::string_view proto, const std::string& source, int depth) {
   if (depth > kMaxTupleDepth)
     fail(source, "an xla.OpSharding proto", "tuple shardings nested deeper than 64");
   ProtoReader r(proto, source);
@@ -102,45 +77,43 @@ GspmdSharding decode(std::span<const uint8_t> proto, const std::string& source, 
   bool shard_group = false;
   int64_t group_type = 0;
   while (!r.done()) {
-    uint64_t key = r.varint();
-    auto field = static_cast<uint32_t>(key >> 3);
-    auto wt = static_cast<uint32_t>(key & 7);
-    switch (field) {
+    ProtoField f = r.next();
+    switch (f.number) {
       case kType:
-        type = static_cast<int64_t>(r.varint());
+        type = static_cast<int64_t>(r.varint(f));
         break;
       case kTileAssignmentDimensions:
-        r.integers(wt, dims);
+        r.integers(f, dims);
         break;
       case kTileAssignmentDevices:
-        r.integers(wt, devices);
+        r.integers(f, devices);
         break;
       case kTupleShardings:
-        s.elements.push_back(decode(r.bytes(), source, depth + 1));
+        s.elements.push_back(decode(r.bytes(f), source, depth + 1));
         break;
       case kReplicateOnLastTileDim:
-        s.last_tile_dim_replicate = r.varint() != 0;
+        s.last_tile_dim_replicate = r.varint(f) != 0;
         break;
       case kLastTileDims:
-        r.integers(wt, last_tile_dims);
+        r.integers(f, last_tile_dims);
         break;
       case kIotaReshapeDims:
-        r.integers(wt, reshape);
+        r.integers(f, reshape);
         break;
       case kIotaTransposePerm:
-        r.integers(wt, transpose);
+        r.integers(f, transpose);
         break;
       case kIsShardGroup:
-        shard_group = r.varint() != 0;
+        shard_group = r.varint(f) != 0;
         break;
       case kShardGroupId:
-        s.shard_group_id = static_cast<int64_t>(r.varint());
+        s.shard_group_id = static_cast<int64_t>(r.varint(f));
         break;
       case kShardGroupType:
-        group_type = static_cast<int64_t>(r.varint());
+        group_type = static_cast<int64_t>(r.varint(f));
         break;
-      default:
-        r.skip(wt);  // tile_shape, metadata: not needed to place the array
+      default:  // tile_shape, metadata: not needed to place the array (read past by next)
+        break;
     }
   }
   if (shard_group) s.shard_group = group_type == 0 ? "shard_as" : "shard_like";
@@ -207,7 +180,8 @@ GspmdSharding decode(std::span<const uint8_t> proto, const std::string& source, 
 }  // namespace
 
 GspmdSharding decode_op_sharding(std::span<const uint8_t> proto, const std::string& source) {
-  return decode(proto, source, 0);
+  std::string_view bytes(reinterpret_cast<const char*>(proto.data()), proto.size());
+  return decode(bytes, source, 0);
 }
 
 }  // namespace hhlo::program_detail

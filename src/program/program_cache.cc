@@ -1,5 +1,6 @@
-// A cache hit that reads nothing (hhlo/program/program_cache.h): records in the compile cache's
-// folder, keyed by a program's bytes and what is done with them, as JSON.
+// A cache hit that reads nothing (hhlo/program/program_cache.h): JSON records in the program
+// stage's RecordStore (hhlo/program/record_store.h), keyed by a program's bytes and what is done
+// with them.
 #include "hhlo/program/program_cache.h"
 
 #include <filesystem>
@@ -8,6 +9,7 @@
 
 #include "hhlo/ir/infer.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/program/record_store.h"
 #include "hhlo/program/request_key.h"
 
 namespace hhlo {
@@ -70,7 +72,7 @@ SourceRecord record_from(const nlohmann::json& j) {
 template <typename From>
 auto find_json(CompileCache& cache, const std::string& key, From from)
     -> std::optional<decltype(from(nlohmann::json()))> {
-  std::optional<std::string> text = cache.read(key);
+  std::optional<std::string> text = RecordStore(cache).read(key);
   if (!text) return std::nullopt;
   try {
     return from(nlohmann::json::parse(*text));
@@ -96,12 +98,13 @@ LoadedExecutable compile_remembered(const Client& client, const PreparedProgram&
                                     const std::string& load_key, CacheOutcome* outcome) {
   std::string compile_key;
   CompileOptions o = compile_options_for(program, options);
-  LoadedExecutable exe = cache.compile(client, program.module, o, outcome, &compile_key);
+  LoadedExecutable exe =
+      cache.compile(client, print_program(program.module), o, outcome, &compile_key);
   std::error_code ec;
   if (!compile_key.empty() && std::filesystem::exists(cache.entry_path(compile_key), ec)) {
     SourceRecord r{
         .compile_key = compile_key, .client = cache.client_identity(client), .facts = program};
-    cache.write(load_key, record_json(r).dump());
+    RecordStore(cache).write(load_key, record_json(r).dump());
   }
   return exe;
 }
@@ -123,7 +126,7 @@ std::optional<IoNames> find_names(CompileCache& cache, const std::string& key) {
 }
 
 void remember_names(CompileCache& cache, const std::string& key, const IoNames& names) {
-  cache.write(key, names_json(names).dump());
+  RecordStore(cache).write(key, names_json(names).dump());
 }
 
 }  // namespace hhlo

@@ -15,6 +15,7 @@
 #include "hhlo/program/compile.h"
 #include "hhlo/program/loop_unroll.h"
 #include "hhlo/program/onednn_rewrite.h"
+#include "hhlo/program/record_store.h"
 
 namespace hhlo {
 namespace {
@@ -43,12 +44,6 @@ XlaOptionValue value_from(const nlohmann::json& j) {
   if (j.is_number_float()) return j.get<double>();
   if (j.is_string()) return j.get<std::string>();
   throw Error(fmt::format("an XLA option value {} that is not a bool, number or string", j.dump()));
-}
-
-/// Median of `us` (sorted in place).
-double median(std::vector<double>& us) {
-  std::sort(us.begin(), us.end());
-  return percentile(us, 50);
 }
 
 /// `program` with the rewrites of `c`: its loops unrolled (unroll_loops), then its ops rewritten
@@ -338,11 +333,6 @@ PrepareOptions TunedChoice::with_rewrites(PrepareOptions base) const {
   return base;
 }
 
-std::vector<ClientOption> execution_client_options(bool synchronous) {
-  if (!synchronous) return {};
-  return {{"asynchronous", false}};
-}
-
 std::vector<std::map<std::string, XlaOptionValue>> tune_option_sets() {
   return {{{"xla_cpu_use_xnnpack", false}},
           {{"xla_cpu_experimental_ynn_fusion_type", std::string()}},
@@ -519,7 +509,7 @@ RememberedChoice remembered_from(const nlohmann::json& j) {
 std::optional<RememberedChoice> find_tuned(CompileCache& cache, const std::string& key,
                                            std::string* damaged) {
   bool bad = false;
-  std::optional<std::string> text = cache.read(key, &bad);
+  std::optional<std::string> text = RecordStore(cache).read(key, &bad);
   if (bad && damaged) *damaged = "its cache entry is corrupted";
   if (!text) return std::nullopt;
   try {
@@ -534,7 +524,9 @@ std::optional<RememberedChoice> find_tuned(CompileCache& cache, const std::strin
   }
 }
 
-bool forget_tuned(CompileCache& cache, const std::string& key) { return cache.remove(key); }
+bool forget_tuned(CompileCache& cache, const std::string& key) {
+  return RecordStore(cache).remove(key);
+}
 
 bool remember_tuned(CompileCache& cache, const std::string& key, const std::string& plugin,
                     const TuneResult& result) {
@@ -551,7 +543,8 @@ bool remember_tuned(CompileCache& cache, const std::string& key, const std::stri
                       {"median_us", result.choice_median_us},
                       {"default_median_us", result.default_median_us}};
   // Written, and still there after the cache kept to its size bound (a bound of 0 keeps nothing).
-  return cache.enabled() && cache.write(key, j.dump()) && cache.read(key).has_value();
+  RecordStore records(cache);
+  return records.write(key, j.dump()) && records.read(key).has_value();
 }
 
 std::string damaged_choice_warning(const std::string& program, const std::string& why) {

@@ -144,10 +144,15 @@ Buffer Client::buffer_from_host(const void* data, std::size_t size, const Tensor
   return Buffer(state_, a.buffer);
 }
 
-LoadedExecutable Client::compile_program(std::string_view mlir,
-                                         const CompileOptions& options) const {
+std::vector<ClientOption> execution_client_options(bool synchronous) {
+  if (!synchronous) return {};
+  return {{"asynchronous", false}};
+}
+
+LoadedExecutable Client::compile(const PrintedProgram& printed,
+                                 const CompileOptions& options) const {
   std::string opts = serialize_compile_options(options);
-  std::string code(mlir);
+  std::string code(printed.text());
   static constexpr char kFormat[] = "mlir";
   auto program = args<PJRT_Program>();
   program.code = code.data();

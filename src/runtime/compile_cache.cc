@@ -22,11 +22,10 @@
 #include <system_error>
 #include <vector>
 
-#include "compile_module.h"
 #include "hhlo/core/error.h"
 #include "hhlo/core/file_io.h"
-#include "hhlo/ir/module.h"
-#include "hhlo/ir/printer.h"
+#include "hhlo/core/key_fields.h"
+#include "hhlo/core/lru_folder.h"
 #include "pjrt.h"
 
 #ifndef HHLO_VERSION
@@ -44,6 +43,7 @@ namespace {
 constexpr char kMagic[8] = {'H', 'H', 'L', 'O', 'X', 'C', '0', '1'};
 constexpr std::size_t kHeader = 8 + 32 + 8 + 32;
 constexpr const char* kSuffix = ".hxc";
+constexpr const char* kRecordSuffix = ".hrec";
 
 std::string from_hex(const std::string& hex) {
   std::string out;
@@ -71,14 +71,6 @@ const std::string& cpu_identity() {
     return model + "\n" + flags;
   }();
   return id;
-}
-
-// Appends a length-prefixed field, so no two different field lists hash alike.
-void field(std::string& out, std::string_view name, std::string_view value) {
-  out += name;
-  out += fmt::format("[{}]", value.size());
-  out += value;
-  out += '\n';
 }
 
 std::string attribute_text(const PluginAttribute& a) {
@@ -171,49 +163,44 @@ std::string CompileCache::entry_path(const std::string& key) const {
 }
 
 std::string CompileCache::plugin_identity(const Plugin& plugin) const {
-  std::string in;
-  field(in, "library", HHLO_VERSION);
-  field(in, "plugin", plugin.path());
+  Sha256 in;
+  write_field(in, "library", HHLO_VERSION);
+  write_field(in, "plugin", plugin.path());
   std::error_code ec;
   auto size = fs::file_size(plugin.path(), ec);
-  field(in, "plugin-size", ec ? "?" : std::to_string(size));
+  write_field(in, "plugin-size", ec ? "?" : std::to_string(size));
   auto time = fs::last_write_time(plugin.path(), ec);
-  field(in, "plugin-time", ec ? "?" : std::to_string(time.time_since_epoch().count()));
-  field(in, "pjrt", fmt::format("{}.{}", plugin.api_major(), plugin.api_minor()));
+  write_field(in, "plugin-time", ec ? "?" : std::to_string(time.time_since_epoch().count()));
+  write_field(in, "pjrt", fmt::format("{}.{}", plugin.api_major(), plugin.api_minor()));
   for (const auto& [name, value] : plugin.attributes())
-    field(in, "attr:" + name, attribute_text(value));
-  field(in, "cpu", cpu_identity());
-  return sha256_hex(in);
+    write_field(in, "attr:" + name, attribute_text(value));
+  write_field(in, "cpu", cpu_identity());
+  return in.hex();
 }
 
 std::string CompileCache::client_identity(const Client& client) const {
-  std::string in;
-  field(in, "plugin", plugin_identity(client.state()->plugin));
-  field(in, "platform", client.platform_name() + " " + client.platform_version());
+  Sha256 in;
+  write_field(in, "plugin", plugin_identity(client.state()->plugin));
+  write_field(in, "platform", client.platform_name() + " " + client.platform_version());
   std::vector<Device> devices = client.devices();
-  field(in, "devices", std::to_string(devices.size()));
-  field(in, "device-kind", devices.empty() ? "" : devices.front().kind());
-  return sha256_hex(in);
+  write_field(in, "devices", std::to_string(devices.size()));
+  write_field(in, "device-kind", devices.empty() ? "" : devices.front().kind());
+  return in.hex();
 }
 
 std::string CompileCache::key(const Client& client, std::string_view program,
                               const CompileOptions& options) const {
-  std::string in;
-  field(in, "hhlo-compile-cache", "2");
-  field(in, "client", client_identity(client));
-  field(in, "options", serialize_compile_options(options));
-  field(in, "program", program);
-  return sha256_hex(in);
+  Sha256 in;
+  write_field(in, "hhlo-compile-cache", "3");
+  write_field(in, "client", client_identity(client));
+  write_field(in, "options", serialize_compile_options(options));
+  write_field(in, "program", program);
+  return in.hex();
 }
 
 std::optional<LoadedExecutable> CompileCache::load(const Client& client, const std::string& key) {
-  std::optional<std::string> bytes = read(key);
-  if (!bytes) return std::nullopt;
-  try {
-    return client.deserialize(*bytes);
-  } catch (const std::exception&) {  // a sound entry the plugin will not load
-    return std::nullopt;
-  }
+  bool rejected = false;
+  return load_checked(client, key, rejected);
 }
 
 void CompileCache::warn_once(const std::string& what) {
@@ -287,39 +274,12 @@ bool CompileCache::write(const std::string& key, std::string_view executable) {
 }
 
 void CompileCache::evict() {
-  struct Entry {
-    fs::path path;
-    std::uint64_t size;
-    fs::file_time_type time;
-  };
-  std::vector<Entry> entries;
-  std::uint64_t total = 0;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
-    const fs::path& p = it->path();
-    std::error_code e2;
-    std::uint64_t size = fs::file_size(p, e2);
-    auto time = fs::last_write_time(p, e2);
-    if (e2) continue;                   // removed meanwhile by another process
-    if (is_stale_temporary(p, time)) {  // a writer killed mid-write left it
-      fs::remove(p, e2);
-      continue;
-    }
-    total += size;  // a live writer's temporary counts, but is not this process's to remove
-    if (p.extension() == kSuffix) entries.push_back({p, size, time});
-  }
-  if (total <= max_bytes_) return;
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return a.time < b.time; });
-  for (const Entry& e : entries) {
-    if (total <= max_bytes_) break;
-    std::error_code e2;
-    fs::remove(e.path, e2);
-    total -= e.size;
-  }
+  // Records of the program stage (hhlo/program/record_store.h, `.hrec`) share the folder and
+  // bound: the least recently used of both go.
+  evict_least_recently_used(dir_, max_bytes_, {kSuffix, kRecordSuffix});
 }
 
-LoadedExecutable CompileCache::compile(const Client& client, const Module& module,
+LoadedExecutable CompileCache::compile(const Client& client, const PrintedProgram& program,
                                        const CompileOptions& options, CacheOutcome* outcome,
                                        std::string* key_out) {
   auto report = [&](CacheOutcome o) {
@@ -328,32 +288,41 @@ LoadedExecutable CompileCache::compile(const Client& client, const Module& modul
   if (key_out) key_out->clear();
   if (!enabled_) {
     report(CacheOutcome::disabled);
-    return client.compile(module, options);
+    return client.compile(program, options);
   }
-  detail::check_compiles_as_given(module, options);
-  std::string program = to_mlir(module);
-  std::string k = key(client, program, options);
+  std::string k = key(client, program.text(), options);
   if (key_out) *key_out = k;
   bool rejected = false;
-  if (std::optional<std::string> bytes = read(k, &rejected)) {
-    try {
-      LoadedExecutable exe = client.deserialize(*bytes);
-      report(CacheOutcome::hit);
-      return exe;
-    } catch (const std::exception&) {
-      // A sound entry the plugin will not load (e.g. another build's executable): recompile.
-      rejected = true;
-    }
+  if (std::optional<LoadedExecutable> exe = load_checked(client, k, rejected)) {
+    report(CacheOutcome::hit);
+    return std::move(*exe);
   }
-  LoadedExecutable exe = client.compile_program(program, options);
-  bool stored = false;
-  try {
-    stored = write(k, exe.serialize());
-  } catch (const std::exception& e) {  // the plugin cannot serialize this executable
-    warn_once(fmt::format("the plugin cannot serialize the executable ({})", e.what()));
-  }
+  LoadedExecutable exe = client.compile(program, options);
+  bool stored = store(k, exe);
   report(rejected ? CacheOutcome::rejected : stored ? CacheOutcome::miss : CacheOutcome::disabled);
   return exe;
+}
+
+std::optional<LoadedExecutable> CompileCache::load_checked(const Client& client,
+                                                           const std::string& key, bool& rejected) {
+  std::optional<std::string> bytes = read(key, &rejected);
+  if (!bytes) return std::nullopt;
+  try {
+    return client.deserialize(*bytes);
+  } catch (const std::exception&) {
+    // A sound entry the plugin will not load (e.g. another build's executable): recompile.
+    rejected = true;
+    return std::nullopt;
+  }
+}
+
+bool CompileCache::store(const std::string& key, const LoadedExecutable& exe) {
+  try {
+    return write(key, exe.serialize());
+  } catch (const std::exception& e) {  // the plugin cannot serialize this executable
+    warn_once(fmt::format("the plugin cannot serialize the executable ({})", e.what()));
+    return false;
+  }
 }
 
 }  // namespace hhlo

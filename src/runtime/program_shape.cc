@@ -6,77 +6,20 @@
 #include <cstdint>
 #include <optional>
 
+#include "hhlo/core/proto_wire.h"
 #include "pjrt.h"
 
 namespace hhlo::detail {
 namespace {
 
-/// A bounded reader of protobuf wire format: every read checks the end, nothing throws.
-class Wire {
- public:
-  explicit Wire(std::string_view bytes) : p_(bytes.data()), end_(bytes.data() + bytes.size()) {}
-  bool done() const { return p_ == end_; }
-  bool varint(uint64_t& v) {
-    v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (p_ == end_) return false;
-      uint8_t b = static_cast<uint8_t>(*p_++);
-      v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if (!(b & 0x80)) return true;
-    }
-    return false;
-  }
-  /// Reads one field header and, for length-delimited fields, the payload; skips the others'
-  /// payloads into `scalar`.
-  bool field(uint32_t& number, uint32_t& wire_type, uint64_t& scalar, std::string_view& payload) {
-    uint64_t key;
-    if (!varint(key)) return false;
-    number = static_cast<uint32_t>(key >> 3);
-    wire_type = static_cast<uint32_t>(key & 7);
-    switch (wire_type) {
-      case 0:
-        return varint(scalar);
-      case 1:
-        return skip(8);
-      case 5:
-        return skip(4);
-      case 2: {
-        uint64_t n;
-        if (!varint(n) || n > static_cast<uint64_t>(end_ - p_)) return false;
-        payload = std::string_view(p_, n);
-        p_ += n;
-        return true;
-      }
-      default:
-        return false;  // groups (3, 4) are not used by these messages
-    }
-  }
-
- private:
-  bool skip(std::size_t n) {
-    if (static_cast<std::size_t>(end_ - p_) < n) return false;
-    p_ += n;
-    return true;
-  }
-  const char* p_;
-  const char* end_;
-};
-
-/// One field of a message, as Wire::field reads it.
-struct Field {
-  uint32_t number = 0, type = 0;
-  uint64_t scalar = 0;
-  std::string_view payload;
-};
-
 /// Reads the fields of message `bytes` in order, calling `visit(field)` on each until it returns
 /// false (stop). False when `bytes` is malformed before that.
 template <typename Visit>
 bool read_fields(std::string_view bytes, Visit visit) {
-  Wire w(bytes);
+  ProtoWire w(bytes);
   while (!w.done()) {
-    Field f;
-    if (!w.field(f.number, f.type, f.scalar, f.payload)) return false;
+    ProtoField f;
+    if (!w.next(f)) return false;
     if (!visit(f)) return true;
   }
   return true;
@@ -132,20 +75,13 @@ struct Shape {
 std::optional<Shape> read_shape(std::string_view bytes) {
   Shape s;
   bool bad_dims = false;
-  bool read = read_fields(bytes, [&](const Field& f) {
-    if (f.number == 2 && f.type == 0) s.element_type = f.scalar;
-    if (f.number == 3 && f.type == 0) s.dims.push_back(static_cast<int64_t>(f.scalar));
-    if (f.number == 3 && f.type == 2) {  // packed repeated int64
-      Wire packed(f.payload);
-      while (!packed.done()) {
-        uint64_t d;
-        if (!packed.varint(d)) return !(bad_dims = true);
-        s.dims.push_back(static_cast<int64_t>(d));
-      }
-    }
-    if (f.number == 4 && f.type == 2) s.tuple.push_back(f.payload);
-    if (f.number == 6 && f.type == 0 && f.scalar) s.dynamic = true;
-    if (f.number == 6 && f.type == 2)
+  bool read = read_fields(bytes, [&](const ProtoField& f) {
+    if (f.number == 2 && f.wire_type == 0) s.element_type = f.scalar;
+    bool dims = f.number == 3 && (f.wire_type == 0 || f.wire_type == 2);  // packed or not
+    if (dims && !append_integers(f, s.dims)) return !(bad_dims = true);
+    if (f.number == 4 && f.wire_type == 2) s.tuple.push_back(f.payload);
+    if (f.number == 6 && f.wire_type == 0 && f.scalar) s.dynamic = true;
+    if (f.number == 6 && f.wire_type == 2)
       for (char c : f.payload) s.dynamic |= c != 0;
     return true;
   });
@@ -171,8 +107,8 @@ std::variant<TensorType, std::string> tensor_type(const Shape& s, std::string_vi
 
 std::variant<ProgramShape, std::string> decode_hlo_program_shape(std::string_view proto) {
   std::optional<std::string_view> program_shape;
-  if (!read_fields(proto, [&](const Field& f) {
-        if (f.number == 4 && f.type == 2) program_shape = f.payload;
+  if (!read_fields(proto, [&](const ProtoField& f) {
+        if (f.number == 4 && f.wire_type == 2) program_shape = f.payload;
         return true;
       }))
     return std::string("the optimized program is not a valid HloModuleProto");
@@ -184,8 +120,8 @@ std::variant<ProgramShape, std::string> decode_hlo_program_shape(std::string_vie
     error = std::move(why);
     return false;
   };
-  bool read = read_fields(*program_shape, [&](const Field& f) {
-    if (f.type != 2 || (f.number != 1 && f.number != 2)) return true;
+  bool read = read_fields(*program_shape, [&](const ProtoField& f) {
+    if (f.wire_type != 2 || (f.number != 1 && f.number != 2)) return true;
     std::optional<Shape> shape = read_shape(f.payload);
     if (!shape) return fail("a ShapeProto of the program shape is malformed");
     if (f.number == 1) {
@@ -256,23 +192,6 @@ std::optional<std::string> optimized_program(const PJRT_Api* api, PJRT_LoadedExe
 
 namespace {
 
-/// Packed or unpacked repeated int64 field values appended to `out`.
-bool read_ints(uint32_t type, uint64_t scalar, std::string_view payload,
-               std::vector<int64_t>& out) {
-  if (type == 0) {
-    out.push_back(static_cast<int64_t>(scalar));
-    return true;
-  }
-  if (type != 2) return false;
-  Wire packed(payload);
-  while (!packed.done()) {
-    uint64_t v;
-    if (!packed.varint(v)) return false;
-    out.push_back(static_cast<int64_t>(v));
-  }
-  return true;
-}
-
 /// One xla.OpSharding: type = 1 (REPLICATED 0, MAXIMAL 1, TUPLE 2, OTHER 3, MANUAL 4),
 /// tile_assignment_dimensions = 3, tile_assignment_devices = 4, tuple_shardings = 5,
 /// iota_reshape_dims = 9, iota_transpose_perm = 10 (the devices as
@@ -285,15 +204,15 @@ std::optional<std::string> read_op_sharding(std::string_view bytes, std::vector<
   std::vector<int64_t> reshape, perm;
   std::vector<std::string_view> tuple;
   const char* error = nullptr;
-  bool read = read_fields(bytes, [&](const Field& f) {
+  bool read = read_fields(bytes, [&](const ProtoField& f) {
     auto ints = [&](std::vector<int64_t>& out, const char* why) {
-      if (!read_ints(f.type, f.scalar, f.payload, out)) error = why;
+      if (!append_integers(f, out)) error = why;
       return !error;
     };
-    if (f.number == 1 && f.type == 0) kind = f.scalar;
+    if (f.number == 1 && f.wire_type == 0) kind = f.scalar;
     if (f.number == 3) return ints(t.tile_dims, "bad tile dims");
     if (f.number == 4) return ints(t.devices, "bad tile devices");
-    if (f.number == 5 && f.type == 2) tuple.push_back(f.payload);
+    if (f.number == 5 && f.wire_type == 2) tuple.push_back(f.payload);
     if (f.number == 9) return ints(reshape, "bad iota dims");
     if (f.number == 10) return ints(perm, "bad iota perm");
     return true;
@@ -348,8 +267,8 @@ std::variant<std::string_view, std::string> hlo_module_of(const std::string& for
     return fmt::format("the optimized program has format '{}', not 'hlo'", format);
   // HloModuleProtoWithConfig { hlo_module = 1, config = 2 }
   std::optional<std::string_view> module;
-  read_fields(bytes, [&](const Field& f) {
-    if (f.number == 1 && f.type == 2) module = f.payload;
+  read_fields(bytes, [&](const ProtoField& f) {
+    if (f.number == 1 && f.wire_type == 2) module = f.payload;
     return !module;
   });
   if (module) return *module;
@@ -361,12 +280,12 @@ std::variant<std::string_view, std::string> hlo_module_of(const std::string& for
 std::variant<ProgramShardings, std::string> decode_hlo_shardings(std::string_view proto) {
   ProgramShardings out;
   std::string error;
-  bool read = read_fields(proto, [&](const Field& f) {
-    if (f.number == 12 && f.type == 2) {
+  bool read = read_fields(proto, [&](const ProtoField& f) {
+    if (f.number == 12 && f.wire_type == 2) {
       out.has_results = true;
       if (auto why = read_op_sharding(f.payload, out.results, true)) error = "output: " + *why;
     }
-    if (f.number == 14 && f.type == 2) {
+    if (f.number == 14 && f.wire_type == 2) {
       out.has_parameters = true;
       if (auto why = read_op_sharding(f.payload, out.parameters, false))
         error = "parameter: " + *why;

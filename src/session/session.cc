@@ -46,11 +46,12 @@ std::string typed_key(std::string key, const std::vector<TensorType>& types) {
 
 }  // namespace
 
-LoadOptions Session::load_options(const CompileOptions& o, int vjp_order,
+LoadOptions Session::load_options(const CompileOptions& o, const PrepareOptions& entry,
+                                  int vjp_order,
                                   std::optional<std::vector<TensorType>> arg_types) const {
   return {.vjp_order = vjp_order,
-          .prepare = {.entry = o.entry,
-                      .export_platforms = o.export_platforms,
+          .prepare = {.entry = entry.entry,
+                      .export_platforms = entry.export_platforms,
                       .platform = client_.platform_name(),
                       .arg_types = std::move(arg_types),
                       .onednn = onednn_},
@@ -59,7 +60,8 @@ LoadOptions Session::load_options(const CompileOptions& o, int vjp_order,
 }
 
 TuneResult Session::tune(std::string_view program, const std::vector<Array>& args,
-                         const CompileOptions& options, const TuneOptions& tune_options) {
+                         const CompileOptions& options, const TuneOptions& tune_options,
+                         const PrepareOptions& entry) {
   if (client_.platform_name() != "cpu")
     throw Error(
         "Session::tune: the candidates are the CPU client's modes and XLA CPU options; "
@@ -67,7 +69,7 @@ TuneResult Session::tune(std::string_view program, const std::vector<Array>& arg
         client_.platform_name());
   std::vector<TensorType> types;
   for (const Array& a : args) types.push_back(a.type());
-  LoadOptions o = load_options(options, 0, types);
+  LoadOptions o = load_options(options, entry, 0, types);
   PreparedProgram prepared = prepare_program(read_program(program), o.prepare);
   Plugin plugin = client_.plugin();
   ClientFactory make_client = [plugin](bool synchronous) {
@@ -106,14 +108,18 @@ const Session::Compiled& Session::compile_keyed(const std::string& key, std::str
   return cache_.insert_or_assign(std::move(k), std::move(c)).first->second;
 }
 
-const LoadedExecutable& Session::compile(std::string_view mlir, const CompileOptions& o) {
-  LoadOptions options = load_options(o, 0, std::nullopt);
+const LoadedExecutable& Session::compile(std::string_view mlir, const CompileOptions& o,
+                                         const PrepareOptions& program) {
+  LoadOptions options = load_options(o, program, 0, std::nullopt);
   return *compile_keyed(memory_key(mlir, options), mlir, options).exe;
 }
 
 std::vector<Array> Session::run(std::string_view mlir, const std::vector<Array>& args,
-                                const CompileOptions& options) {
-  return run(mlir, args, options, 0);
+                                const CompileOptions& options, const PrepareOptions& program) {
+  std::vector<const Array*> ptrs;
+  ptrs.reserve(args.size());
+  for (const Array& a : args) ptrs.push_back(&a);
+  return run_flat(mlir, ptrs, options, 0, program);
 }
 
 std::vector<Array> Session::run(std::string_view mlir, const std::vector<Array>& args,
@@ -125,13 +131,14 @@ std::vector<Array> Session::run(std::string_view mlir, const std::vector<Array>&
 }
 
 std::vector<Array> Session::run_flat(std::string_view mlir, const std::vector<const Array*>& args,
-                                     const CompileOptions& options, int vjp_order) {
+                                     const CompileOptions& options, int vjp_order,
+                                     const PrepareOptions& entry) {
   // The memory key is of the options without argument types: whether the executable depends on
   // them is learned on the first load (PreparedFacts::by_types).
-  std::string key = memory_key(mlir, load_options(options, vjp_order, std::nullopt));
+  std::string key = memory_key(mlir, load_options(options, entry, vjp_order, std::nullopt));
   std::vector<TensorType> types;
   for (const Array* a : args) types.push_back(a->type());
-  const Compiled& c = compile_keyed(key, mlir, load_options(options, vjp_order, types));
+  const Compiled& c = compile_keyed(key, mlir, load_options(options, entry, vjp_order, types));
   return execute_on_host(*c.exe, select_kept(c.kept_inputs, args));
 }
 

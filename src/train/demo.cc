@@ -12,6 +12,7 @@
 
 #include "hhlo/core/error.h"
 #include "hhlo/core/paths.h"
+#include "hhlo/core/percentile.h"
 #include "hhlo/core/sharding.h"
 #include "hhlo/nn/checkpoint.h"
 #include "hhlo/nn/digits.h"
@@ -200,10 +201,7 @@ Result run(const Options& o, std::ostream& all_out) {
         100 * s.train_accuracy, 100 * s.test_accuracy, s.seconds);
   }
   r.test_accuracy = accuracy(eval_test.run(trainer.param_buffers(), {d.x_test})[0], d.y_test);
-  if (!step_times.empty()) {
-    std::sort(step_times.begin(), step_times.end());
-    r.step_seconds = step_times[step_times.size() / 2];
-  }
+  if (!step_times.empty()) r.step_seconds = median(step_times);
   if (!o.save.empty() && o.rank == 0) {
     nn::save_params(o.save, trainer.params());
     out << "saved the trained parameters to " << o.save << "\n";

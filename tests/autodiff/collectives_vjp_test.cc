@@ -11,6 +11,7 @@
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/spmd.h"
 #include "hhlo/ir/verifier.h"
+#include "hhlo/program/compile.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/session.h"
 #include "spmd_util.h"
@@ -64,7 +65,7 @@ void check(const std::string& name, const Dims& in, const Op1& op) {
   g.ret(ad::vjp({yb}, ad::Wrt{g.arg(0)}, ad::Cotangents{g.arg(1)}));
   verify(bwd);
   const Client& c = default_session().client();
-  LoadedExecutable fe = c.compile(fwd, kReplicas), be = c.compile(bwd, kReplicas);
+  LoadedExecutable fe = compile(c, fwd, kReplicas), be = compile(c, bwd, kReplicas);
   int64_t n_in = 1, n_out = 1;
   for (int64_t d : in) n_in *= d;
   for (int64_t d : out) n_out *= d;
@@ -168,7 +169,7 @@ void check_broadcast(const ReplicaGroups& groups) {
   Func& f = fwd.add_func("main", {{F, {3}}});
   f.ret({broadcast_equivalent(f.arg(0), groups)});
   const Client& c = default_session().client();
-  LoadedExecutable fe = c.compile(fwd, kReplicas), be = c.compile(bwd, kReplicas);
+  LoadedExecutable fe = compile(c, fwd, kReplicas), be = compile(c, bwd, kReplicas);
   std::vector<std::vector<Array>> xs(4), cs(4);
   for (int d = 0; d < 4; ++d) {
     float fd = static_cast<float>(d);
@@ -278,7 +279,7 @@ TEST(ManualComputationAd, VjpIsAManualComputationOfTheBodysVjpAndMatchesFiniteDi
   EXPECT_EQ(outs[1].sharding, Sharding::replicated(1));
 
   const Client& c = default_session().client();
-  LoadedExecutable fe = c.compile(fwd, test::kShardy4), be = c.compile(bwd, test::kShardy4);
+  LoadedExecutable fe = compile(c, fwd, test::kShardy4), be = compile(c, bwd, test::kShardy4);
   Array x = f64_array(kX.dims, 1.0, 0.0), w = f64_array(kW.dims, 0.7, 1.0);
   std::vector<Array> cts = {f64_array(kY1.dims, 1.0, 2.0), f64_array(kY2.dims, 0.5, 3.0),
                             f64_array(kY3.dims, 0.8, 4.0)};
@@ -346,7 +347,8 @@ TEST(ManualComputationAd, JvpIsAManualComputationOfTheBodysJvpAndMatchesFiniteDi
     return ad::jvp(y, ad::Wrt{f.arg(0), f.arg(1)}, ad::Tangents{f.arg(2), f.arg(3)});
   });
   const Client& c = default_session().client();
-  LoadedExecutable fe = c.compile(fwd, test::kShardy4), te = c.compile(jvp_module, test::kShardy4);
+  LoadedExecutable fe = compile(c, fwd, test::kShardy4),
+                   te = compile(c, jvp_module, test::kShardy4);
   Array x = f64_array(kX.dims, 1.0, 0.0), w = f64_array(kW.dims, 0.7, 1.0);
   Array tx = f64_array(kX.dims, 0.3, 5.0), tw = f64_array(kW.dims, 0.6, 6.0);
   const double eps = 1e-6;

@@ -215,7 +215,7 @@ TEST(HostileCache, AFolderInAnEntrysPlaceIsRecompiledNotAnInternalError) {
   ASSERT_EQ(run_hhlo({"run", f.program, "-i", f.input}, env).exit_code, 0);
   int replaced = 0;
   for (const auto& e : fs::directory_iterator(cache))
-    if (e.path().extension() == ".hxc") {
+    if (e.path().extension() == ".hxc" || e.path().extension() == ".hrec") {
       fs::remove(e.path());
       fs::create_directories(e.path() / "inside");
       ++replaced;

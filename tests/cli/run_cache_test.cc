@@ -31,7 +31,8 @@ ProcessResult run_cached(std::vector<std::string> args, const std::string& cache
 /// The number of entries (executables and records) in the cache folder.
 int entries(const std::string& cache) {
   int n = 0;
-  for (const auto& e : fs::directory_iterator(cache)) n += e.path().extension() == ".hxc";
+  for (const auto& e : fs::directory_iterator(cache))
+    n += e.path().extension() == ".hxc" || e.path().extension() == ".hrec";
   return n;
 }
 

@@ -12,6 +12,7 @@
 #include "cli_util.h"
 #include "hhlo/core/array.h"
 #include "hhlo/program/load.h"
+#include "hhlo/program/record_store.h"
 #include "hhlo/program/tune.h"
 
 namespace hhlo::test {
@@ -48,7 +49,7 @@ std::string choice_path(const std::string& dir) {
   LoadOptions options{
       .prepare = {.arg_types = std::vector<TensorType>{read_npy(dir + "/x.npy").type()}}};
   CompileCache cache({.dir = dir + "/cache"});
-  return cache.entry_path(tuned_key_for(kProgram, options));
+  return RecordStore(cache).path(tuned_key_for(kProgram, options));
 }
 
 /// The number of lines of `text` holding `what`.

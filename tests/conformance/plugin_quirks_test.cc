@@ -15,10 +15,11 @@
 namespace hhlo {
 namespace detail {
 
-/// The text exactly as written, to the plugin's own reader (Client's friend for these tests).
+/// The text exactly as written, to the plugin's own reader (PrintedProgram's friend for these
+/// tests: nothing else hands the plugin a text our readers did not read).
 struct PluginTextProbe {
   static LoadedExecutable compile(const Client& client, const std::string& text) {
-    return client.compile_program(text, {});
+    return client.compile(PrintedProgram(text));
   }
 };
 

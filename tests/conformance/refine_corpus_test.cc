@@ -67,7 +67,7 @@ TEST(RefineCorpus, FoldedIntegerOpsMatchJaxExpectedValues) {
     Module m = parse_module(rewrite_i1_hex_literals(rewrite_checks_to_outputs(text)));
     refine_shapes(m, m.find("main")->arg_types());
     if (computing_ops(m.find("main")->body()) == 0) ++folded;
-    LoadedExecutable exe = client.compile(m);
+    LoadedExecutable exe = compile(client, m);
     std::vector<Buffer> outputs = exe.execute(std::vector<const Buffer*>{});
     ASSERT_GE(outputs.size(), 2 * checks.size());
     size_t base = outputs.size() - 2 * checks.size();

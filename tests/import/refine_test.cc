@@ -206,14 +206,14 @@ TEST(SymbolicMultiPlatform, ThePlatformIndexIsBoundBeforeRefinementAndMatchesJax
   std::string text = read_text(kDir / "poly_multiplatform_solve.mlir");
   ASSERT_NE(text.find("_platform_index"), std::string::npos);
   ASSERT_NE(text.find("cusolver_getrf_ffi"), std::string::npos);
-  CompileOptions options;
+  PrepareOptions options;
   options.export_platforms = {"cpu", "cuda"};
   for (int k = 0; k < 3; ++k) {
     SCOPED_TRACE(fmt::format("size {}", k));
     std::vector<Array> in = vectors("poly_multiplatform_solve", fmt::format("s{}.in", k)),
                        want = vectors("poly_multiplatform_solve", fmt::format("s{}.out", k));
     ASSERT_EQ(in.size(), 2u);
-    expect_matches(session.run(text, in, options), want);
+    expect_matches(session.run(text, in, {}, options), want);
   }
   // Without the platforms the code's dependence on the index is named, not miscounted.
   try {
@@ -299,10 +299,10 @@ TEST(SymbolicBytecode, TheSessionRefinesBytecodeAndMatchesJax) {
                    vectors("poly_mlp", fmt::format("s{}.out", k)));
   }
   // Symbolic and multi-platform: the platform index bound before refinement, as for the text.
-  CompileOptions options;
+  PrepareOptions options;
   options.export_platforms = {"cpu", "cuda"};
   expect_matches(session.run(read_text(kDir / "poly_multiplatform_solve.mlirbc"),
-                             vectors("poly_multiplatform_solve", "s1.in"), options),
+                             vectors("poly_multiplatform_solve", "s1.in"), {}, options),
                  vectors("poly_multiplatform_solve", "s1.out"));
 }
 

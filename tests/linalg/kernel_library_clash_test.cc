@@ -66,6 +66,18 @@ TEST(KernelLibraryClash, SameHandlerSymbolInTwoLibrariesEachRunsItsOwnKernel) {
   EXPECT_EQ(output(p.dir, 1), (std::vector<float>{3, 4, 5, 6}));
 }
 
+// `hhlo bench` takes the loading flags `hhlo run` takes, --custom-call-library among them (one
+// declaration, tools/hhlo/load_flags.cc): the kernel runs, and without it the target is named.
+TEST(KernelLibraryClash, BenchRegistersTheKernelLibrariesAsRunDoes) {
+  Prepared p = prepare("bench_library", kAddOne);
+  test::ProcessResult r = test::run_hhlo({"bench", p.dir + "/p.mlir", "-i", p.dir + "/x.npy", "-n",
+                                          "3", "--custom-call-library", HHLO_FIXTURE_ADD_ONE_LIB});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = test::run_hhlo({"bench", p.dir + "/p.mlir", "-i", p.dir + "/x.npy", "-n", "3"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("fixture_add_one"), std::string::npos) << r.output;
+}
+
 TEST(KernelLibraryClash, OneTargetInTwoLibrariesIsAnErrorNamingBoth) {
   Prepared p = prepare("clash_targets", kAddOne);
   test::ProcessResult r = test::run_hhlo({"run", p.dir + "/p.mlir", "-i", p.dir + "/x.npy",

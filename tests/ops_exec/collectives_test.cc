@@ -6,6 +6,7 @@
 
 #include "exec_util.h"
 #include "hhlo/ir/ops.h"
+#include "hhlo/program/compile.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/compile_options.h"
 #include "hhlo/session.h"
@@ -152,7 +153,7 @@ TEST(Collectives, FlattenedGlobalIdsAcrossFourPartitions) {
   Func& f = m.add_func("main", {{F, {4}}});
   f.ret({partition_id(f)});
   try {
-    default_session().client().compile(m, parts);
+    compile(default_session().client(), m, parts);
     ADD_FAILURE() << "partition_id compiled under SPMD partitioning";
   } catch (const PjrtError& e) {
     EXPECT_NE(std::string(e.what()).find("PartitionId instruction is not supported for SPMD"),

@@ -8,6 +8,7 @@
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/printer.h"
 #include "hhlo/ir/verifier.h"
+#include "hhlo/program/compile.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/session.h"
 
@@ -78,7 +79,7 @@ std::vector<std::vector<Array>> run_per_device(const Module& m, const CompileOpt
   verify(m);
   for (const auto& f : m.funcs()) record(f->body());
   const Client& client = default_session().client();
-  LoadedExecutable exe = client.compile(m, options);
+  LoadedExecutable exe = compile(client, m, options);
   std::vector<Device> devs = exe.devices();
   if (devs.size() != args.size())
     throw Error("run_per_device: " + std::to_string(args.size()) + " argument lists for " +
@@ -101,7 +102,7 @@ void expect_refused_by_plugin(const Module& m, const CompileOptions& options,
                               const std::string& why) {
   verify(m);
   try {
-    default_session().client().compile(m, options);
+    compile(default_session().client(), m, options);
     ADD_FAILURE() << "the CPU plugin compiled a program expected to be refused (" << why
                   << "): update docs/facts.md and execute it instead";
   } catch (const PjrtError& e) {

@@ -14,6 +14,7 @@
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
 #include "hhlo/ir/verifier.h"
+#include "hhlo/program/compile.h"
 #include "hhlo/runtime/client.h"
 #include "hhlo/runtime/sharded_array.h"
 #include "hhlo/session.h"
@@ -148,7 +149,7 @@ TEST(Spmd, GspmdShardingsOfJaxProgramsSplitAndGatherAsThePartitionerDoes) {
     SCOPED_TRACE(name);
     Module m = parse_module_file(spmd_file(std::string(name) + ".mlir"));
     const Func& f = *m.find("main");
-    LoadedExecutable exe = client.compile(m, {.num_partitions = 4, .use_spmd_partitioning = true});
+    LoadedExecutable exe = compile(client, m, {.num_partitions = 4, .use_spmd_partitioning = true});
     ASSERT_TRUE(exe.input_layouts()) << exe.sharding_error();
     std::vector<ShardedArray> in;
     for (size_t i = 0; i < f.args().size(); ++i) {

@@ -85,11 +85,8 @@ TEST(LoadKey, EveryFieldOfTheOptionsChangesIt) {
   EXPECT_TRUE(keys.insert(load_key(std::string(kScale) + " ", {})).second);
   EXPECT_TRUE(keys.insert(load_key(kScale, {}, "p.jax")).second);
   EXPECT_EQ(load_key(kScale, {}, "p.mlir"), load_key(kScale, {}));
-  // What load does not read is not in it: the compile options' own entry and platforms, the
-  // program stage's platform (the client's).
+  // What load does not read is not in it: the program stage's platform (the client's).
   LoadOptions ignored;
-  ignored.compile.entry = "f";
-  ignored.compile.export_platforms = {"cpu"};
   ignored.prepare.platform = "cuda";
   EXPECT_EQ(load_key(kScale, ignored), load_key(kScale, {}));
 }

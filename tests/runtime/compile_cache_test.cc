@@ -25,7 +25,9 @@ namespace hhlo {
 namespace {
 
 /// The text the cache keys for `program`: what the runtime prints of the module read from it.
-std::string printed(const char* program) { return to_mlir(read_program(program).module); }
+std::string printed(const char* program) {
+  return std::string(print_program(read_program(program).module).text());
+}
 
 namespace fs = std::filesystem;
 
@@ -97,12 +99,14 @@ TEST_F(CompileCacheTest, KeyIsStableAndChangesWithProgramAndOptions) {
 
 TEST_F(CompileCacheTest, MissWritesAnEntryAndTheNextCompileLoadsIt) {
   CacheOutcome o;
-  LoadedExecutable a = cache().compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o);
+  LoadedExecutable a =
+      cache().compile(test::cpu(), print_program(read_program(kSquarePlusOne).module), {}, &o);
   EXPECT_EQ(o, CacheOutcome::miss);
   EXPECT_EQ(run3(a), (std::vector<float>{2, 5, 10}));
   std::string key = cache().key(test::cpu(), printed(kSquarePlusOne), {});
   EXPECT_TRUE(fs::exists(cache().entry_path(key)));
-  LoadedExecutable b = cache().compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o);
+  LoadedExecutable b =
+      cache().compile(test::cpu(), print_program(read_program(kSquarePlusOne).module), {}, &o);
   EXPECT_EQ(o, CacheOutcome::hit);
   EXPECT_EQ(run3(b), (std::vector<float>{2, 5, 10}));
   // No temporary file is left behind.
@@ -115,7 +119,8 @@ TEST_F(CompileCacheTest, MissWritesAnEntryAndTheNextCompileLoadsIt) {
 int child_main(const char* dir, const char* want) {
   CacheOutcome o;
   LoadedExecutable exe =
-      CompileCache({.dir = dir}).compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o);
+      CompileCache({.dir = dir})
+          .compile(test::cpu(), print_program(read_program(kSquarePlusOne).module), {}, &o);
   bool right = run3(exe) == std::vector<float>{2, 5, 10};
   std::printf("child outcome %d\n", static_cast<int>(o));
   if (!right) return 3;
@@ -155,7 +160,7 @@ TEST_F(CompileCacheTest, AnotherProcessLoadsTheEntry) {
     _exit(code);
   }
   CacheOutcome o;
-  cache().compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o);
+  cache().compile(test::cpu(), print_program(read_program(kSquarePlusOne).module), {}, &o);
   ASSERT_EQ(o, CacheOutcome::miss);
   EXPECT_EQ(wait_child(spawn_child(dir_, "hit")), 0) << "the child did not load the entry";
 }
@@ -165,7 +170,8 @@ TEST_F(CompileCacheTest, TwoProcessesFillingOneEntryBothSucceed) {
   EXPECT_EQ(wait_child(a), 0);
   EXPECT_EQ(wait_child(b), 0);
   CacheOutcome o;
-  EXPECT_EQ(run3(cache().compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o)),
+  EXPECT_EQ(run3(cache().compile(test::cpu(), print_program(read_program(kSquarePlusOne).module),
+                                 {}, &o)),
             (std::vector<float>{2, 5, 10}));
   EXPECT_EQ(o, CacheOutcome::hit);
   for (const auto& e : fs::directory_iterator(dir_))
@@ -184,15 +190,16 @@ void expect_recompiled_after(CompileCache c, const std::string& path, F damage) 
   damage(bytes);
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
   CacheOutcome o;
-  EXPECT_EQ(run3(c.compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o)),
-            (std::vector<float>{2, 5, 10}));
+  EXPECT_EQ(
+      run3(c.compile(test::cpu(), print_program(read_program(kSquarePlusOne).module), {}, &o)),
+      (std::vector<float>{2, 5, 10}));
   EXPECT_EQ(o, CacheOutcome::rejected);
-  c.compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o);
+  c.compile(test::cpu(), print_program(read_program(kSquarePlusOne).module), {}, &o);
   EXPECT_EQ(o, CacheOutcome::hit);
 }
 
 TEST_F(CompileCacheTest, TruncatedEntryIsRecompiled) {
-  cache().compile(test::cpu(), read_program(kSquarePlusOne).module);
+  cache().compile(test::cpu(), print_program(read_program(kSquarePlusOne).module));
   std::string path = cache().entry_path(cache().key(test::cpu(), printed(kSquarePlusOne), {}));
   expect_recompiled_after(cache(), path, [](std::string& b) { b.resize(b.size() / 2); });
   expect_recompiled_after(cache(), path, [](std::string& b) { b.resize(10); });  // in the header
@@ -200,7 +207,7 @@ TEST_F(CompileCacheTest, TruncatedEntryIsRecompiled) {
 }
 
 TEST_F(CompileCacheTest, CorruptedEntryIsRecompiled) {
-  cache().compile(test::cpu(), read_program(kSquarePlusOne).module);
+  cache().compile(test::cpu(), print_program(read_program(kSquarePlusOne).module));
   std::string path = cache().entry_path(cache().key(test::cpu(), printed(kSquarePlusOne), {}));
   expect_recompiled_after(cache(), path, [](std::string& b) { b[b.size() - 100] ^= 0x40; });
   expect_recompiled_after(cache(), path, [](std::string& b) { b[3] = 'Z'; });  // magic
@@ -208,7 +215,7 @@ TEST_F(CompileCacheTest, CorruptedEntryIsRecompiled) {
 
 TEST_F(CompileCacheTest, ForeignEntryIsRecompiled) {
   CompileCache c = cache();
-  c.compile(test::cpu(), read_program(kMinusOne).module);
+  c.compile(test::cpu(), print_program(read_program(kMinusOne).module));
   std::string other = c.entry_path(c.key(test::cpu(), printed(kMinusOne), {}));
   std::string path = c.entry_path(c.key(test::cpu(), printed(kSquarePlusOne), {}));
   // Another program's whole, sound entry under this key: its header names the other key.
@@ -248,8 +255,9 @@ TEST_F(CompileCacheTest, UnwritableFolderWarnsOnceAndCompiles) {
   ::testing::internal::CaptureStderr();
   CacheOutcome o1, o2;
   std::vector<float> y1 =
-      run3(c.compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o1));
-  std::vector<float> y2 = run3(c.compile(test::cpu(), read_program(kMinusOne).module, {}, &o2));
+      run3(c.compile(test::cpu(), print_program(read_program(kSquarePlusOne).module), {}, &o1));
+  std::vector<float> y2 =
+      run3(c.compile(test::cpu(), print_program(read_program(kMinusOne).module), {}, &o2));
   std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(y1, (std::vector<float>{2, 5, 10}));
   EXPECT_EQ(y2, (std::vector<float>{0, 1, 2}));
@@ -267,19 +275,19 @@ TEST_F(CompileCacheTest, UnwritableFolderWarnsOnceAndCompiles) {
 TEST_F(CompileCacheTest, LeastRecentlyUsedEntriesGoPastTheBound) {
   CompileCache c = cache();
   auto path = [&](const char* p) { return c.entry_path(c.key(test::cpu(), printed(p), {})); };
-  c.compile(test::cpu(), read_program(kSquarePlusOne).module);
+  c.compile(test::cpu(), print_program(read_program(kSquarePlusOne).module));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  c.compile(test::cpu(), read_program(kMinusOne).module);
+  c.compile(test::cpu(), print_program(read_program(kMinusOne).module));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   CacheOutcome o;
-  c.compile(test::cpu(), read_program(kSquarePlusOne).module, {},
+  c.compile(test::cpu(), print_program(read_program(kSquarePlusOne).module), {},
             &o);  // a hit: now the most recent of the two
   ASSERT_EQ(o, CacheOutcome::hit);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   // Room for two of the three entries (they are about the same size), not for three.
   std::uint64_t a = fs::file_size(path(kSquarePlusOne)), b = fs::file_size(path(kMinusOne));
   std::uint64_t bound = a + b + a / 2;
-  cache(bound).compile(test::cpu(), read_program(kTimesThree).module, {}, &o);
+  cache(bound).compile(test::cpu(), print_program(read_program(kTimesThree).module), {}, &o);
   EXPECT_EQ(o, CacheOutcome::miss);
   EXPECT_TRUE(fs::exists(path(kSquarePlusOne)));
   EXPECT_FALSE(fs::exists(path(kMinusOne))) << "the least recently used entry stayed";
@@ -300,8 +308,9 @@ TEST_F(CompileCacheTest, ATemporaryLeftByAKilledWriterIsRemovedALiveOneCounted) 
   std::ofstream(live) << "partial";
   CompileCache c = cache();
   CacheOutcome o;
-  EXPECT_EQ(run3(c.compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o)),
-            (std::vector<float>{2, 5, 10}));
+  EXPECT_EQ(
+      run3(c.compile(test::cpu(), print_program(read_program(kSquarePlusOne).module), {}, &o)),
+      (std::vector<float>{2, 5, 10}));
   EXPECT_EQ(o, CacheOutcome::miss);
   EXPECT_FALSE(fs::exists(stale)) << "the dead writer's temporary stayed";
   EXPECT_TRUE(fs::exists(live)) << "a live writer's temporary was removed";
@@ -334,9 +343,9 @@ TEST(CompileCacheOptions, EnvironmentRelocatesOrDisablesTheCache) {
     setenv("HHLO_COMPILE_CACHE", off, 1);
     EXPECT_FALSE(CompileCache().enabled()) << off;
     CacheOutcome o;
-    EXPECT_EQ(
-        run3(CompileCache().compile(test::cpu(), read_program(kSquarePlusOne).module, {}, &o)),
-        (std::vector<float>{2, 5, 10}));
+    EXPECT_EQ(run3(CompileCache().compile(
+                  test::cpu(), print_program(read_program(kSquarePlusOne).module), {}, &o)),
+              (std::vector<float>{2, 5, 10}));
     EXPECT_EQ(o, CacheOutcome::disabled);
   }
   setenv("HHLO_COMPILE_CACHE_MAX_MB", "3", 1);

@@ -9,8 +9,9 @@ const Client& cpu() {
   return client;
 }
 
-LoadedExecutable compile(const std::string& mlir, const CompileOptions& options) {
-  return compile(cpu(), mlir, options);
+LoadedExecutable compile(const std::string& mlir, const CompileOptions& options,
+                         const PrepareOptions& prepare) {
+  return compile(cpu(), mlir, options, prepare);
 }
 
 std::vector<Array> run(const LoadedExecutable& exe, const std::vector<Array>& args) {

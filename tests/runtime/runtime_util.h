@@ -1,6 +1,7 @@
 // Shared fixtures of the runtime tests: one CPU client for the whole test binary.
 #pragma once
 
+#include "hhlo/program/program.h"
 #include "hhlo/runtime/client.h"
 
 namespace hhlo::test {
@@ -9,7 +10,8 @@ namespace hhlo::test {
 const Client& cpu();
 
 /// Compiles `mlir` on cpu().
-LoadedExecutable compile(const std::string& mlir, const CompileOptions& options = {});
+LoadedExecutable compile(const std::string& mlir, const CompileOptions& options = {},
+                         const PrepareOptions& prepare = {});
 
 /// Copies each array to device 0 of cpu(), executes, and copies all outputs back.
 std::vector<Array> run(const LoadedExecutable& exe, const std::vector<Array>& args);

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "hhlo/ir/parser.h"
+#include "hhlo/program/compile.h"
 #include "runtime_util.h"
 
 namespace hhlo {
@@ -21,7 +22,7 @@ using c64 = std::complex<float>;
 
 /// Outputs of `text` compiled by the plugin as it is, run on `args`.
 std::vector<Array> raw_run(const std::string& text, const std::vector<Array>& args) {
-  return test::run(test::cpu().compile(parse_module(text)), args);
+  return test::run(compile(test::cpu(), parse_module(text)), args);
 }
 
 /// A 1-D array of `t` (2, 4 or 8 bytes wide) whose elements have the bits `bits`.
@@ -165,7 +166,7 @@ func.func @main(%x: tensor<2xcomplex<f64>>) -> tensor<2x2xcomplex<f32>> {
   %0 = stablehlo.bitcast_convert %x : (tensor<2xcomplex<f64>>) -> tensor<2x2xcomplex<f32>>
   return %0 : tensor<2x2xcomplex<f32>>
 })";
-  EXPECT_EXIT(test::cpu().compile(parse_module(text)), testing::KilledBySignal(SIGABRT),
+  EXPECT_EXIT(compile(test::cpu(), parse_module(text)), testing::KilledBySignal(SIGABRT),
               "Check failed");
 }
 

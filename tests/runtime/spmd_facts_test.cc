@@ -197,7 +197,7 @@ TEST(SpmdFacts, ShardyProgramIsPartitionedIntoPerDeviceShapes) {
 /// The plugin's own behaviour: the module compiled as it is, without the partitioning the program
 /// stage derives from mhlo.num_partitions (hhlo::compile).
 LoadedExecutable compile_as_given(const std::string& text, const CompileOptions& o = {}) {
-  return test::cpu().compile(read_program(text).module, o);
+  return compile(test::cpu(), read_program(text).module, o);
 }
 
 TEST(SpmdFacts, PartitionsWithoutSpmdPartitioningAreRefused) {

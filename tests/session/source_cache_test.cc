@@ -11,6 +11,7 @@
 
 #include "hhlo/program/load.h"
 #include "hhlo/program/program_cache.h"
+#include "hhlo/program/record_store.h"
 #include "hhlo/session.h"
 
 namespace hhlo {
@@ -58,7 +59,7 @@ std::string record_path(const CompileCache& cache, std::string_view program,
                         const std::vector<Array>& args) {
   std::vector<TensorType> types;
   for (const Array& a : args) types.push_back(a.type());
-  return cache.entry_path(load_key(program, {.prepare = {.arg_types = types}}));
+  return RecordStore(cache).path(load_key(program, {.prepare = {.arg_types = types}}));
 }
 
 TEST(SourceCache, ALaterSessionRunsTheProgramWithoutReadingIt) {

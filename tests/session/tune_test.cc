@@ -14,6 +14,7 @@
 
 #include "hhlo/program/compile.h"
 #include "hhlo/program/load.h"
+#include "hhlo/program/record_store.h"
 #include "hhlo/session.h"
 
 namespace hhlo {
@@ -95,7 +96,7 @@ TEST(Tune, ALaterSessionUsesTheRememberedChoice) {
     EXPECT_FALSE(s.last_tuned());
     r = s.tune(kProgram, {x}, {}, {.budget_s = 2});
   }
-  EXPECT_TRUE(fs::exists(CompileCache({.dir = dir.path}).entry_path(choice_key(x))));
+  EXPECT_TRUE(fs::exists(RecordStore(CompileCache({.dir = dir.path})).path(choice_key(x))));
   Session later(Client::create("cpu"), {.dir = dir.path});
   std::vector<Array> after = later.run(kProgram, {x});
   ASSERT_TRUE(later.last_tuned());
@@ -121,7 +122,7 @@ TEST(Tune, ADamagedChoiceIsIgnored) {
   std::string key = choice_key(x);
   for (std::string damage :
        {std::string("{\"format\": \"hhlo-tuned-1\", \"execution\": 7}"), std::string("not json")}) {
-    ASSERT_TRUE(cache.write(key, damage));
+    ASSERT_TRUE(RecordStore(cache).write(key, damage));
     testing::internal::CaptureStderr();
     Session s(Client::create("cpu"), {.dir = dir.path});
     std::vector<Array> out = s.run(kProgram, {x});
@@ -130,7 +131,7 @@ TEST(Tune, ADamagedChoiceIsIgnored) {
     EXPECT_NE(err.find("warning: the tuned choice remembered for program is damaged"),
               std::string::npos)
         << err;
-    EXPECT_FALSE(fs::exists(cache.entry_path(key)));  // removed: warned about once
+    EXPECT_FALSE(fs::exists(RecordStore(cache).path(key)));  // removed: warned about once
     Session again(Client::create("cpu"), {.dir = dir.path});
     again.run(kProgram, {x});
     EXPECT_FALSE(again.last_tuned());

@@ -28,7 +28,7 @@ enum class ExecutionMode {
   /// The plugin's default: XLA's thread pool runs each execution.
   async,
   /// The CPU client's `asynchronous = false` (PJRT 0.115; the 0.81 plugin ignores it): each
-  /// execution runs on the calling thread (execution_client_options, hhlo/program/tune.h).
+  /// execution runs on the calling thread (execution_client_options, hhlo/runtime/client.h).
   sync,
 };
 
@@ -61,8 +61,7 @@ struct LoadOptions {
   /// The program stage: entry, export platforms, argument types, opt-in rewrites.
   /// `prepare.platform` is set to `client.platform` by load.
   PrepareOptions prepare;
-  /// PJRT's compile options. Their `entry` and `export_platforms` are not read here (the
-  /// program stage's, in `prepare`, are): load clears them.
+  /// PJRT's compile options.
   CompileOptions compile;
   /// The client.
   ClientSpec client;

@@ -1,8 +1,9 @@
 // A cache hit that reads nothing: the persistent compile cache (hhlo/runtime/compile_cache.h)
 // found from a program's bytes, before any parse. A program prepared and compiled once is
-// remembered under its load key (its bytes and every option of hhlo::load, hhlo/program/load.h):
-// a record holding the compile-cache entry's key, the identity of the client it was
-// compiled on and the PreparedFacts. A later process hashes the bytes, finds the record, and
+// remembered (in the program stage's RecordStore, hhlo/program/record_store.h, in the compile
+// cache's folder) under its load key (its bytes and every option of hhlo::load,
+// hhlo/program/load.h): a record holding the compile-cache entry's key, the identity of the client
+// it was compiled on and the PreparedFacts. A later process hashes the bytes, finds the record, and
 // loads the executable (PJRT_Executable_DeserializeAndLoad) with the names, partition count, kept
 // inputs and rewrite counts it needs, without reading the program. A record whose executable entry
 // is gone, damaged, or from another client is a miss, and the program is read, prepared and

@@ -17,21 +17,10 @@
 #include <variant>
 #include <vector>
 
+#include "hhlo/core/key_fields.h"
 #include "hhlo/core/sha256.h"
 
 namespace hhlo {
-
-/// A sink of key bytes: Sha256 (a digest) or KeyText (the bytes themselves).
-template <typename S>
-concept KeySink = requires(S& s, std::string_view b) {
-  s.update(b);
-};
-
-/// A KeySink that keeps the bytes (an in-memory map key: no digest to compute).
-struct KeyText {
-  std::string text;
-  void update(std::string_view b) { text.append(b.data(), b.size()); }
-};
 
 namespace key_detail {
 
@@ -58,16 +47,6 @@ concept Printable = requires(const T& t) {
   { t.to_string() } -> std::convertible_to<std::string>;
 };
 
-/// One token: its kind, its length, its bytes (tokens cannot run into each other).
-template <KeySink S>
-void token(S& sink, char kind, std::string_view bytes) {
-  std::string head(1, kind);
-  head += std::to_string(bytes.size());
-  head += ':';
-  sink.update(head);
-  sink.update(bytes);
-}
-
 }  // namespace key_detail
 
 /// Writes `value` into `sink`, unambiguously: booleans, integers, enums (their value), floating
@@ -79,34 +58,34 @@ template <KeySink S, typename T>
 void write_key(S& sink, const T& value) {
   using namespace key_detail;
   if constexpr (std::is_same_v<T, bool>) {
-    token(sink, 'b', value ? "1" : "0");
+    write_token(sink, 'b', value ? "1" : "0");
   } else if constexpr (std::is_enum_v<T>) {
-    token(sink, 'e', std::to_string(static_cast<long long>(value)));
+    write_token(sink, 'e', std::to_string(static_cast<long long>(value)));
   } else if constexpr (std::is_integral_v<T>) {
-    token(sink, 'i', std::to_string(value));
+    write_token(sink, 'i', std::to_string(value));
   } else if constexpr (std::is_floating_point_v<T>) {
     char buf[64];
     int n = std::snprintf(buf, sizeof buf, "%a", static_cast<double>(value));
-    token(sink, 'f', std::string_view(buf, n > 0 ? static_cast<std::size_t>(n) : 0));
+    write_token(sink, 'f', std::string_view(buf, n > 0 ? static_cast<std::size_t>(n) : 0));
   } else if constexpr (std::is_convertible_v<const T&, std::string_view>) {
-    token(sink, 's', std::string_view(value));
+    write_token(sink, 's', std::string_view(value));
   } else if constexpr (is_optional<T>::value) {
-    token(sink, 'o', value ? "1" : "0");
+    write_token(sink, 'o', value ? "1" : "0");
     if (value) write_key(sink, *value);
   } else if constexpr (is_variant<T>::value) {
-    token(sink, 'v', std::to_string(value.index()));
+    write_token(sink, 'v', std::to_string(value.index()));
     std::visit([&](const auto& v) { write_key(sink, v); }, value);
   } else if constexpr (is_pair<T>::value) {
     write_key(sink, value.first);
     write_key(sink, value.second);
   } else if constexpr (Printable<T>) {
-    token(sink, 't', value.to_string());
+    write_token(sink, 't', value.to_string());
   } else if constexpr (Range<T>) {
-    token(sink, 'r', std::to_string(value.size()));
+    write_token(sink, 'r', std::to_string(value.size()));
     for (const auto& e : value) write_key(sink, e);
   } else {
     static_assert(std::is_aggregate_v<T>, "write_key: a field of a type it cannot write");
-    token(sink, 'a', std::to_string(boost::pfr::tuple_size_v<T>));
+    write_token(sink, 'a', std::to_string(boost::pfr::tuple_size_v<T>));
     boost::pfr::for_each_field(value, [&](const auto& field) { write_key(sink, field); });
   }
 }
@@ -117,9 +96,9 @@ void write_key(S& sink, const T& value) {
 template <typename T>
 std::string key_of(std::string_view tag, std::string_view bytes, const T& options) {
   Sha256 h;
-  key_detail::token(h, 'k', tag);
+  write_token(h, 'k', tag);
   write_key(h, options);
-  key_detail::token(h, 'p', bytes);
+  write_token(h, 'p', bytes);
   return h.hex();
 }
 

@@ -48,9 +48,6 @@ struct TunedChoice {
   bool operator==(const TunedChoice&) const = default;
 };
 
-/// The client create options of `synchronous` on a CPU client: {asynchronous = false}, or none.
-std::vector<ClientOption> execution_client_options(bool synchronous);
-
 /// The XLA option sets tune tries after the execution mode, each alone over the defaults and
 /// each accepted by the pinned CPU plugin (PJRT 0.115). None changes the numerics by design
 /// (fast-math options are never candidates); every candidate's outputs are still checked:

@@ -16,13 +16,9 @@
 #include "hhlo/runtime/executable.h"
 #include "hhlo/runtime/key_value_store.h"
 #include "hhlo/runtime/plugin.h"
+#include "hhlo/runtime/printed_program.h"
 
 namespace hhlo {
-
-class Module;
-namespace detail {
-struct PluginTextProbe;
-}
 
 /// A typed client-create option (PJRT_NamedValue), e.g. {"cpu_device_count", int64_t{4}}.
 struct ClientOption {
@@ -43,6 +39,12 @@ struct ClientCreateOptions {
   /// as long as it lives, since the plugin may call it after creation. Null: no callbacks.
   std::shared_ptr<KeyValueStore> kv_store;
 };
+
+/// The create options of a CPU client's execution mode: {asynchronous = false} when
+/// `synchronous` (each execution runs on the calling thread: read by the 0.115 CPU plugin, ignored
+/// by the 0.81 one, rejected by the CUDA plugin), else none (the plugin's default: XLA's thread
+/// pool). DESIGN.md "The runtime" has what each mode costs.
+std::vector<ClientOption> execution_client_options(bool synchronous);
 
 /// A PJRT client. Cheap to copy (shared ownership): the underlying PJRT_Client is destroyed
 /// when the last Client, Device, Buffer, Event or LoadedExecutable of it goes away, so
@@ -80,18 +82,15 @@ class Client {
   Buffer buffer_from_host(const void* data, std::size_t size, const TensorType& type,
                           const std::optional<Device>& device = {}) const;
 
-  /// Prints `module` (to_mlir) and compiles its `@main` as it is (PJRT_Client_Compile, format
-  /// "mlir"). The runtime compiles what it is given: a program text or bytecode made elsewhere
-  /// comes through the program stage (hhlo::compile in hhlo/program/compile.h), which reads it,
-  /// chooses the entry, binds a multi-platform export's platform index and refines it; a Module
-  /// built with the IR's builders is compiled directly. Throws hhlo::Error when `module` has no
-  /// `@main`, or when options.entry names another function or options.export_platforms is set
-  /// (both are the program stage's; the message says so); hhlo::PjrtError for a program the
-  /// plugin rejects (the message holds the MLIR diagnostics with line:column; the stock CPU plugin
-  /// reports its errors with code UNKNOWN), also when the plugin throws a C++ exception through
-  /// the C API instead (as both CPU plugins do for a type whose element count overflows int64),
-  /// or hhlo::Error for inconsistent options (serialize_compile_options).
-  LoadedExecutable compile(const Module& module, const CompileOptions& options = {}) const;
+  /// Compiles `program` (PJRT_Client_Compile, format "mlir"): the plugin runs its `@main`.
+  /// The runtime compiles the text it is handed; reading a program, choosing its entry and
+  /// printing a Module are the program stage's (hhlo::compile and print_program in
+  /// hhlo/program/compile.h). Throws hhlo::PjrtError for a program the plugin rejects (the
+  /// message holds the MLIR diagnostics with line:column; the stock CPU plugin reports its errors
+  /// with code UNKNOWN), also when the plugin throws a C++ exception through the C API instead
+  /// (as both CPU plugins do for a type whose element count overflows int64), or hhlo::Error for
+  /// inconsistent options (serialize_compile_options).
+  LoadedExecutable compile(const PrintedProgram& program, const CompileOptions& options = {}) const;
   /// Loads an executable from LoadedExecutable::serialize() bytes
   /// (PJRT_Executable_DeserializeAndLoad). Throws hhlo::PjrtError for bytes of another plugin.
   LoadedExecutable deserialize(std::string_view bytes) const;
@@ -100,13 +99,7 @@ class Client {
   const std::shared_ptr<const detail::ClientState>& state() const { return state_; }
 
  private:
-  friend class CompileCache;  // compiles the text it printed and keyed, once
-  // The tests that pin down how a plugin's own MLIR reader reads a text (tests/conformance/
-  // plugin_quirks_test.cc) hand it that text unread; nothing else does.
-  friend struct detail::PluginTextProbe;
   explicit Client(std::shared_ptr<const detail::ClientState> s) : state_(std::move(s)) {}
-  /// PJRT_Client_Compile of `code` exactly as given: only text the runtime printed itself.
-  LoadedExecutable compile_program(std::string_view code, const CompileOptions& options) const;
   std::shared_ptr<const detail::ClientState> state_;
 };
 

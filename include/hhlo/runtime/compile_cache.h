@@ -14,8 +14,6 @@
 
 namespace hhlo {
 
-class Module;
-
 /// Where and whether the compile cache keeps its entries.
 struct CompileCacheOptions {
   /// Folder of the entries (created on first write); "" = default_compile_cache_dir().
@@ -61,6 +59,8 @@ class CompileCache {
   const std::string& dir() const { return dir_; }
   /// True when entries are read and written.
   bool enabled() const { return enabled_; }
+  /// The bound on the bytes of the folder (CompileCacheOptions::max_bytes).
+  std::uint64_t max_bytes() const { return max_bytes_; }
 
   /// The 64-hex-digit digest of what an executable compiled on `client` depends on besides its
   /// program and options: the library version, the plugin (path, file size and time, PJRT C API
@@ -72,17 +72,17 @@ class CompileCache {
   /// CPU. Never throws.
   std::string plugin_identity(const Plugin& plugin) const;
 
-  /// The 64-hex-digit key of compiling the program text `program` (what Client::compile prints
-  /// for a Module, to_mlir) with `options` on `client` (its client_identity). Throws hhlo::Error
-  /// for inconsistent options (serialize_compile_options).
+  /// The 64-hex-digit key of compiling the program text `program` (PrintedProgram::text) with
+  /// `options` on `client` (its client_identity). Throws hhlo::Error for inconsistent options
+  /// (serialize_compile_options).
   std::string key(const Client& client, std::string_view program,
                   const CompileOptions& options) const;
 
-  /// The executable for `module` (its `@main` as it is, Client::compile): printed once (to_mlir),
-  /// loaded from the entry of its key when one is present and sound, else compiled and stored.
-  /// `outcome` (if not null) says which; `key` (if not null) receives the entry's key ("" when
-  /// the cache is off). Throws what Client::compile throws; cache faults never throw.
-  LoadedExecutable compile(const Client& client, const Module& module,
+  /// The executable of `program` (Client::compile): loaded from the entry of its key when one is
+  /// present and sound, else compiled and stored. `outcome` (if not null) says which; `key` (if
+  /// not null) receives the entry's key ("" when the cache is off). Throws what Client::compile
+  /// throws; cache faults never throw.
+  LoadedExecutable compile(const Client& client, const PrintedProgram& program,
                            const CompileOptions& options = {}, CacheOutcome* outcome = nullptr,
                            std::string* key = nullptr);
 
@@ -109,6 +109,12 @@ class CompileCache {
 
  private:
   void warn_once(const std::string& what);
+  /// The executable of entry `key` on `client`, or nullopt; `rejected` set when the entry was
+  /// there but damaged or not loadable.
+  std::optional<LoadedExecutable> load_checked(const Client& client, const std::string& key,
+                                               bool& rejected);
+  /// Writes `exe` (serialized) under `key`; false when the cache keeps nothing of it.
+  bool store(const std::string& key, const LoadedExecutable& exe);
   void evict();
 
   std::string dir_;

@@ -21,8 +21,10 @@ using XlaOptionValue = std::variant<bool, int64_t, double, std::string>;
 ///   propagate NaN, as the spec says. XLA's default (true) lets maximum(5, NaN) return 5 on CPU.
 std::map<std::string, XlaOptionValue> default_xla_options();
 
-/// What to compile for. Defaults: one replica, one partition, device chosen by the plugin, the
-/// XLA options of default_xla_options().
+/// What PJRT's compile options hold (xla.CompileOptionsProto): what to compile for. Which
+/// function of a program runs and a multi-platform export's platforms are the program stage's
+/// (PrepareOptions, hhlo/program/program.h). Defaults: one replica, one partition, device chosen by
+/// the plugin, the XLA options of default_xla_options().
 struct CompileOptions {
   /// Number of replicas (data-parallel copies); each runs on its own device.
   int num_replicas = 1;
@@ -51,17 +53,6 @@ struct CompileOptions {
   /// (`o.xla_options["xla_cpu_enable_fast_min_max"] = true` for XLA's fast, NaN-dropping
   /// max/min) or clear() the map to compile with the plugin's own defaults.
   std::map<std::string, XlaOptionValue> xla_options = default_xla_options();
-  /// The public function to run (plugins always run `@main`): "" runs `@main`, or the module's
-  /// only public function when it has no `@main`; a name runs that public function (the text is
-  /// parsed, the function renamed `@main` and re-printed; see hhlo/ir/entry.h select_entry).
-  /// Text and MLIR bytecode alike (both are read by parse_module).
-  std::string entry;
-  /// For a multi-platform `jax.export` (its `@main` starts with the `_platform_index` argument):
-  /// the export's platforms in order (JAX's `Exported.platforms`, e.g. {"cpu", "cuda"}). The
-  /// index of the client's platform is bound as a constant, so the executable takes only the
-  /// other arguments. Empty: index 0 when the program never reads the index, else an hhlo::Error
-  /// asking for this list.
-  std::vector<std::string> export_platforms;
 };
 
 /// The xla.CompileOptionsProto wire bytes for `options`: executable_build_options (field 3) with

@@ -59,7 +59,7 @@ struct Options {
   bool progress = true;
   /// The session (and so the client) to train and evaluate on; null: default_session(), the
   /// CPU plugin's default asynchronous client. `hhlo demo --execution sync` passes a session
-  /// on a synchronous CPU client (execution_client_options(true), hhlo/program/tune.h), which
+  /// on a synchronous CPU client (execution_client_options(true), hhlo/runtime/client.h), which
   /// runs each step on the calling thread (docs/benchmarks.md, "Execution mode", says when that
   /// is faster). With `processes` > 1 the MPI kernels must be registered on its client.
   Session* session = nullptr;

@@ -1,0 +1,96 @@
+// The program stage's records (hhlo/program/record_store.h).
+#include "hhlo/program/record_store.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <system_error>
+
+#include "hhlo/core/error.h"
+#include "hhlo/core/file_io.h"
+#include "hhlo/core/lru_folder.h"
+#include "hhlo/core/sha256.h"
+
+namespace hhlo {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kSuffix = ".hrec";
+/// The executables' entries (hhlo/runtime/compile_cache.h), evicted with the records.
+constexpr std::string_view kExecutableSuffix = ".hxc";
+
+bool valid_key(const std::string& key) {
+  return key.size() == 64 && std::all_of(key.begin(), key.end(), [](char c) {
+           return std::isxdigit(static_cast<unsigned char>(c)) &&
+                  !std::isupper(static_cast<unsigned char>(c));
+         });
+}
+
+std::string header(const std::string& key, std::string_view text) {
+  return fmt::format("hhlo-record 1 {} {}\n", key, sha256_hex(text));
+}
+
+/// The text of `data` when it is the record of `key`, else nullopt.
+std::optional<std::string> checked_text(const std::string& key, const std::string& data) {
+  std::size_t eol = data.find('\n');
+  if (eol == std::string::npos) return std::nullopt;
+  std::string text = data.substr(eol + 1);
+  if (data.compare(0, eol + 1, header(key, text)) != 0) return std::nullopt;
+  return text;
+}
+
+}  // namespace
+
+RecordStore::RecordStore(const CompileCache& cache)
+    : dir_(cache.dir()), enabled_(cache.enabled()), max_bytes_(cache.max_bytes()) {}
+
+std::string RecordStore::path(const std::string& key) const {
+  return (fs::path(dir_) / (key + std::string(kSuffix))).string();
+}
+
+std::optional<std::string> RecordStore::read(const std::string& key, bool* bad) {
+  if (bad) *bad = false;
+  if (!enabled_ || !valid_key(key)) return std::nullopt;
+  std::string p = path(key);
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(p, ec))) return std::nullopt;
+  std::string data;
+  try {
+    data = read_regular_file(p, "record");
+  } catch (const IoError&) {  // a folder in its place, unreadable: damaged, found bad below
+  }
+  if (std::optional<std::string> text = checked_text(key, data)) {
+    fs::last_write_time(p, fs::file_time_type::clock::now(), ec);  // least recently used order
+    return text;
+  }
+  fs::remove(p, ec);
+  if (bad) *bad = true;
+  return std::nullopt;
+}
+
+bool RecordStore::write(const std::string& key, std::string_view text) {
+  if (!enabled_ || !valid_key(key)) return false;
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) return false;
+  try {
+    write_file_atomically(path(key), header(key, text) + std::string(text), "record");
+  } catch (const IoError&) {
+    return false;
+  }
+  evict_least_recently_used(dir_, max_bytes_, {kSuffix, kExecutableSuffix});
+  return true;
+}
+
+bool RecordStore::remove(const std::string& key) {
+  if (!enabled_ || !valid_key(key)) return false;
+  std::error_code ec;
+  bool removed = fs::remove(path(key), ec);
+  if (ec) throw IoError(fmt::format("record {}: cannot remove it: {}", path(key), ec.message()));
+  return removed;
+}
+
+}  // namespace hhlo
