@@ -163,7 +163,7 @@ TEST(NpzDataDescriptors, AnArchiveReadAsAnNpyFileSaysWhatItIs) {
   } catch (const IoError& e) {
     EXPECT_EQ(std::string(e.what()),
               "/dev/fd/63: not a valid .npy file: missing \\x93NUMPY magic: it is a zip archive "
-              "(an .npz?), read as one when its path ends in .npz");
+              "(an .npz?), read as one when its path ends in .npz or when it is the only input");
   }
 }
 
