@@ -78,6 +78,14 @@ cases = {
                             jax.lax.tanh(x, accuracy=jax.lax.Tolerance(atol=0.1234567)),
                             jax.lax.sqrt(x, accuracy=jax.lax.AccuracyMode.DEFAULT)), (f32(8),)),
     "complex": (lambda x: (x * (1 + 2j)).conj() + jnp.array([1 + 1j, 2, 3j], jnp.complex64), (jax.ShapeDtypeStruct((3,), jnp.complex64),)),
+    # The narrow types (VHLO type codes 6, 7, 10, 15, 27-29, 31, 32, 35-37, 40) and their literals.
+    "narrow": (lambda x, q, u, e: tuple(x.astype(t) for t in (
+        jnp.float8_e4m3fn, jnp.float8_e4m3fnuz, jnp.float8_e4m3b11fnuz, jnp.float8_e5m2fnuz,
+        jnp.float4_e2m1fn, jnp.float8_e3m4, jnp.float8_e4m3, jnp.float8_e8m0fnu)) + (
+        q + q, u * u, e.astype(jnp.float32), q.astype(jnp.int2), u.astype(jnp.uint2),
+        jnp.array([1.5, -2, 448], jnp.float8_e4m3fn), jnp.array([-8, 7, 1], jnp.int4)),
+        (f32(4), jax.ShapeDtypeStruct((4,), jnp.int4), jax.ShapeDtypeStruct((4,), jnp.uint4),
+         jax.ShapeDtypeStruct((4,), jnp.float8_e5m2))),
 }
 def save(name, exp):
     open(f"{out}/jax/{name}.mlir", "w").write(exp.mlir_module())
