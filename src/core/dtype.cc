@@ -214,10 +214,12 @@ double max_finite(const Format& f) {
   return decode_bits(f, static_cast<uint8_t>((e << f.mant_bits) | m));
 }
 
-/// f8E8M0FNU from `v`: the nearest power of two 2^-127..2^127, ties (1.5 * 2^k) upward; smaller
-/// positive values give 2^-127; zero, negatives, NaN, infinity and overflow give NaN (0xFF).
+/// f8E8M0FNU from `v`: the nearest power of two 2^-127..2^127, ties (1.5 * 2^k) upward; as
+/// ml_dtypes, a value between 2^-127 and 2^-126 gives 2^-126 and a smaller positive one 2^-127;
+/// zero, negatives, NaN, infinity and overflow give NaN (0xFF).
 uint8_t encode_e8m0(double v) {
   if (!(v > 0) || std::isinf(v)) return 0xFF;
+  if (v > std::ldexp(1.0, -127) && v < std::ldexp(1.0, -126)) return 0x01;
   int k = 0;
   double frac = std::frexp(v, &k);  // v = frac * 2^k, frac in [0.5, 1)
   int e = k - 1 + (frac >= 0.75 ? 1 : 0);
