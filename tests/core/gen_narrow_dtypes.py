@@ -89,3 +89,16 @@ save("cli_q_u1.npy", q.view(np.uint8))
 save("cli_want_qq.npy", (q.astype(np.int32) * 2).astype(ml_dtypes.int4))
 save("cli_want_xx.npy", (x.astype(np.float32) * 2).astype(ml_dtypes.float8_e4m3fn))
 save("cli_want_xf32.npy", x.astype(np.float32))
+
+# tests/runtime/narrow_plugin_test.cc (the fact that f6 aborts XLA): an f32 constant converted to
+# an f6 type, as VHLO bytecode (jaxlib's serializer), which reaches the plugin without our text check.
+from jaxlib.mlir.dialects import stablehlo
+
+for f6 in ("f6E2M3FN", "f6E3M2FN"):
+    text = f"""func.func @main() -> tensor<2x{f6}> {{
+  %c = stablehlo.constant dense<1.5> : tensor<2xf32>
+  %0 = stablehlo.convert %c : (tensor<2xf32>) -> tensor<2x{f6}>
+  return %0 : tensor<2x{f6}>
+}}"""
+    with open(os.path.join(out, f"{f6}_convert.mlirbc"), "wb") as f:
+        f.write(stablehlo.serialize_portable_artifact_str(text, stablehlo.get_current_version()))
