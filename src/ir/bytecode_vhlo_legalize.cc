@@ -92,7 +92,9 @@ const std::unordered_map<std::string_view, OpRule>& op_rules() {
                                "dynamic_reshape",
                                "dynamic_iota",
                                "partition_id",
-                               "replica_id"})
+                               "replica_id",
+                               "after_all",
+                               "create_token"})
       r[n] = {};
     r["broadcast_in_dim"] = {{"broadcast_dimensions"}, {}};
     r["transpose"] = {{"permutation"}, {}};

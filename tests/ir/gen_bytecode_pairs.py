@@ -149,6 +149,13 @@ texts = {
   %1 = "stablehlo.dot"(%a, %b) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   return %0, %1 : tensor<2x4xf32>, tensor<2x4xf32>
 }""",
+    # !stablehlo.token (vhlo.token_v1) with vhlo.after_all_v1 and vhlo.create_token_v1.
+    "tokens": """func.func @main(%t: !stablehlo.token, %x: tensor<2xf32>) -> (!stablehlo.token, tensor<2xf32>) {
+  %0 = stablehlo.create_token : !stablehlo.token
+  %1 = stablehlo.after_all %t, %0 : !stablehlo.token
+  %2 = stablehlo.after_all : !stablehlo.token
+  return %1, %x : !stablehlo.token, tensor<2xf32>
+}""",
 }
 with jax_mlir.make_ir_context():
     for name, t in texts.items():
