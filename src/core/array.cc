@@ -65,8 +65,10 @@ double Array::element_as_double(int64_t i) const {
     std::memcpy(&v, static_cast<const std::byte*>(data()) + i * sizeof(T), sizeof(T));
     if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)
       return static_cast<double>(v.real());
-    else if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>)
+    else if constexpr (kIsFloatStruct<T>)
       return static_cast<double>(static_cast<float>(v));
+    else if constexpr (kIsNarrowInt<T>)
+      return static_cast<double>(v.value());
     else
       return static_cast<double>(v);
   });

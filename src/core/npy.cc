@@ -51,9 +51,13 @@ Descr parse_descr(const std::string& d, const std::string& what) {
       bool swap = byte_size(k.dtype) > 1 && big != (std::endian::native == std::endian::big);
       return {k.dtype, swap};
     }
+  // ml_dtypes' one-byte types (int4, float8_e4m3fn, ...) as np.save writes them: raw bytes, read
+  // as ui8; a program's parameter of a narrow type takes them as its bits.
+  if (kind == "V1") return {DType::ui8, false};
   throw IoError(
       fmt::format("{}: unsupported .npy dtype '{}' (supported: bool, int8..64, "
-                  "uint8..64, float16/32/64, bfloat16 (V2), complex64/128, in either "
+                  "uint8..64, float16/32/64, bfloat16 (V2), complex64/128, the one-byte "
+                  "ml_dtypes types (V1: int4, float8_e4m3fn, ...), in either "
                   "byte order)",
                   what, d));
 }
@@ -301,7 +305,9 @@ std::string serialize_npy(const Array& a) {
   std::string_view descr;
   for (const auto& k : kKinds)
     if (k.dtype == a.dtype()) descr = k.text;
-  const char order = byte_size(a.dtype()) == 1                 ? '|'
+  if (is_narrow(a.dtype())) descr = "V1";  // as np.save writes an ml_dtypes int4/float8 array
+  const char order = is_narrow(a.dtype())                      ? '<'
+                     : byte_size(a.dtype()) == 1               ? '|'
                      : std::endian::native == std::endian::big ? '>'
                                                                : '<';
   std::string shape = fmt::format("{}", fmt::join(a.dims(), ", "));

@@ -24,7 +24,9 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // The spec's dtypes in its order (safetensors/src/tensor.rs, enum Dtype: "MUST be in increasing
-// alignment order"; the writer sorts by it), with hhlo's type where we have one.
+// alignment order"; the writer sorts by it), with hhlo's type where we have one. F8_E4M3 is
+// PyTorch's float8_e4m3fn (safetensors' torch mapping), F8_E8M0 its float8_e8m0fnu; F4, F6_E2M3
+// and F6_E3M2 are packed (bit size 4 and 6), which no hhlo type is on the host.
 struct Kind {
   std::string_view name;
   std::optional<DType> dtype;
@@ -36,11 +38,11 @@ constexpr Kind kKinds[] = {
     {"F6_E3M2", std::nullopt},
     {"U8", DType::ui8},
     {"I8", DType::i8},
-    {"F8_E5M2", std::nullopt},
-    {"F8_E4M3", std::nullopt},
-    {"F8_E8M0", std::nullopt},
-    {"F8_E4M3FNUZ", std::nullopt},
-    {"F8_E5M2FNUZ", std::nullopt},
+    {"F8_E5M2", DType::f8E5M2},
+    {"F8_E4M3", DType::f8E4M3FN},
+    {"F8_E8M0", DType::f8E8M0FNU},
+    {"F8_E4M3FNUZ", DType::f8E4M3FNUZ},
+    {"F8_E5M2FNUZ", DType::f8E5M2FNUZ},
     {"I16", DType::i16},
     {"U16", DType::ui16},
     {"F16", DType::f16},
@@ -54,7 +56,8 @@ constexpr Kind kKinds[] = {
     {"U64", DType::ui64},
 };
 constexpr std::string_view kReadable =
-    "BOOL, U8, I8, U16, I16, U32, I32, U64, I64, F16, BF16, F32, F64, C64";
+    "BOOL, U8, I8, U16, I16, U32, I32, U64, I64, F8_E5M2, F8_E4M3, F8_E8M0, F8_E4M3FNUZ, "
+    "F8_E5M2FNUZ, F16, BF16, F32, F64, C64";
 constexpr std::size_t kLengthBytes = 8;
 constexpr int kMaxDepth = 64;  // the header is 3 deep; unknown fields may nest, but not without end
 

@@ -47,6 +47,7 @@ int64_t TensorType::byte_size() const {
 }
 
 std::string TensorType::to_string() const {
+  if (dtype == DType::token) return std::string(mlir_name(dtype));
   if (dims.empty()) return fmt::format("tensor<{}>", mlir_name(dtype));
   return fmt::format("tensor<{}x{}>", dims_to_string(dims), mlir_name(dtype));
 }
@@ -58,6 +59,7 @@ TensorType parse_tensor_type(const std::string& text) {
   std::string_view s = text;
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  if (s == mlir_name(DType::token)) return TensorType{DType::token, {}};
   if (!s.starts_with("tensor<") || !s.ends_with(">")) return fail();
   s = s.substr(7, s.size() - 8);
   TensorType t;
@@ -78,6 +80,7 @@ TensorType parse_tensor_type(const std::string& text) {
   } catch (const Error&) {
     return fail();
   }
+  if (t.dtype == DType::token) return fail();
   return t;
 }
 

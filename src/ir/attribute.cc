@@ -16,7 +16,18 @@ namespace hhlo {
 
 namespace detail {
 
+uint8_t narrow_float_bits(DType t, double v) {
+  return visit_dtype(t, [&](auto zero) -> uint8_t {
+    using T = decltype(zero);
+    if constexpr (kIsFloatStruct<T> && sizeof(T) == 1)
+      return T(v).bits;
+    else
+      return 0;
+  });
+}
+
 std::string format_float(double v, DType t) {
+  if (is_narrow(t) && is_float(t)) return fmt::format("0x{:02X}", narrow_float_bits(t, v));
   if (std::isnan(v) || std::isinf(v) || t == DType::f16 || t == DType::bf16) {
     switch (t) {
       case DType::f16:
@@ -57,6 +68,14 @@ std::string symbol_ref(std::string_view name) {
 }
 
 double float_from_bits(DType t, uint64_t bits) {
+  if (is_narrow(t) && is_float(t))
+    return visit_dtype(t, [&](auto zero) -> double {
+      using T = decltype(zero);
+      if constexpr (kIsFloatStruct<T> && sizeof(T) == 1)
+        return T::decode(static_cast<uint8_t>(bits));
+      else
+        return 0;
+    });
   switch (t) {
     case DType::f16: {
       f16_t h;

@@ -99,7 +99,7 @@ constexpr std::string_view kTypeNames[] = {
     "UnrankedTensorType", "VectorType",         "VectorType (scalable)"};
 
 /// The float types MLIR added after those (codes 21 on, no fields), as jaxlib 0.10.2 and 0.12.1
-/// write them (each seen written alone): types we have no dtype for, read by name.
+/// write them (each seen written alone), read by name (tf32 has no dtype).
 constexpr std::string_view kLaterFloats[] = {
     "tf32",          "f8E5M2", "f8E4M3",   "f8E4M3FN", "f8E5M2FNUZ", "f8E4M3FNUZ",
     "f8E4M3B11FNUZ", "f8E3M4", "f4E2M1FN", "f6E2M3FN", "f6E3M2FN",   "f8E8M0FNU"};
@@ -113,6 +113,10 @@ BcType integer_type(uint64_t width_and_signedness) {
   switch (width) {
     case 1:
       return u ? other_type("ui1") : element_type(DType::pred);
+    case 2:
+      return element_type(u ? DType::ui2 : DType::i2);
+    case 4:
+      return element_type(u ? DType::ui4 : DType::i4);
     case 8:
       return element_type(u ? DType::ui8 : DType::i8);
     case 16:
@@ -241,8 +245,12 @@ BcType Reader::read_builtin_type(Cursor& c) {
       type(c);
       return other_type("vector<...> (a vector type)");
     default:
-      if (code >= std::size(kTypeNames) && code - std::size(kTypeNames) < std::size(kLaterFloats))
-        return other_type(std::string(kLaterFloats[code - std::size(kTypeNames)]));
+      if (code >= std::size(kTypeNames) && code - std::size(kTypeNames) < std::size(kLaterFloats)) {
+        std::string_view name = kLaterFloats[code - std::size(kTypeNames)];
+        for (DType t : kNarrowDTypes)
+          if (mlir_name(t) == name) return element_type(t);
+        return other_type(std::string(name));
+      }
       if (code < std::size(kTypeNames))
         c.fail_at(at, "a builtin type read here (tensors, their element types, functions)",
                   fmt::format("builtin {} (type code {})", kTypeNames[code], code));
@@ -312,6 +320,8 @@ BcAttr Reader::read_tensor_data(Cursor& c, const BcType& t) {
     }
   } else {
     a.data.assign(blob.begin(), blob.end());
+    if (t.kind == BcType::Kind::tensor && is_narrow(t.dtype))  // the element's bits, high bits 0
+      for (auto& b : a.data) b = static_cast<uint8_t>(b & ((1u << bit_width(t.dtype)) - 1));
   }
   return a;
 }

@@ -178,6 +178,7 @@ BcType Reader::read_type(const Entry& e, Cursor& c) {
                                      // bound): kept as opaque text below, as any other type is
       }
     }
+    if (text == mlir_name(DType::token)) return element_type(DType::token);
     return other_type(std::string(text));
   }
   if (d == "vhlo") return read_vhlo_type(c);

@@ -143,7 +143,7 @@ BcAttr opaque(std::string text) {
 BcType Reader::read_stablehlo_type(Cursor& c) {
   size_t at = c.offset();
   uint64_t code = c.varint();
-  if (code == 0) return other_type("!stablehlo.token");
+  if (code == 0) return element_type(DType::token);
   if (code == 1) {  // FutureType: element type
     const BcType& t = type(c);
     return other_type(fmt::format("!stablehlo.future<{}>", type_text(t)));

@@ -50,6 +50,7 @@ TensorType tensor_type(const BcType& t, const Cursor& c, size_t at, std::string_
                           "literals only)",
                           what),
               "a tensor of index");
+  if (t.kind == BcType::Kind::element && t.dtype == DType::token) return TensorType{t.dtype, {}};
   if (t.kind != BcType::Kind::tensor)
     c.fail_at(at,
               fmt::format("a ranked tensor type for {} (bytecode: {} not read yet)", what,

@@ -1,6 +1,7 @@
 // Types of the attribute/type table in VHLO's bytecode encodings (stablehlo/dialect/
-// VhloBytecode.cpp, enum TypeCode). Types we have no IR form for (tokens, tuples, quantized,
-// unranked, bounded) are read as `other` naming what they are; an op using one is a ParseError.
+// VhloBytecode.cpp, enum TypeCode). Types we have no IR form for (tuples, quantized, unranked,
+// bounded, tf32) are read as `other` naming what they are; an op using one is a ParseError.
+// `vhlo.token_v1` is the element type `token`, which stands alone as a value's type.
 #include <fmt/format.h>
 
 #include "bytecode_internal.h"
@@ -34,6 +35,10 @@ BcType Reader::read_vhlo_type(Cursor& c) {
       return element_type(DType::f32);
     case 5:
       return element_type(DType::f64);
+    case 6:
+      return element_type(DType::f8E4M3FN);
+    case 7:
+      return element_type(DType::f8E5M2);
     case 8: {
       BcType t;
       t.kind = BcType::Kind::function;
@@ -47,6 +52,8 @@ BcType Reader::read_vhlo_type(Cursor& c) {
       t.what = "vhlo.index_v1";
       return t;
     }
+    case 10:
+      return element_type(DType::i4);
     case 11:
       return element_type(DType::i8);
     case 12:
@@ -55,6 +62,8 @@ BcType Reader::read_vhlo_type(Cursor& c) {
       return element_type(DType::i32);
     case 14:
       return element_type(DType::i64);
+    case 15:
+      return element_type(DType::ui4);
     case 16:
       return element_type(DType::ui8);
     case 17:
@@ -74,7 +83,7 @@ BcType Reader::read_vhlo_type(Cursor& c) {
       return other_type("a bounded tensor type (vhlo.tensor_v1 with an encoding)");
     }
     case 22:
-      return other_type("vhlo.token_v1");
+      return element_type(DType::token);
     case 23: {
       std::vector<const BcType*> elems;
       list(elems);
@@ -84,6 +93,28 @@ BcType Reader::read_vhlo_type(Cursor& c) {
       type(c);
       return other_type("vhlo.unranked_tensor_v1");
     }
+    case 27:
+      return element_type(DType::f8E4M3FNUZ);
+    case 28:
+      return element_type(DType::f8E5M2FNUZ);
+    case 29:
+      return element_type(DType::f8E4M3B11FNUZ);
+    case 31:
+      return element_type(DType::i2);
+    case 32:
+      return element_type(DType::ui2);
+    case 35:
+      return element_type(DType::f8E4M3);
+    case 36:
+      return element_type(DType::f8E3M4);
+    case 37:
+      return element_type(DType::f4E2M1FN);
+    case 38:
+      return element_type(DType::f6E2M3FN);
+    case 39:
+      return element_type(DType::f6E3M2FN);
+    case 40:
+      return element_type(DType::f8E8M0FNU);
     case 33: {
       BcType t;
       t.kind = BcType::Kind::none;

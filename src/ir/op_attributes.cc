@@ -270,7 +270,7 @@ constexpr OpForm Operands = OpForm::operands;
 constexpr OpDecl kOps[] = {
     {"abs", 1, true, Operands},
     {"add", 1, true, Operands},
-    {"after_all", 1, false, Operands},
+    {"after_all", 1, true, Operands},
     {"all_gather", 2, true},
     {"all_reduce", 2, true},
     {"all_to_all", 2, true},
@@ -302,7 +302,7 @@ constexpr OpDecl kOps[] = {
     {"convolution", 1, true},
     {"cosine", 2, true, Operands},
     {"count_leading_zeros", 1, true, Operands},
-    {"create_token", 1, false, Operands},
+    {"create_token", 1, true, Operands},
     {"cross-replica-sum", 1, false},
     {"custom_call", 2, true},
     {"divide", 1, true, Operands},

@@ -35,6 +35,9 @@ std::optional<DType> dtype_named(std::string_view n) {
     default:
       break;
   }
+  if (n.size() >= 2 && n.size() <= 13)  // i2, i4, ui2, ui4, f4E2M1FN ... f8E4M3B11FNUZ
+    for (DType t : kNarrowDTypes)
+      if (mlir_name(t) == n) return t;
   return std::nullopt;
 }
 
@@ -50,6 +53,10 @@ static std::string found_at(std::string_view s, size_t i) {
 
 TensorType Parser::parse_tensor_type() {
   if (is(Tok::bang_id)) {
+    if (tok_.text == mlir_name(DType::token)) {
+      advance();
+      return TensorType{DType::token, {}};
+    }
     const size_t* it = find_alias(tok_.text);
     if (!it) fail("a tensor type (tensor<...>); other types are not supported");
     if (--alias_budget_ < 0) fail("fewer alias expansions");
@@ -109,7 +116,11 @@ TensorType Parser::parse_tensor_type() {
   auto dt = dtype_named(elem);
   if (!dt) {
     std::string what = elem.empty() ? "nothing" : "'" + std::string(elem.substr(0, 30)) + "'";
-    fail_at(p, "an element type (i1, i8..i64, ui8..ui64, f16, bf16, f32, f64, complex<f32|f64>)",
+    fail_at(p,
+            "an element type (i1, i2, i4, i8..i64, ui2, ui4, ui8..ui64, f4E2M1FN, f6E2M3FN, "
+            "f6E3M2FN, f8E3M4, "
+            "f8E4M3, f8E4M3FN, f8E4M3FNUZ, f8E4M3B11FNUZ, f8E5M2, f8E5M2FNUZ, f8E8M0FNU, f16, "
+            "bf16, f32, f64, complex<f32|f64>)",
             what);
   }
   t.dtype = *dt;

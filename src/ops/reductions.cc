@@ -27,7 +27,8 @@ Dims kept_shape(const Dims& shape, const std::vector<int64_t>& axes) {
   return out;
 }
 
-// Lowest (highest=false) or highest value of dtype `t`: +-inf for floats.
+// Lowest (highest=false) or highest value of dtype `t`: +-inf for floats (the largest finite
+// values for a narrow float without infinities, as JAX does; f8E8M0FNU's lowest is 2^-127).
 Array extreme(DType t, bool highest) {
   Array a(t, {});
   visit_dtype(t, [&](auto zero) {
@@ -37,10 +38,15 @@ Array extreme(DType t, bool highest) {
       v = highest;
     else if constexpr (std::is_integral_v<T>)
       v = highest ? std::numeric_limits<T>::max() : std::numeric_limits<T>::min();
+    else if constexpr (kIsNarrowInt<T>)
+      v = T(highest ? T::kMax : T::kMin);
     else if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>)
       v = T(highest ? std::numeric_limits<float>::infinity()
                     : -std::numeric_limits<float>::infinity());
-    else if constexpr (std::is_floating_point_v<T>)
+    else if constexpr (kIsFloatStruct<T>) {
+      double big = T::has_inf() ? std::numeric_limits<double>::infinity() : T::max();
+      v = highest ? T(big) : t == DType::f8E8M0FNU ? T(std::ldexp(1.0, -127)) : T(-big);
+    } else if constexpr (std::is_floating_point_v<T>)
       v = highest ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
     else
       throw ShapeError("max", "", "complex tensors have no order");

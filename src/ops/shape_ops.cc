@@ -210,6 +210,8 @@ Tensor fill_value(Tensor like, Loc loc) {
     else if constexpr (std::is_integral_v<T>)
       *static_cast<T*>(a.data()) =
           std::is_signed_v<T> ? std::numeric_limits<T>::min() : std::numeric_limits<T>::max();
+    else if constexpr (kIsNarrowInt<T>)
+      *static_cast<T*>(a.data()) = T(T::kSigned ? T::kMin : T::kMax);
   });
   return hhlo::broadcast_in_dim(hhlo::constant(like.func(), a, loc), like.shape(), {}, loc);
 }

@@ -357,13 +357,19 @@ Exported read_table(const wire::Exported* e, const ExportedOptions& o, unsigned 
         x.mlir_bytecode, {.source_name = src + " (mlir_module_serialized)", .verify = o.verify});
   } catch (const ParseError& e) {
     if (x.ordered_effects.empty()) throw;
-    // Our IR has no token type: the tokens of ordered effects are what the reader stops at.
-    throw Error(fmt::format(
-        "{}: the function has ordered effects ({}): its @main takes and returns one "
-        "!stablehlo.token per effect, which hhlo neither reads nor supplies; export the function "
-        "without ordered effects ({})",
-        src, fmt::join(x.ordered_effects, ", "), e.what()));
+    throw Error(
+        fmt::format("{}: the function has ordered effects ({}): its @main takes and returns one "
+                    "!stablehlo.token per effect, which hhlo does not supply; export the function "
+                    "without ordered effects ({})",
+                    src, fmt::join(x.ordered_effects, ", "), e.what()));
   }
+  // The tokens of ordered effects are read (DType::token), but no run supplies them.
+  if (!x.ordered_effects.empty())
+    throw Error(
+        fmt::format("{}: the function has ordered effects ({}): its @main takes and returns one "
+                    "!stablehlo.token per effect, which hhlo does not supply; export the function "
+                    "without ordered effects",
+                    src, fmt::join(x.ordered_effects, ", ")));
   check_module_signature(x, src);
   if (const auto* vjp = e->vjp()) {
     ExportedOptions vo = o;

@@ -79,8 +79,27 @@ bool needs_rewrite(const Op& op) {
   return false;
 }
 
+bool is_f6(DType t) { return t == DType::f6E2M3FN || t == DType::f6E3M2FN; }
+
+/// Throws naming `where` for an f6 element type in `types`: XLA aborts on them (docs/facts.md).
+void refuse_f6(const std::vector<TensorType>& types, const std::string& where) {
+  for (const TensorType& t : types)
+    if (is_f6(t.dtype))
+      throw Error(fmt::format(
+          "{}: element type {} aborts the XLA CPU plugin's process (f6 types are not run; "
+          "convert to f8E4M3FN or f32 instead)",
+          where, mlir_name(t.dtype)));
+}
+
 /// Throws for an op that aborts the plugin's process.
 void refuse_aborts(const Op& op, const std::string& source_name) {
+  uint32_t at = op.loc().source_line;
+  std::string where = fmt::format("{}{}: {}", source_name, at ? fmt::format(":{}", at) : "",
+                                  std::string_view(op.name()));
+  std::vector<TensorType> types;
+  for (Value v : op.operands()) types.push_back(v.type());
+  for (Value v : op.results()) types.push_back(v.type());
+  refuse_f6(types, where);
   if (!is(op, "stablehlo.bitcast_convert") || op.operands().size() != 1) return;
   const TensorType& from = op.operands()[0].type();
   const TensorType& to = op.result().type();
@@ -311,7 +330,10 @@ Value rewritten(const Op& op, const std::vector<Value>& operands) {
 }  // namespace
 
 void refuse_plugin_aborts(const Module& module, const std::string& source_name) {
-  for (const auto& f : module.funcs()) scan(f->body(), source_name);
+  for (const auto& f : module.funcs()) {
+    refuse_f6(f->arg_types(), fmt::format("{}: @{}'s arguments", source_name, f->name()));
+    scan(f->body(), source_name);
+  }
 }
 
 int rewrite_to_the_spec(Module& module, const std::string& source_name) {

@@ -10,6 +10,42 @@ namespace hhlo {
 using detail::args;
 using detail::ClientState;
 
+namespace {
+
+/// The element types that end the process inside the pinned CPU plugin (XLA aborts on them,
+/// docs/facts.md): refused before any call that would give it one.
+constexpr DType kAbortingTypes[] = {DType::f6E2M3FN, DType::f6E3M2FN};
+
+[[noreturn]] void refuse_aborting(DType t, std::string_view where) {
+  throw Error(
+      fmt::format("{}: element type {} is not run: the XLA CPU plugin aborts the process on "
+                  "it (f6 types; convert to f8E4M3FN or f32 instead)",
+                  where, mlir_name(t)));
+}
+
+bool word_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/// Throws when the text program names an aborting element type as a type (`xf6E2M3FN>`,
+/// `<f6E3M2FN>`, `: f6E2M3FN`); bytecode is not scanned (the program stage reads bytecode into a
+/// module, printed as text before it reaches here).
+void refuse_aborting_text(std::string_view mlir) {
+  for (DType t : kAbortingTypes) {
+    std::string_view n = mlir_name(t);
+    for (size_t at = mlir.find(n); at != std::string_view::npos; at = mlir.find(n, at + 1)) {
+      char before = at ? mlir[at - 1] : ' ';
+      char after = at + n.size() < mlir.size() ? mlir[at + n.size()] : ' ';
+      char dim = at >= 2 ? mlir[at - 2] : ' ';  // `4xf6E2M3FN`, `?xf6E2M3FN`
+      bool typed = before == '<' || before == ' ' || before == '(' || before == ',' ||
+                   before == ':' || (before == 'x' && ((dim >= '0' && dim <= '9') || dim == '?'));
+      if (typed && !word_char(after)) refuse_aborting(t, "compile");
+    }
+  }
+}
+
+}  // namespace
+
 Client Client::create(const Plugin& plugin, const std::vector<ClientOption>& options) {
   return create(plugin, ClientCreateOptions{.options = options});
 }
@@ -130,6 +166,8 @@ Buffer Client::buffer_from_host(const void* data, std::size_t size, const Tensor
     throw Error("Client::buffer_from_host: the device belongs to another client");
   PJRT_Device* dev = device ? static_cast<PJRT_Device*>(device->handle())
                             : static_cast<PJRT_Device*>(devices().at(0).handle());
+  for (DType t : kAbortingTypes)
+    if (type.dtype == t) refuse_aborting(t, "Client::buffer_from_host");
   auto a = args<PJRT_Client_BufferFromHostBuffer_Args>();
   a.client = state_->client.get();
   a.data = data;
@@ -151,6 +189,7 @@ std::vector<ClientOption> execution_client_options(bool synchronous) {
 
 LoadedExecutable Client::compile(const PrintedProgram& printed,
                                  const CompileOptions& options) const {
+  refuse_aborting_text(printed.text());
   std::string opts = serialize_compile_options(options);
   std::string code(printed.text());
   static constexpr char kFormat[] = "mlir";

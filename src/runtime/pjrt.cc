@@ -93,15 +93,39 @@ struct TypePair {
   PJRT_Buffer_Type theirs;
 };
 constexpr TypePair kTypes[] = {
-    {DType::pred, PJRT_Buffer_Type_PRED}, {DType::i8, PJRT_Buffer_Type_S8},
-    {DType::i16, PJRT_Buffer_Type_S16},   {DType::i32, PJRT_Buffer_Type_S32},
-    {DType::i64, PJRT_Buffer_Type_S64},   {DType::ui8, PJRT_Buffer_Type_U8},
-    {DType::ui16, PJRT_Buffer_Type_U16},  {DType::ui32, PJRT_Buffer_Type_U32},
-    {DType::ui64, PJRT_Buffer_Type_U64},  {DType::f16, PJRT_Buffer_Type_F16},
-    {DType::bf16, PJRT_Buffer_Type_BF16}, {DType::f32, PJRT_Buffer_Type_F32},
-    {DType::f64, PJRT_Buffer_Type_F64},   {DType::c64, PJRT_Buffer_Type_C64},
+    {DType::pred, PJRT_Buffer_Type_PRED},
+    {DType::i8, PJRT_Buffer_Type_S8},
+    {DType::i16, PJRT_Buffer_Type_S16},
+    {DType::i32, PJRT_Buffer_Type_S32},
+    {DType::i64, PJRT_Buffer_Type_S64},
+    {DType::ui8, PJRT_Buffer_Type_U8},
+    {DType::ui16, PJRT_Buffer_Type_U16},
+    {DType::ui32, PJRT_Buffer_Type_U32},
+    {DType::ui64, PJRT_Buffer_Type_U64},
+    {DType::f16, PJRT_Buffer_Type_F16},
+    {DType::bf16, PJRT_Buffer_Type_BF16},
+    {DType::f32, PJRT_Buffer_Type_F32},
+    {DType::f64, PJRT_Buffer_Type_F64},
+    {DType::c64, PJRT_Buffer_Type_C64},
     {DType::c128, PJRT_Buffer_Type_C128},
+    {DType::i2, PJRT_Buffer_Type_S2},
+    {DType::i4, PJRT_Buffer_Type_S4},
+    {DType::ui2, PJRT_Buffer_Type_U2},
+    {DType::ui4, PJRT_Buffer_Type_U4},
+    {DType::f4E2M1FN, PJRT_Buffer_Type_F4E2M1FN},
+    {DType::f6E2M3FN, PJRT_Buffer_Type_F6E2M3FN},
+    {DType::f6E3M2FN, PJRT_Buffer_Type_F6E3M2FN},
+    {DType::f8E3M4, PJRT_Buffer_Type_F8E3M4},
+    {DType::f8E4M3, PJRT_Buffer_Type_F8E4M3},
+    {DType::f8E4M3FN, PJRT_Buffer_Type_F8E4M3FN},
+    {DType::f8E4M3FNUZ, PJRT_Buffer_Type_F8E4M3FNUZ},
+    {DType::f8E4M3B11FNUZ, PJRT_Buffer_Type_F8E4M3B11FNUZ},
+    {DType::f8E5M2, PJRT_Buffer_Type_F8E5M2},
+    {DType::f8E5M2FNUZ, PJRT_Buffer_Type_F8E5M2FNUZ},
+    {DType::f8E8M0FNU, PJRT_Buffer_Type_F8E8M0FNU},
+    {DType::token, PJRT_Buffer_Type_TOKEN},
 };
+static_assert(std::size(kTypes) == static_cast<std::size_t>(DType::token) + 1);
 }  // namespace
 
 PJRT_Buffer_Type to_pjrt(DType t) { return kTypes[static_cast<int>(t)].theirs; }

@@ -58,6 +58,36 @@ std::optional<DType> dtype_of(uint64_t primitive_type) {
       return DType::bf16;
     case 18:
       return DType::c128;
+    case 19:
+      return DType::f8E5M2;
+    case 20:
+      return DType::f8E4M3FN;
+    case 21:
+      return DType::i4;
+    case 22:
+      return DType::ui4;
+    case 23:
+      return DType::f8E4M3B11FNUZ;
+    case 24:
+      return DType::f8E5M2FNUZ;
+    case 25:
+      return DType::f8E4M3FNUZ;
+    case 26:
+      return DType::i2;
+    case 27:
+      return DType::ui2;
+    case 28:
+      return DType::f8E4M3;
+    case 29:
+      return DType::f8E3M4;
+    case 32:
+      return DType::f4E2M1FN;
+    case 33:
+      return DType::f8E8M0FNU;
+    case 35:
+      return DType::f6E3M2FN;
+    case 36:
+      return DType::f6E2M3FN;
     default:
       return std::nullopt;
   }

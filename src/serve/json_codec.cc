@@ -283,8 +283,10 @@ void append_data(std::string& out, const Array& a) {
         if (i) out += ',';
         if constexpr (std::is_same_v<T, bool>)
           append_number(out, p[i] != 0);
-        else if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>)
+        else if constexpr (kIsFloatStruct<T>)
           append_number(out, static_cast<float>(p[i]));
+        else if constexpr (kIsNarrowInt<T>)
+          append_number(out, static_cast<int64_t>(p[i].value()));
         else
           append_number(out, p[i]);
       }

@@ -262,8 +262,8 @@ TEST(HostileProgram, ABitcastBetweenComplexWidthsIsRefusedBeforeThePlugin) {
           "the XLA CPU plugin's process");
 }
 
-// Issue 44: the f6 element types (f6E2M3FN, f6E3M2FN) abort XLA; they are not among hhlo's types,
-// and our parser names the one it found before anything reaches the plugin.
+// Issue 44: the f6 element types (f6E2M3FN, f6E3M2FN) abort XLA; hhlo reads them, and the program
+// stage names the one it found, with the op's line, before anything reaches the plugin.
 TEST(HostileProgram, AnF6ElementTypeIsRefusedBeforeThePlugin) {
   for (const char* type : {"f6E2M3FN", "f6E3M2FN"}) {
     Files f = prepare(std::string("f6_") + type,
@@ -272,7 +272,10 @@ TEST(HostileProgram, AnF6ElementTypeIsRefusedBeforeThePlugin) {
   return %0 : tensor<{0}>
 }})",
                                   type));
-    expect_refused_by_run_and_check(f, f.input, fmt::format("found '{}'", type));
+    expect_refused_by_run_and_check(
+        f, f.input,
+        fmt::format("{}:2: stablehlo.convert: element type {} aborts the XLA CPU plugin's process",
+                    f.program, type));
   }
 }
 

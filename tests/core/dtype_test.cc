@@ -12,7 +12,9 @@ TEST(DType, MlirNamesRoundTrip) {
   for (DType t : kAllDTypes) EXPECT_EQ(dtype_from_mlir(mlir_name(t)), t);
   EXPECT_EQ(mlir_name(DType::pred), "i1");
   EXPECT_EQ(mlir_name(DType::c64), "complex<f32>");
-  EXPECT_THROW(dtype_from_mlir("f8E4M3"), Error);
+  EXPECT_EQ(dtype_from_mlir("f8E4M3"), DType::f8E4M3);
+  EXPECT_THROW(dtype_from_mlir("f8E4M3X"), Error);
+  EXPECT_THROW(dtype_from_mlir("si32"), Error);
 }
 
 TEST(DType, HalfConversionsMatchIeee) {

@@ -9,7 +9,7 @@ reference the test compares against:
     all_dtypes.order.txt: the tensor names in the order of the file's header;
   - flax.safetensors: safetensors.flax.save_file of jax.numpy arrays, the keys of
     flax.traverse_util-style flattening ("dense.kernel", "layers.1.w"); flax.NAME.npy;
-  - f8.safetensors: a float8_e4m3fn tensor (F8_E4M3), which hhlo has no type for.
+  - f8.safetensors: a float8_e4m3fn tensor [1, 2] (F8_E4M3), read as f8E4M3FN.
 """
 import json
 import os

@@ -87,13 +87,29 @@ TEST(Safetensors, RoundTripsThroughAFileWrittenAtomically) {
   std::filesystem::remove_all(dir);
 }
 
+// safetensors' numpy writer names ml_dtypes' float8_e4m3fn F8_E4M3 (PyTorch's float8_e4m3fn too).
+TEST(Safetensors, F8E4M3IsFloat8E4M3FN) {
+  Safetensors s = read_safetensors(gen("f8.safetensors"));
+  ASSERT_EQ(s.tensors.size(), 1u);
+  const Array& x = s.tensors[0].second;
+  EXPECT_EQ(x.dtype(), DType::f8E4M3FN);
+  EXPECT_EQ(x.element_as_double(0), 1.0);
+  EXPECT_EQ(x.element_as_double(1), 2.0);
+  EXPECT_NE(serialize_safetensors(s.tensors, {}).find("\"F8_E4M3\""), std::string::npos);
+}
+
 TEST(Safetensors, RefusesADtypeHhloHasNoTypeFor) {
+  // F4: float4_e2m1fn packed two to a byte, which no host array of ours is.
+  std::string header = R"({"x":{"dtype":"F4","shape":[2],"data_offsets":[0,1]}})";
+  std::string bytes(8, '\0');
+  bytes[0] = static_cast<char>(header.size());
+  bytes += header + '\x12';
   try {
-    read_safetensors(gen("f8.safetensors"));
+    parse_safetensors(std::as_bytes(std::span(bytes.data(), bytes.size())), "f4.safetensors");
     FAIL() << "no error";
   } catch (const IoError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("f8.safetensors"));
-    EXPECT_THAT(e.what(), HasSubstr("tensor 'x' has dtype F8_E4M3, which hhlo has no type for"));
+    EXPECT_THAT(e.what(), HasSubstr("f4.safetensors"));
+    EXPECT_THAT(e.what(), HasSubstr("tensor 'x' has dtype F4, which hhlo has no type for"));
   }
 }
 

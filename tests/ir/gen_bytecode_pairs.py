@@ -78,6 +78,14 @@ cases = {
                             jax.lax.tanh(x, accuracy=jax.lax.Tolerance(atol=0.1234567)),
                             jax.lax.sqrt(x, accuracy=jax.lax.AccuracyMode.DEFAULT)), (f32(8),)),
     "complex": (lambda x: (x * (1 + 2j)).conj() + jnp.array([1 + 1j, 2, 3j], jnp.complex64), (jax.ShapeDtypeStruct((3,), jnp.complex64),)),
+    # The narrow types (VHLO type codes 6, 7, 10, 15, 27-29, 31, 32, 35-37, 40) and their literals.
+    "narrow": (lambda x, q, u, e: tuple(x.astype(t) for t in (
+        jnp.float8_e4m3fn, jnp.float8_e4m3fnuz, jnp.float8_e4m3b11fnuz, jnp.float8_e5m2fnuz,
+        jnp.float4_e2m1fn, jnp.float8_e3m4, jnp.float8_e4m3, jnp.float8_e8m0fnu)) + (
+        q + q, u * u, e.astype(jnp.float32), q.astype(jnp.int2), u.astype(jnp.uint2),
+        jnp.array([1.5, -2, 448], jnp.float8_e4m3fn), jnp.array([-8, 7, 1], jnp.int4)),
+        (f32(4), jax.ShapeDtypeStruct((4,), jnp.int4), jax.ShapeDtypeStruct((4,), jnp.uint4),
+         jax.ShapeDtypeStruct((4,), jnp.float8_e5m2))),
 }
 def save(name, exp):
     open(f"{out}/jax/{name}.mlir", "w").write(exp.mlir_module())
@@ -140,6 +148,13 @@ texts = {
   %0 = "stablehlo.dot"(%a, %b) {precision_config = [#stablehlo<precision HIGH>, #stablehlo<precision HIGHEST>]} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   %1 = "stablehlo.dot"(%a, %b) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   return %0, %1 : tensor<2x4xf32>, tensor<2x4xf32>
+}""",
+    # !stablehlo.token (vhlo.token_v1) with vhlo.after_all_v1 and vhlo.create_token_v1.
+    "tokens": """func.func @main(%t: !stablehlo.token, %x: tensor<2xf32>) -> (!stablehlo.token, tensor<2xf32>) {
+  %0 = stablehlo.create_token : !stablehlo.token
+  %1 = stablehlo.after_all %t, %0 : !stablehlo.token
+  %2 = stablehlo.after_all : !stablehlo.token
+  return %1, %x : !stablehlo.token, tensor<2xf32>
 }""",
 }
 with jax_mlir.make_ir_context():

@@ -254,6 +254,13 @@ std::vector<Case> cases() {
                                  {.api_version = 2, .backend_config = std::string("opaque\x01")});
                  return std::vector<Value>{a[1], b[0]};
                }});
+  // Tokens: no builders (hhlo/ir/ops.h); appended as the parser records them.
+  v.push_back({"tokens", {T(F, {2}), T(DType::token, {})}, [](Func& f) {
+                 const TensorType token{DType::token, {}};
+                 Value t = f.append({"stablehlo.create_token", {}, {token}, {}, {}, {}})[0];
+                 Value u = f.append({"stablehlo.after_all", {t, f.arg(1)}, {token}, {}, {}, {}})[0];
+                 return std::vector<Value>{f.arg(0), u};
+               }});
   return v;
 }
 

@@ -76,6 +76,7 @@ TEST(Signature, EveryDTypeIsReadFromTheCompiledProgram) {
   std::string params, types;
   std::vector<TensorType> want;
   for (DType t : kAllDTypes) {
+    if (t == DType::f6E2M3FN || t == DType::f6E3M2FN) continue;  // refused: they abort XLA
     TensorType type{t, {2, static_cast<int64_t>(want.size()) + 1}};
     params += fmt::format("{}%a{}: {}", want.empty() ? "" : ", ", want.size(), type.to_string());
     want.push_back(type);

@@ -16,7 +16,25 @@ std::vector<TensorType> global_input_types(const LoadedExecutable& exe) {
   return out;
 }
 
-void check_inputs(const LoadedExecutable& exe, const std::vector<Array>& inputs,
+namespace {
+
+/// `raw` (bytes) as an array of the narrow type `t`, each byte an element's bits; throws naming
+/// input `i` when a byte has bits above the type's width.
+Array bytes_as(Array raw, DType t, std::size_t i, const std::string& name) {
+  const auto* p = static_cast<const uint8_t*>(raw.data());
+  const unsigned width = static_cast<unsigned>(bit_width(t));
+  for (int64_t k = 0; k < raw.num_elements(); ++k)
+    if (width < 8 && (p[k] >> width) != 0)
+      throw Error(
+          fmt::format("input {} ('{}') holds byte 0x{:02X} at element {}, which is no {} "
+                      "(its {} bits are the low bits of each byte)",
+                      i, name, p[k], k, mlir_name(t), width));
+  return Array::from_bytes(TensorType{t, raw.dims()}, raw.data(), raw.byte_size());
+}
+
+}  // namespace
+
+void check_inputs(const LoadedExecutable& exe, std::vector<Array>& inputs,
                   const std::vector<std::string>& names, const std::string& entry) {
   const std::string fn = "@" + (entry.empty() ? std::string("main") : entry);
   std::optional<std::vector<TensorType>> want = exe.input_types();
@@ -34,6 +52,8 @@ void check_inputs(const LoadedExecutable& exe, const std::vector<Array>& inputs,
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const TensorType& w = (*want)[i];
+    if (is_narrow(w.dtype) && inputs[i].dtype() == DType::ui8)
+      inputs[i] = bytes_as(std::move(inputs[i]), w.dtype, i, names[i]);
     const TensorType& got = inputs[i].type();
     if (w.dtype != got.dtype)
       throw Error(fmt::format("input {} ('{}') has dtype {}, {} parameter {} expects {} ({})", i,

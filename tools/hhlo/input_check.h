@@ -17,10 +17,13 @@ std::vector<TensorType> global_input_types(const LoadedExecutable& exe);
 
 /// Checks `inputs` (read from the files `names`, one per input) against the compiled program's
 /// parameter types: count, dtype, then shape (a dynamic dimension takes any size). `entry` names
-/// the function in messages (empty: @main). Throws hhlo::Error naming the input, its file and
-/// the expected type; also when the parameter types could not be read (it refuses to run on
-/// unchecked inputs).
-void check_inputs(const LoadedExecutable& exe, const std::vector<Array>& inputs,
+/// the function in messages (empty: @main). An input of bytes (ui8: a `.npy` of descr u1, or V1
+/// as np.save writes an ml_dtypes int4/float8 array) for a parameter of a narrow type (i4,
+/// f8E4M3FN, ...) becomes that type, each byte the element's bits. Throws hhlo::Error naming the
+/// input, its file and the expected type (for bytes: the first byte with bits above the type's
+/// width); also when the parameter types could not be read (it refuses to run on unchecked
+/// inputs).
+void check_inputs(const LoadedExecutable& exe, std::vector<Array>& inputs,
                   const std::vector<std::string>& names, const std::string& entry);
 
 }  // namespace hhlo::cli

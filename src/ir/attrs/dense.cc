@@ -28,8 +28,10 @@ std::string element_literal(const Array& a, int64_t i) {
       return v ? "true" : "false";
     else if constexpr (std::is_integral_v<T>)
       return fmt::format("{}", v);
-    else if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>)
-      return fmt::format("0x{:04X}", v.bits);
+    else if constexpr (kIsNarrowInt<T>)
+      return fmt::format("{}", v.value());
+    else if constexpr (kIsFloatStruct<T>)
+      return fmt::format("0x{:0{}X}", v.bits, 2 * sizeof(T));
     else if constexpr (std::is_floating_point_v<T>)
       return detail::format_float(v, a.dtype());
     else
@@ -232,6 +234,9 @@ void fill_hex(Parser& p, const std::string& bytes, const TensorType& type, int64
   }
   if (pred)
     for (size_t i = 0; i < nb; ++i) out[i] = out[i] != 0;
+  if (is_narrow(type.dtype))  // the element's bits, the high bits of its byte zero
+    for (size_t i = 0; i < nb; ++i)
+      out[i] = static_cast<char>(out[i] & ((1u << bit_width(type.dtype)) - 1));
 }
 
 // The value of a real literal; for a hex bit pattern (of `part`'s width) 0 with `is_bits` set and
@@ -290,7 +295,8 @@ void write_integer(Parser& p, const Elem& e, DType dt, char* dst) {
   if (!parse_uint(e.a.text, lit.mag) || !int_in_range(lit, dt, v))
     p.fail_at(e.a.pos, fmt::format("an integer in range of {}", mlir_name(dt)),
               "'" + std::string(e.a.text) + "'");
-  std::memcpy(dst, &v, byte_size(dt));  // little-endian: the low bytes
+  if (is_narrow(dt)) v &= (int64_t{1} << bit_width(dt)) - 1;  // two's complement low bits
+  std::memcpy(dst, &v, byte_size(dt));                        // little-endian: the low bytes
 }
 
 // A float or complex literal into `dst`.
@@ -306,6 +312,13 @@ void write_float(Parser& p, const Elem& e, DType dt, char* dst) {
       b = dt == DType::f16 ? f16_t(static_cast<float>(v)).bits : bf16_t(static_cast<float>(v)).bits;
     }
     std::memcpy(dst, &b, 2);
+  } else if (is_narrow(dt)) {
+    auto [v, isbits] = float_of(p, e.a, e.neg_a, dt);
+    uint64_t raw = 0;
+    if (isbits) parse_uint(e.a.text, raw);
+    uint8_t sign = static_cast<uint8_t>(1u << (bit_width(dt) - 1));
+    *dst =
+        static_cast<char>(isbits ? raw ^ (e.neg_a ? sign : 0u) : detail::narrow_float_bits(dt, v));
   } else if (dt == DType::f32) {
     float f = static_cast<float>(float_of(p, e.a, e.neg_a, dt).first);
     std::memcpy(dst, &f, 4);

@@ -60,6 +60,16 @@ T scalar_to(const Scalar& s, DType dtype) {
         return static_cast<T>(s.f);
     }
     return T{};
+  } else if constexpr (kIsNarrowInt<T>) {
+    bool ok = s.kind == Scalar::Kind::int_    ? s.i >= T::kMin && s.i <= T::kMax
+              : s.kind == Scalar::Kind::uint_ ? s.u <= static_cast<uint64_t>(T::kMax)
+              : s.kind == Scalar::Kind::float_
+                  ? s.f == std::trunc(s.f) && s.f >= T::kMin && s.f <= T::kMax
+                  : true;
+    if (!ok) return out_of_range(shown());
+    return s.kind == Scalar::Kind::float_  ? T(s.f)
+           : s.kind == Scalar::Kind::uint_ ? T(s.u)
+                                           : T(s.i);
   } else {
     double d = s.kind == Scalar::Kind::float_  ? s.f
                : s.kind == Scalar::Kind::uint_ ? static_cast<double>(s.u)
@@ -68,6 +78,8 @@ T scalar_to(const Scalar& s, DType dtype) {
       return T(static_cast<typename T::value_type>(d), 0);
     else if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>)
       return T(static_cast<float>(d));
+    else if constexpr (kIsFloatStruct<T>)
+      return T(d);
     else
       return static_cast<T>(d);
   }

@@ -1,4 +1,5 @@
-// while, if, case, optimization_barrier.
+// while, if, case, optimization_barrier; after_all and create_token, which order side effects
+// through !stablehlo.token values.
 #include "../infer_util.h"
 #include "../op_descriptor.h"
 #include "hhlo/ir/ops.h"
@@ -107,8 +108,24 @@ std::vector<TensorType> infer_optimization_barrier_op(const detail::OpInfo& op) 
   return op.operands;
 }
 
+// after_all (C1: operands are tokens; the result is a token) and create_token (no operands).
+std::vector<TensorType> infer_after_all_op(const detail::OpInfo& op) {
+  for (size_t i = 0; i < op.operands.size(); ++i)
+    if (!is_token(op.operands[i].dtype))
+      detail::fail("after_all", "", "operand {} is {}, not !stablehlo.token", i,
+                   op.operands[i].to_string());
+  return {TensorType{DType::token, {}}};
+}
+
+std::vector<TensorType> infer_create_token_op(const detail::OpInfo& op) {
+  op.need(0);
+  return {TensorType{DType::token, {}}};
+}
+
 constexpr detail::OpDescriptor kOps[] = {
+    {"stablehlo.after_all", infer_after_all_op},
     {"stablehlo.case", infer_case_op},
+    {"stablehlo.create_token", infer_create_token_op},
     {"stablehlo.if", infer_if_op},
     {"stablehlo.optimization_barrier", infer_optimization_barrier_op},
     {"stablehlo.return", nullptr},

@@ -82,7 +82,8 @@ unsigned class_of(DType t) {
   if (is_signed_int(t)) return kSInt;
   if (is_unsigned_int(t)) return kUInt;
   if (is_float(t)) return kFloat;
-  return kComplex;
+  if (is_complex(t)) return kComplex;
+  return 0;  // token: no elementwise op takes it
 }
 
 // The table entry of `op` at `arity`, or nullptr: one hash look-up (the verifier asks for every

@@ -18,6 +18,9 @@ uint64_t max_unsigned(DType t) {
 
 DType signed_index_type(DType t) {
   switch (t) {
+    case DType::ui2:
+    case DType::ui4:
+      return DType::i8;
     case DType::ui8:
       return DType::i16;
     case DType::ui16:
@@ -58,7 +61,7 @@ Value signed_start_indices(Value indices, int64_t index_vector_dim,
       Array per_component(u, {static_cast<int64_t>(caps.size())});
       visit_dtype(u, [&](auto zero) {
         using T = decltype(zero);
-        if constexpr (std::is_unsigned_v<T>) {
+        if constexpr (std::is_unsigned_v<T> || kIsNarrowInt<T>) {
           auto p = static_cast<T*>(per_component.data());
           for (size_t k = 0; k < caps.size(); ++k) p[k] = static_cast<T>(caps[k]);
         }

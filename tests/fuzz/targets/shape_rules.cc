@@ -61,7 +61,8 @@ DType dtype(Bytes& b) {
   // Integers (indices) and f32 twice as often as the rest.
   static constexpr DType kPick[] = {DType::i32, DType::i64, DType::f32, DType::i32,
                                     DType::f32, DType::f64, DType::c64, DType::pred};
-  return b.flag() ? kPick[b.below(std::size(kPick))] : kAllDTypes[b.below(std::size(kAllDTypes))];
+  return b.flag() ? kPick[b.below(std::size(kPick))]
+                  : kClassicDTypes[b.below(std::size(kClassicDTypes))];
 }
 
 /// Operand types: each either fresh, or a previous one's (possibly with another element type or

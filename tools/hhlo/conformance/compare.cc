@@ -16,22 +16,36 @@ struct FloatTraits;
 template <>
 struct FloatTraits<f16_t> {
   using Bits = uint16_t;
+  static constexpr int kSignBit = 15;
   static double value(f16_t x) { return static_cast<float>(x); }
 };
 template <>
 struct FloatTraits<bf16_t> {
   using Bits = uint16_t;
+  static constexpr int kSignBit = 15;
   static double value(bf16_t x) { return static_cast<float>(x); }
 };
 template <>
 struct FloatTraits<float> {
   using Bits = uint32_t;
+  static constexpr int kSignBit = 31;
   static double value(float x) { return x; }
 };
 template <>
 struct FloatTraits<double> {
   using Bits = uint64_t;
+  static constexpr int kSignBit = 63;
   static double value(double x) { return x; }
+};
+/// The narrow floats: the format's bits in the low bits of a byte (f8E8M0FNU has no sign).
+template <DType D>
+struct FloatTraits<narrow_float<D>> {
+  using Bits = uint8_t;
+  static constexpr int kSignBit = D == DType::f4E2M1FN                           ? 3
+                                  : D == DType::f6E2M3FN || D == DType::f6E3M2FN ? 5
+                                  : D == DType::f8E8M0FNU                        ? -1
+                                                                                 : 7;
+  static double value(narrow_float<D> x) { return static_cast<double>(x); }
 };
 
 template <typename T>
@@ -47,7 +61,8 @@ typename FloatTraits<T>::Bits bits_of(T x) {
 template <typename T>
 unsigned __int128 ulp_distance(T a, T b) {
   using Bits = typename FloatTraits<T>::Bits;
-  constexpr Bits sign = Bits(Bits(1) << (sizeof(Bits) * 8 - 1));
+  constexpr int kSignBit = FloatTraits<T>::kSignBit;
+  constexpr Bits sign = kSignBit < 0 ? Bits(0) : Bits(uint64_t{1} << (kSignBit < 0 ? 0 : kSignBit));
   auto ordered = [](Bits x) -> __int128 {
     __int128 magnitude = static_cast<__int128>(x & Bits(~sign));
     return (x & sign) ? -magnitude : magnitude;
@@ -98,8 +113,10 @@ template <typename T>
 std::string show(const T& v) {
   if constexpr (std::is_same_v<T, bool>)
     return v ? "true" : "false";
-  else if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t>)
+  else if constexpr (kIsFloatStruct<T>)
     return fmt::format("{}", static_cast<float>(v));
+  else if constexpr (kIsNarrowInt<T>)
+    return fmt::format("{}", v.value());
   else if constexpr (std::is_same_v<T, std::complex<float>> ||
                      std::is_same_v<T, std::complex<double>>)
     return fmt::format("({}, {})", v.real(), v.imag());
@@ -120,8 +137,7 @@ Verdict compare_element(CheckKind kind, const T& a, const T& b) {
     Verdict im = compare_float<P>(kind, a.imag(), b.imag());
     if (re.ok && im.ok) return {};
     return {false, !re.ok ? "real part: " + re.detail : "imaginary part: " + im.detail};
-  } else if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t> ||
-                       std::is_floating_point_v<T>) {
+  } else if constexpr (kIsFloatStruct<T> || std::is_floating_point_v<T>) {
     return compare_float<T>(kind, a, b);
   } else {
     return {a == b, ""};
@@ -186,8 +202,7 @@ std::optional<std::string> compare(CheckKind kind, const TensorType& type, const
           worst_abs = std::max(worst_abs, d);
           if (m > 0) worst_rel = std::max(worst_rel, d / m);
         }
-      } else if constexpr (std::is_same_v<T, f16_t> || std::is_same_v<T, bf16_t> ||
-                           std::is_floating_point_v<T>) {
+      } else if constexpr (kIsFloatStruct<T> || std::is_floating_point_v<T>) {
         using Wide = std::conditional_t<std::is_same_v<T, double>, double, float>;
         double x = static_cast<Wide>(a[i]), y = static_cast<Wide>(b[i]);
         double d = std::abs(x - y);
