@@ -19,10 +19,11 @@
 namespace hhlo {
 namespace detail {
 
-/// The program exactly as given, to the plugin's own reader (Client's friend for these tests).
+/// The program exactly as given, to the plugin's own reader (PrintedProgram's friend for these
+/// tests).
 struct PluginTextProbe {
   static LoadedExecutable compile(const Client& client, const std::string& program) {
-    return client.compile_program(program, {});
+    return client.compile(PrintedProgram(program));
   }
 };
 
