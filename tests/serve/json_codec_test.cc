@@ -238,7 +238,7 @@ TEST(CompressedBodies, AResponseIsDeflatedAsAcceptEncodingAsks) {
   EXPECT_EQ(response_encoding("gzip"), "gzip");  // tritonclient's response_compression_algorithm
   EXPECT_EQ(response_encoding("deflate"), "deflate");
   EXPECT_EQ(response_encoding("br;q=1.0, deflate;q=0.5, gzip"), "deflate");  // the first listed
-  EXPECT_EQ(response_encoding("gzip;q=0, deflate"), "deflate");               // q=0: not wanted
+  EXPECT_EQ(response_encoding("gzip;q=0, deflate"), "deflate");              // q=0: not wanted
   EXPECT_EQ(response_encoding("gzip; q=0.0"), "");
   EXPECT_EQ(response_encoding(" identity , br"), "");
   EXPECT_EQ(response_encoding(""), "");
