@@ -30,13 +30,24 @@ struct PluginTextProbe {
 }  // namespace detail
 namespace {
 
+/// The narrow types as the default plugin (PJRT C API 0.115, StableHLO 1.20) runs them: the facts
+/// pinned here are its own. The 0.81 runner-up (compat label) emits invalid LLVM IR for some
+/// narrow programs and refuses the f6 constant that aborts the default one: its tests are skipped.
+class NarrowPlugin : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (Plugin::for_platform("cpu").api_minor() < 115)
+      GTEST_SKIP() << "the narrow types' facts are the default plugin's (PJRT C API 0.115)";
+  }
+};
+
 std::string generated(const std::string& name) {
   return std::string(HHLO_GENERATED_DIR) + "/narrow/" + name;
 }
 
 bool aborts_xla(DType t) { return t == DType::f6E2M3FN || t == DType::f6E3M2FN; }
 
-TEST(NarrowPlugin, HostBuffersHoldOneElementPerByteBothWays) {
+TEST_F(NarrowPlugin, HostBuffersHoldOneElementPerByteBothWays) {
   for (DType t : kNarrowDTypes) {
     if (aborts_xla(t)) continue;
     SCOPED_TRACE(std::string(mlir_name(t)));
@@ -50,7 +61,7 @@ TEST(NarrowPlugin, HostBuffersHoldOneElementPerByteBothWays) {
   }
 }
 
-TEST(NarrowPlugin, F6TypesAreRefusedBeforeThePlugin) {
+TEST_F(NarrowPlugin, F6TypesAreRefusedBeforeThePlugin) {
   for (DType t : {DType::f6E2M3FN, DType::f6E3M2FN}) {
     SCOPED_TRACE(std::string(mlir_name(t)));
     std::string ty = TensorType{t, {2}}.to_string();
@@ -74,7 +85,7 @@ TEST(NarrowPlugin, F6TypesAreRefusedBeforeThePlugin) {
 // two f6 values, fails the compile with an error instead; an f6 argument returned as it is, and an
 // f6 constant converted to f32, run (docs/facts.md). (tests/core/gen_narrow_dtypes.py, jaxlib's
 // serializer.)
-TEST(NarrowPlugin, PluginAbortsOnAnF6Program) {
+TEST_F(NarrowPlugin, PluginAbortsOnAnF6Program) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   for (const char* t : {"f6E2M3FN", "f6E3M2FN"}) {
     std::string bytes = read_file(generated(std::string(t) + "_convert.mlirbc"), "program");
@@ -96,7 +107,7 @@ bool same_code(DType t, uint8_t a, uint8_t b) {
   });
 }
 
-TEST(NarrowPlugin, ConvertsFromF32AsMlDtypes) {
+TEST_F(NarrowPlugin, ConvertsFromF32AsMlDtypes) {
   Array in = read_npy(generated("plugin_inputs.npy"));
   const int64_t n = in.num_elements();
   for (DType t : kNarrowDTypes) {
@@ -247,7 +258,7 @@ std::pair<std::string, Array> program_of(const InterpretCase& c) {
   return {program, *want.funcs()[0]->body().ops()[0]->attr("value")->get_if<DenseAttr>()->array};
 }
 
-TEST(NarrowPlugin, InterpreterCasesOfTheNarrowTypes) {
+TEST_F(NarrowPlugin, InterpreterCasesOfTheNarrowTypes) {
   for (const InterpretCase& c : kInterpretCases) {
     SCOPED_TRACE(c.name);
     auto [program, want] = program_of(c);
