@@ -16,6 +16,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "commands.h"
@@ -87,26 +88,13 @@ std::vector<std::string> output_names(const std::vector<std::string>& results, s
 /// Element `i` of `a` as NumPy prints it: an integer exactly, a float in 6 significant digits, or
 /// for a complex dtype "RE+IMj" ("1-0.5j").
 std::string element_text(const Array& a, int64_t i) {
-  switch (a.dtype()) {  // integers exactly, as NumPy prints them (a double rounds past 2^53)
-    case DType::i8:
-      return fmt::format("{}", a.values<int8_t>()[i]);
-    case DType::i16:
-      return fmt::format("{}", a.values<int16_t>()[i]);
-    case DType::i32:
-      return fmt::format("{}", a.values<int32_t>()[i]);
-    case DType::i64:
-      return fmt::format("{}", a.values<int64_t>()[i]);
-    case DType::ui8:
-      return fmt::format("{}", a.values<uint8_t>()[i]);
-    case DType::ui16:
-      return fmt::format("{}", a.values<uint16_t>()[i]);
-    case DType::ui32:
-      return fmt::format("{}", a.values<uint32_t>()[i]);
-    case DType::ui64:
-      return fmt::format("{}", a.values<uint64_t>()[i]);
-    default:
-      break;
-  }
+  // Integers exactly, as NumPy prints them (a double rounds past 2^53).
+  if (is_integer(a.dtype()) && byte_size(a.dtype()) * 8 == std::size_t(bit_width(a.dtype())))
+    return visit_dtype(a.dtype(), [&](auto t) {
+      using T = decltype(t);
+      if constexpr (std::is_integral_v<T>) return fmt::format("{}", a.values<T>()[i]);
+      return std::string();  // not reached: the test above takes the C++ integer types only
+    });
   if (!is_complex(a.dtype())) return fmt::format("{:g}", a.element_as_double(i));
   std::complex<double> z = a.dtype() == DType::c64
                                ? std::complex<double>(a.values<std::complex<float>>()[i])
