@@ -9,7 +9,7 @@
 #include <unordered_set>
 
 #include "hhlo/core/error.h"
-#include "parser_lexer.h"
+#include "text/parser_lexer.h"
 
 namespace hhlo::detail {
 

@@ -2,8 +2,8 @@
 // TensorFlow's `stablehlo_serialized` and torch_xla's `forward.bytecode` hold, not a VHLO portable
 // artifact), made at build time by tests/ir/gen_plain_bytecode.py with both JAX releases:
 // print(read_bytecode(b)) == print(parse_module(t)) with locations for jaxlib's own print of each
-// module; the reader's property table (src/ir/bytecode_stablehlo_props.cc) against jaxlib's op
-// definitions; malformed plain bytecode as a ParseError naming what is not read.
+// module; the reader's property table (src/ir/bytecode/bytecode_stablehlo_props.cc) against
+// jaxlib's op definitions; malformed plain bytecode as a ParseError naming what is not read.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "../../src/ir/bytecode_internal.h"
+#include "../../src/ir/bytecode/bytecode_internal.h"
 #include "hhlo/ir/bytecode.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "../../src/ir/bytecode_internal.h"
+#include "../../src/ir/bytecode/bytecode_internal.h"
 #include "../../src/ir/op_defaults.h"
 #include "golden_util.h"
 #include "hhlo/core/error.h"

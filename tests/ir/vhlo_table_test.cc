@@ -1,6 +1,6 @@
-// Every row of the bytecode reader's VHLO op table (src/ir/bytecode_vhlo_op_attrs.cc: op name with
-// its version, and the attribute names its properties hold, in order) against StableHLO's own
-// definitions. The expected rows below were written from stablehlo/dialect/VhloOps.td of
+// Every row of the bytecode reader's VHLO op table (src/ir/bytecode/bytecode_vhlo_op_attrs.cc: op
+// name with its version, and the attribute names its properties hold, in order) against StableHLO's
+// own definitions. The expected rows below were written from stablehlo/dialect/VhloOps.td of
 // openxla/stablehlo at StableHLO 1.20.0 (commit 3c9301c116f97fbaf696959a0ede32712aec587b): each
 // `VHLO_Op<"name_vN", "from", "to">` with the `VHLO_AnyAttr:$name` arguments of its `arguments`,
 // sorted by name (the order ODS's readProperties reads them). The ops StableHLO added after 1.20
@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../../src/ir/bytecode_internal.h"
+#include "../../src/ir/bytecode/bytecode_internal.h"
 
 namespace hhlo::bc {
 namespace {

@@ -3,7 +3,7 @@
 // into an Exported: the module (its VHLO bytecode read by read_bytecode, hhlo/ir/bytecode.h), the
 // platforms, the input and output avals with their symbolic dimensions, names from the pytree
 // structure, shardings, nr_devices, effects and, with `serialize(vjp_order=k)`, the VJP's own
-// Exported. Our declaration of the wire format: src/program/exported.fbs.
+// Exported. Our declaration of the wire format: src/program/artifacts/exported.fbs.
 #pragma once
 
 #include <cstdint>

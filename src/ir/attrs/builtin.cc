@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 #include "../attribute_text.h"
-#include "../parser_internal.h"
+#include "../text/parser_internal.h"
 #include "hhlo/core/gspmd_sharding.h"
 #include "syntax.h"
 

@@ -2,7 +2,7 @@
 // `#stablehlo.channel_handle<handle = 1, type = 0>` (both fields, each once; else kept as text).
 #include <fmt/format.h>
 
-#include "../parser_internal.h"
+#include "../text/parser_internal.h"
 #include "syntax.h"
 
 namespace hhlo::detail {

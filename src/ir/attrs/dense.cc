@@ -12,7 +12,7 @@
 #include <limits>
 
 #include "../attribute_text.h"
-#include "../parser_internal.h"
+#include "../text/parser_internal.h"
 #include "syntax.h"
 
 namespace hhlo {

@@ -2,7 +2,7 @@
 // false>` (BoolArrayAttr); other element types are kept as text.
 #include <fmt/format.h>
 
-#include "../parser_internal.h"
+#include "../text/parser_internal.h"
 #include "syntax.h"
 
 namespace hhlo::detail {

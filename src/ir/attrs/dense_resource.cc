@@ -9,7 +9,7 @@
 
 #include <cstring>
 
-#include "../parser_internal.h"
+#include "../text/parser_internal.h"
 
 namespace hhlo::parse {
 namespace {

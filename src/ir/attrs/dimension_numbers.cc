@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "../parser_internal.h"
+#include "../text/parser_internal.h"
 #include "syntax.h"
 
 namespace hhlo {

@@ -4,7 +4,7 @@
 
 #include <array>
 
-#include "../parser_internal.h"
+#include "../text/parser_internal.h"
 #include "syntax.h"
 
 namespace hhlo {

@@ -2,7 +2,7 @@
 // ...]` (LayoutsAttr, minor-to-major); a list of another shape is an ordinary ArrayAttr.
 #include <fmt/format.h>
 
-#include "../parser_internal.h"
+#include "../text/parser_internal.h"
 #include "syntax.h"
 
 namespace hhlo::detail {

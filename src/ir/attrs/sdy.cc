@@ -7,7 +7,7 @@
 #include <charconv>
 
 #include "../attribute_text.h"
-#include "../parser_internal.h"
+#include "../text/parser_internal.h"
 #include "syntax.h"
 
 namespace hhlo::parse {

@@ -113,7 +113,7 @@ RegionBody returning(size_t first, size_t n) {
   };
 }
 
-/// Within what the parser reads back (src/ir/parser_types.cc): dimensions up to 2^48, element
+/// Within what the parser reads back (src/ir/text/parser_types.cc): dimensions up to 2^48, element
 /// counts up to 2^56. The builders accept larger types (e.g. a dimension 2^62); the printed text
 /// of those is not expected to parse.
 bool parser_reads_back(const std::vector<TensorType>& types) {

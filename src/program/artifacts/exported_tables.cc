@@ -1,6 +1,6 @@
-// The tables of a jax.export artifact (src/program/exported.fbs) read into our types: avals,
-// pytrees and the names of their leaves, meshes and named shardings. JAX's reading of the same
-// tables: jax/_src/export/serialization.py (_deserialize_aval, _deserialize_pytreedef,
+// The tables of a jax.export artifact (src/program/artifacts/exported.fbs) read into our types:
+// avals, pytrees and the names of their leaves, meshes and named shardings. JAX's reading of the
+// same tables: jax/_src/export/serialization.py (_deserialize_aval, _deserialize_pytreedef,
 // _deserialize_abstract_mesh, _deserialize_named_sharding).
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 // Internals of the jax.export artifact reader (hhlo/program/exported.h): the conversions from
-// the flatbuffer tables flatc generates from src/program/exported.fbs to our types.
+// the flatbuffer tables flatc generates from src/program/artifacts/exported.fbs to our types.
 #pragma once
 
 #include <cstdint>

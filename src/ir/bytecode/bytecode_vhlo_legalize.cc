@@ -9,9 +9,9 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "../op_attributes.h"
 #include "bytecode_internal.h"
 #include "hhlo/core/gspmd_sharding.h"
-#include "op_attributes.h"
 
 namespace hhlo::bc {
 namespace {

@@ -12,8 +12,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "../op_defaults.h"
 #include "bytecode_internal.h"
-#include "op_defaults.h"
 
 namespace hhlo::bc {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-#include "attribute_text.h"
+#include "../attribute_text.h"
 #include "bytecode_internal.h"
 
 namespace hhlo::bc {

@@ -11,8 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../op_attributes.h"
 #include "bytecode_internal.h"
-#include "op_attributes.h"
 
 namespace hhlo::bc {
 namespace {

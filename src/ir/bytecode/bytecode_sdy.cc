@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "attribute_text.h"
+#include "../attribute_text.h"
+#include "../text/parser_internal.h"
 #include "bytecode_internal.h"
-#include "parser_internal.h"
 
 namespace hhlo::bc {
 namespace {

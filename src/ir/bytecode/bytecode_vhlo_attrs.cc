@@ -5,7 +5,7 @@
 
 #include <bit>
 
-#include "attribute_text.h"
+#include "../attribute_text.h"
 #include "bytecode_internal.h"
 
 namespace hhlo::bc {

@@ -7,10 +7,10 @@
 #include <bit>
 #include <cstring>
 
+#include "../stablehlo_names.h"
 #include "bytecode_internal.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/verifier.h"
-#include "stablehlo_names.h"
 
 namespace hhlo::bc {
 namespace {

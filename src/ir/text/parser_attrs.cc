@@ -4,7 +4,7 @@
 // becomes an OpaqueAttr of its text.
 #include <cctype>
 
-#include "attrs/syntax.h"
+#include "../attrs/syntax.h"
 #include "parser_internal.h"
 
 namespace hhlo::parse {

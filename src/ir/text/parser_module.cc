@@ -7,12 +7,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "attribute_text.h"
+#include "../attribute_text.h"
+#include "../stablehlo_names.h"
 #include "hhlo/ir/bytecode.h"
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/verifier.h"
 #include "parser_internal.h"
-#include "stablehlo_names.h"
 
 namespace hhlo {
 namespace parse {

@@ -4,7 +4,7 @@
 // keyword (op_attributes.cc).
 #include <fmt/format.h>
 
-#include "op_attributes.h"
+#include "../op_attributes.h"
 #include "parser_internal.h"
 
 namespace hhlo::parse {

@@ -11,9 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "attribute_text.h"
+#include "../attribute_text.h"
+#include "../text/parser_internal.h"
 #include "bytecode_internal.h"
-#include "parser_internal.h"
 
 namespace hhlo::bc {
 

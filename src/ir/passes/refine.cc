@@ -10,12 +10,12 @@
 #include <optional>
 #include <unordered_map>
 
+#include "../infer_op.h"
+#include "../infer_util.h"
+#include "../op_descriptor.h"
 #include "hhlo/ir/infer.h"
 #include "hhlo/ir/ops.h"
 #include "hhlo/ir/verifier.h"
-#include "infer_op.h"
-#include "infer_util.h"
-#include "op_descriptor.h"
 
 namespace hhlo {
 namespace {

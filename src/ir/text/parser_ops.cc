@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "../op_defaults.h"
 #include "hhlo/ir/ops.h"
-#include "op_defaults.h"
 #include "parser_internal.h"
 
 namespace hhlo::parse {

@@ -9,8 +9,8 @@
 #include <functional>
 #include <unordered_map>
 
+#include "../op_attributes.h"
 #include "hhlo/ir/infer.h"
-#include "op_attributes.h"
 #include "parser_internal.h"
 
 namespace hhlo::parse {

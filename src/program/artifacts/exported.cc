@@ -115,11 +115,11 @@ std::vector<int64_t> to_int64(const flatbuffers::Vector<T>* v) {
 std::string effect_name(const wire::Effect* e) { return str(e->type_name()); }
 
 // The first field set in table `t` or a table below it that our declaration of its type `tt`
-// (src/program/exported.fbs, through flatc's mini-reflection) does not have: "" when none, else
-// where ("field slot 5 of Exported.unique_avals[0], past the 5 fields hhlo knows there"). A
-// table's vtable has one entry per slot up to the last field its writer set; a nonzero entry past
-// ours is a field a newer JAX added. Runs after flatbuffers' verifier (every table and vector is
-// in bounds); recursion follows the verified nesting (at most kMaxDepth).
+// (src/program/artifacts/exported.fbs, through flatc's mini-reflection) does not have: "" when
+// none, else where ("field slot 5 of Exported.unique_avals[0], past the 5 fields hhlo knows
+// there"). A table's vtable has one entry per slot up to the last field its writer set; a nonzero
+// entry past ours is a field a newer JAX added. Runs after flatbuffers' verifier (every table and
+// vector is in bounds); recursion follows the verified nesting (at most kMaxDepth).
 std::string unknown_field(const flatbuffers::Table* t, const flatbuffers::TypeTable* tt,
                           const std::string& path) {
   const uint8_t* vtable = t->GetVTable();
