@@ -24,7 +24,8 @@ Usage (the venv of bench/peers.sh, .venv-peers):
                                        CONFIG_x.npy, CONFIG_y.npy (JAX's output), configs.json
   peers.py time RUNNER DIR CONFIG      one JSON line: the median of CALLS timed calls
            [--calls N] [--warmup W] [--hhlo PATH]
-           RUNNER: ours (hhlo bench; HHLO_COMPILE_CACHE picks defaults or tuned), jax, ort, iree
+           RUNNER: ours (hhlo bench; HHLO_COMPILE_CACHE picks defaults or tuned), jax, ort, iree,
+           baseline (hhlo bench of another build, --hhlo: a before/after comparison)
   peers.py cold RUNNER DIR CONFIG      one JSON line: wall time of a fresh process from start to
            [--hhlo PATH]               its first result (ours: hhlo run; iree: iree-run-module;
                                        ort: python + onnxruntime; jax: jax.export + its cache)
@@ -52,6 +53,7 @@ MODELS = ("mlp", "cnn", "transformer", "lstm")
 CALLS = {"mlp": (20000, 5000), "cnn": (3000, 300), "transformer": (200, 4), "lstm": (1000, 40)}
 WARMUP = {"mlp": (20, 20), "cnn": (10, 3), "transformer": (3, 1), "lstm": (5, 2)}
 RUNNERS = ("ours", "ours_tuned", "jax", "ort", "iree")
+BASELINE = "baseline"  # another build of hhlo (bench/peers.sh's HHLO_PEERS_BASELINE)
 COLD = ("ours", "jax", "ort", "iree")
 TOL = 1e-3  # relative agreement with JAX's output (f32; XLA, oneDNN, MLAS and IREE differ)
 
@@ -313,7 +315,8 @@ def time_ours(d, config, calls, warmup, hhlo):
                              str(d / f"{config}_x.npy"), "-n", str(calls), "--warmup",
                              str(warmup), "--json"]))
     lat = j["latency_us"]
-    res = {"median_us": lat["p50"], "min_us": lat["min"], "calls": calls, "err": err}
+    res = {"median_us": lat["p50"], "min_us": lat["min"], "calls": calls, "err": err,
+           "load_cold_ms": j.get("compile_cold_ms"), "load_cached_ms": j.get("compile_cached_ms")}
     if j.get("tuned"):
         res["tuned"] = j["tuned"]
     return res
@@ -329,7 +332,7 @@ def time_cmd(args):
     d = pathlib.Path(args.dir)
     calls, warmup = calls_of(args.config, args.scale)
     calls, warmup = args.calls or calls, args.warmup if args.warmup is not None else warmup
-    runner = "ours" if args.runner.startswith("ours") else args.runner
+    runner = "ours" if args.runner.startswith("ours") or args.runner == BASELINE else args.runner
     res = {"runner": args.runner, "config": args.config, "round": args.round}
     need = {"ort": "onnx", "iree": "vmfb"}.get(runner)
     reason = missing(d, args.config, need) if need else None
@@ -370,7 +373,7 @@ np.asarray(y)
 def cold_command(runner, d, config, hhlo):
     x = str(d / f"{config}_x.npy")
     bin_dir = pathlib.Path(sys.executable).parent
-    if runner == "ours":
+    if runner in ("ours", BASELINE):
         return [hhlo, "run", str(d / f"{config}.mlir"), "-i", x]
     if runner == "iree":
         return [str(bin_dir / "iree-run-module"), f"--module={d / f'{config}.vmfb'}",
@@ -419,7 +422,8 @@ def fmt_time(us):
 def collect(path):
     """{(runner, config): [each round's median]}, {(runner, config): error}, {config: tuned}.
     A round with several results for one runner and config (the cold starts) counts their
-    median."""
+    median. The loads `hhlo bench` timed (load_cold_ms, load_cached_ms) count as runners
+    "RUNNER:load_cold" and "RUNNER:load_cached", in microseconds."""
     rounds, errs, tuned = {}, {}, {}
     for line in open(path):
         r = json.loads(line)
@@ -428,6 +432,10 @@ def collect(path):
             errs[key] = r["error"]
         else:
             rounds.setdefault(key, {}).setdefault(r["round"], []).append(r["median_us"])
+            for k in ("load_cold", "load_cached"):
+                if r.get(k + "_ms") is not None:
+                    rounds.setdefault((f"{r['runner']}:{k}", r["config"]), {}).setdefault(
+                        r["round"], []).append(r[k + "_ms"] * 1e3)
         if r.get("tuned"):
             tuned[r["config"]] = r["tuned"]
     vals = {k: [statistics.median(v[n]) for n in sorted(v)] for k, v in rounds.items()}
@@ -492,16 +500,43 @@ def table(args):
         print()
     for i, n in enumerate(notes, 1):
         print(f"({i}) {n}")
+    before_after(vals, errs)
     print("\nTuned choices (`hhlo tune`, remembered, followed by `hhlo bench`):")
     for c in configs_seen:
         print(f"  {c}: {tuned.get(c, 'the defaults (no choice remembered)')}")
     print("\nPer round (each round's median, in round order):")
     for c in configs():
-        runs = [r for r in RUNNERS + tuple("cold_" + r for r in COLD) if (r, c) in vals]
+        runs = [r for r in RUNNERS + (BASELINE,) + tuple("cold_" + r for r in COLD + (BASELINE,))
+                if (r, c) in vals]
         if runs:
             print(f"  {c}: " + "; ".join(f"{r} " + " / ".join(fmt_time(x) for x in vals[(r, c)])
                                          for r in runs))
     goals(vals)
+
+
+def before_after(vals, errs):
+    """ours against the baseline build, when there is one: the timed call, `hhlo bench`'s load
+    (cold: read + prepare + compile; cached: from the compile cache) and the cold start."""
+    rows = [c for c in configs() if (BASELINE, c) in vals or (BASELINE, c) in errs]
+    if not rows:
+        return
+    print("\nBefore/after: ours against the baseline build (HHLO_PEERS_BASELINE), ratio ours/"
+          "baseline; medians over the rounds")
+    kinds = (("call", ""), ("load, cold", ":load_cold"), ("load, cached", ":load_cached"))
+    head = ["config"] + [f"{k} {w}" for k, _ in kinds for w in ("ours", "baseline", "ratio")]
+    head += ["cold start ours", "baseline", "ratio"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for c in rows:
+        row = [c]
+        for ours_key, base_key in [("ours" + s, BASELINE + s) for _, s in kinds] + [
+                ("cold_ours", "cold_" + BASELINE)]:
+            o, b = cell(vals, errs, (ours_key, c)), cell(vals, errs, (base_key, c))
+            row += [fmt_time(o), fmt_time(b), ratio(o, b)]
+        print("| " + " | ".join(row) + " |")
+    for c in rows:
+        if (BASELINE, c) in errs:
+            print(f"  {c}, baseline: {errs[(BASELINE, c)]}")
 
 
 def verdict(ok):
@@ -549,7 +584,7 @@ def main():
     p.set_defaults(func=prepare)
     for name, func in (("time", time_cmd), ("cold", cold_cmd)):
         p = sub.add_parser(name)
-        p.add_argument("runner", choices=RUNNERS if name == "time" else COLD)
+        p.add_argument("runner", choices=(RUNNERS if name == "time" else COLD) + (BASELINE,))
         p.add_argument("dir")
         p.add_argument("config")
         p.add_argument("--hhlo", default="build/tools/hhlo/hhlo")
