@@ -81,7 +81,7 @@ std::vector<PropAttr> parse_row(std::string_view s) {
   return out;
 }
 
-/// The layout of `layout`'s rows.
+/// A layout of plain_property_layouts as the reader's PropAttrs.
 std::vector<PropAttr> props_of(const std::vector<const detail::AttrDecl*>& layout) {
   std::vector<PropAttr> out;
   for (const detail::AttrDecl* a : layout)
