@@ -24,8 +24,9 @@ enum class AttrKind : uint8_t {
   precision_list,  ///< an array of Precision (precision_config)
   dims_struct,     ///< a dimension-numbers struct of our IR (dot, gather, scatter, convolution)
   other,           ///< strings, symbols, dictionaries, layouts, ...: the generic mapping
-  vhlo_part,       ///< VHLO only: a field the op's bytecode reader folds into an attribute of
-                   ///< our IR (dimension-number fields, channel_id) or reads and drops or refuses
+  vhlo_part,       ///< not in our IR: a field of VHLO (and for custom_call's result_tilings
+                   ///< of ODS) the op's bytecode reader folds into an attribute of our IR
+                   ///< (dimension-number fields, channel_id) or reads and drops or refuses
 };
 
 /// An attribute's default: when the VHLO legalization (VhloLegalizeToStablehlo.cpp) drops it,
@@ -57,6 +58,30 @@ enum class AttrText : uint8_t {
   dot_algorithm,  ///< `<...>`: kept as the text `#stablehlo.dot_algorithm<...>`
 };
 
+/// How an op's ODS definition (StablehloOps.td) holds an attribute: what the properties of plain
+/// (non-VHLO) MLIR bytecode hold.
+enum class OdsForm : uint8_t {
+  none,      ///< not an ODS attribute: VHLO's alone, a discardable one producers add, or the
+             ///< op's plain form is not stablehlo.<op> (func, call, chlo's top_k)
+  required,  ///< always present (an attribute index in the properties)
+  optional,  ///< OptionalAttr, DefaultValuedOptionalAttr, UnitAttr: may be absent
+};
+
+/// The StableHLO releases 1.x (x: the minor version) whose op definitions hold an attribute.
+struct StablehloReleases {
+  uint8_t since = 0;  ///< the first 1.x holding it; 0: every release
+  uint8_t until = 0;  ///< the last 1.x holding it; 0: every release from `since` on
+};
+
+/// An attribute in its op's ODS definition.
+struct OdsDecl {
+  OdsForm form = OdsForm::none;
+  std::string_view elided = {};     ///< an optional one's ODS default as MLIR text ("false",
+                                    ///< "[]", "DEFAULT": result_accuracy's) where StableHLO's
+                                    ///< printer elides it; empty: printed as it is
+  StablehloReleases releases = {};  ///< the releases holding it
+};
+
 /// The VHLO versions of an op that hold an attribute.
 struct VhloVersions {
   uint8_t since = 0;  ///< the first version holding it; 0: not in VHLO
@@ -68,6 +93,7 @@ struct AttrDecl {
   std::string_view op;    ///< the op without dialect ("reverse"), as VHLO names it
   std::string_view name;  ///< the attribute's name (VHLO's where kind is vhlo_part)
   AttrKind kind;
+  OdsDecl ods;                           ///< how ODS holds it (plain bytecode's properties)
   VhloVersions vhlo = {};                ///< the VHLO versions holding it
   AttrDefault dflt = AttrDefault::none;  ///< its default
   std::string_view keyword = {};         ///< pretty-form keyword(s), space-separated;
@@ -98,6 +124,11 @@ std::span<const OpDecl> op_declarations();
 /// holds per `attrs`, sorted: the order of its properties. Empty for an op without attributes.
 std::vector<std::string_view> vhlo_property_order(std::span<const AttrDecl> attrs,
                                                   std::string_view op, int version);
+/// The property layouts of plain (non-VHLO) op `stablehlo.<op>` per `attrs`: one per span of
+/// StableHLO releases whose ODS holds the same attributes (oldest first), each the op's rows with
+/// an ODS form sorted by name (the order ODS writes them). Empty for an op without ODS attributes.
+std::vector<std::vector<const AttrDecl*>> plain_property_layouts(std::span<const AttrDecl> attrs,
+                                                                 std::string_view op);
 /// The row of attribute `name` of `op` in `attrs`, or nullptr.
 const AttrDecl* find_attr(std::span<const AttrDecl> attrs, std::string_view op,
                           std::string_view name);

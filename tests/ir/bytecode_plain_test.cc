@@ -2,13 +2,17 @@
 // TensorFlow's `stablehlo_serialized` and torch_xla's `forward.bytecode` hold, not a VHLO portable
 // artifact), made at build time by tests/ir/gen_plain_bytecode.py with both JAX releases:
 // print(read_bytecode(b)) == print(parse_module(t)) with locations for jaxlib's own print of each
-// module; the reader's property table (src/ir/bytecode/bytecode_stablehlo_props.cc) against
-// jaxlib's op definitions; malformed plain bytecode as a ParseError naming what is not read.
+// module; the reader's property layouts (src/ir/bytecode/bytecode_stablehlo_props.cc, the stablehlo
+// ones built from src/ir/op_attributes.cc) against jaxlib's op definitions and, for stablehlo, a
+// copy of the rows the reader held before; malformed plain bytecode as a ParseError naming what is
+// not read.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -160,6 +164,131 @@ TEST(PlainBytecode, PropertyTableRowsAreSortedAndDefaultsOptional) {
       }
     }
     EXPECT_EQ(bc::plain_prop_attrs(op, row->size()), row) << op << ": two rows of one size";
+  }
+}
+
+// The stablehlo ops' property layouts as the reader's own table wrote them before they were built
+// from the op declarations (src/ir/op_attributes.cc), each checked then against jaxlib's op
+// definitions (JAX 0.10.2: StableHLO 1.17.0, JAX 0.12.1: 1.25.3) and StableHLO's
+// StablehloOps.td: `name?` optional, `name?=TEXT` optional with the ODS default TEXT the printer
+// elides; an op with two layouts (an attribute a release added) has two rows.
+struct RefRow {
+  std::string_view op;
+  std::string_view attrs;  // space-separated, sorted
+};
+
+constexpr RefRow kStablehloProps[] = {
+    {"stablehlo.all_gather",
+     "all_gather_dim channel_handle? replica_groups use_global_device_ids?"},
+    {"stablehlo.all_reduce", "channel_handle? replica_groups use_global_device_ids?"},
+    {"stablehlo.all_to_all",
+     "channel_handle? concat_dimension replica_groups split_count split_dimension"},
+    {"stablehlo.batch_norm_grad", "epsilon feature_index"},
+    {"stablehlo.batch_norm_inference", "epsilon feature_index"},
+    {"stablehlo.batch_norm_training", "epsilon feature_index"},
+    {"stablehlo.broadcast", "broadcast_sizes"},
+    {"stablehlo.broadcast_in_dim", "broadcast_dimensions"},
+    {"stablehlo.cbrt", "result_accuracy?=DEFAULT"},
+    {"stablehlo.cholesky", "lower?=false"},
+    {"stablehlo.collective_broadcast", "channel_handle? has_dynamic_root? replica_groups"},
+    {"stablehlo.collective_broadcast", "channel_handle? replica_groups"},
+    {"stablehlo.collective_permute", "channel_handle? source_target_pairs"},
+    {"stablehlo.collective_reduce",
+     "channel_handle? has_dynamic_root? replica_groups use_global_device_ids?"},
+    {"stablehlo.compare", "compare_type? comparison_direction"},
+    {"stablehlo.composite", "composite_attributes?={} decomposition name version?=0"},
+    {"stablehlo.concatenate", "dimension"},
+    {"stablehlo.constant", "value"},
+    {"stablehlo.convolution",
+     "batch_group_count dimension_numbers feature_group_count lhs_dilation? padding? "
+     "precision_config? rhs_dilation? window_reversal? window_strides?"},
+    {"stablehlo.cosine", "result_accuracy?=DEFAULT"},
+    {"stablehlo.custom_call",
+     "api_version?=1 backend_config? call_target_name called_computations?=[] "
+     "has_side_effect?=false operand_layouts? output_operand_aliases?=[] result_layouts?"},
+    {"stablehlo.custom_call",
+     "api_version?=1 backend_config? call_target_name called_computations?=[] "
+     "has_side_effect?=false operand_layouts? output_operand_aliases?=[] result_layouts? "
+     "result_tilings?"},
+    {"stablehlo.dot", "precision_config?"},
+    {"stablehlo.dot_general", "algorithm? dot_dimension_numbers precision_config?"},
+    {"stablehlo.dynamic_broadcast_in_dim",
+     "broadcast_dimensions known_expanding_dimensions? known_nonexpanding_dimensions?"},
+    {"stablehlo.dynamic_conv",
+     "batch_group_count dimension_numbers feature_group_count lhs_dilation? precision_config? "
+     "rhs_dilation? window_reversal? window_strides?"},
+    {"stablehlo.dynamic_gather", "dimension_numbers indices_are_sorted?"},
+    {"stablehlo.dynamic_iota", "iota_dimension"},
+    {"stablehlo.dynamic_slice", "slice_sizes"},
+    {"stablehlo.einsum", "einsum_config"},
+    {"stablehlo.exp2", "result_accuracy?=DEFAULT"},
+    {"stablehlo.exponential", "result_accuracy?=DEFAULT"},
+    {"stablehlo.exponential_minus_one", "result_accuracy?=DEFAULT"},
+    {"stablehlo.fft", "fft_length fft_type"},
+    {"stablehlo.gather", "dimension_numbers indices_are_sorted? slice_sizes"},
+    {"stablehlo.get_dimension_size", "dimension"},
+    {"stablehlo.get_tuple_element", "index"},
+    {"stablehlo.infeed", "infeed_config? layout?"},
+    {"stablehlo.iota", "iota_dimension"},
+    {"stablehlo.log", "result_accuracy?=DEFAULT"},
+    {"stablehlo.log2", "result_accuracy?=DEFAULT"},
+    {"stablehlo.log_plus_one", "result_accuracy?=DEFAULT"},
+    {"stablehlo.logistic", "result_accuracy?=DEFAULT"},
+    {"stablehlo.map", "dimensions"},
+    {"stablehlo.outfeed", "outfeed_config?"},
+    {"stablehlo.pad", "edge_padding_high edge_padding_low interior_padding"},
+    {"stablehlo.recv", "channel_handle is_host_transfer? source_target_pairs?"},
+    {"stablehlo.reduce", "dimensions"},
+    {"stablehlo.reduce_precision", "exponent_bits mantissa_bits"},
+    {"stablehlo.reduce_scatter",
+     "channel_handle? replica_groups scatter_dimension use_global_device_ids?"},
+    {"stablehlo.reduce_window",
+     "base_dilations? padding? window_dilations? window_dimensions window_strides?"},
+    {"stablehlo.reverse", "dimensions"},
+    {"stablehlo.rng", "rng_distribution"},
+    {"stablehlo.rng_bit_generator", "rng_algorithm"},
+    {"stablehlo.rsqrt", "result_accuracy?=DEFAULT"},
+    {"stablehlo.scatter", "indices_are_sorted? scatter_dimension_numbers unique_indices?"},
+    {"stablehlo.select_and_scatter", "padding? window_dimensions? window_strides?"},
+    {"stablehlo.send", "channel_handle is_host_transfer? source_target_pairs?"},
+    {"stablehlo.set_dimension_size", "dimension"},
+    {"stablehlo.sine", "result_accuracy?=DEFAULT"},
+    {"stablehlo.slice", "limit_indices start_indices strides"},
+    {"stablehlo.sort", "dimension? is_stable?"},
+    {"stablehlo.sqrt", "result_accuracy?=DEFAULT"},
+    {"stablehlo.tan", "result_accuracy?=DEFAULT"},
+    {"stablehlo.tanh", "result_accuracy?=DEFAULT"},
+    {"stablehlo.torch_index_select", "batch_dims dim"},
+    {"stablehlo.transpose", "permutation"},
+    {"stablehlo.triangular_solve", "left_side lower transpose_a unit_diagonal"},
+    {"stablehlo.unary_einsum", "einsum_config"},
+};
+
+/// `layout` written as a row of kStablehloProps.
+std::string row_text(const std::vector<bc::PropAttr>& layout) {
+  std::string out;
+  for (const bc::PropAttr& a : layout) {
+    out += (out.empty() ? "" : " ") + std::string(a.name) + (a.optional ? "?" : "");
+    if (!a.default_text.empty()) out += "=" + std::string(a.default_text);
+  }
+  return out;
+}
+
+// The stablehlo layouts built from the op declarations are exactly the reference rows: the same
+// ops, the same layouts of each, names, order, optionality and elided defaults alike.
+TEST(PlainBytecode, StablehloLayoutsFromTheDeclarationsAreTheReferenceRows) {
+  std::map<std::string, std::multiset<std::string>> want, got;
+  for (const RefRow& r : kStablehloProps) want[std::string(r.op)].insert(std::string(r.attrs));
+  for (const auto& [op, layout] : bc::plain_prop_table())
+    if (op.starts_with("stablehlo.")) got[std::string(op)].insert(row_text(*layout));
+  for (const auto& [op, rows] : got) EXPECT_TRUE(want.contains(op)) << op << ": not a reference op";
+  for (const auto& [op, rows] : want) {
+    EXPECT_EQ(got[op], rows) << op;
+    for (const std::string& row : rows) {
+      size_t n = row.empty() ? 0 : std::count(row.begin(), row.end(), ' ') + 1;
+      const std::vector<bc::PropAttr>* layout = bc::plain_prop_attrs(op, n);
+      EXPECT_TRUE(layout && row_text(*layout) == row) << op << ": " << row;
+    }
   }
 }
 

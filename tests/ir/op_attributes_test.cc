@@ -74,19 +74,40 @@ TEST(OpAttributes, EveryElementwiseOpHasTheOperandFormAndIsRead) {
     }
 }
 
-// The plain (non-VHLO) bytecode's property layouts (bytecode_stablehlo_props.cc, checked against
-// jaxlib's op definitions by bytecode_plain_test.cc) name only declared attributes.
-TEST(OpAttributes, ThePlainBytecodesPropertiesAreDeclared) {
-  std::set<std::string> undeclared;
-  for (const auto& [op, layout] : bc::plain_prop_table()) {
-    if (!op.starts_with("stablehlo.")) continue;
-    for (const bc::PropAttr& a : *layout)
-      if (!declared_attr(op.substr(10), a.name))
-        undeclared.insert(std::string(op) + "." + std::string(a.name));
+// The plain (non-VHLO) bytecode reader's stablehlo property layouts (bytecode_stablehlo_props.cc,
+// checked against jaxlib's op definitions and a reference copy by bytecode_plain_test.cc) are the
+// declarations' plain_property_layouts, and no other stablehlo op has one.
+TEST(OpAttributes, ThePlainBytecodesStablehloLayoutsAreTheDeclarations) {
+  size_t layouts = 0;
+  for (const OpDecl& o : op_declarations()) {
+    std::string full = "stablehlo." + std::string(o.op);
+    for (const auto& want : plain_property_layouts(op_attributes(), o.op)) {
+      ++layouts;
+      const std::vector<bc::PropAttr>* got = bc::plain_prop_attrs(full, want.size());
+      ASSERT_NE(got, nullptr) << full << " of " << want.size() << " attributes";
+      for (size_t k = 0; k < want.size(); ++k) {
+        EXPECT_EQ((*got)[k].name, want[k]->name) << full;
+        EXPECT_EQ((*got)[k].optional, want[k]->ods.form == OdsForm::optional) << full;
+        EXPECT_EQ((*got)[k].default_text, want[k]->ods.elided) << full;
+      }
+    }
   }
-  std::string list;
-  for (const std::string& u : undeclared) list += "\n  " + u;
-  EXPECT_TRUE(undeclared.empty()) << "not declared in src/ir/op_attributes.cc:" << list;
+  size_t stablehlo = 0;
+  for (const auto& [op, layout] : bc::plain_prop_table()) stablehlo += op.starts_with("stablehlo.");
+  EXPECT_EQ(stablehlo, layouts);
+  EXPECT_GE(layouts, 60u);
+}
+
+// An elided default is an optional ODS attribute's, and a release range an ODS attribute's.
+TEST(OpAttributes, OdsDefaultsAndReleasesAreOfOdsAttributes) {
+  for (const AttrDecl& a : op_attributes()) {
+    if (!a.ods.elided.empty()) {
+      EXPECT_EQ(a.ods.form, OdsForm::optional) << a.op << "." << a.name;
+    }
+    if (a.ods.releases.since || a.ods.releases.until) {
+      EXPECT_NE(a.ods.form, OdsForm::none) << a.op << "." << a.name;
+    }
+  }
 }
 
 // A `key = value` the op does not declare is a ParseError naming the op and the key (it was
@@ -130,15 +151,25 @@ TEST(OpAttributes, AWindowFieldTheOpDoesNotDeclareIsAParseErrorListingThem) {
   }
 }
 
-// The one row a new attribute takes, here `reverse`'s made-up `mode` (VHLO version 2 on, an
-// integer written `mode = N`, -1 when left out): the VHLO property orders, the parser's keyword
-// and the defaults filled all follow from it.
-constexpr AttrDecl kNewRow = {"reverse", "mode", K::integer, {2}, D::minus_one, "mode"};
+// The one row a new attribute takes, here `reverse`'s made-up `mode` (optional in ODS from
+// StableHLO 1.30 on, its default -1 elided by the printer; VHLO version 2 on; an integer written
+// `mode = N`, -1 when left out): the plain bytecode's property layouts, the VHLO property orders,
+// the parser's keyword and the defaults filled all follow from it.
+constexpr OdsDecl kNewOds = {OdsForm::optional, "-1", {30}};
+constexpr AttrDecl kNewRow = {"reverse", "mode", K::integer, kNewOds, {2}, D::minus_one, "mode"};
 
 TEST(OpAttributes, ANewAttributeIsOneRow) {
   std::vector<AttrDecl> table(op_attributes().begin(), op_attributes().end());
   table.push_back(kNewRow);
   using Names = std::vector<std::string_view>;
+  auto plain = plain_property_layouts(table, "reverse");  // before 1.30 and from it on
+  ASSERT_EQ(plain.size(), 2u);
+  ASSERT_EQ(plain[0].size(), 1u);
+  EXPECT_EQ(plain[0][0]->name, "dimensions");
+  EXPECT_EQ(plain[0][0]->ods.form, OdsForm::required);
+  ASSERT_EQ(plain[1].size(), 2u);
+  EXPECT_EQ(plain[1][0]->name, "dimensions");
+  EXPECT_EQ(plain[1][1], &table.back());
   EXPECT_EQ(vhlo_property_order(table, "reverse", 1), Names{"dimensions"});
   EXPECT_EQ(vhlo_property_order(table, "reverse", 2), (Names{"dimensions", "mode"}));
   EXPECT_EQ(find_keyword(table, "reverse", "mode"), &table.back());
@@ -154,6 +185,8 @@ TEST(OpAttributes, ANewAttributeIsOneRow) {
   ASSERT_NE(mode, nullptr);
   EXPECT_EQ(mode->value, -1);
   // Without the row nothing of it is known.
+  EXPECT_EQ(plain_property_layouts(op_attributes(), "reverse").size(), 1u);
+  EXPECT_EQ(bc::plain_prop_counts("stablehlo.reverse"), std::vector<size_t>{1});
   EXPECT_EQ(vhlo_property_order(op_attributes(), "reverse", 2), Names{"dimensions"});
   EXPECT_EQ(declared_attr_keyword("reverse", "mode"), nullptr);
 }

@@ -3,19 +3,23 @@
 // genPropertiesSupportForBytecode: every attribute of the op sorted by name, a required one as an
 // attribute index, an optional or default-valued one as MLIR's writeOptionalAttribute).
 //
-// Rows come from StableHLO's StablehloOps.td and ChloOps.td (StableHLO 1.20.0, commit 3c9301c)
-// and MLIR's func dialect, checked against the op definitions of the two jaxlib releases the tests
-// generate with: JAX 0.10.2 (StableHLO 1.17.0) and JAX 0.12.1 (StableHLO 1.25.3), whose ops differ
-// in a few attributes (custom_call's result_tilings, collective_broadcast's has_dynamic_root,
-// chlo.top_k's is_stable, func.func's dlti): an op with two layouts has two rows, told apart by
-// how many attributes the properties hold. `name?` is optional, `name?=TEXT` optional with the
-// ODS default TEXT that StableHLO's printer elides (DEFAULT: result_accuracy's default).
-// tests/ir/bytecode_plain_test.cc checks every row against jaxlib's own op definitions.
+// The stablehlo ops' layouts are built from the op declarations (op_attributes.cc's ODS column,
+// plain_property_layouts). The chlo and func ops' are the rows below, from StableHLO's
+// ChloOps.td (StableHLO 1.20.0, commit 3c9301c) and MLIR's func dialect, checked against the op
+// definitions of the two jaxlib releases the tests generate with: JAX 0.10.2 (StableHLO 1.17.0)
+// and JAX 0.12.1 (StableHLO 1.25.3), whose ops differ in chlo.top_k's is_stable and func.func's
+// dlti (and stablehlo's custom_call result_tilings, collective_broadcast has_dynamic_root): an op
+// with two layouts has two rows, told apart by how many attributes the properties hold. `name?`
+// is optional, `name?=TEXT` optional with the ODS default TEXT that the printer elides.
+// tests/ir/bytecode_plain_test.cc checks every layout against jaxlib's own op definitions.
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "../op_attributes.h"
 #include "bytecode_internal.h"
 
 namespace hhlo::bc {
@@ -26,7 +30,7 @@ struct OpProps {
   std::string_view attrs;  // space-separated, sorted
 };
 
-constexpr OpProps kOps[] = {
+constexpr OpProps kChloAndFuncOps[] = {
     {"chlo.broadcast_add", "broadcast_dimensions?"},
     {"chlo.broadcast_and", "broadcast_dimensions?"},
     {"chlo.broadcast_atan2", "broadcast_dimensions?"},
@@ -59,90 +63,6 @@ constexpr OpProps kOps[] = {
     // the rest as before.
     {"func.func", "arg_attrs? function_type no_inline? res_attrs? sym_name sym_visibility? dlti?"},
     {"func.func", "arg_attrs? function_type no_inline? res_attrs? sym_name sym_visibility?"},
-    {"stablehlo.all_gather",
-     "all_gather_dim channel_handle? replica_groups use_global_device_ids?"},
-    {"stablehlo.all_reduce", "channel_handle? replica_groups use_global_device_ids?"},
-    {"stablehlo.all_to_all",
-     "channel_handle? concat_dimension replica_groups split_count split_dimension"},
-    {"stablehlo.batch_norm_grad", "epsilon feature_index"},
-    {"stablehlo.batch_norm_inference", "epsilon feature_index"},
-    {"stablehlo.batch_norm_training", "epsilon feature_index"},
-    {"stablehlo.broadcast", "broadcast_sizes"},
-    {"stablehlo.broadcast_in_dim", "broadcast_dimensions"},
-    {"stablehlo.cbrt", "result_accuracy?=DEFAULT"},
-    {"stablehlo.cholesky", "lower?=false"},
-    {"stablehlo.collective_broadcast", "channel_handle? has_dynamic_root? replica_groups"},
-    {"stablehlo.collective_broadcast", "channel_handle? replica_groups"},
-    {"stablehlo.collective_permute", "channel_handle? source_target_pairs"},
-    {"stablehlo.collective_reduce",
-     "channel_handle? has_dynamic_root? replica_groups use_global_device_ids?"},
-    {"stablehlo.compare", "compare_type? comparison_direction"},
-    {"stablehlo.composite", "composite_attributes?={} decomposition name version?=0"},
-    {"stablehlo.concatenate", "dimension"},
-    {"stablehlo.constant", "value"},
-    {"stablehlo.convolution",
-     "batch_group_count dimension_numbers feature_group_count lhs_dilation? padding? "
-     "precision_config? rhs_dilation? window_reversal? window_strides?"},
-    {"stablehlo.cosine", "result_accuracy?=DEFAULT"},
-    {"stablehlo.custom_call",
-     "api_version?=1 backend_config? call_target_name called_computations?=[] "
-     "has_side_effect?=false operand_layouts? output_operand_aliases?=[] result_layouts?"},
-    {"stablehlo.custom_call",
-     "api_version?=1 backend_config? call_target_name called_computations?=[] "
-     "has_side_effect?=false operand_layouts? output_operand_aliases?=[] result_layouts? "
-     "result_tilings?"},
-    {"stablehlo.dot", "precision_config?"},
-    {"stablehlo.dot_general", "algorithm? dot_dimension_numbers precision_config?"},
-    {"stablehlo.dynamic_broadcast_in_dim",
-     "broadcast_dimensions known_expanding_dimensions? known_nonexpanding_dimensions?"},
-    {"stablehlo.dynamic_conv",
-     "batch_group_count dimension_numbers feature_group_count lhs_dilation? precision_config? "
-     "rhs_dilation? window_reversal? window_strides?"},
-    {"stablehlo.dynamic_gather", "dimension_numbers indices_are_sorted?"},
-    {"stablehlo.dynamic_iota", "iota_dimension"},
-    {"stablehlo.dynamic_slice", "slice_sizes"},
-    {"stablehlo.einsum", "einsum_config"},
-    {"stablehlo.exp2", "result_accuracy?=DEFAULT"},
-    {"stablehlo.exponential", "result_accuracy?=DEFAULT"},
-    {"stablehlo.exponential_minus_one", "result_accuracy?=DEFAULT"},
-    {"stablehlo.fft", "fft_length fft_type"},
-    {"stablehlo.gather", "dimension_numbers indices_are_sorted? slice_sizes"},
-    {"stablehlo.get_dimension_size", "dimension"},
-    {"stablehlo.get_tuple_element", "index"},
-    {"stablehlo.infeed", "infeed_config? layout?"},
-    {"stablehlo.iota", "iota_dimension"},
-    {"stablehlo.log", "result_accuracy?=DEFAULT"},
-    {"stablehlo.log2", "result_accuracy?=DEFAULT"},
-    {"stablehlo.log_plus_one", "result_accuracy?=DEFAULT"},
-    {"stablehlo.logistic", "result_accuracy?=DEFAULT"},
-    {"stablehlo.map", "dimensions"},
-    {"stablehlo.outfeed", "outfeed_config?"},
-    {"stablehlo.pad", "edge_padding_high edge_padding_low interior_padding"},
-    {"stablehlo.recv", "channel_handle is_host_transfer? source_target_pairs?"},
-    {"stablehlo.reduce", "dimensions"},
-    {"stablehlo.reduce_precision", "exponent_bits mantissa_bits"},
-    {"stablehlo.reduce_scatter",
-     "channel_handle? replica_groups scatter_dimension use_global_device_ids?"},
-    {"stablehlo.reduce_window",
-     "base_dilations? padding? window_dilations? window_dimensions window_strides?"},
-    {"stablehlo.reverse", "dimensions"},
-    {"stablehlo.rng", "rng_distribution"},
-    {"stablehlo.rng_bit_generator", "rng_algorithm"},
-    {"stablehlo.rsqrt", "result_accuracy?=DEFAULT"},
-    {"stablehlo.scatter", "indices_are_sorted? scatter_dimension_numbers unique_indices?"},
-    {"stablehlo.select_and_scatter", "padding? window_dimensions? window_strides?"},
-    {"stablehlo.send", "channel_handle is_host_transfer? source_target_pairs?"},
-    {"stablehlo.set_dimension_size", "dimension"},
-    {"stablehlo.sine", "result_accuracy?=DEFAULT"},
-    {"stablehlo.slice", "limit_indices start_indices strides"},
-    {"stablehlo.sort", "dimension? is_stable?"},
-    {"stablehlo.sqrt", "result_accuracy?=DEFAULT"},
-    {"stablehlo.tan", "result_accuracy?=DEFAULT"},
-    {"stablehlo.tanh", "result_accuracy?=DEFAULT"},
-    {"stablehlo.torch_index_select", "batch_dims dim"},
-    {"stablehlo.transpose", "permutation"},
-    {"stablehlo.triangular_solve", "left_side lower transpose_a unit_diagonal"},
-    {"stablehlo.unary_einsum", "einsum_config"},
 };
 
 std::vector<PropAttr> parse_row(std::string_view s) {
@@ -161,12 +81,26 @@ std::vector<PropAttr> parse_row(std::string_view s) {
   return out;
 }
 
-using Table = std::unordered_map<std::string_view, std::vector<std::vector<PropAttr>>>;
+/// A layout of plain_property_layouts as the reader's PropAttrs.
+std::vector<PropAttr> props_of(const std::vector<const detail::AttrDecl*>& layout) {
+  std::vector<PropAttr> out;
+  for (const detail::AttrDecl* a : layout)
+    out.push_back({a->name, a->ods.form == detail::OdsForm::optional, a->ods.elided});
+  return out;
+}
+
+/// op -> its layouts, in the order plain_prop_table lists them.
+using Table = std::map<std::string, std::vector<std::vector<PropAttr>>, std::less<>>;
 
 const Table& table() {
   static const Table t = [] {
     Table t;
-    for (const OpProps& o : kOps) t[o.op].push_back(parse_row(o.attrs));
+    for (const OpProps& o : kChloAndFuncOps) t[std::string(o.op)].push_back(parse_row(o.attrs));
+    for (const detail::OpDecl& o : detail::op_declarations()) {
+      std::string_view op = o.op;
+      for (const auto& layout : detail::plain_property_layouts(detail::declared_attrs(op), op))
+        t["stablehlo." + std::string(op)].push_back(props_of(layout));
+    }
     return t;
   }();
   return t;
@@ -198,12 +132,8 @@ std::vector<size_t> plain_prop_counts(std::string_view full) {
 
 std::vector<std::pair<std::string_view, const std::vector<PropAttr>*>> plain_prop_table() {
   std::vector<std::pair<std::string_view, const std::vector<PropAttr>*>> out;
-  for (const OpProps& o : kOps) {
-    const std::vector<std::vector<PropAttr>>& layouts = table().at(o.op);
-    size_t k = 0;  // the row's place among the op's rows
-    for (const OpProps* p = kOps; p != &o; ++p) k += p->op == o.op;
-    out.emplace_back(o.op, &layouts[k]);
-  }
+  for (const auto& [op, layouts] : table())
+    for (const std::vector<PropAttr>& layout : layouts) out.emplace_back(op, &layout);
   return out;
 }
 
