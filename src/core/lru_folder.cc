@@ -120,7 +120,8 @@ std::optional<Ledger> parse_ledger(std::string_view text) {
 class LockedLedger {
  public:
   explicit LockedLedger(const std::string& dir)
-      : fd_(::open((fs::path(dir) / kUsageLedger).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+      : fd_(::open((fs::path(dir) / kUsageLedger).c_str(),
+                   O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644)) {
     if (fd_ < 0) return;
     int rc;
     while ((rc = ::flock(fd_, LOCK_EX)) != 0 && errno == EINTR) {

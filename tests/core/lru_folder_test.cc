@@ -204,6 +204,17 @@ TEST(LruFolder, AFolderInPlaceOfTheLedgerFallsBackToListingEveryWrite) {
   EXPECT_TRUE(fs::is_directory(ledger_path(dir)));
 }
 
+TEST(LruFolder, ASymlinkInPlaceOfTheLedgerIsNotFollowed) {
+  std::string dir = fresh_dir("symlink");
+  std::string outside = fresh_dir("symlink_target") + "/file";
+  std::ofstream(outside) << "not a ledger";
+  fs::create_symlink(outside, ledger_path(dir));
+  for (int i = 0; i < 10; ++i) put(entry(dir, "behind" + std::to_string(i)), kSize, 100 - i);
+  write(dir, "last", 5 * kSize);
+  EXPECT_LE(total(dir), 5 * kSize);
+  EXPECT_EQ(read_regular_file(outside, "target"), "not a ledger");
+}
+
 TEST(LruFolder, AMissingFolderIsLeftAsItIs) {
   std::string dir = fresh_dir("absent") + "/not-there";
   EXPECT_NO_THROW(evict_after_write(dir, 0, kSuffixes, entry(dir, "x")));

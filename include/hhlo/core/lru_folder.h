@@ -14,7 +14,8 @@ namespace hhlo {
 
 /// The ledger's file name in the folder: the folder's total bytes as of the last full listing
 /// plus the bytes written since, the number of files that listing found and the writes since,
-/// with a checksum. Rewritten in place under an advisory lock (flock(2)) on itself; not counted
+/// with a checksum (a ledger torn by a crash or power cut fails it). Rewritten in place (not
+/// fsync'ed) under an advisory lock (flock(2)) on itself; not counted
 /// towards the bound, never evicted.
 inline constexpr std::string_view kUsageLedger = ".usage";
 
@@ -51,7 +52,8 @@ void evict_least_recently_used(const std::string& dir, std::uint64_t max_bytes,
 /// reader dropping a damaged one, a user) makes the ledger count too much, never too little: the
 /// next listing corrects it. Concurrent writers (threads or processes) serialize on the lock for
 /// the update, so none is lost. When the ledger cannot be opened or locked (a read-only folder, a
-/// filesystem without flock), this is evict_least_recently_used. Never throws.
+/// folder or a symbolic link in its place: never followed, a filesystem without flock), this is
+/// evict_least_recently_used. Never throws.
 void evict_after_write(const std::string& dir, std::uint64_t max_bytes,
                        const std::vector<std::string_view>& suffixes, const std::string& written);
 
