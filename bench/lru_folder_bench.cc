@@ -31,6 +31,9 @@ constexpr int kFiles = 40000;
 constexpr std::uint64_t kBound = std::uint64_t{1} << 30;  // the default: nothing is evicted
 const std::vector<std::string_view> kSuffixes = {".hxc", ".hrec"};
 
+/// The folder folder() made when HHLO_LRU_BENCH_DIR is not set (removed at the end), or "".
+std::string g_temporary;
+
 /// The folder of kFiles files of 100 bytes (filled on first use).
 const std::string& folder() {
   static const std::string dir = [] {
@@ -38,12 +41,12 @@ const std::string& folder() {
     fs::path d = keep ? fs::path(keep)
                       : fs::temp_directory_path() / ("hhlo_lru_bench_" + std::to_string(getpid()));
     fs::create_directories(d);
+    if (!keep) g_temporary = d.string();
     std::string bytes(100, 'x');
     for (int i = 0; i < kFiles; ++i) {
       fs::path p = d / (std::to_string(i) + ".hxc");
       if (!fs::exists(p)) std::ofstream(p, std::ios::binary) << bytes;
     }
-    if (!keep) std::atexit([] { fs::remove_all(folder()); });
     return d.string();
   }();
   return dir;
@@ -87,4 +90,12 @@ BENCHMARK_CAPTURE(bm_evict, ledger, true)
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  std::error_code ec;
+  if (!g_temporary.empty()) fs::remove_all(g_temporary, ec);
+  return 0;
+}

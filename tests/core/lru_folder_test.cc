@@ -27,11 +27,21 @@ namespace fs = std::filesystem;
 constexpr std::uint64_t kSize = 1000;  // bytes of each entry the tests write
 const std::vector<std::string_view> kSuffixes = {".hxc"};
 
+/// The folders the tests made, removed when the test program ends (a forked child _exits).
+struct Folders {
+  std::vector<fs::path> made;
+  ~Folders() {
+    std::error_code ec;
+    for (const fs::path& d : made) fs::remove_all(d, ec);
+  }
+} g_folders;
+
 std::string fresh_dir(const std::string& name) {
   fs::path dir =
       fs::temp_directory_path() / ("hhlo_lru_" + std::to_string(::getpid()) + "_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
+  g_folders.made.push_back(dir);
   return dir.string();
 }
 
