@@ -81,7 +81,7 @@ bool RecordStore::write(const std::string& key, std::string_view text) {
   } catch (const IoError&) {
     return false;
   }
-  evict_least_recently_used(dir_, max_bytes_, {kSuffix, kExecutableSuffix});
+  evict_after_write(dir_, max_bytes_, {kSuffix, kExecutableSuffix}, path(key));
   return true;
 }
 

@@ -269,14 +269,14 @@ bool CompileCache::write(const std::string& key, std::string_view executable) {
     warn_once(fmt::format("cannot write an entry ({})", e.what()));
     return false;
   }
-  evict();
+  evict_after(entry_path(key));
   return true;
 }
 
-void CompileCache::evict() {
+void CompileCache::evict_after(const std::string& written) {
   // Records of the program stage (hhlo/program/record_store.h, `.hrec`) share the folder and
   // bound: the least recently used of both go.
-  evict_least_recently_used(dir_, max_bytes_, {kSuffix, kRecordSuffix});
+  evict_after_write(dir_, max_bytes_, {kSuffix, kRecordSuffix}, written);
 }
 
 LoadedExecutable CompileCache::compile(const Client& client, const PrintedProgram& program,

@@ -16,7 +16,7 @@ namespace hhlo {
 /// `<key>.hrec` each, a header line ("hhlo-record 1 KEY SHA256-OF-TEXT") then the text, written
 /// atomically (write_file_atomically). It lives in a compile cache's folder and counts towards its
 /// size bound: past it, the least recently used records and executables go
-/// (evict_least_recently_used, hhlo/core/lru_folder.h). A damaged record (short, corrupted,
+/// (evict_after_write, hhlo/core/lru_folder.h). A damaged record (short, corrupted,
 /// written for another key) is removed and reported, never a crash. Thread-safe.
 class RecordStore {
  public:

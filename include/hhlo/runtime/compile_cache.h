@@ -20,7 +20,8 @@ struct CompileCacheOptions {
   std::string dir;
   /// False: every compile goes to the plugin, nothing is read or written.
   bool enabled = true;
-  /// Bound on the total bytes of the entries; past it, the least recently used are removed.
+  /// Bound on the total bytes of the folder; past it, the least recently used entries are removed
+  /// (what it counts, and when: evict_after_write, hhlo/core/lru_folder.h).
   std::uint64_t max_bytes = std::uint64_t{1} << 30;
 
   /// The defaults, changed by the environment: `HHLO_COMPILE_CACHE` = a folder (relocates the
@@ -96,10 +97,12 @@ class CompileCache {
   /// set). Refreshes the entry's time (least recently used order). Never throws.
   std::optional<std::string> read(const std::string& key, bool* bad = nullptr);
   /// Writes entry `key` atomically (write_file_atomically: temporary file, fsync, rename), then
-  /// evicts the least recently used entries past max_bytes. Temporary files in the folder count
-  /// towards max_bytes; those left by a writer that is gone (its process no longer exists, or
-  /// older than an hour: a writer killed mid-write) are removed. False (after the one-line
-  /// warning) when the folder is not writable. Never throws.
+  /// evicts the least recently used entries past max_bytes (evict_after_write,
+  /// hhlo/core/lru_folder.h: what the bound counts, and when the folder is listed). Temporary
+  /// files in the folder count towards max_bytes; those left by a writer that is gone (its
+  /// process no longer exists, or older than an hour: a writer killed mid-write) are removed when
+  /// the folder is listed. False (after the one-line warning) when the folder is not writable.
+  /// Never throws.
   bool write(const std::string& key, std::string_view executable);
   /// Removes entry `key`; true when there was one, false when there was none (or the cache is
   /// off). Throws hhlo::IoError naming the entry when it exists and cannot be removed.
@@ -115,7 +118,8 @@ class CompileCache {
                                                bool& rejected);
   /// Writes `exe` (serialized) under `key`; false when the cache keeps nothing of it.
   bool store(const std::string& key, const LoadedExecutable& exe);
-  void evict();
+  /// Keeps the folder within max_bytes after `written` was written (evict_after_write).
+  void evict_after(const std::string& written);
 
   std::string dir_;
   bool enabled_;
