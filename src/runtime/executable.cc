@@ -29,9 +29,9 @@ LoadedExecutable::LoadedExecutable(std::shared_ptr<const detail::ClientState> cl
     for (const TensorType& t : s->results) output_dtypes_.push_back(t.dtype);
     if (shardings.has_parameters && shardings.has_results) {
       // The compiled program's types are per shard: global dims = shard dims x tile counts.
-      auto layouts = [&](const std::vector<TensorType>& local,
-                         const std::vector<detail::TileSharding>& tiles)
-          -> std::optional<std::vector<ShardLayout>> {
+      auto layouts =
+          [&](const std::vector<TensorType>& local,
+              const std::vector<GspmdSharding>& tiles) -> std::optional<std::vector<ShardLayout>> {
         if (local.size() != tiles.size()) {
           sharding_error_ = fmt::format("{} shardings for {} values", tiles.size(), local.size());
           return std::nullopt;
@@ -40,12 +40,10 @@ LoadedExecutable::LoadedExecutable(std::shared_ptr<const detail::ClientState> cl
         int64_t n = static_cast<int64_t>(devices().size());
         for (std::size_t i = 0; i < local.size(); ++i) {
           Dims global = local[i].dims;
-          for (std::size_t d = 0; d < global.size() && !tiles[i].replicated; ++d)
-            global[d] *= tiles[i].tile_dims.at(d);
+          for (std::size_t d = 0; d < global.size() && d < tiles[i].data_rank(); ++d)
+            global[d] *= tiles[i].tile_dims[d];
           try {
-            out.push_back(tiles[i].replicated ? shard_layout_from_tiles(global, {}, {}, n)
-                                              : shard_layout_from_tiles(global, tiles[i].tile_dims,
-                                                                        tiles[i].devices, n));
+            out.push_back(shard_layout(tiles[i], global, n));  // checks the rank and subgroups
           } catch (const Error& e) {
             sharding_error_ = e.what();
             return std::nullopt;

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "hhlo/core/error.h"
+#include "hhlo/core/op_sharding_proto.h"
 #include "hhlo/core/proto_wire.h"
 #include "pjrt.h"
 
@@ -222,71 +224,42 @@ std::optional<std::string> optimized_program(const PJRT_Api* api, PJRT_LoadedExe
 
 namespace {
 
-/// One xla.OpSharding: type = 1 (REPLICATED 0, MAXIMAL 1, TUPLE 2, OTHER 3, MANUAL 4),
-/// tile_assignment_dimensions = 3, tile_assignment_devices = 4, tuple_shardings = 5,
-/// iota_reshape_dims = 9, iota_transpose_perm = 10 (the devices as
-/// iota(prod(reshape)).reshape(reshape).transpose(perm), row-major). Field numbers checked
-/// against jaxlib 0.10.2's compiled HloModuleProto (tests/runtime/sharded_array_test.cc).
-std::optional<std::string> read_op_sharding(std::string_view bytes, std::vector<TileSharding>& out,
+/// Appends `s` to `out` if the runtime can lay it out (replicated or tiled), the elements of a
+/// TUPLE sharding at the top level (spmd_output_sharding: one per result); else the reason.
+std::optional<std::string> flatten_sharding(const GspmdSharding& s, std::vector<GspmdSharding>& out,
                                             bool top_level) {
-  uint64_t kind = 0;
-  TileSharding t;
-  std::vector<int64_t> reshape, perm;
-  std::vector<std::string_view> tuple;
-  const char* error = nullptr;
-  bool read = read_fields(bytes, [&](const ProtoField& f) {
-    auto ints = [&](std::vector<int64_t>& out, const char* why) {
-      if (!append_integers(f, out)) error = why;
-      return !error;
-    };
-    if (f.number == 1 && f.wire_type == 0) kind = f.scalar;
-    if (f.number == 3) return ints(t.tile_dims, "bad tile dims");
-    if (f.number == 4) return ints(t.devices, "bad tile devices");
-    if (f.number == 5 && f.wire_type == 2) tuple.push_back(f.payload);
-    if (f.number == 9) return ints(reshape, "bad iota dims");
-    if (f.number == 10) return ints(perm, "bad iota perm");
-    return true;
-  });
-  if (!read) return "an OpSharding is malformed";
-  if (error) return error;
-  if (kind == 2) {
-    if (!top_level) return "a nested tuple sharding";
-    for (std::string_view e : tuple)
-      if (auto why = read_op_sharding(e, out, false)) return why;
-    return std::nullopt;
+  switch (s.kind) {
+    case GspmdSharding::Kind::replicated:
+    case GspmdSharding::Kind::tiled:
+      out.push_back(s);
+      return std::nullopt;
+    case GspmdSharding::Kind::tuple:
+      if (!top_level) return "a nested tuple sharding";
+      for (const GspmdSharding& e : s.elements)
+        if (auto why = flatten_sharding(e, out, false)) return why;
+      return std::nullopt;
+    case GspmdSharding::Kind::maximal:
+      return "a MAXIMAL (single-device) sharding";
+    case GspmdSharding::Kind::manual:
+      return "a MANUAL sharding";
+    case GspmdSharding::Kind::unknown:
+      return "an UNKNOWN sharding";
+    case GspmdSharding::Kind::unreduced:
+      return "an UNREDUCED sharding";
   }
-  if (kind == 1) return "a MAXIMAL (single-device) sharding";
-  if (kind == 4) return "a MANUAL sharding";
-  if (kind == 0) {
-    out.push_back(TileSharding{});
-    return std::nullopt;
+  return "an OpSharding of an unknown kind";
+}
+
+/// One OpSharding field of the HloModuleProto (`field` names it), decoded and flattened into
+/// `out`; the reason when it is malformed or the runtime cannot lay it out.
+std::optional<std::string> read_op_sharding(std::string_view bytes, const char* field,
+                                            std::vector<GspmdSharding>& out, bool top_level) {
+  try {
+    GspmdSharding s = decode_op_sharding(bytes, fmt::format("HloModuleProto.{}", field));
+    return flatten_sharding(s, out, top_level);
+  } catch (const ParseError& e) {
+    return std::string(e.what());
   }
-  if (kind != 3) return fmt::format("an OpSharding of type {}", kind);
-  t.replicated = false;
-  if (t.devices.empty()) {  // iota form
-    int64_t n = 1;
-    for (int64_t d : reshape) n *= d;
-    if (perm.size() != reshape.size()) return "an iota tile assignment without its permutation";
-    // strides of the reshaped iota, read in permuted order
-    std::vector<int64_t> stride(reshape.size(), 1);
-    for (std::size_t i = reshape.size(); i-- > 1;) stride[i - 1] = stride[i] * reshape[i];
-    std::vector<int64_t> pdims, pstride;
-    for (int64_t p : perm) {
-      if (p < 0 || p >= static_cast<int64_t>(reshape.size())) return "a bad iota permutation";
-      pdims.push_back(reshape[p]);
-      pstride.push_back(stride[p]);
-    }
-    for (int64_t j = 0; j < n; ++j) {
-      int64_t rest = j, id = 0;
-      for (std::size_t i = pdims.size(); i-- > 0;) {
-        id += (rest % pdims[i]) * pstride[i];
-        rest /= pdims[i];
-      }
-      t.devices.push_back(id);
-    }
-  }
-  out.push_back(std::move(t));
-  return std::nullopt;
 }
 
 /// The HloModuleProto inside the optimized program's bytes, by format.
@@ -313,11 +286,13 @@ std::variant<ProgramShardings, std::string> decode_hlo_shardings(std::string_vie
   bool read = read_fields(proto, [&](const ProtoField& f) {
     if (f.number == 12 && f.wire_type == 2) {
       out.has_results = true;
-      if (auto why = read_op_sharding(f.payload, out.results, true)) error = "output: " + *why;
+      if (auto why = read_op_sharding(f.payload, "spmd_output_sharding", out.results, true))
+        error = "output: " + *why;
     }
     if (f.number == 14 && f.wire_type == 2) {
       out.has_parameters = true;
-      if (auto why = read_op_sharding(f.payload, out.parameters, false))
+      if (auto why =
+              read_op_sharding(f.payload, "spmd_parameters_shardings", out.parameters, false))
         error = "parameter: " + *why;
     }
     return error.empty();

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "hhlo/core/gspmd_sharding.h"
 #include "hhlo/core/tensor_type.h"
 
 struct PJRT_Api;
@@ -39,26 +40,19 @@ namespace hhlo::detail {
 std::optional<std::string> optimized_program(const PJRT_Api* api, PJRT_LoadedExecutable* exe,
                                              std::string& format, std::string& why);
 
-/// The tile assignment of one entry parameter or result after SPMD partitioning (an
-/// xla.OpSharding of type REPLICATED or OTHER): `tile_dims` per dimension plus trailing
-/// replication dimensions, `devices` the logical device (partition) of each tile, row-major.
-struct TileSharding {
-  bool replicated = true;
-  Dims tile_dims;
-  std::vector<int64_t> devices;
-};
-
 /// The shardings XLA recorded for the entry computation: HloModuleProto
 /// spmd_parameters_shardings (14, one per parameter) and spmd_output_sharding (12, a TUPLE
-/// sharding flattened one level, one per result). Absent (has_* false) for a program compiled
-/// without SPMD partitioning.
+/// sharding flattened one level, one per result), each decoded by decode_op_sharding
+/// (hhlo/core/op_sharding_proto.h) and of kind replicated or tiled. Absent (has_* false) for a
+/// program compiled without SPMD partitioning.
 struct ProgramShardings {
   bool has_parameters = false, has_results = false;
-  std::vector<TileSharding> parameters, results;
+  std::vector<GspmdSharding> parameters, results;
 };
 
 /// Decodes the shardings of a serialized xla.HloModuleProto; the reason as a string for a
-/// sharding hhlo cannot lay out (MAXIMAL, MANUAL, nested tuples) or malformed bytes.
+/// sharding the runtime cannot lay out (MAXIMAL, MANUAL, UNKNOWN, UNREDUCED, a tuple inside the
+/// output tuple or as a parameter's) or bytes decode_op_sharding refuses.
 std::variant<ProgramShardings, std::string> decode_hlo_shardings(std::string_view hlo_module_proto);
 
 /// The program shape of a loaded executable, from PJRT_Executable_OptimizedProgram (format

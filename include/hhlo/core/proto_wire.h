@@ -1,8 +1,9 @@
 // A bounded reader of protobuf wire format (https://protobuf.dev/programming-guides/encoding/):
 // varint keys (field << 3 | wire type), varints, fixed 32- and 64-bit values, length-delimited
 // fields, repeated integers packed or not. The one reader of the protos hhlo decodes without
-// their generated code: the plugin's HloModuleProto (its program shape and shardings, the runtime)
-// and a jax.export artifact's xla.OpSharding (the program stage). Every read checks the end;
+// their generated code: the plugin's HloModuleProto (its program shape, the runtime) and
+// xla.OpSharding (hhlo/core/op_sharding_proto.h: the compiled program's shardings and a
+// jax.export artifact's). Every read checks the end;
 // nothing throws: a caller that must refuse malformed bytes words its own error.
 #pragma once
 

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "exported_internal.h"
+#include "hhlo/core/op_sharding_proto.h"
 #include "hhlo/ir/bytecode.h"
 #include "hhlo/ir/infer.h"
 
@@ -304,8 +305,8 @@ Exported read_table(const wire::Exported* e, const ExportedOptions& o, unsigned 
           out.emplace_back(named(s->named_sharding(), for_avals[i]));
         } else if (const auto* proto = s->hlo_sharding_proto()) {
           ExportedSharding h;
-          h.hlo = decode_op_sharding(
-              {reinterpret_cast<const uint8_t*>(proto->data()), proto->size()}, src);
+          h.hlo = decode_op_sharding({reinterpret_cast<const char*>(proto->data()), proto->size()},
+                                     src + " (jax.export artifact)");
           out.emplace_back(std::move(h));
         } else {
           out.emplace_back();

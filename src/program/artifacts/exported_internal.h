@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,10 +49,5 @@ WireMesh read_mesh(const wire::AbstractMesh* m, const std::string& source);
 /// rank or an axis not in the mesh.
 ExportedSharding read_named_sharding(const wire::NamedSharding* s, const WireMesh& mesh,
                                      size_t rank, const std::string& source);
-
-/// An xla.OpSharding proto (xla/xla_data.proto; what JAX wrote before serialization version 9)
-/// as the GSPMD sharding it describes. Throws ParseError for malformed protobuf wire bytes or a
-/// tile assignment that is not a sharding.
-GspmdSharding decode_op_sharding(std::span<const uint8_t> proto, const std::string& source);
 
 }  // namespace hhlo::program_detail
