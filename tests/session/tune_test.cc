@@ -71,7 +71,9 @@ TEST(Tune, EveryUsableCandidateGivesTheDefaultsValues) {
   Session s(Client::create("cpu"), {.dir = dir.path});
   Array x = input();
   std::vector<Array> defaults = s.run(kProgram, {x});
-  TuneResult r = s.tune(kProgram, {x}, {}, {.budget_s = 5});
+  // Every candidate is to be timed, so the budget is far above what 20 calls of each take even
+  // on a loaded machine (at load 7 a 5 s budget was spent before the last candidate).
+  TuneResult r = s.tune(kProgram, {x}, {}, {.budget_s = 120, .max_calls = 20});
   ASSERT_EQ(r.timings.size(), 2 + tune_option_sets().size());
   for (const TuneTiming& t : r.timings) {
     SCOPED_TRACE(t.candidate.describe() + " " + t.note);
