@@ -75,6 +75,20 @@ void print_refused(const TuneResult& r) {
     }
 }
 
+/// "; 1.49x with 2 busy processes" for a chosen candidate the loaded rotation timed, else "".
+std::string loaded_speedup(const TuneResult& r) {
+  const TuneTiming* defaults = nullptr;
+  for (const auto& [idle, load] : sides(r))
+    if (load && load->usable) {
+      if (!defaults) defaults = load;  // the first side: the defaults
+      if (load != defaults && idle->candidate == r.choice && load->median_us > 0)
+        return fmt::format("; {:.2f}x with {} busy process{}",
+                           defaults->median_us / load->median_us, r.loaded_workers,
+                           r.loaded_workers == 1 ? "" : "es");
+    }
+  return "";
+}
+
 }  // namespace
 
 void print_progress(const TuneTiming& t) {
@@ -90,8 +104,8 @@ void print_choice(const TuneResult& r, bool remembered) {
   print_confirmation(r);
   print_refused(r);
   double speedup = r.choice_median_us > 0 ? r.default_median_us / r.choice_median_us : 1;
-  fmt::print("chosen: {} (median {:.1f} us, {:.2f}x the defaults' speed)\n", r.choice.describe(),
-             r.choice_median_us, speedup);
+  fmt::print("chosen: {} (median {:.1f} us, {:.2f}x the defaults' speed{})\n", r.choice.describe(),
+             r.choice_median_us, speedup, loaded_speedup(r));
   if (remembered)
     fmt::print("remembered in the compile cache: `hhlo run`, `hhlo bench` and Session use it\n");
   else
