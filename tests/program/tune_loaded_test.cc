@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -162,6 +163,51 @@ TEST(BusyLoad, ChildrenAreReapedWhenAnExceptionUnwinds) {
   ASSERT_EQ(pids.size(), 1u);
   EXPECT_TRUE(gone(pids[0]));
   EXPECT_EQ(children(), before);
+}
+
+/// The state letter of process `pid` in /proc ('R', 'S', 'Z', ...), or 0 when there is none.
+char state_of(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return 0;
+  std::istringstream rest(line.substr(line.rfind(')') + 1));
+  char state = 0;
+  rest >> state;
+  return state;
+}
+
+// A tuner ended without its destructors (SIGKILL, or std::_Exit as hhlo tune's deadline does)
+// leaves no busy child spinning: the children are killed with the thread that made them.
+TEST(BusyLoad, ChildrenEndWithTheProcessThatMadeThem) {
+#ifndef __linux__
+  GTEST_SKIP() << "PR_SET_PDEATHSIG is Linux's";
+#endif
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t maker = fork();
+  ASSERT_GE(maker, 0);
+  if (maker == 0) {
+    BusyLoad load(1);
+    pid_t busy = load.pids().at(0);
+    ssize_t written = write(fds[1], &busy, sizeof busy);
+    _exit(written == sizeof busy ? 0 : 1);  // no destructor runs
+  }
+  close(fds[1]);
+  pid_t busy = 0;
+  ssize_t got = read(fds[0], &busy, sizeof busy);
+  close(fds[0]);
+  int status = 0;
+  waitpid(maker, &status, 0);
+  ASSERT_EQ(got, static_cast<ssize_t>(sizeof busy));
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  // Ended: gone, or a zombie its new parent has not reaped yet (a container's init may never).
+  bool ended = false;
+  for (int i = 0; i < 500 && !ended; ++i) {
+    ended = gone(busy) || state_of(busy) == 'Z' || state_of(busy) == 0;
+    if (!ended) usleep(10000);
+  }
+  EXPECT_TRUE(ended) << "busy process " << busy << " still " << state_of(busy);
+  if (!ended) kill(busy, SIGKILL);
 }
 
 // --- tune with and without the loaded rotation ---
