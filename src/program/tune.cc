@@ -9,13 +9,16 @@
 #include <complex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <thread>
 
 #include "hhlo/core/error.h"
 #include "hhlo/core/percentile.h"
+#include "hhlo/program/busy_load.h"
 #include "hhlo/program/compile.h"
 #include "hhlo/program/loop_unroll.h"
 #include "hhlo/program/onednn_rewrite.h"
 #include "hhlo/program/record_store.h"
+#include "hhlo/program/tune_decision.h"
 
 namespace hhlo {
 namespace {
@@ -185,7 +188,7 @@ void time_calls(const LoadedExecutable& exe, const std::vector<const Buffer*>& a
 }
 
 /// `candidate` compiled and its inputs copied; throws what compiling or copying throws.
-Ready ready(Bench& b, const TunedChoice& candidate) {
+Ready ready_for(Bench& b, const TunedChoice& candidate) {
   const Client& client = b.client(candidate.synchronous);
   Ready r{compile(client, b.program_of(candidate), candidate.apply(b.base)), {}, {}};
   for (const Array& a : b.args) r.buffers.push_back(client.buffer_from_host(a));
@@ -201,7 +204,7 @@ TuneTiming measure(Bench& b, const TunedChoice& candidate, double slice_s) {
   bool defaults = b.reference.empty();
   b.last.reset();
   try {
-    Ready r = ready(b, candidate);
+    Ready r = ready_for(b, candidate);
     std::vector<Array> out = run_once(r.exe, r.args);
     if (defaults) b.reference = std::move(out);
     t.note = defaults ? "" : disagreement(out, b.reference);
@@ -236,7 +239,7 @@ TuneTiming measure_in_budget(Bench& b, const TunedChoice& candidate, std::size_t
 
 /// How much faster (relative median) a candidate must be to replace the current choice: less is
 /// within the noise of the machine, and the simpler choice stays.
-constexpr double kNoise = 0.03;
+constexpr double kNoise = kTuneNoise;
 
 /// `t` (the last candidate `b` measured) kept as the choice of `result` when usable and faster
 /// than the choice so far by more than kNoise (the next rewrites build on it), and among the
@@ -256,62 +259,134 @@ void keep_faster(Bench& b, const TuneTiming& t, TuneResult& result) {
   if (f.size() > kContenders) f.pop_back();
 }
 
-/// The confirmation (TuneOptions::confirm_rounds): the defaults and the fastest candidates of
-/// `b` (their executables from the timings) timed in rotation with what is left of the budget,
-/// the order turned every round; the fastest candidate in the rotation is the choice when its
-/// median of round medians is more than kNoise below the defaults', else the defaults. A
-/// confirmation that fails confirms nothing: the defaults are chosen, with the figure their
-/// timing gave.
-void confirm(Bench& b, TuneResult& result) {
-  int rounds = b.options.confirm_rounds;
-  std::vector<TuneTiming> sides = {{.candidate = TunedChoice{}}};
-  std::vector<Ready*> ready_sides = {nullptr};
-  for (Contender& c : b.fastest) {
-    sides.push_back({.candidate = c.timing.candidate});
-    ready_sides.push_back(&c.ready);
-  }
+/// Times `ready` (one executable per side) in rotation for `rounds` rounds of `slice` seconds
+/// each, the order turned every round; each side gets the median of its round medians, its
+/// minimum and its calls summed, and is marked usable with `note`. Throws what running throws.
+void rotate(const std::vector<Ready*>& ready, double slice, int rounds, const TuneOptions& o,
+            const std::string& note, std::vector<TuneTiming>& sides) {
   const int n = static_cast<int>(sides.size());
-  try {
-    if (!b.defaults) b.defaults = ready(b, sides[0].candidate);
-    ready_sides[0] = &*b.defaults;
-    double slice = std::max(0.0, b.options.budget_s - seconds_since(b.start)) / (n * rounds);
-    std::vector<std::vector<double>> medians(n);
-    for (int r = 0; r < rounds; ++r)
-      for (int k = 0; k < n; ++k) {
-        int i = (r + k) % n;
-        TuneTiming t;
-        time_calls(ready_sides[i]->exe, ready_sides[i]->args, slice, 3, b.options, t);
-        sides[i].min_us = medians[i].empty() ? t.min_us : std::min(sides[i].min_us, t.min_us);
-        medians[i].push_back(t.median_us);
-        sides[i].calls += t.calls;
-      }
-    for (int i = 0; i < n; ++i) {
-      sides[i].median_us = median(medians[i]);
-      sides[i].usable = true;
-      sides[i].note = "confirmation, in alternation";
+  std::vector<std::vector<double>> medians(n);
+  for (int r = 0; r < rounds; ++r)
+    for (int k = 0; k < n; ++k) {
+      int i = (r + k) % n;
+      TuneTiming t;
+      time_calls(ready[i]->exe, ready[i]->args, slice, 3, o, t);
+      sides[i].min_us = medians[i].empty() ? t.min_us : std::min(sides[i].min_us, t.min_us);
+      medians[i].push_back(t.median_us);
+      sides[i].calls += t.calls;
     }
-  } catch (const Error& e) {
-    for (int i = 1; i < n; ++i) sides[i].note = fmt::format("confirmation refused: {}", e.what());
-  }
-  for (const TuneTiming& t : sides)
-    if (b.options.progress) b.options.progress(t);
-  result.confirmed_defaults = sides[0];
-  result.confirmed_candidate = sides[1];
-  if (n == 3) result.confirmed_runner_up = sides[2];
-  if (sides[0].usable) result.default_median_us = sides[0].median_us;
-  const TuneTiming* best = nullptr;
-  for (int i = 1; i < n; ++i)
-    if (sides[i].usable && (!best || sides[i].median_us < best->median_us)) best = &sides[i];
-  if (sides[0].usable && best && best->median_us < sides[0].median_us * (1 - kNoise)) {
-    result.choice = best->candidate;
-    result.choice_median_us = best->median_us;
-  } else {
-    result.choice = TunedChoice{};
-    result.choice_median_us = result.default_median_us;
+  for (int i = 0; i < n; ++i) {
+    sides[i].median_us = median(medians[i]);
+    sides[i].usable = true;
+    sides[i].note = note;
   }
 }
 
+/// The confirmation's sides, the defaults first, with nothing timed.
+std::vector<TuneTiming> fresh_sides(const std::vector<TuneTiming>& like) {
+  std::vector<TuneTiming> sides;
+  for (const TuneTiming& t : like) sides.push_back({.candidate = t.candidate});
+  return sides;
+}
+
+/// The loaded rotation: `sides` timed again in rotation with what is left of the budget while
+/// `workers` busy processes run (BusyLoad: each killed and reaped when it ends, however it
+/// ends). Not usable, with the reason in every side's note, when it fails.
+std::vector<TuneTiming> confirm_loaded(Bench& b, const std::vector<Ready*>& ready,
+                                       const std::vector<TuneTiming>& idle, int workers) {
+  std::vector<TuneTiming> sides = fresh_sides(idle);
+  const int n = static_cast<int>(sides.size()), rounds = b.options.confirm_rounds;
+  try {
+    BusyLoad load(workers);
+    double slice = std::max(0.0, b.options.budget_s - seconds_since(b.start)) / (n * rounds);
+    rotate(ready, slice, rounds, b.options,
+           fmt::format("confirmation, in alternation, with {} busy process{}", workers,
+                       workers == 1 ? "" : "es"),
+           sides);
+  } catch (const Error& e) {
+    for (TuneTiming& t : sides)
+      t.note = fmt::format("confirmation under load failed: {}", e.what());
+  }
+  return sides;
+}
+
+/// The confirmation's medians of side `i` for decide_tuned (loaded only when `loaded` is usable).
+ConfirmedMedians medians_of(const std::vector<TuneTiming>& idle,
+                            const std::vector<TuneTiming>& loaded, std::size_t i) {
+  ConfirmedMedians m{.idle_us = idle[i].median_us};
+  if (!loaded.empty() && loaded[i].usable) m.loaded_us = loaded[i].median_us;
+  return m;
+}
+
+/// The choice of `result` from the confirmation's sides (decide_tuned): the defaults when the
+/// idle rotation failed, or the loaded one was made and failed (nothing confirmed).
+void choose(const std::vector<TuneTiming>& idle, const std::vector<TuneTiming>& loaded,
+            TuneResult& result) {
+  result.choice = TunedChoice{};
+  result.choice_median_us = result.default_median_us;
+  if (!idle[0].usable || (!loaded.empty() && !loaded[0].usable)) return;
+  std::vector<ConfirmedMedians> candidates;
+  for (std::size_t i = 1; i < idle.size(); ++i) candidates.push_back(medians_of(idle, loaded, i));
+  TuneDecision d = decide_tuned(medians_of(idle, loaded, 0), candidates);
+  const TuneTiming* refused = nullptr;  // the fastest idle of those slower under load
+  for (std::size_t i = 0; i < d.verdicts.size(); ++i)
+    if (d.verdicts[i] == TuneVerdict::slower_under_load &&
+        (!refused || idle[i + 1].median_us < refused->median_us))
+      refused = &idle[i + 1];
+  if (refused) result.refused_under_load = refused->candidate;
+  if (d.chosen) {
+    result.choice = idle[*d.chosen + 1].candidate;
+    result.choice_median_us = idle[*d.chosen + 1].median_us;
+  }
+}
+
+/// The confirmation (TuneOptions::confirm_rounds, loaded_workers): the defaults and the fastest
+/// candidates of `b` (their executables from the timings) timed in rotation with what is left of
+/// the budget, the order turned every round: half of it with the cores idle, then the rest with
+/// loaded_workers busy processes on them (none when 0: the idle rotation has it all). The choice
+/// is then decide_tuned's. A confirmation that fails confirms nothing: the defaults are chosen,
+/// with the figure their timing gave.
+void confirm(Bench& b, TuneResult& result) {
+  const int rounds = b.options.confirm_rounds, workers = b.options.loaded_workers;
+  std::vector<TuneTiming> idle = {{.candidate = TunedChoice{}}};
+  std::vector<Ready*> ready = {nullptr};
+  for (Contender& c : b.fastest) {
+    idle.push_back({.candidate = c.timing.candidate});
+    ready.push_back(&c.ready);
+  }
+  const int n = static_cast<int>(idle.size());
+  try {
+    if (!b.defaults) b.defaults = ready_for(b, idle[0].candidate);
+    ready[0] = &*b.defaults;
+    double left = std::max(0.0, b.options.budget_s - seconds_since(b.start));
+    double share = workers > 0 ? left / 2 : left;
+    rotate(ready, share / (n * rounds), rounds, b.options, "confirmation, in alternation", idle);
+  } catch (const Error& e) {
+    for (int i = 1; i < n; ++i) idle[i].note = fmt::format("confirmation refused: {}", e.what());
+  }
+  std::vector<TuneTiming> loaded;
+  if (workers > 0 && idle[0].usable) loaded = confirm_loaded(b, ready, idle, workers);
+  for (const std::vector<TuneTiming>* sides : {&idle, &loaded})
+    for (const TuneTiming& t : *sides)
+      if (b.options.progress) b.options.progress(t);
+  result.confirmed_defaults = idle[0];
+  result.confirmed_candidate = idle[1];
+  if (n == 3) result.confirmed_runner_up = idle[2];
+  if (!loaded.empty()) {
+    result.loaded_workers = workers;
+    result.confirmed_defaults_loaded = loaded[0];
+    result.confirmed_candidate_loaded = loaded[1];
+    if (n == 3) result.confirmed_runner_up_loaded = loaded[2];
+  }
+  if (idle[0].usable) result.default_median_us = idle[0].median_us;
+  choose(idle, loaded, result);
+}
+
 }  // namespace
+
+int default_loaded_workers() {
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
 
 std::string TunedChoice::describe() const {
   std::string s = synchronous ? "execution sync" : "execution async";
@@ -358,6 +433,10 @@ TuneResult tune(const PreparedProgram& program, const std::vector<Array>& args,
     throw Error(fmt::format(
         "tune: confirm_rounds {} and confirm_share {}: give rounds >= 0 and a share in [0, 0.9]",
         options.confirm_rounds, options.confirm_share));
+  if (options.loaded_workers < 0 || options.loaded_workers > 256)
+    throw Error(fmt::format(
+        "tune: loaded_workers is {}; give 0 (no loaded confirmation) to 256 busy processes",
+        options.loaded_workers));
   Bench b{program, args, base, options, {}, make_client, Clock::now(), {}};
   // The rewrites that change this program: each a candidate over the choice so far.
   std::vector<int> factors;

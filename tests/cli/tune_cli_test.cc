@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "cli_util.h"
 #include "hhlo/core/array.h"
@@ -76,13 +77,19 @@ TEST(TuneCli, TheChoiceIsRememberedAndUsedByRunAndBench) {
   // The defaults, the synchronous client, each option set, and oneDNN's dot_generals on one
   // thread and on its default threads, under each mode (the program has a dot_general).
   // Then, when a candidate other than the defaults won, it, the runner-up and the defaults
-  // timed again in rotation (the confirmation, three lines).
+  // timed again in rotation (the confirmation, three lines), idle and then with a busy process
+  // per core (three more lines), and the two medians of each side in a table.
   int confirmation = lines_with(r.output, "; confirmation, in alternation");
   EXPECT_EQ(lines_with(r.output, " us  (min ") - confirmation,
             static_cast<int>(6 + tune_option_sets().size()))
       << r.output;
   bool chose_defaults = r.output.find("chosen: execution async (defaults)") != std::string::npos;
-  EXPECT_TRUE(confirmation == 3 || (chose_defaults && confirmation == 0)) << r.output;
+  EXPECT_TRUE(confirmation == 6 || (chose_defaults && confirmation == 0)) << r.output;
+  EXPECT_EQ(lines_with(r.output, "in alternation, with "), confirmation / 2) << r.output;
+  if (confirmation > 0) {
+    EXPECT_THAT(r.output, HasSubstr("confirmation in rotation (idle; loaded: "));
+    EXPECT_THAT(r.output, HasSubstr("idle median   loaded median  candidate"));
+  }
   EXPECT_THAT(r.output, HasSubstr("execution sync (defaults)"));
   EXPECT_THAT(r.output, HasSubstr("xla_cpu_use_xnnpack=false"));
   EXPECT_THAT(r.output, HasSubstr("chosen: execution "));
@@ -206,6 +213,50 @@ TEST(TuneCli, BadBudgetsAndRefusedOptionsAreErrors) {
   EXPECT_THAT(r.output, HasSubstr("cannot compile '" + dir + "/p.mlir'"));
   EXPECT_THAT(r.output, HasSubstr("No such compile option: 'xla_no_such_option'"));
   EXPECT_FALSE(fs::exists(choice_path(dir)));
+}
+
+// --json: one JSON object, every timing, the confirmation's sides idle and loaded (one busy
+// process here), the choice; --loaded-workers 0 makes no loaded rotation; a negative count is an
+// error naming it.
+TEST(TuneCli, JsonHasTheConfirmationIdleAndLoaded) {
+  std::string dir = setup("tune_cli_json");
+  std::vector<std::string> tune = {"tune", dir + "/p.mlir", "-i", dir + "/x.npy", "--budget",
+                                   "3",    "--json"};
+  for (int workers : {1, 0}) {
+    std::vector<std::string> args = tune;
+    args.insert(args.end(), {"--loaded-workers", std::to_string(workers)});
+    ProcessResult r = hhlo_in(dir, args);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_THAT(r.output, Not(HasSubstr(" us  (min ")));  // no progress lines
+    std::size_t from = r.output.find("{\n"), to = r.output.rfind("\n}");
+    ASSERT_TRUE(from != std::string::npos && to != std::string::npos) << r.output;
+    nlohmann::json j = nlohmann::json::parse(r.output.substr(from, to + 2 - from));
+    EXPECT_EQ(j.at("program"), dir + "/p.mlir");
+    EXPECT_EQ(j.at("timings").size(), 6 + tune_option_sets().size());
+    EXPECT_EQ(j.at("timings")[0].at("candidate"), "execution async (defaults)");
+    EXPECT_TRUE(j.at("remembered").get<bool>());
+    const nlohmann::json& c = j.at("confirmation");
+    if (c.is_null()) {  // no candidate timed below the defaults
+      EXPECT_EQ(j.at("chosen"), "execution async (defaults)");
+      continue;
+    }
+    EXPECT_EQ(c.at("rounds"), 3);
+    EXPECT_EQ(c.at("loaded_workers"), workers);
+    ASSERT_GE(c.at("sides").size(), 2u);
+    EXPECT_EQ(c.at("sides")[0].at("candidate"), "execution async (defaults)");
+    for (const nlohmann::json& side : c.at("sides")) {
+      EXPECT_TRUE(side.at("idle_median_us").is_number()) << side.dump();
+      EXPECT_EQ(side.at("loaded_median_us").is_number(), workers > 0) << side.dump();
+      EXPECT_EQ(side.at("loaded").is_null(), workers == 0) << side.dump();
+    }
+    if (workers == 0) {
+      EXPECT_TRUE(j.at("refused_under_load").is_null());
+    }
+  }
+  ProcessResult r =
+      hhlo_in(dir, {"tune", dir + "/p.mlir", "-i", dir + "/x.npy", "--loaded-workers", "-1"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("--loaded-workers -1: give 0 (no loaded confirmation) to 256"));
 }
 
 // A training step donates its parameters (tf.aliasing_output): every candidate's calls run on the

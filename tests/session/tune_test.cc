@@ -193,8 +193,11 @@ TEST(Tune, AWinnerIsConfirmedInAlternationWithTheDefaults) {
     return Client::create("cpu", execution_client_options(sync));
   };
   int progress = 0;
+  // The idle rotation alone (the loaded one: tests/program/tune_loaded_test.cc).
   TuneOptions o{
-      .budget_s = 3, .option_sets = {}, .progress = [&](const TuneTiming&) { ++progress; }};
+      .budget_s = 3, .option_sets = {}, .loaded_workers = 0, .progress = [&](const TuneTiming&) {
+        ++progress;
+      }};
   TuneResult r = tune(p, {input()}, {}, make, o);
   ASSERT_EQ(r.timings.size(), 2u);
   ASSERT_TRUE(r.timings[1].usable);
@@ -237,6 +240,7 @@ TEST(Tune, TheRunnerUpIsConfirmedBesideTheWinner) {
   int progress = 0;
   TuneOptions o{.budget_s = 3,
                 .option_sets = {{{"xla_cpu_use_xnnpack", false}}},
+                .loaded_workers = 0,
                 .progress = [&](const TuneTiming&) { ++progress; }};
   TuneResult r = tune(p, {input()}, {}, make, o);
   ASSERT_EQ(r.timings.size(), 3u);
@@ -268,7 +272,8 @@ TEST(Tune, ACandidateWithinTheNoiseButFasterIsStillConfirmed) {
   };
   TuneOptions o{.budget_s = 2,
                 .try_sync = false,
-                .option_sets = {{{"xla_cpu_experimental_ynn_fusion_type", std::string()}}}};
+                .option_sets = {{{"xla_cpu_experimental_ynn_fusion_type", std::string()}}},
+                .loaded_workers = 0};
   for (int attempt = 0; attempt < 5; ++attempt) {
     TuneResult r = tune(p, {input()}, {}, make, o);
     ASSERT_EQ(r.timings.size(), 2u);

@@ -1,7 +1,9 @@
-// `hhlo tune PROGRAM -i ... [--budget SECONDS] [--xla-option NAME=VALUE ...] [--forget]`: times the
-// program on its inputs under the CPU client's execution modes and the XLA option sets of
-// tune_option_sets (hhlo/program/tune.h), one line per candidate with its median, keeps the
-// fastest whose outputs agree with the defaults', and remembers it in the compile cache beside
+// `hhlo tune PROGRAM -i ... [--budget SECONDS] [--loaded-workers N] [--json] [--xla-option
+// NAME=VALUE ...] [--forget]`: times the program on its inputs under the CPU client's execution
+// modes and the XLA option sets of tune_option_sets (hhlo/program/tune.h), one line per candidate
+// with its median, confirms the fastest against the defaults idle and with N busy processes on
+// the cores (tune_report.h prints both columns), keeps the fastest whose outputs agree with the
+// defaults' and that holds under load, and remembers it in the compile cache beside
 // the program's source record, where `hhlo run`, `hhlo bench` and Session find it. `--forget`
 // removes that remembered choice.
 #include "hhlo/program/tune.h"
@@ -17,6 +19,7 @@
 #include "load_flags.h"
 #include "run_input.h"
 #include "time_limit.h"
+#include "tune_report.h"
 
 namespace hhlo::cli {
 namespace {
@@ -25,31 +28,10 @@ struct TuneCliOptions {
   RunOptions run;
   double budget = 30;
   bool forget = false;  ///< remove the remembered choice instead of tuning
+  /// TuneOptions::loaded_workers: busy processes of the loaded confirmation (0: none).
+  int loaded_workers = default_loaded_workers();
+  bool json = false;  ///< one JSON object instead of the lines
 };
-
-/// One progress line: the figures first (aligned whatever the candidate's length), then the
-/// candidate; or the candidate and why it is not usable.
-void print_progress(const TuneTiming& t) {
-  if (t.usable)
-    fmt::print("  median {:10.1f} us  (min {:.1f}, {} calls)  {}{}\n", t.median_us, t.min_us,
-               t.calls, t.candidate.describe(), t.note.empty() ? "" : "; " + t.note);
-  else
-    fmt::print("  {:>38}  {}: {}\n", "not usable", t.candidate.describe(), t.note);
-  std::fflush(stdout);
-}
-
-/// The last lines: the choice and its speed-up over the defaults, and where it is remembered.
-void print_choice(const TuneResult& r, bool remembered) {
-  double speedup = r.choice_median_us > 0 ? r.default_median_us / r.choice_median_us : 1;
-  fmt::print("chosen: {} (median {:.1f} us, {:.2f}x the defaults' speed)\n", r.choice.describe(),
-             r.choice_median_us, speedup);
-  if (remembered)
-    fmt::print("remembered in the compile cache: `hhlo run`, `hhlo bench` and Session use it\n");
-  else
-    fmt::print(
-        "not remembered: the compile cache is off, not writable, or its size bound keeps "
-        "nothing (HHLO_COMPILE_CACHE, HHLO_COMPILE_CACHE_MAX_MB)\n");
-}
 
 /// The program of `in` prepared as hhlo::load prepares it for `in.load` (read once).
 PreparedProgram prepare_for_tune(const RunOptions& o, RunInputs& in) {
@@ -67,6 +49,10 @@ int run_tune(const TuneCliOptions& t) {
   const RunOptions& o = t.run;
   if (!(t.budget > 0))
     throw Error(fmt::format("--budget {}: give a positive number of seconds", t.budget));
+  if (t.loaded_workers < 0 || t.loaded_workers > 256)
+    throw Error(
+        fmt::format("--loaded-workers {}: give 0 (no loaded confirmation) to 256 busy processes",
+                    t.loaded_workers));
   // The tuner plans its candidates within the budget; a call that never ends cannot be cut
   // short (PJRT cannot cancel an execution): the whole command is stopped at twice the budget
   // plus 10 s.
@@ -100,19 +86,26 @@ int run_tune(const TuneCliOptions& t) {
     spec.execution = synchronous ? ExecutionMode::sync : ExecutionMode::async;
     return make_client(spec, 1, true, o.program);  // with the oneDNN candidates' kernels
   };
-  fmt::print("tuning {} (budget {} s): median of execute + await, candidate\n", o.program,
-             t.budget);
+  if (!t.json)
+    fmt::print("tuning {} (budget {} s): median of execute + await, candidate\n", o.program,
+               t.budget);
+  TuneOptions options{.budget_s = t.budget, .try_onednn = true};
+  options.loaded_workers = t.loaded_workers;
+  if (!t.json) options.progress = print_progress;
   TuneResult r;
   try {
-    r = tune(program, in.inputs, in.load.compile, make_candidate_client,
-             {.budget_s = t.budget, .try_onednn = true, .progress = print_progress});
+    r = tune(program, in.inputs, in.load.compile, make_candidate_client, options);
   } catch (const PjrtError& e) {
     throw Error(
         fmt::format("cannot compile '{}': {}", o.program, name_program_in(e.what(), o.program)));
   }
   std::string plugin = cache.plugin_identity(Plugin::for_platform(in.load.client.platform));
   deadline.disarm();
-  print_choice(r, remember_tuned(cache, key, plugin, r));
+  bool remembered = remember_tuned(cache, key, plugin, r);
+  if (t.json)
+    print_json(o.program, t.budget, options.confirm_rounds, r, remembered);
+  else
+    print_choice(r, remembered);
   return 0;
 }
 
@@ -135,6 +128,13 @@ const bool registered = register_command({
                      "still running at twice it plus 10 s (a call that never ends) is stopped "
                      "with exit status 124")
           ->check(time_limit_validator());
+      sub.add_option("--loaded-workers", t->loaded_workers,
+                     "Busy processes (each spinning one core) beside the second rotation of the "
+                     "confirmation: a candidate is kept only when it is also not slower than the "
+                     "defaults with them (default: the online cores; 0: idle rotation only)");
+      sub.add_flag("--json", t->json,
+                   "Print one JSON object (every timing, the confirmation idle and loaded, the "
+                   "choice) instead of the lines");
       sub.add_flag("--forget", t->forget,
                    "Remove the choice remembered for this program, inputs and options instead "
                    "of tuning (run, bench and Session then use the defaults)");

@@ -1,7 +1,8 @@
 // Execution mode and XLA CPU options chosen by measurement (`hhlo tune`, issue 26): a prepared
 // program is timed on its inputs under the CPU client's execution modes and a short documented
 // list of XLA option sets; the fastest candidate whose outputs agree with the defaults' (within
-// the dtype's tolerance) is kept, and remembered in the compile cache beside the program's
+// the dtype's tolerance) and not slower than the defaults with busy processes on the cores is
+// kept (hhlo/program/tune_decision.h), and remembered in the compile cache beside the program's
 // source record (hhlo/program/program_cache.h) under a key derived from its source key, so that
 // `hhlo run`, `hhlo bench` and Session use it. See docs/benchmarks.md "Tuning".
 #pragma once
@@ -72,6 +73,10 @@ struct TuneTiming {
   std::string note;
 };
 
+/// The default of TuneOptions::loaded_workers: the online cores (std::thread::
+/// hardware_concurrency), at least 1.
+int default_loaded_workers();
+
 /// How tune spends its time.
 struct TuneOptions {
   /// Seconds for the whole tuning (compiles, checks and timed calls); must be > 0. The defaults
@@ -108,15 +113,25 @@ struct TuneOptions {
   /// faster than the defaults (by any margin), the two fastest such candidates and the defaults
   /// are timed again in rotation, one slice each per round, with what is left of the budget
   /// (confirm_share of it kept for this); the faster candidate of the rotation is chosen only
-  /// when the median of its round medians is more than 3% below the defaults'. Each candidate is
+  /// when the median of its round medians is more than 3% below the defaults' (and, with
+  /// loaded_workers, it is not slower under load: decide_tuned). Each candidate is
   /// timed alone, in its own stretch of time: on a shared machine a quiet stretch can make a
   /// candidate win that is not faster, or one that is look no faster (docs/benchmarks.md,
   /// "Tuning").
   int confirm_rounds = 3;
   /// The share of budget_s kept for the confirmation, in [0, 0.9].
   double confirm_share = 0.2;
+  /// Busy workers of the loaded confirmation (issue 43): after the rotation above, the same sides
+  /// are timed again in rotation (as many rounds) while this many child processes, each spinning
+  /// one core (hhlo/program/busy_load.h), compete for the cores, as a neighbour on a server
+  /// does; a candidate is chosen only when it is also not more than the noise margin slower than
+  /// the defaults there (decide_tuned, hhlo/program/tune_decision.h). What is left of the budget
+  /// at the confirmation is split in halves, the first for the idle rotation, the rest for the
+  /// loaded one. Default: the online cores (default_loaded_workers); 0: no loaded rotation (the
+  /// idle one alone decides). Must be in [0, 256].
+  int loaded_workers = default_loaded_workers();
   /// Called once per candidate after it is measured or skipped (e.g. to print a progress line),
-  /// and once for each side of the confirmation.
+  /// and once for each side of the confirmation, idle then loaded.
   std::function<void(const TuneTiming&)> progress;
 };
 
@@ -136,10 +151,23 @@ struct TuneResult {
   /// the defaults was timed faster than the defaults: the defaults, the fastest such candidate
   /// (confirmed_candidate) and the next fastest (confirmed_runner_up, when there is one) timed
   /// in rotation (median of the round medians; calls summed). The faster of the two is then the
-  /// choice when more than the noise margin (3%) faster than the defaults, else the defaults; so
+  /// choice when more than the noise margin (3%) faster than the defaults and (the loaded sides
+  /// below) not more than it slower under load, else the defaults; so
   /// is it when the confirmation failed (its note says why; default_median_us then stays the
-  /// timings'). choice_median_us and default_median_us are the confirmation's medians.
+  /// timings'). choice_median_us and default_median_us are the confirmation's medians (idle).
   std::optional<TuneTiming> confirmed_defaults, confirmed_candidate, confirmed_runner_up;
+  /// The same sides timed again in rotation with loaded_workers busy processes on the cores
+  /// (TuneOptions::loaded_workers), when there was a confirmation and loaded_workers > 0 (not
+  /// usable, with the note saying why, when that rotation failed: the defaults are then chosen).
+  /// A candidate more than the noise margin faster than the defaults idle is chosen only when its
+  /// loaded median is at most the noise margin above the defaults' (decide_tuned).
+  std::optional<TuneTiming> confirmed_defaults_loaded, confirmed_candidate_loaded,
+      confirmed_runner_up_loaded;
+  /// The busy processes of the loaded rotation; 0 when there was none.
+  int loaded_workers = 0;
+  /// The fastest candidate of the idle rotation that was faster than the defaults beyond the
+  /// noise margin but refused because it was slower than them under load; nullopt when none was.
+  std::optional<TunedChoice> refused_under_load;
 };
 
 /// Makes the client a candidate runs on: `synchronous` as in TunedChoice. Called at most once per
@@ -151,10 +179,12 @@ using ClientFactory = std::function<Client(bool synchronous)>;
 /// outputs agree with the defaults' (outputs_agree); a candidate replaces the current choice only
 /// when its median is more than 3% lower (within the noise, the simpler choice stays), and the
 /// fastest candidates are confirmed against the defaults in alternation
-/// (TuneOptions::confirm_rounds), which then decides.
+/// (TuneOptions::confirm_rounds), idle and with busy processes on the cores
+/// (TuneOptions::loaded_workers), which then decides (decide_tuned).
 /// Candidates the plugin refuses, that fail or disagree are reported in the timings, never
 /// chosen. Times are measured, never assumed. Throws hhlo::Error when options.budget_s <= 0,
-/// max_calls < 3, confirm_rounds < 0, confirm_share outside [0, 0.9] or the program is
+/// max_calls < 3, confirm_rounds < 0, confirm_share outside [0, 0.9], loaded_workers outside
+/// [0, 256] or the program is
 /// partitioned (num_partitions > 1), and what compiling or running the defaults throws (an
 /// option of `base` the plugin refuses: hhlo::PjrtError).
 TuneResult tune(const PreparedProgram& program, const std::vector<Array>& args,
