@@ -21,7 +21,7 @@ that differs, or cannot take the model, is reported with its reason instead of a
 
 Usage (the venv of bench/peers.sh, .venv-peers):
   peers.py prepare DIR                 export every config: DIR/CONFIG.{mlir,jax,onnx,vmfb},
-                                       CONFIG_x.npy, CONFIG_y.npy (JAX's output), configs.json
+           [--configs C,..] [--peers P,..] CONFIG_x.npy, CONFIG_y.npy (JAX's output), configs.json
   peers.py time RUNNER DIR CONFIG      one JSON line: the median of CALLS timed calls
            [--calls N] [--warmup W] [--hhlo PATH]
            RUNNER: ours (hhlo bench; HHLO_COMPILE_CACHE picks defaults or tuned), jax, ort, iree,
@@ -203,8 +203,9 @@ def first_line(e):
     return text[0][:200] if text else type(e).__name__
 
 
-def prepare_one(out, config):
-    """Writes a config's artifacts; an artifact a peer cannot make gets CONFIG.EXT.err."""
+def prepare_one(out, config, peers=("onnx", "vmfb")):
+    """Writes a config's artifacts (the peers' of `peers` only); an artifact a peer cannot make
+    gets CONFIG.EXT.err."""
     import jax
     import jax.numpy as jnp
     from jax import export
@@ -219,6 +220,8 @@ def prepare_one(out, config):
     (out / f"{config}.jax").write_bytes(exp.serialize())
     for ext, make in (("onnx", lambda p: export_onnx(fn, shape, p)),
                       ("vmfb", lambda p: compile_iree(out / f"{config}.mlir", p))):
+        if ext not in peers:
+            continue
         path = out / f"{config}.{ext}"
         t0 = time.perf_counter()
         try:
@@ -236,7 +239,7 @@ def prepare(args):
     chosen = args.configs.split(",") if args.configs else configs()
     for config in chosen:
         print(f"== prepare {config}", file=sys.stderr)
-        prepare_one(out, config)
+        prepare_one(out, config, args.peers.split(",") if args.peers else ())
     (out / "configs.json").write_text(json.dumps(chosen))
 
 
@@ -581,6 +584,8 @@ def main():
     p = sub.add_parser("prepare")
     p.add_argument("dir")
     p.add_argument("--configs", help="comma-separated, e.g. mlp_b1,cnn_b64 (default: all)")
+    p.add_argument("--peers", default="onnx,vmfb",
+                   help="the peers' artifacts to make: onnx (ORT), vmfb (IREE); '' for none")
     p.set_defaults(func=prepare)
     for name, func in (("time", time_cmd), ("cold", cold_cmd)):
         p = sub.add_parser(name)

@@ -74,6 +74,10 @@ echo "== temp dir $TMP; load before: $(uptime)" >&2
 
 prep_args=()
 [[ -n "${HHLO_PEERS_CONFIGS:-}" ]] && prep_args=(--configs "$HHLO_PEERS_CONFIGS")
+peer_formats=()  # only the artifacts of the peers that run
+[[ " ${RUNNERS[*]} " == *" ort "* ]] && peer_formats+=(onnx)
+[[ " ${RUNNERS[*]} " == *" iree "* ]] && peer_formats+=(vmfb)
+prep_args+=(--peers "$(IFS=,; echo "${peer_formats[*]}")")
 "$PY" "$ROOT/bench/peers.py" prepare "$TMP" "${prep_args[@]}"
 mapfile -t CONFIGS < <("$PY" -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))))' \
   "$TMP/configs.json")
