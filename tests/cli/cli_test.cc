@@ -298,6 +298,21 @@ TEST(Cli, AMistypedSubcommandIsNamedWithTheNearestOne) {
   EXPECT_THAT(run_hhlo({}).output, HasSubstr("A subcommand is required"));
 }
 
+// Issue 44 (a new user's walk): `hhlo --nosuchflag` got "A subcommand is required".
+TEST(Cli, AnOptionBeforeTheSubcommandIsNamed) {
+  ProcessResult r = run_hhlo({"--nosuchflag"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.output,
+            "hhlo: error: '--nosuchflag' is not an option of hhlo itself; options follow the "
+            "subcommand (hhlo SUBCOMMAND [options], e.g. hhlo run --help)\n");
+  EXPECT_EQ(run_hhlo({"--timeout", "5", "run"}).exit_code, 1);
+  // hhlo's own options still work.
+  r = run_hhlo({"--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("hhlo "));
+  EXPECT_EQ(run_hhlo({"--help"}).exit_code, 0);
+}
+
 TEST(Cli, HelpListsSubcommandsButNotTheWorker) {
   ProcessResult r = run_hhlo({"--help"});
   EXPECT_EQ(r.exit_code, 0) << r.output;

@@ -112,6 +112,17 @@ std::string unknown_subcommand(std::string_view word) {
                      fmt::join(visible, ", "));
 }
 
+/// "" when `word` (the first argument, an option) is one of hhlo's own (--help, -h, --version),
+/// else the line saying that the other options follow the subcommand. CLI11 alone said "A
+/// subcommand is required" for `hhlo --nosuchflag`, naming neither the option nor the fix.
+std::string option_before_subcommand(std::string_view word) {
+  if (word == "-h" || word == "--help" || word == "--version") return "";
+  return fmt::format(
+      "'{}' is not an option of hhlo itself; options follow the subcommand (hhlo SUBCOMMAND "
+      "[options], e.g. hhlo run --help)",
+      word);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -144,6 +155,11 @@ int main(int argc, char** argv) {
   }
   if (argc > 1 && argv[1][0] != '-')
     if (std::string message = unknown_subcommand(argv[1]); !message.empty()) {
+      fmt::print(stderr, "hhlo: error: {}\n", message);
+      return 1;
+    }
+  if (argc > 1 && argv[1][0] == '-')
+    if (std::string message = option_before_subcommand(argv[1]); !message.empty()) {
       fmt::print(stderr, "hhlo: error: {}\n", message);
       return 1;
     }

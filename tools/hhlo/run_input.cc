@@ -19,8 +19,9 @@ namespace hhlo::cli {
 
 void add_timeout_option(CLI::App& sub, double& seconds) {
   sub.add_option("--timeout", seconds,
-                 "Seconds allowed for compiling and executing; past them the run stops with a "
-                 "message and exit status 124 (PJRT cannot cancel an execution)")
+                 "Seconds allowed for compiling and executing (a positive number, or inf for "
+                 "no limit); past them the run stops with a message and exit status 124 (PJRT "
+                 "cannot cancel an execution)")
       ->check(CLI::Validator([](std::string& v) { return time_limit_error(v); }, "SECONDS"));
 }
 
