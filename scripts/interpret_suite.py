@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs StableHLO's own interpreter tests through `hhlo run` and counts what passes.
 
-Usage: scripts/interpret_suite.py STABLEHLO_CHECKOUT [--hhlo build/tools/hhlo/hhlo] [--json OUT]
+Usage: scripts/interpret_suite.py STABLEHLO_CHECKOUT [--hhlo HHLO] [--json OUT]
        [--only NAME_SUBSTRING] [--show fail|refused|all]
 
 Each `// -----` case of stablehlo/tests/interpret/**/*.mlir whose checks are
@@ -15,7 +15,8 @@ counted as not convertible. The StableHLO sources are not part of this project: 
 (e.g. the one `fetch github:openxla/stablehlo` brings, read with `git archive`).
 
 The result: passed, wrong (values differ), refused (hhlo ran no program: an error naming the
-cause), per file; exit status 0 whatever the counts (it measures, it does not gate).
+cause), per file; exit status 0 whatever the counts (it measures, it does not gate), 2 when
+there is no hhlo executable or no test under the checkout.
 """
 import argparse
 import json
@@ -59,12 +60,24 @@ CONST = re.compile(r"^(\s*)check\.(expect_eq_const|expect_almost_eq_const)\s+(%[
 PAIR = re.compile(r"^(\s*)check\.(expect_eq|expect_almost_eq)\s+(%[\w#.$-]+)\s*,\s*(%[\w#.$-]+)(.*)$")
 FUNC = re.compile(r"^func\.func\s+(?:public\s+|private\s+)?@([\w.$-]+)\((.*?)\)\s*(->\s*\(\s*\))?\s*\{\s*$")
 TOL = re.compile(r",\s*tolerance\s*=\s*([0-9.eE+-]+)")
+# A trailing attribute dictionary, `{tolerance = 0.1 : f64}`: its ' : ' is not the check's.
+ATTRS = re.compile(r"\s*\{([^{}]*)\}\s*$")
+ATTR_TOL = re.compile(r"\btolerance\s*=\s*([0-9.eE+-]+)")
+
+
+def strip_attrs(rest):
+    """(rest without its trailing attribute dictionary, the tolerance it gives or None)."""
+    m = ATTRS.search(rest)
+    if not m:
+        return rest, None
+    t = ATTR_TOL.search(m.group(1))
+    return rest[: m.start()], float(t.group(1)) if t else None
 
 
 def split_type(rest):
-    """'LITERAL[, tolerance = X] : TYPE' -> (literal, tolerance or None, type)."""
+    """'LITERAL[, tolerance = X] : TYPE[ {tolerance = X : f64}]' -> (literal, tolerance or None, type)."""
+    rest, tol = strip_attrs(rest)
     body, typ = rest.rsplit(" : ", 1)
-    tol = None
     m = TOL.search(body)
     if m:
         tol = float(m.group(1))
@@ -106,7 +119,7 @@ def convert_case(text):
                 continue
             if p:
                 indent, kind, a, b, rest = p.groups()
-                tol = None
+                rest, tol = strip_attrs(rest)
                 t = TOL.search(rest)
                 if t:
                     tol = float(t.group(1))
@@ -137,7 +150,9 @@ def compare(actual, expected, kind, tol, tensor_type):
     if actual.shape != expected.shape:
         return False
     actual, expected = as_numbers(actual, tensor_type), as_numbers(expected, tensor_type)
-    if actual.dtype.kind == "V":  # a raw-byte type without its NumPy type
+    # A raw-byte type without its NumPy type (np.void); ml_dtypes' types also have kind 'V'
+    # (bfloat16, float8_*, int4, ...) but compare by value, below.
+    if actual.dtype.type is np.void:
         return actual.tobytes() == expected.tobytes()
     if actual.dtype.kind not in "biufc":  # ml_dtypes: compare as float64 (exact for these types)
         actual, expected = actual.astype(np.float64), expected.astype(np.float64)
@@ -170,15 +185,37 @@ def run_entry(hhlo, path, entry, checks, outdir):
     return "passed", ""
 
 
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def has_tests(root):
+    return any(n.endswith(".mlir") for _, _, names in os.walk(root) for n in names)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("checkout")
-    ap.add_argument("--hhlo", default="build/tools/hhlo/hhlo")
-    ap.add_argument("--json")
-    ap.add_argument("--only", default="")
-    ap.add_argument("--show", default="fail", choices=["fail", "refused", "all", "none"])
+    ap.add_argument("checkout", help="a StableHLO checkout: its stablehlo/tests/interpret/**/*.mlir are run")
+    ap.add_argument(
+        "--hhlo",
+        default=os.path.join(REPO, "build", "tools", "hhlo", "hhlo"),
+        help="the hhlo executable (default: build/tools/hhlo/hhlo of this script's repository)",
+    )
+    ap.add_argument("--json", metavar="OUT", help="also write the counts and every case's result to this JSON file")
+    ap.add_argument("--only", default="", metavar="NAME_SUBSTRING", help="run only the files whose path holds this")
+    ap.add_argument(
+        "--show",
+        default="fail",
+        choices=["fail", "refused", "all", "none"],
+        help="which cases to print one line for (default fail: the wrong and refused ones)",
+    )
     a = ap.parse_args()
+    if not (os.path.isfile(a.hhlo) and os.access(a.hhlo, os.X_OK)):
+        print(f"interpret_suite.py: error: no hhlo executable at {a.hhlo} (build it, or give --hhlo)", file=sys.stderr)
+        return 2
     root = os.path.join(a.checkout, "stablehlo", "tests", "interpret")
+    if not has_tests(root):
+        print(f"interpret_suite.py: error: no tests under {root}", file=sys.stderr)
+        return 2
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for dirpath, _, names in sorted(os.walk(root)):

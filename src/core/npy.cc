@@ -237,6 +237,7 @@ Array parse_npy(std::span<const std::byte> bytes, const std::string& what) {
     return IoError(fmt::format("{}: not a valid .npy file: {}", what, why));
   };
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  if (bytes.empty()) throw bad("it is empty (0 bytes)");
   if (bytes.size() >= 4 && std::memcmp(p, "PK\x03\x04", 4) == 0)  // `-i <(cat x.npz)`
     throw bad(
         "missing \\x93NUMPY magic: it is a zip archive (an .npz?), read as one when its path ends "

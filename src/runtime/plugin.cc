@@ -173,6 +173,17 @@ std::string with_link_target(const std::string& path) {
   return path + " (= " + target.string() + ")";
 }
 
+/// `message` about the plugin at `path` with " (from ENV)" after the first quoted `path`, or
+/// at its end when it does not quote it: a path the user did not type names where it came from.
+std::string with_source(const std::string& message, const std::string& path,
+                        const std::string& env) {
+  std::string quoted = "'" + path + "'";
+  std::size_t at = message.find(quoted);
+  if (at == std::string::npos)
+    return message + " (the plugin path " + quoted + " is from " + env + ")";
+  return std::string(message).insert(at + quoted.size(), " (from " + env + ")");
+}
+
 }  // namespace
 
 Plugin Plugin::load(const std::string& path) { return Plugin(load_state(path)); }
@@ -182,7 +193,13 @@ Plugin Plugin::for_platform(const std::string& platform) {
   for (char c : platform) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   std::string env = "HHLO_PJRT_PLUGIN_" + upper;
   // An explicit choice wins (the compat tests point it at the runner-up plugin).
-  if (const char* p = std::getenv(env.c_str()); p && *p) return load(p);
+  if (const char* p = std::getenv(env.c_str()); p && *p) {
+    try {
+      return load(p);
+    } catch (const PluginError& e) {
+      throw PluginError(with_source(e.what(), p, env));
+    }
+  }
   std::string file;
   if (platform == "cpu")
     file = "cpu/pjrt_c_api_cpu_plugin.so";

@@ -181,6 +181,33 @@ TEST(Cli, RunEmptyProgram) {
   expect_clean_error(run_hhlo({"run", f.program}), "is empty");
 }
 
+TEST(Cli, RunEmptyInputSaysItIsEmpty) {
+  // It said "missing \x93NUMPY magic" (issue 44).
+  AddFixture f("empty_input");
+  write_text(f.a, "");
+  expect_clean_error(run_hhlo({"run", f.program, "-i", f.a, "-i", f.b}),
+                     f.a + ": not a valid .npy file: it is empty (0 bytes)");
+}
+
+TEST(Cli, RunReturnOfAnotherTypeNamesBothTypes) {
+  // It named only the declared type (issue 44).
+  AddFixture f("return_type");
+  write_text(f.program, R"(func.func @main(%x: tensor<3xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.add %x, %x : tensor<3xf32>
+  return %0 : tensor<2xf32>
+})");
+  expect_clean_error(run_hhlo({"run", f.program}),
+                     "expected returned types matching the values (value 0 is tensor<3xf32>), "
+                     "found tensor<2xf32>");
+}
+
+TEST(Cli, APluginPathFromTheEnvironmentNamesTheVariable) {
+  AddFixture f("plugin_env");
+  expect_clean_error(
+      run_hhlo({"run", f.program, "-i", f.a, "-i", f.b}, {.env = {"HHLO_PJRT_PLUGIN_CPU=/nope"}}),
+      "PJRT plugin '/nope' (from HHLO_PJRT_PLUGIN_CPU) does not exist");
+}
+
 TEST(Cli, RunMalformedProgram) {
   AddFixture f("malformed");
   write_text(f.program, "module { func.func @main( -> }");

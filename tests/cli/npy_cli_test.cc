@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "cli_util.h"
 #include "hhlo/core/array.h"
 
@@ -81,6 +83,43 @@ TEST(CliNpy, ProgramWithAnOverflowingTypeIsOurParseErrorNotAnInternalError) {
   EXPECT_THAT(r.output, HasSubstr(dir + "/p.mlir:1:29: expected a dimension size, found an "
                                         "out-of-range number"));
   EXPECT_THAT(r.output, ::testing::Not(HasSubstr("internal error")));
+}
+
+TEST(CliNpy, OutputPathEndingInNpyIsTheOneOutputsFile) {
+  // -o out.npy made a folder out.npy/ holding out0.npy (issue 44); np.save writes a file.
+  std::string dir = temp_dir("npy_out_file");
+  write_text(dir + "/p.mlir", R"(func.func @main(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %r = stablehlo.multiply %x, %x : tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+})");
+  write_npy(dir + "/x.npy", Array::from<float>({2, 2}, {1.5f, -2, 3, 0.5f}));
+  ProcessResult r =
+      run_hhlo({"run", dir + "/p.mlir", "-i", dir + "/x.npy", "-o", dir + "/out.npy"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("wrote 1 output(s) to " + dir + "/out.npy"));
+  ASSERT_TRUE(std::filesystem::is_regular_file(dir + "/out.npy")) << r.output;
+  Array out = read_npy(dir + "/out.npy");
+  EXPECT_EQ(out.type().to_string(), "tensor<2x2xf32>");
+  EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{2.25f, 4, 9, 0.25f}));
+}
+
+TEST(CliNpy, OutputPathEndingInNpyForTwoOutputsIsRefusedBeforeWriting) {
+  std::string dir = temp_dir("npy_out_two");
+  write_text(dir + "/p.mlir",
+             R"(func.func @main(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %r = stablehlo.add %x, %x : tensor<2xf32>
+  return %r, %x : tensor<2xf32>, tensor<2xf32>
+})");
+  write_npy(dir + "/x.npy", Array::from<float>({2}, {1, 2}));
+  ProcessResult r =
+      run_hhlo({"run", dir + "/p.mlir", "-i", dir + "/x.npy", "-o", dir + "/out.npy"});
+  EXPECT_EQ(r.signal, 0) << r.output;
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("hhlo: error: -o " + dir +
+                                  "/out.npy: a .npy file holds one array and the program has 2 "
+                                  "outputs: give a folder or a path ending in .npz\n"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out.npy"));
+  EXPECT_THAT(r.output, testing::Not(HasSubstr("out0:")));
 }
 
 }  // namespace

@@ -295,5 +295,32 @@ TEST(TuneCli, AProgramThatDonatesItsInputsIsTimedOnTheSameInputs) {
   EXPECT_THAT(r.output, HasSubstr("28"));
 }
 
+TEST(TuneCli, InputsOfTheWrongShapeOrCountAreRefusedAsRunRefusesThemBeforeAnyWork) {
+  // tune printed its header, then "execute: argument 0 has type ..." (issue 44).
+  std::string dir = setup("tune_bad_inputs");
+  write_npy(dir + "/x3.npy", Array::from<float>({2, 3}, {1, 2, 3, 4, 5, 6}));
+  const std::string shape = "input 0 ('" + dir +
+                            "/x3.npy') has shape [2x3], @main parameter 0 expects "
+                            "tensor<8x8xf32>\n";
+  const std::string count = "@main takes 1 input(s) (tensor<8x8xf32>), 2 given with --input\n";
+  struct Case {
+    std::vector<std::string> inputs;
+    std::string message;
+  };
+  for (const Case& c :
+       {Case{{dir + "/x3.npy"}, shape}, Case{{dir + "/x.npy", dir + "/x.npy"}, count}}) {
+    for (const std::string command : {"tune", "run"}) {
+      std::vector<std::string> args = {command, dir + "/p.mlir"};
+      for (const std::string& i : c.inputs) args.insert(args.end(), {"-i", i});
+      ProcessResult r = hhlo_in(dir, args);
+      EXPECT_EQ(r.signal, 0) << command << ": " << r.output;
+      EXPECT_EQ(r.exit_code, 1) << command << ": " << r.output;
+      EXPECT_THAT(r.output, HasSubstr("hhlo: error: " + c.message)) << command;
+      EXPECT_THAT(r.output, Not(HasSubstr("tuning "))) << command;
+      EXPECT_THAT(r.output, Not(HasSubstr("execute:"))) << command;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hhlo::test

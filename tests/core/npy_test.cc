@@ -270,5 +270,12 @@ TEST(Npy, HeaderLongerThan65535BytesIsWrittenAsFormat2) {
   EXPECT_EQ(parse(s1).dims(), Dims(20000, 1));
 }
 
+TEST(Npy, AnEmptyFileIsSaidToBeEmpty) {
+  // It said "missing \x93NUMPY magic" (issue 44).
+  EXPECT_EQ(io_error("", "e.npy"), "e.npy: not a valid .npy file: it is empty (0 bytes)");
+  EXPECT_EQ(io_error("\x93NUM", "short.npy"),
+            "short.npy: not a valid .npy file: missing \\x93NUMPY magic");
+}
+
 }  // namespace
 }  // namespace hhlo

@@ -44,7 +44,7 @@ TEST(ParserErrors, MalformedInputsGiveLineColumnAndWhatWasExpected) {
       {"missing colon", replace(" : tensor<2xf32>\n    return", " tensor<2xf32>\n    return"), 3,
        37, "':'"},
       {"return type mismatch", replace("return %0 : tensor<2xf32>", "return %0 : tensor<3xf32>"), 4,
-       5, "returned types matching"},
+       5, "returned types matching the values (value 0 is tensor<2xf32>)"},
       {"unterminated string", "module attributes {a = \"abc", 1, 24, "an attribute value"},
       {"truncated", g.substr(0, 80), 3, 3, "'}'"},
       {"redefinition", replace("%0 = stablehlo.add", "%arg0 = stablehlo.add"), 3, 5,

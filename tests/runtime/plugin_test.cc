@@ -142,7 +142,13 @@ TEST(Plugin, CpuPluginIsFoundThroughTheShareFolder) {
 
 TEST(Plugin, EnvironmentVariableOverridesThePath) {
   setenv("HHLO_PJRT_PLUGIN_CPU", "/nonexistent/env.so", 1);
-  EXPECT_THROW(Plugin::for_platform("cpu"), PluginError);
+  try {
+    Plugin::for_platform("cpu");
+    ADD_FAILURE() << "no PluginError";
+  } catch (const PluginError& e) {  // the path's source named (issue 44)
+    EXPECT_EQ(std::string(e.what()),
+              "PJRT plugin '/nonexistent/env.so' (from HHLO_PJRT_PLUGIN_CPU) does not exist");
+  }
   unsetenv("HHLO_PJRT_PLUGIN_CPU");
   EXPECT_NO_THROW(Plugin::for_platform("cpu"));
 }

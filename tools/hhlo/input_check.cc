@@ -36,7 +36,6 @@ Array bytes_as(Array raw, DType t, std::size_t i, const std::string& name) {
 
 void check_inputs(const LoadedExecutable& exe, std::vector<Array>& inputs,
                   const std::vector<std::string>& names, const std::string& entry) {
-  const std::string fn = "@" + (entry.empty() ? std::string("main") : entry);
   std::optional<std::vector<TensorType>> want = exe.input_types();
   if (want && exe.input_layouts()) want = global_input_types(exe);  // SPMD: global shapes
   if (!want)
@@ -44,14 +43,20 @@ void check_inputs(const LoadedExecutable& exe, std::vector<Array>& inputs,
         fmt::format("the parameter types of the program could not be read ({}); "
                     "refusing to run it on unchecked inputs",
                     exe.signature_error()));
-  if (want->size() != inputs.size()) {
+  check_inputs(*want, inputs, names, entry);
+}
+
+void check_inputs(const std::vector<TensorType>& want, std::vector<Array>& inputs,
+                  const std::vector<std::string>& names, const std::string& entry) {
+  const std::string fn = "@" + (entry.empty() ? std::string("main") : entry);
+  if (want.size() != inputs.size()) {
     std::string types;
-    for (const TensorType& t : *want) types += (types.empty() ? "" : ", ") + t.to_string();
-    throw Error(fmt::format("{} takes {} input(s) ({}), {} given with --input", fn, want->size(),
+    for (const TensorType& t : want) types += (types.empty() ? "" : ", ") + t.to_string();
+    throw Error(fmt::format("{} takes {} input(s) ({}), {} given with --input", fn, want.size(),
                             types.empty() ? "none" : types, inputs.size()));
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const TensorType& w = (*want)[i];
+    const TensorType& w = want[i];
     if (is_narrow(w.dtype) && inputs[i].dtype() == DType::ui8)
       inputs[i] = bytes_as(std::move(inputs[i]), w.dtype, i, names[i]);
     const TensorType& got = inputs[i].type();

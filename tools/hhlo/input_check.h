@@ -26,4 +26,10 @@ std::vector<TensorType> global_input_types(const LoadedExecutable& exe);
 void check_inputs(const LoadedExecutable& exe, std::vector<Array>& inputs,
                   const std::vector<std::string>& names, const std::string& entry);
 
+/// check_inputs against the parameter types `want` (the program's entry as read before
+/// compiling: static_input_types, hhlo/program/load.h), for a command that checks its inputs
+/// before it compiles (`hhlo tune`). Throws hhlo::Error as the overload above.
+void check_inputs(const std::vector<TensorType>& want, std::vector<Array>& inputs,
+                  const std::vector<std::string>& names, const std::string& entry);
+
 }  // namespace hhlo::cli

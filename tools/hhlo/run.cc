@@ -111,21 +111,36 @@ std::string preview(const Array& a) {
   return "[" + s + "]";
 }
 
-/// True when `out` (--output-dir) names one file for every output: an `.npz` archive or a
-/// safetensors file.
+/// True when `out` (--output-dir) names the `.npy` file of the only output.
+bool npy_output(const std::string& out) { return out.size() > 4 && out.ends_with(".npy"); }
+
+/// True when `out` (--output-dir) names one file, not a folder: an `.npz` archive or a
+/// safetensors file of every output, or the `.npy` file of the only one.
 bool one_file_output(const std::string& out) {
   return (out.size() > 4 && out.ends_with(".npz")) ||
-         (out.size() > 12 && out.ends_with(".safetensors"));
+         (out.size() > 12 && out.ends_with(".safetensors")) || npy_output(out);
 }
 
-/// Writes every output to disk first (the `.npz` archive or safetensors file at `o.output_dir`,
-/// or NAMES[i].npy in
-/// that folder), then prints each with a preview: a closed stdout (`hhlo run ... | head -1`) never
-/// costs a result. `names` are the file stems (output_names), `io` the argument names.
+/// Refuses `-o FILE.npy` for a program of other than one output, before it runs (nothing is
+/// written). Throws hhlo::Error.
+void check_npy_output(const std::string& out, std::size_t outputs) {
+  if (npy_output(out) && outputs != 1)
+    throw Error(fmt::format(
+        "-o {}: a .npy file holds one array and the program has {} outputs: give a folder or "
+        "a path ending in .npz",
+        out, outputs));
+}
+
+/// Writes every output to disk first (the `.npz` archive, safetensors file or `.npy` file at
+/// `o.output_dir`, or NAMES[i].npy in that folder), then prints each with a preview: a closed
+/// stdout (`hhlo run ... | head -1`) never costs a result. `names` are the file stems
+/// (output_names), `io` the argument names.
 void emit_outputs(const RunOptions& o, const std::vector<Array>& host,
                   const std::vector<std::string>& names, const IoNames& io) {
   bool npz_out = o.output_dir.size() > 4 && o.output_dir.ends_with(".npz");
-  if (npz_out) {
+  if (npy_output(o.output_dir)) {
+    write_npy(o.output_dir, host.at(0));
+  } else if (npz_out) {
     write_outputs_npz(o.output_dir, host, IoNames{io.args, names});
   } else if (one_file_output(o.output_dir)) {
     write_outputs_safetensors(o.output_dir, host, output_keys(io.results, names));
@@ -192,6 +207,7 @@ int run_program(const RunOptions& o) {
   print_rewrites(loaded.facts, loaded.options.prepare);
   keep_module_inputs(loaded.facts, in);
   check_inputs(loaded.executable, in.inputs, in.labels, o.entry);
+  check_npy_output(o.output_dir, loaded.executable.num_outputs());
   PlacedCall placed(loaded.client, loaded.executable, in.inputs);
   std::vector<Array> host = placed.to_host();
   deadline.disarm();  // the results are computed: writing them is never cut short

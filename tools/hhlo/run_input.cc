@@ -39,7 +39,8 @@ void add_run_options(CLI::App& sub, RunOptions& o) {
                  "result's jax.result_info when all have distinct ones, else out0.npy, ...; "
                  "a path ending in .npz writes one archive with members of those names, one "
                  "ending in .safetensors one safetensors file keyed by each result's pytree path "
-                 "joined with '.' (result['params']['w'] -> params.w)")
+                 "joined with '.' (result['params']['w'] -> params.w), one ending in .npy the "
+                 "only output's file (as np.save writes it)")
       ->each([&o](const std::string&) { o.output_dir_given = true; });
   sub.add_flag("--json", o.json, "With --repeat: also print the latencies as one JSON line");
   add_timeout_option(sub, o.timeout);

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "hhlo/core/error.h"
 #include "hhlo/runtime/compile_cache.h"
 #include "hhlo/serve/grpc_server.h"
 #include "hhlo/serve/http_server.h"
@@ -151,6 +153,38 @@ void print_models(const serve::Server& server, const serve::HttpServer& http,
   std::fflush(stdout);
 }
 
+/// Whether `name` is loaded at start: every model unless --model-control-mode is explicit, then
+/// those --load-model names (or all for *).
+bool loaded_at_start(const ServeFlags& f, const std::string& name) {
+  if (f.model_control_mode != "explicit") return true;
+  return std::find(f.load_models.begin(), f.load_models.end(), name) != f.load_models.end() ||
+         std::find(f.load_models.begin(), f.load_models.end(), "*") != f.load_models.end();
+}
+
+/// Refuses to serve what can never answer: one program file whose model failed to load (the
+/// file is the whole repository), or a repository in control mode none where no model loaded
+/// (none can be loaded later). Throws hhlo::Error with the load errors. With explicit or poll,
+/// models may be loaded later, and a repository where some loaded serves those (the others are
+/// not ready), so those keep running.
+void refuse_unservable(const serve::Server& server, const ServeFlags& f) {
+  std::vector<serve::ModelIndexEntry> index = server.repository_index();
+  if (!std::filesystem::is_directory(f.program)) {
+    for (const serve::ModelIndexEntry& e : index)
+      if (e.state != "READY" && loaded_at_start(f, e.name)) throw Error(e.reason);
+    return;
+  }
+  if (f.model_control_mode != "none") return;
+  std::string failures;
+  for (const serve::ModelIndexEntry& e : index) {
+    if (e.state == "READY") return;
+    failures += fmt::format("{}model {}{}: {}", failures.empty() ? "" : "; ", e.name,
+                            e.version.empty() ? "" : " version " + e.version, e.reason);
+  }
+  throw Error(fmt::format(
+      "no model of repository '{}' loaded, and --model-control-mode none loads none later: {}",
+      f.program, failures));
+}
+
 int serve_main(const ServeFlags& f) {
   sigset_t stop_signals = block_stop_signals();
   CompileCache cache;
@@ -175,6 +209,7 @@ int serve_main(const ServeFlags& f) {
   options.startup_models = f.load_models;
   serve::Server server(options);
   server.load_repository(f.program);
+  refuse_unservable(server, f);
   serve::HttpOptions http_options;
   http_options.host = f.host;
   http_options.port = uint16_t(f.http_port);

@@ -11,11 +11,13 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "commands.h"
 #include "deadline.h"
 #include "hhlo/program/load.h"
+#include "input_check.h"
 #include "load_flags.h"
 #include "run_input.h"
 #include "time_limit.h"
@@ -68,12 +70,15 @@ int run_tune(const TuneCliOptions& t) {
                o.program);
     return 0;
   }
-  if (in.inputs.empty())
-    if (auto types = static_input_types(ensure_program(o, in), o.entry); !types || !types->empty())
-      throw Error(
-          fmt::format("'{}' takes inputs: hhlo tune times it on them, give them with -i "
-                      "(as for hhlo run)",
-                      o.program));
+  std::optional<std::vector<TensorType>> types = static_input_types(ensure_program(o, in), o.entry);
+  if (in.inputs.empty() && (!types || !types->empty()))
+    throw Error(
+        fmt::format("'{}' takes inputs: hhlo tune times it on them, give them with -i "
+                    "(as for hhlo run)",
+                    o.program));
+  // As `hhlo run` checks them, before any candidate is compiled (a dynamic entry is refined to
+  // the inputs by prepare_for_tune, which refuses those it cannot take).
+  if (types) check_inputs(*types, in.inputs, in.labels, o.entry);
   PreparedProgram program = prepare_for_tune(o, in);
   if (program.num_partitions > 1)
     throw Error(

@@ -40,7 +40,10 @@ void form_return(Parser& p, OpState& st, std::string_view, size_t pos) {
                 fmt::format("{}", sig.ins.size()));
     for (size_t i = 0; i < sig.ins.size(); ++i)
       if (sig.ins[i] != st.operands[i].type())
-        p.fail_at(pos, "returned types matching the values", sig.ins[i].to_string());
+        p.fail_at(pos,
+                  fmt::format("returned types matching the values (value {} is {})", i,
+                              st.operands[i].type().to_string()),
+                  sig.ins[i].to_string());
   }
   p.append(std::move(st), pos);
 }
