@@ -59,6 +59,7 @@ TEST(LoadKey, EveryFieldOfTheOptionsChangesIt) {
       [](LoadOptions& o) { o.prepare.onednn.threads = 1; },
       [](LoadOptions& o) { o.prepare.unroll_loops = 4; },
       [](LoadOptions& o) { o.prepare.vmap_batch = 2; },
+      [](LoadOptions& o) { o.prepare.hoist_constants_min_bytes = 65536; },
       [](LoadOptions& o) { o.compile.num_replicas = 2; },
       [](LoadOptions& o) { o.compile.num_partitions = 2; },
       [](LoadOptions& o) { o.compile.use_spmd_partitioning = true; },

@@ -80,5 +80,38 @@ TEST(RecordStore, OffOrOverTheBoundKeepsNothing) {
   EXPECT_FALSE(records.write("not-a-key", "text"));
 }
 
+// map(): the payload read in place (binary, three pages and more), checked as read() checks it;
+// the pages released before an offset leave the rest readable.
+TEST(RecordStore, ARecordIsMappedCheckedAndReleasedAsItIsConsumed) {
+  Folder dir("mapped");
+  RecordStore records(CompileCache({.dir = dir.path}));
+  std::string payload(3 * 4096 + 123, '\0');
+  for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>(i * 7 % 251);
+  ASSERT_TRUE(records.write(kKey, payload));
+  {
+    std::optional<MappedRecord> m = records.map(kKey);
+    ASSERT_TRUE(m.has_value());
+    EXPECT_EQ(m->payload(), payload);
+    m->release_before(2 * 4096 + 5);
+    EXPECT_EQ(m->payload().substr(2 * 4096 + 5), payload.substr(2 * 4096 + 5));
+    MappedRecord moved = std::move(*m);
+    EXPECT_EQ(moved.payload().substr(3 * 4096), payload.substr(3 * 4096));
+  }
+  EXPECT_FALSE(records.map(kOther).has_value());  // absent
+  {
+    std::fstream f(records.path(kKey), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-7, std::ios::end);
+    f.write("X", 1);
+  }
+  bool bad = false;
+  EXPECT_FALSE(records.map(kKey, &bad).has_value());
+  EXPECT_TRUE(bad);
+  EXPECT_FALSE(fs::exists(records.path(kKey)));
+  // An empty file in its place: damaged too.
+  std::ofstream(records.path(kKey)).close();
+  EXPECT_FALSE(records.map(kKey, &bad).has_value());
+  EXPECT_TRUE(bad);
+}
+
 }  // namespace
 }  // namespace hhlo

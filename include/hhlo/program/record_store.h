@@ -12,6 +12,36 @@
 
 namespace hhlo {
 
+/// The payload of a record mapped read-only (mmap), as RecordStore::map gives it: for large
+/// binary records (the constants hoisted out of a program, hhlo/program/hoist_constants.h) read
+/// once without a copy on the heap. Unmapped when destroyed. Move-only.
+class MappedRecord {
+ public:
+  MappedRecord() = default;
+  MappedRecord(MappedRecord&& other) noexcept;
+  MappedRecord& operator=(MappedRecord&& other) noexcept;
+  MappedRecord(const MappedRecord&) = delete;
+  MappedRecord& operator=(const MappedRecord&) = delete;
+  ~MappedRecord();
+
+  /// The payload (what RecordStore::write was given).
+  std::string_view payload() const { return {base_ + offset_, size_}; }
+  /// Unmaps the whole pages lying before payload offset `end` (the part already consumed), so
+  /// that they stop counting as resident; payload() before `end` must not be read afterwards.
+  void release_before(std::size_t end);
+
+  /// Internal: the mapping of `length` bytes at `base`, the payload `size` bytes at `offset`.
+  MappedRecord(char* base, std::size_t length, std::size_t offset, std::size_t size)
+      : base_(base), length_(length), offset_(offset), size_(size) {}
+
+ private:
+  void unmap();
+  char* base_ = nullptr;
+  std::size_t length_ = 0, offset_ = 0, size_ = 0;
+  /// Bytes from base_ already unmapped (a multiple of the page size).
+  std::size_t released_ = 0;
+};
+
 /// A folder of small text records (the program stage's JSON) keyed by 64-hex-digit keys: one file
 /// `<key>.hrec` each, a header line ("hhlo-record 1 KEY SHA256-OF-TEXT") then the text, written
 /// atomically (write_file_atomically). It lives in a compile cache's folder and counts towards its
@@ -31,6 +61,11 @@ class RecordStore {
   /// The text of record `key`, or nullopt when absent or damaged (then removed, and `bad`, if not
   /// null, set). Refreshes the record's time (least recently used order). Never throws.
   std::optional<std::string> read(const std::string& key, bool* bad = nullptr);
+  /// read() without copying: the record `key` mapped read-only and its header and SHA-256
+  /// checked (every page is read once to check it), or nullopt when absent or damaged (then
+  /// removed, and `bad`, if not null, set) or not mappable. Refreshes the record's time. Never
+  /// throws.
+  std::optional<MappedRecord> map(const std::string& key, bool* bad = nullptr);
   /// Writes record `key` atomically, then keeps the folder within its bound. False when the store
   /// is off, `key` is not 64 lowercase hex digits, or the folder is not writable. Never throws.
   bool write(const std::string& key, std::string_view text);
