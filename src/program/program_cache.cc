@@ -104,8 +104,10 @@ std::string concatenated(const std::vector<std::shared_ptr<const Array>>& values
 }
 
 /// Binds the `count` constants of record `key` to `exe` (its last `count` parameters, in order,
-/// the record holding exactly their bytes); false when the record is absent, damaged or of other
-/// sizes. Throws what Client::buffer_from_host and bind_trailing throw.
+/// the record holding exactly their bytes), read in parts (each part copied to the device, its
+/// pages unmapped before the next, the digest checked at the end); false when the record is
+/// absent, damaged (then removed) or of other sizes. Throws what Client::buffer_from_host and
+/// bind_trailing throw.
 bool bind_recorded(CompileCache& cache, const Client& client, LoadedExecutable& exe,
                    const std::string& key, int count) {
   const std::optional<std::vector<TensorType>>& types = exe.input_types();
@@ -113,17 +115,20 @@ bool bind_recorded(CompileCache& cache, const Client& client, LoadedExecutable& 
   std::span<const TensorType> trailing(types->end() - count, types->end());
   std::size_t total = 0;
   for (const TensorType& t : trailing) total += static_cast<std::size_t>(t.byte_size());
-  std::optional<MappedRecord> record = RecordStore(cache).map(key);
-  if (!record || record->payload().size() != total) return false;
+  RecordStore store(cache);
+  std::optional<MappedRecord> record = store.map(key);
+  if (!record) return false;
   std::vector<Device> devices = exe.devices();
-  if (devices.size() != 1) return false;
+  if (record->size() != total || devices.size() != 1) return false;
   std::vector<Buffer> buffers;
-  std::size_t at = 0;
   for (const TensorType& t : trailing) {
-    std::size_t n = static_cast<std::size_t>(t.byte_size());
-    buffers.push_back(client.buffer_from_host(record->payload().data() + at, n, t, devices[0]));
-    at += n;
-    record->release_before(at);  // copied: the pages stop counting as resident
+    std::string_view part = record->next(static_cast<std::size_t>(t.byte_size()));
+    buffers.push_back(client.buffer_from_host(part.data(), part.size(), t, devices[0]));
+  }
+  if (!record->sound()) {  // damaged: the buffers made go with it
+    record.reset();
+    store.remove(key);
+    return false;
   }
   exe.bind_trailing(std::move(buffers));
   return true;

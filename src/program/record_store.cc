@@ -50,6 +50,10 @@ std::optional<std::string> checked_text(const std::string& key, const std::strin
 
 }  // namespace
 
+MappedRecord::MappedRecord(char* base, std::size_t length, std::size_t offset, std::size_t size,
+                           std::string digest)
+    : base_(base), length_(length), offset_(offset), size_(size), digest_(std::move(digest)) {}
+
 MappedRecord::MappedRecord(MappedRecord&& other) noexcept { *this = std::move(other); }
 
 MappedRecord& MappedRecord::operator=(MappedRecord&& other) noexcept {
@@ -60,6 +64,10 @@ MappedRecord& MappedRecord::operator=(MappedRecord&& other) noexcept {
     offset_ = std::exchange(other.offset_, 0);
     size_ = std::exchange(other.size_, 0);
     released_ = std::exchange(other.released_, 0);
+    taken_ = std::exchange(other.taken_, 0);
+    digest_ = std::move(other.digest_);
+    hash_ = std::move(other.hash_);
+    other.hash_.reset();
   }
   return *this;
 }
@@ -71,13 +79,27 @@ void MappedRecord::unmap() {
   base_ = nullptr;
 }
 
-void MappedRecord::release_before(std::size_t end) {
-  if (!base_) return;
+std::string_view MappedRecord::next(std::size_t n) {
+  if (!base_) return {};
   std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  std::size_t upto = std::min(offset_ + end, length_) / page * page;
-  if (upto <= released_) return;
-  ::munmap(base_ + released_, upto - released_);
-  released_ = upto;
+  std::size_t upto = (offset_ + taken_) / page * page;
+  if (upto > released_) {
+    ::munmap(base_ + released_, upto - released_);
+    released_ = upto;
+  }
+  std::string_view part(base_ + offset_ + taken_, std::min(n, size_ - taken_));
+  if (!hash_) hash_.emplace();
+  hash_->update(part);
+  taken_ += part.size();
+  return part;
+}
+
+bool MappedRecord::sound() {
+  if (!base_ || taken_ != size_) return false;
+  if (!hash_) hash_.emplace();
+  std::string got = hash_->hex();
+  hash_.reset();
+  return got == digest_;
 }
 
 RecordStore::RecordStore(const CompileCache& cache)
@@ -123,11 +145,16 @@ std::span<char> map_file(const std::string& path) {
   return {static_cast<char*>(base), static_cast<std::size_t>(st.st_size)};
 }
 
-/// The offset of the payload in `data` when it is the record of `key`, else nullopt.
-std::optional<std::size_t> checked_payload(const std::string& key, std::string_view data) {
-  std::size_t eol = data.find('\n');
-  if (eol == std::string_view::npos) return std::nullopt;
-  if (data.substr(0, eol + 1) != header(key, data.substr(eol + 1))) return std::nullopt;
+/// The offset of the payload in `data` when its header has the form of the record of `key` (its
+/// digest not checked: `digest` receives it), else nullopt.
+std::optional<std::size_t> payload_at(const std::string& key, std::string_view data,
+                                      std::string& digest) {
+  std::string_view prefix = "hhlo-record 1 ";
+  std::size_t at = prefix.size() + key.size() + 1, eol = at + 64;
+  if (data.size() <= eol || !data.starts_with(prefix) ||
+      data.substr(prefix.size(), key.size()) != key || data[at - 1] != ' ' || data[eol] != '\n')
+    return std::nullopt;
+  digest = std::string(data.substr(at, 64));
   return eol + 1;
 }
 
@@ -141,9 +168,10 @@ std::optional<MappedRecord> RecordStore::map(const std::string& key, bool* bad) 
   if (!fs::exists(fs::symlink_status(p, ec))) return std::nullopt;
   std::span<char> whole = map_file(p);
   if (!whole.empty()) {
-    if (std::optional<std::size_t> at = checked_payload(key, {whole.data(), whole.size()})) {
+    std::string digest;
+    if (std::optional<std::size_t> at = payload_at(key, {whole.data(), whole.size()}, digest)) {
       fs::last_write_time(p, fs::file_time_type::clock::now(), ec);  // least recently used
-      return MappedRecord(whole.data(), whole.size(), *at, whole.size() - *at);
+      return MappedRecord(whole.data(), whole.size(), *at, whole.size() - *at, std::move(digest));
     }
     ::munmap(whole.data(), whole.size());
   }
