@@ -2,6 +2,7 @@
 #include "hhlo/program/compile.h"
 
 #include "hhlo/ir/printer.h"
+#include "hhlo/program/hoist_constants.h"
 
 namespace hhlo {
 namespace detail {
@@ -39,9 +40,13 @@ LoadedExecutable compile(const Client& client, const PreparedProgram& program,
                          const CompileOptions& options, CompileCache* cache,
                          CacheOutcome* outcome) {
   CompileOptions o = compile_options_for(program, options);
-  if (cache) return cache->compile(client, print_program(program.module), o, outcome);
-  if (outcome) *outcome = CacheOutcome::disabled;
-  return compile(client, program.module, o);
+  LoadedExecutable exe = [&] {
+    if (cache) return cache->compile(client, print_program(program.module), o, outcome);
+    if (outcome) *outcome = CacheOutcome::disabled;
+    return compile(client, program.module, o);
+  }();
+  bind_hoisted(exe, client, program.hoisted);
+  return exe;
 }
 
 LoadedExecutable compile(const Client& client, std::string_view program,

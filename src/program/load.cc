@@ -245,7 +245,9 @@ Loaded load(const LoadRequest& r) {
   stage = LoadStage::read;
   std::optional<RememberedChoice> tuned;
   bool cached = r.cache && r.cache->enabled();
-  ProgramId id = cached ? program_id(bytes, name) : ProgramId{};
+  ProgramId id = !cached            ? ProgramId{}
+                 : r.digest.empty() ? program_id(bytes, name)
+                                    : ProgramId{r.digest, reads_as_exported(bytes, name)};
   if (r.follow_tuned && cached) {
     stage = LoadStage::client;
     const Plugin& plugin =

@@ -15,6 +15,7 @@
 #include "hhlo/ir/parser.h"
 #include "hhlo/ir/printer.h"
 #include "hhlo/ir/refine.h"
+#include "hhlo/program/hoist_constants.h"
 #include "hhlo/program/loop_unroll.h"
 #include "hhlo/program/onednn_rewrite.h"
 #include "hhlo/program/spec_rewrites.h"
@@ -267,6 +268,14 @@ PreparedProgram prepare_program(Program program, const PrepareOptions& options) 
     p.kept_inputs = x->module_kept_var_idx;
   }
   p.by_types = p.refined || x != nullptr;
+  if (o.hoist_constants_min_bytes > 0) {
+    HoistedConstants h = hoist_constants(p.module, o.hoist_constants_min_bytes);
+    if (!h.values.empty()) {
+      p.module = std::move(h.module);
+      p.hoisted = std::move(h.values);
+      p.hoisted_constants = static_cast<int>(p.hoisted.size());
+    }
+  }
   return p;
 }
 

@@ -6,9 +6,12 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <span>
 
+#include "hhlo/core/sha256.h"
 #include "hhlo/ir/infer.h"
 #include "hhlo/program/compile.h"
+#include "hhlo/program/hoist_constants.h"
 #include "hhlo/program/record_store.h"
 #include "hhlo/program/request_key.h"
 
@@ -40,7 +43,9 @@ nlohmann::json record_json(const SourceRecord& r) {
             {"onednn_kept_reason", f.onednn_kept_reason},
             {"loops_unrolled", f.loops_unrolled},
             {"loops_kept", f.loops_kept},
-            {"loops_kept_reason", f.loops_kept_reason}}}};
+            {"loops_kept_reason", f.loops_kept_reason}}},
+          {"hoisted_constants", f.hoisted_constants},
+          {"constants_key", r.constants_key}};
 }
 
 SourceRecord record_from(const nlohmann::json& j) {
@@ -64,6 +69,8 @@ SourceRecord record_from(const nlohmann::json& j) {
   f.loops_unrolled = w.at("loops_unrolled").get<int>();
   f.loops_kept = w.at("loops_kept").get<int>();
   f.loops_kept_reason = w.at("loops_kept_reason").get<std::string>();
+  f.hoisted_constants = j.at("hoisted_constants").get<int>();
+  r.constants_key = j.at("constants_key").get<std::string>();
   return r;
 }
 
@@ -81,6 +88,52 @@ auto find_json(CompileCache& cache, const std::string& key, From from)
   }
 }
 
+/// The key of the record of the hoisted constants of the load `load_key`.
+std::string constants_key_of(const std::string& load_key) {
+  return sha256_hex("hhlo-constants 1 " + load_key);
+}
+
+/// The bytes of `values`, one after another.
+std::string concatenated(const std::vector<std::shared_ptr<const Array>>& values) {
+  std::size_t total = 0;
+  for (const auto& v : values) total += v->byte_size();
+  std::string out;
+  out.reserve(total);
+  for (const auto& v : values) out.append(static_cast<const char*>(v->data()), v->byte_size());
+  return out;
+}
+
+/// Binds the `count` constants of record `key` to `exe` (its last `count` parameters, in order,
+/// the record holding exactly their bytes), read in parts (each part copied to the device, its
+/// pages unmapped before the next, the digest checked at the end); false when the record is
+/// absent, damaged (then removed) or of other sizes. Throws what Client::buffer_from_host and
+/// bind_trailing throw.
+bool bind_recorded(CompileCache& cache, const Client& client, LoadedExecutable& exe,
+                   const std::string& key, int count) {
+  const std::optional<std::vector<TensorType>>& types = exe.input_types();
+  if (!types || count <= 0 || types->size() < static_cast<std::size_t>(count)) return false;
+  std::span<const TensorType> trailing(types->end() - count, types->end());
+  std::size_t total = 0;
+  for (const TensorType& t : trailing) total += static_cast<std::size_t>(t.byte_size());
+  RecordStore store(cache);
+  std::optional<MappedRecord> record = store.map(key);
+  if (!record) return false;
+  std::vector<Device> devices = exe.devices();
+  if (record->size() != total || devices.size() != 1) return false;
+  std::vector<Buffer> buffers;
+  for (const TensorType& t : trailing) {
+    std::string_view part = record->next(static_cast<std::size_t>(t.byte_size()));
+    buffers.push_back(client.buffer_from_host(part.data(), part.size(), t, devices[0]));
+  }
+  if (!record->sound()) {  // damaged: the buffers made go with it
+    record.reset();
+    store.remove(key);
+    return false;
+  }
+  exe.bind_trailing(std::move(buffers));
+  return true;
+}
+
 }  // namespace
 
 std::optional<SourceRecord> find_source(CompileCache& cache, const std::string& load_key) {
@@ -90,7 +143,14 @@ std::optional<SourceRecord> find_source(CompileCache& cache, const std::string& 
 std::optional<LoadedExecutable> load_source(CompileCache& cache, const Client& client,
                                             const SourceRecord& record) {
   if (record.client != cache.client_identity(client)) return std::nullopt;
-  return cache.load(client, record.compile_key);
+  std::optional<LoadedExecutable> exe = cache.load(client, record.compile_key);
+  if (!exe || record.facts.hoisted_constants == 0) return exe;
+  try {
+    if (bind_recorded(cache, client, *exe, record.constants_key, record.facts.hoisted_constants))
+      return exe;
+  } catch (const std::exception&) {  // not bound: a miss, the program is read again
+  }
+  return std::nullopt;
 }
 
 LoadedExecutable compile_remembered(const Client& client, const PreparedProgram& program,
@@ -101,10 +161,17 @@ LoadedExecutable compile_remembered(const Client& client, const PreparedProgram&
   LoadedExecutable exe =
       cache.compile(client, print_program(program.module), o, outcome, &compile_key);
   std::error_code ec;
+  bind_hoisted(exe, client, program.hoisted);
   if (!compile_key.empty() && std::filesystem::exists(cache.entry_path(compile_key), ec)) {
     SourceRecord r{
         .compile_key = compile_key, .client = cache.client_identity(client), .facts = program};
-    RecordStore(cache).write(load_key, record_json(r).dump());
+    RecordStore store(cache);
+    if (!program.hoisted.empty()) {
+      r.constants_key = constants_key_of(load_key);
+      // No record without its constants: a later load would read the program anyway.
+      if (!store.write(r.constants_key, concatenated(program.hoisted))) return exe;
+    }
+    store.write(load_key, record_json(r).dump());
   }
   return exe;
 }

@@ -54,6 +54,7 @@ XlaOptionValue value_from(const nlohmann::json& j) {
 PreparedProgram rewritten(const PreparedProgram& program, const TunedChoice& c) {
   PreparedProgram p;
   static_cast<PreparedFacts&>(p) = program;
+  p.hoisted = program.hoisted;  // the trailing parameters the rewrites keep
   const Module* m = &program.module;
   LoopUnroll u;
   if (c.unroll_loops != 0) {

@@ -226,29 +226,42 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
   }
   std::size_t num_devices = args_per_device.size();
   std::size_t num_args = args_per_device.empty() ? 0 : args_per_device[0].size();
+  // The caller's arguments, then the bound ones (bind_trailing).
+  std::size_t all_args = num_args + bound_.size();
   std::size_t n_out = num_outputs_;
 
-  Scratch<PJRT_Buffer*> in(num_devices * num_args), out(num_devices * n_out);
+  Scratch<PJRT_Buffer*> in(num_devices * all_args), out(num_devices * n_out);
   Scratch<PJRT_Buffer* const*, 4> in_lists(num_devices);
   Scratch<PJRT_Buffer**, 4> out_lists(num_devices);
   Scratch<PJRT_Event*, 4> done(num_devices);
   for (std::size_t d = 0; d < num_devices; ++d) {
     for (std::size_t i = 0; i < num_args; ++i)
-      in[d * num_args + i] = static_cast<PJRT_Buffer*>(args_per_device[d][i]->handle());
-    in_lists[d] = in.data() + d * num_args;
+      in[d * all_args + i] = static_cast<PJRT_Buffer*>(args_per_device[d][i]->handle());
+    for (std::size_t i = 0; i < bound_.size(); ++i)
+      in[d * all_args + num_args + i] = static_cast<PJRT_Buffer*>(bound_[i].handle());
+    in_lists[d] = in.data() + d * all_args;
     out_lists[d] = out.data() + d * n_out;
     done[d] = nullptr;
   }
 
   auto opts = args<PJRT_ExecuteOptions>();
-  opts.non_donatable_input_indices = options.non_donatable_inputs.data();
-  opts.num_non_donatable_input_indices = options.non_donatable_inputs.size();
+  // The bound buffers are never donated: they serve every execution.
+  std::vector<int64_t> keep;
+  const std::vector<int64_t>* non_donatable = &options.non_donatable_inputs;
+  if (!bound_.empty()) {
+    keep = options.non_donatable_inputs;
+    for (std::size_t i = 0; i < bound_.size(); ++i)
+      keep.push_back(static_cast<int64_t>(num_args + i));
+    non_donatable = &keep;
+  }
+  opts.non_donatable_input_indices = non_donatable->data();
+  opts.num_non_donatable_input_indices = non_donatable->size();
   auto a = args<PJRT_LoadedExecutable_Execute_Args>();
   a.executable = loaded(handle_);
   a.options = &opts;
   a.argument_lists = in_lists.data();
   a.num_devices = num_devices;
-  a.num_args = num_args;
+  a.num_args = all_args;
   a.output_lists = out_lists.data();
   a.device_complete_events = done.data();
   // Kept alive until every device finished (by the events' callbacks when asynchronous).
@@ -315,6 +328,39 @@ void LoadedExecutable::launch(std::span<const std::vector<const Buffer*>> args_p
     throw PjrtError("PJRT_Event_Await", error.code,
                     detail::explain_execute_error(client()->plugin, a.executable, error.message));
   }
+}
+
+void LoadedExecutable::bind_trailing(std::vector<Buffer> trailing) {
+  if (trailing.empty()) return;
+  if (!bound_.empty()) throw Error("bind_trailing: this executable has bound buffers already");
+  std::size_t devices_count = devices().size();
+  if (devices_count != 1)
+    throw Error(fmt::format(
+        "bind_trailing: the executable runs on {} devices; only a one-device executable takes "
+        "bound buffers",
+        devices_count));
+  if (!input_types_)
+    throw Error(
+        fmt::format("bind_trailing: the parameter types of this executable could not be read ({})",
+                    signature_error_));
+  std::size_t n = input_types_->size();
+  if (trailing.size() > n)
+    throw Error(fmt::format("bind_trailing: {} buffers given, @main takes {} arguments",
+                            trailing.size(), n));
+  const PJRT_Api* api = client()->api;
+  std::size_t first = n - trailing.size();
+  for (std::size_t i = 0; i < trailing.size(); ++i) {
+    const Buffer& b = trailing[i];
+    if (!b.valid()) throw Error(fmt::format("bind_trailing: buffer {} is empty", i));
+    if (b.client_state() != client())
+      throw Error(fmt::format("bind_trailing: buffer {} is a buffer of another client", i));
+    if (!has_type(api, b, (*input_types_)[first + i]))
+      throw Error(fmt::format("bind_trailing: buffer {} has type {}, argument {} of @main is {}", i,
+                              b.type().to_string(), first + i,
+                              (*input_types_)[first + i].to_string()));
+  }
+  input_types_->resize(first);
+  bound_ = std::move(trailing);
 }
 
 std::vector<Buffer> LoadedExecutable::execute(const std::vector<const Buffer*>& args,

@@ -80,5 +80,57 @@ TEST(RecordStore, OffOrOverTheBoundKeepsNothing) {
   EXPECT_FALSE(records.write("not-a-key", "text"));
 }
 
+// map(): the payload read in place in parts (binary, three pages and more), its digest checked
+// as it is consumed; a header of another form or key is refused at once.
+TEST(RecordStore, ARecordIsMappedAndCheckedAsItIsConsumed) {
+  Folder dir("mapped");
+  RecordStore records(CompileCache({.dir = dir.path}));
+  std::string payload(3 * 4096 + 123, '\0');
+  for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>(i * 7 % 251);
+  ASSERT_TRUE(records.write(kKey, payload));
+  auto consume = [&](MappedRecord& m, std::size_t part) {
+    std::string got;
+    for (std::size_t at = 0; at < m.size(); at += part) got += m.next(part);
+    return got;
+  };
+  for (std::size_t part : {std::size_t{1000}, std::size_t{5000}, payload.size()}) {
+    std::optional<MappedRecord> m = records.map(kKey);
+    ASSERT_TRUE(m.has_value());
+    EXPECT_EQ(m->size(), payload.size());
+    MappedRecord moved = std::move(*m);
+    EXPECT_EQ(consume(moved, part), payload) << part;
+    EXPECT_TRUE(moved.sound()) << part;
+  }
+  {
+    std::optional<MappedRecord> m = records.map(kKey);
+    ASSERT_TRUE(m.has_value());
+    m->next(10);
+    EXPECT_FALSE(m->sound());  // not all of it was read
+  }
+  EXPECT_FALSE(records.map(kOther).has_value());  // absent
+  {
+    std::fstream f(records.path(kKey), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-7, std::ios::end);
+    f.write("X", 1);
+  }
+  std::optional<MappedRecord> damaged = records.map(kKey);
+  ASSERT_TRUE(damaged.has_value());  // the header is whole: found when consumed
+  EXPECT_EQ(consume(*damaged, 4096).size(), payload.size());
+  EXPECT_FALSE(damaged->sound());
+  // Written for another key, empty, short: refused at once, and removed.
+  ASSERT_TRUE(records.write(kOther, payload));
+  fs::rename(records.path(kOther), records.path(kKey));
+  bool bad = false;
+  EXPECT_FALSE(records.map(kKey, &bad).has_value());
+  EXPECT_TRUE(bad);
+  EXPECT_FALSE(fs::exists(records.path(kKey)));
+  for (const char* text : {"", "hhlo-record 1 "}) {
+    std::ofstream(records.path(kKey)) << text;
+    bad = false;
+    EXPECT_FALSE(records.map(kKey, &bad).has_value()) << text;
+    EXPECT_TRUE(bad);
+  }
+}
+
 }  // namespace
 }  // namespace hhlo

@@ -1,3 +1,4 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -206,6 +207,62 @@ TEST(CompileOptions, SerializesTheProtoFieldsJaxlibWrites) {
   EXPECT_THROW(serialize_compile_options({.num_replicas = 0}), Error);
   EXPECT_THROW(serialize_compile_options({.num_replicas = 2, .device_assignment = {1}}), Error);
   EXPECT_THROW(serialize_compile_options({.num_replicas = 2, .portable = true}), Error);
+}
+
+// bind_trailing: the last parameters bound once, appended to every execution; the caller's
+// arguments alone are checked and listed (hhlo/program/hoist_constants.h binds hoisted weights).
+TEST(Executable, BoundTrailingBuffersAreAppendedToEveryExecution) {
+  const Client& c = test::cpu();
+  LoadedExecutable exe = test::compile(R"(
+func.func @main(%x: tensor<2xf32>, %w: tensor<2xf32>, %s: tensor<f32>) -> tensor<2xf32> {
+  %0 = stablehlo.multiply %x, %w : tensor<2xf32>
+  %1 = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<2xf32>
+  %2 = stablehlo.add %0, %1 : tensor<2xf32>
+  return %2 : tensor<2xf32>
+}
+)");
+  ASSERT_EQ(exe.input_types()->size(), 3u);
+  std::vector<Buffer> wrong;
+  wrong.push_back(c.buffer_from_host(Array::from<float>({2}, {3, 4})));
+  wrong.push_back(c.buffer_from_host(Array::from<float>({2}, {1, 1})));  // @main's %s is a scalar
+  try {
+    exe.bind_trailing(std::move(wrong));
+    FAIL() << "a buffer of another type was bound";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(),
+                ::testing::HasSubstr("buffer 1 has type tensor<2xf32>, argument 2 of @main is "
+                                     "tensor<f32>"));
+  }
+  EXPECT_EQ(exe.input_types()->size(), 3u);  // nothing bound
+  std::vector<Buffer> bound;
+  bound.push_back(c.buffer_from_host(Array::from<float>({2}, {3, 4})));
+  bound.push_back(c.buffer_from_host(Array::from<float>({}, {0.5f})));
+  exe.bind_trailing(std::move(bound));
+  ASSERT_EQ(exe.input_types()->size(), 1u);
+  EXPECT_EQ(exe.bound_trailing().size(), 2u);
+  // x * w + s, by hand: [1*3 + 0.5, -2*4 + 0.5].
+  Buffer x = c.buffer_from_host(Array::from<float>({2}, {1, -2}));
+  EXPECT_EQ(exe.execute({&x}).at(0).to_host().to_vector<float>(),
+            (std::vector<float>{3.5f, -7.5f}));
+  ExecuteResult r = exe.execute_async({&x}, ExecuteOptions::keeping_inputs(1));
+  r.done.await();
+  EXPECT_EQ(r.outputs.at(0).to_host().to_vector<float>(), (std::vector<float>{3.5f, -7.5f}));
+  expect_error(exe, {&x, &x}, "@main takes 1 arguments, 2 given");
+  std::vector<Buffer> again;
+  again.push_back(c.buffer_from_host(Array::from<float>({}, {1.0f})));
+  EXPECT_THROW(exe.bind_trailing(std::move(again)), Error);
+}
+
+TEST(Executable, BindingIsRefusedOnSeveralDevices) {
+  LoadedExecutable exe = test::compile(kAdd, {.num_replicas = 2, .device_assignment = {2, 3}});
+  std::vector<Buffer> bound;
+  bound.push_back(test::cpu().buffer_from_host(Array(DType::f32, {2, 2})));
+  try {
+    exe.bind_trailing(std::move(bound));
+    FAIL() << "bound on two devices";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("runs on 2 devices"));
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <limits>
 #include <sstream>
 
 #include "hhlo/core/sharding.h"
@@ -52,6 +53,14 @@ void add_unroll_option(CLI::App& sub, int& factor) {
       ->check(CLI::Range(2, 1024));
 }
 
+void add_hoist_option(CLI::App& sub, int64_t& min_bytes) {
+  sub.add_option("--hoist-constants", min_bytes,
+                 "Keep the constants of @main of at least BYTES bytes (a model's weights) out of "
+                 "the compiled program: bound to it once as device buffers, so the executable "
+                 "and its cache entry hold no copy of them (opt-in; 0: off)")
+      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
+}
+
 std::vector<ClientOption> execution_options(const std::string& mode, const std::string& platform) {
   return client_options({.platform = platform, .execution = execution_mode(mode)}, 1);
 }
@@ -86,6 +95,7 @@ void add_load_flags(CLI::App& sub, LoadFlags& f, LoadFlagSet set) {
                  "integer, a number or a string), repeatable; default "
                  "xla_cpu_enable_fast_min_max=false (NaN-propagating max/min)")
       ->allow_extra_args(false);  // one NAME=VALUE per flag: never swallows the program
+  add_hoist_option(sub, f.hoist_constants);
   if (set == LoadFlagSet::tune) return;
   sub.add_option("--platform", f.platform, "Platform whose plugin to load")
       ->check(CLI::IsMember({"cpu", "cuda"}));
@@ -115,7 +125,8 @@ LoadOptions load_options(const LoadFlags& f, std::optional<std::vector<TensorTyp
                       .platform = f.platform,
                       .arg_types = std::move(arg_types),
                       .onednn = f.onednn,
-                      .unroll_loops = f.unroll_loops},
+                      .unroll_loops = f.unroll_loops,
+                      .hoist_constants_min_bytes = f.hoist_constants},
           .compile = compile_options(f.xla_options),
           .client = {.platform = f.platform,
                      .execution = execution_mode(f.execution),
@@ -152,7 +163,7 @@ std::vector<std::string> split_list(const std::string& list) {
 }
 
 Loaded load_program(const std::string& path, std::string_view bytes, const LoadOptions& options,
-                    CompileCache& cache, std::optional<Program>* read) {
+                    CompileCache& cache, std::optional<Program>* read, const std::string& digest) {
   LoadStage stage = LoadStage::read;
   auto cannot_compile = [&](const std::string& what) {
     return Error(fmt::format("cannot compile '{}': {}", path,
@@ -160,6 +171,7 @@ Loaded load_program(const std::string& path, std::string_view bytes, const LoadO
   };
   try {
     return load({.bytes = bytes,
+                 .digest = digest,
                  .name = path,
                  .options = options,
                  .cache = &cache,

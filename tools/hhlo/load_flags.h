@@ -32,6 +32,8 @@ struct LoadFlags {
   OneDnnOps onednn;
   /// --unroll-loops (PrepareOptions::unroll_loops).
   int unroll_loops = 0;
+  /// --hoist-constants BYTES (PrepareOptions::hoist_constants_min_bytes).
+  int64_t hoist_constants = 0;
 };
 
 /// Which loading flags a subcommand takes.
@@ -55,6 +57,11 @@ void add_onednn_option(CLI::App& sub, OneDnnOps& ops);
 /// Adds `--unroll-loops K` to `sub` (PrepareOptions::unroll_loops: counted loops unrolled by up
 /// to K iterations per body, K >= 2), storing into `factor`.
 void add_unroll_option(CLI::App& sub, int& factor);
+
+/// Adds `--hoist-constants BYTES` to `sub` (PrepareOptions::hoist_constants_min_bytes: the
+/// constants of `@main` of at least BYTES bytes kept out of the executable, bound to it once as
+/// device buffers), storing into `min_bytes`.
+void add_hoist_option(CLI::App& sub, int64_t& min_bytes);
 
 /// Adds `--execution async|sync` to `sub`, storing into `mode`; returns it.
 CLI::Option* add_execution_option(CLI::App& sub, std::string& mode);
@@ -86,7 +93,9 @@ std::vector<std::string> split_list(const std::string& list);
 /// accept inputs of shapes ...: JAX's message" for a failed shape assertion, "'PATH' does not
 /// accept these inputs: ..." for inputs the program stage refuses; hhlo::IoError, the
 /// verifier's refinement errors (hhlo::ShapeError) and the client's errors as they are.
+/// `digest`, when not empty, is the SHA-256 of `bytes` (LoadRequest::digest).
 Loaded load_program(const std::string& path, std::string_view bytes, const LoadOptions& options,
-                    CompileCache& cache, std::optional<Program>* read = nullptr);
+                    CompileCache& cache, std::optional<Program>* read = nullptr,
+                    const std::string& digest = "");
 
 }  // namespace hhlo::cli

@@ -31,7 +31,9 @@ CompileOptions compile_options_for(const PreparedFacts& program, CompileOptions 
 
 /// Compiles a prepared program (print_program of its module, Client::compile with
 /// compile_options_for), through `cache` (the persistent compile cache) when not null; `outcome`
-/// (if not null) says what the cache did. Throws what Client::compile throws.
+/// (if not null) says what the cache did; the constants hoisted out of it
+/// (PreparedProgram::hoisted) bound to the executable (bind_hoisted,
+/// hhlo/program/hoist_constants.h). Throws what Client::compile and bind_hoisted throw.
 LoadedExecutable compile(const Client& client, const PreparedProgram& program,
                          const CompileOptions& options = {}, CompileCache* cache = nullptr,
                          CacheOutcome* outcome = nullptr);

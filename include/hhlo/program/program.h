@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hhlo/core/array.h"
 #include "hhlo/core/tensor_type.h"
 #include "hhlo/ir/module.h"
 #include "hhlo/program/exported.h"
@@ -141,6 +142,14 @@ struct PrepareOptions {
   /// rewrites: what the model server does with a model exported without a batch dimension.
   /// 0: not.
   int64_t vmap_batch = 0;
+  /// When 1 or more: last (after the other rewrites), each `stablehlo.constant` among the
+  /// top-level ops of `@main`'s body holding at least this many bytes becomes a trailing
+  /// parameter of `@main` (hoist_constants, hhlo/program/hoist_constants.h; programs of one
+  /// partition only), its value kept in PreparedProgram::hoisted: the executable carries no
+  /// weights, and the program stage binds the values to it once as device buffers
+  /// (LoadedExecutable::bind_trailing), so callers pass the same arguments as without. 0: not
+  /// (the default). Part of the load key.
+  int64_t hoist_constants_min_bytes = 0;
 };
 
 /// What prepare_program learned of a program besides its module: what a cache hit that reads
@@ -175,6 +184,9 @@ struct PreparedFacts {
   /// first was kept (empty when none was).
   int loops_unrolled = 0, loops_kept = 0;
   std::string loops_kept_reason;
+  /// With PrepareOptions::hoist_constants_min_bytes: the constants made trailing parameters of
+  /// `@main` (bound by the program stage, not the caller's: `names` leaves them out).
+  int hoisted_constants = 0;
 };
 
 /// A program prepared for the runtime: what Client::compile takes, and what was learned of it.
@@ -182,6 +194,9 @@ struct PreparedProgram : PreparedFacts {
   /// The entry as `@main` (select_entry), its platform index bound, refined to
   /// PrepareOptions::arg_types when it had dynamic dimensions.
   Module module;
+  /// The values of `@main`'s last `hoisted_constants` parameters (the hoisted constants, in
+  /// order): compile (hhlo/program/compile.h) binds them to the executable.
+  std::vector<std::shared_ptr<const Array>> hoisted;
 };
 
 /// The items of `all` (one per flat input of a `jax.export` artifact: types, names, pointers to

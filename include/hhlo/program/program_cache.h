@@ -29,20 +29,26 @@ struct SourceRecord {
   std::string client;
   /// What prepare_program learned of the program.
   PreparedFacts facts;
+  /// The record (RecordStore) of the values of the constants hoisted out of the program
+  /// (PreparedFacts::hoisted_constants), their bytes one after another; "" when none was.
+  std::string constants_key;
 };
 
 /// The record under `load_key` in `cache`, or nullopt when there is none or it is damaged
 /// (then removed). Never throws.
 std::optional<SourceRecord> find_source(CompileCache& cache, const std::string& load_key);
 
-/// The executable of `record` loaded on `client`, or nullopt when `client` is not the one it was
-/// compiled on (client_identity differs) or its entry is absent, damaged or not loadable. Never
-/// throws.
+/// The executable of `record` loaded on `client`, with the hoisted constants of its
+/// `constants_key` record bound to it (read mapped, copied to the device, unmapped as they go),
+/// or nullopt when `client` is not the one it was compiled on (client_identity differs), its
+/// entry is absent, damaged or not loadable, or its constants' record is absent, damaged
+/// (removed) or of other sizes than the executable's trailing parameters. Never throws.
 std::optional<LoadedExecutable> load_source(CompileCache& cache, const Client& client,
                                             const SourceRecord& record);
 
 /// compile (hhlo/program/compile.h) of `program` through `cache`, then the record of it under
-/// `load_key` (when the cache keeps the executable). `outcome` (if not null) says what the
+/// `load_key` (when the cache keeps the executable), and of its hoisted constants' values
+/// (PreparedProgram::hoisted) beside it. `outcome` (if not null) says what the
 /// compile cache did. Throws what Client::compile throws; cache faults never throw.
 LoadedExecutable compile_remembered(const Client& client, const PreparedProgram& program,
                                     const CompileOptions& options, CompileCache& cache,

@@ -84,6 +84,19 @@ class LoadedExecutable {
   /// Serialized executable bytes for Client::deserialize (PJRT_Executable_Serialize).
   std::string serialize() const;
 
+  /// Binds `trailing` as the last parameters of `@main`, set once after loading: every
+  /// execution (execute, execute_async, execute_replicated) appends them to the caller's
+  /// arguments, and input_types() then lists only the caller's (the parameters before them), so
+  /// argument checks and ExecuteOptions::keeping_inputs cover those alone; the bound buffers are
+  /// never donated. This is how a program whose large constants were hoisted into parameters
+  /// (PrepareOptions::hoist_constants_min_bytes, hhlo/program/program.h) gets its weights.
+  /// Throws hhlo::Error when the executable runs on more than one device, when buffers are
+  /// already bound, when input_types() is unknown or has fewer entries than `trailing`, or when
+  /// a buffer is empty, of another client or of another type than its parameter (naming it).
+  void bind_trailing(std::vector<Buffer> trailing);
+  /// The buffers bind_trailing bound (empty when none).
+  const std::vector<Buffer>& bound_trailing() const { return bound_; }
+
   /// Runs on the executable's single device and waits for completion. `args` are the buffers
   /// of `@main`'s parameters in order, as pointers (`exe.execute({&a, &b})`); execute_async and
   /// execute_replicated take the same form.
@@ -140,6 +153,8 @@ class LoadedExecutable {
   std::optional<std::vector<ShardLayout>> input_layouts_, output_layouts_;
   std::vector<DType> output_dtypes_;
   std::string sharding_error_;
+  /// bind_trailing's buffers, appended to every argument list.
+  std::vector<Buffer> bound_;
   /// PJRT_Executable_NumOutputs, asked once at construction (the hot path must not call
   /// PJRT_LoadedExecutable_GetExecutable, which allocates).
   std::size_t num_outputs_ = 0;
