@@ -245,9 +245,7 @@ Loaded load(const LoadRequest& r) {
   stage = LoadStage::read;
   std::optional<RememberedChoice> tuned;
   bool cached = r.cache && r.cache->enabled();
-  ProgramId id = !cached            ? ProgramId{}
-                 : r.digest.empty() ? program_id(bytes, name)
-                                    : ProgramId{r.digest, reads_as_exported(bytes, name)};
+  ProgramId id = cached ? program_id(bytes, name) : ProgramId{};
   if (r.follow_tuned && cached) {
     stage = LoadStage::client;
     const Plugin& plugin =

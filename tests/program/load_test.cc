@@ -11,7 +11,6 @@
 #include <set>
 
 #include "hhlo/core/error.h"
-#include "hhlo/core/sha256.h"
 #include "hhlo/program/request_key.h"
 #include "hhlo/program/tune.h"
 
@@ -139,24 +138,6 @@ TEST(Load, ASecondLoadOfTheSameRequestReadsNothing) {
   EXPECT_EQ(second.outcome, CacheOutcome::hit);
   EXPECT_EQ(second.facts.names.results, (std::vector<std::string>{"out0"}));
   EXPECT_EQ(run_on(second, {-2, 0, 2}), (std::vector<float>{-5, 0, 5}));
-}
-
-// LoadRequest::digest: the caller's SHA-256 of the bytes is the one load would compute, so a
-// load given it finds the record a load without it made, and the other way round.
-TEST(Load, ACallersDigestOfTheBytesFindsTheSameRecord) {
-  CacheDir dir("digest");
-  CompileCache cache({.dir = dir.path});
-  LoadOptions options{.prepare = {.arg_types = std::vector<TensorType>{{DType::f32, {3}}}}};
-  Loaded first = load({.bytes = kScale, .options = options, .cache = &cache});
-  EXPECT_TRUE(first.read);
-  Loaded given =
-      load({.bytes = kScale, .digest = sha256(kScale), .options = options, .cache = &cache});
-  EXPECT_FALSE(given.read);
-  EXPECT_EQ(run_on(given, {1, 2, 4}), (std::vector<float>{2.5, 5, 10}));
-  // Another digest is another key: the program is read.
-  Loaded other =
-      load({.bytes = kScale, .digest = sha256("other"), .options = options, .cache = &cache});
-  EXPECT_TRUE(other.read);
 }
 
 TEST(Load, ATextProgramNamedJaxIsRefusedWhateverTheCacheHolds) {

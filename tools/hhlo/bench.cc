@@ -162,7 +162,7 @@ int run_bench(const BenchOptions& o) {
   if (o.inputs.empty() && !in.inputs.empty())
     fmt::print(stderr, "inputs: zeros of the program's {} input type(s) (no -i given)\n",
                in.inputs.size());
-  Loaded loaded = load_program(o.program, in.bytes, in.load, cache, &in.program, in.digest);
+  Loaded loaded = load_program(o.program, in.bytes, in.load, cache, &in.program);
   print_rewrites(loaded.facts, loaded.options.prepare);
   LoadTimes times = time_loads(o, in.bytes, loaded);
   keep_module_inputs(loaded.facts, in);

@@ -163,7 +163,7 @@ std::vector<std::string> split_list(const std::string& list) {
 }
 
 Loaded load_program(const std::string& path, std::string_view bytes, const LoadOptions& options,
-                    CompileCache& cache, std::optional<Program>* read, const std::string& digest) {
+                    CompileCache& cache, std::optional<Program>* read) {
   LoadStage stage = LoadStage::read;
   auto cannot_compile = [&](const std::string& what) {
     return Error(fmt::format("cannot compile '{}': {}", path,
@@ -171,7 +171,6 @@ Loaded load_program(const std::string& path, std::string_view bytes, const LoadO
   };
   try {
     return load({.bytes = bytes,
-                 .digest = digest,
                  .name = path,
                  .options = options,
                  .cache = &cache,

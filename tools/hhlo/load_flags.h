@@ -93,9 +93,7 @@ std::vector<std::string> split_list(const std::string& list);
 /// accept inputs of shapes ...: JAX's message" for a failed shape assertion, "'PATH' does not
 /// accept these inputs: ..." for inputs the program stage refuses; hhlo::IoError, the
 /// verifier's refinement errors (hhlo::ShapeError) and the client's errors as they are.
-/// `digest`, when not empty, is the SHA-256 of `bytes` (LoadRequest::digest).
 Loaded load_program(const std::string& path, std::string_view bytes, const LoadOptions& options,
-                    CompileCache& cache, std::optional<Program>* read = nullptr,
-                    const std::string& digest = "");
+                    CompileCache& cache, std::optional<Program>* read = nullptr);
 
 }  // namespace hhlo::cli

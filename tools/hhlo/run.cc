@@ -200,7 +200,7 @@ int run_program(const RunOptions& o) {
     remove_stale_temporaries(out.has_parent_path() ? out.parent_path().string() : ".",
                              out.filename().string());
   }
-  Loaded loaded = load_program(o.program, in.bytes, in.load, cache, &in.program, in.digest);
+  Loaded loaded = load_program(o.program, in.bytes, in.load, cache, &in.program);
   release_program(in);  // compiled: the file's bytes and the module are not needed to run it
   if (loaded.tuned)
     fmt::print(stderr, "tuned: {} (remembered by hhlo tune)\n", loaded.tuned->choice.describe());

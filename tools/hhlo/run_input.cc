@@ -1,11 +1,7 @@
 // The input stage of `hhlo run` (run_input.h).
 #include "run_input.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -16,7 +12,6 @@
 #include <string_view>
 
 #include "hhlo/core/file_io.h"
-#include "hhlo/core/sha256.h"
 #include "hhlo/program/program_cache.h"
 #include "time_limit.h"
 
@@ -73,62 +68,9 @@ Program& ensure_program(const LoadFlags& f, RunInputs& in) {
 
 namespace {
 
-/// The program file `path` mapped read-only into `in` when it is a regular file that is not
-/// empty, else read as read_program_file_bytes reads it (pipes, bundles, its errors).
-void read_program_bytes(const std::string& path, RunInputs& in) {
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) > 0 &&
-      !ec) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    struct stat st {};
-    if (fd >= 0 && ::fstat(fd, &st) == 0 && st.st_size > 0) {
-      std::size_t size = static_cast<std::size_t>(st.st_size);
-      void* base = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-      ::close(fd);
-      std::string_view view(static_cast<const char*>(base), size);
-      if (base != MAP_FAILED && view.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-        ::munmap(base, size);  // blank: read_program_file_bytes below words the error
-      } else if (base != MAP_FAILED) {
-        in.bytes = view;
-        in.mapped = true;
-        in.bytes_owner = std::shared_ptr<const void>(
-            base, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
-        return;
-      }
-    } else if (fd >= 0) {
-      ::close(fd);
-    }
-  }
-  auto owned = std::make_shared<std::string>(read_program_file_bytes(path));
-  in.bytes = *owned;
-  in.bytes_owner = owned;
-}
-
-/// Drops the pages of `part` of a mapped program from the process (MADV_DONTNEED: a private
-/// read-only file mapping reads them again from the page cache when touched); nothing for bytes
-/// read into memory.
-void drop_pages(const RunInputs& in, std::string_view part) {
-  if (in.mapped && !part.empty())
-    ::madvise(const_cast<char*>(part.data()), part.size(), MADV_DONTNEED);
-}
-
-/// hhlo::sha256 of the program's bytes, hashed in parts, the pages of each part dropped after it
-/// (drop_program_pages): hashing a 25 MB text leaves none of it resident.
-std::string hash_program(const RunInputs& in) {
-  constexpr std::size_t kPart = std::size_t{4} << 20;
-  Sha256 h;
-  for (std::size_t at = 0; at < in.bytes.size(); at += kPart) {
-    std::string_view part = in.bytes.substr(at, kPart);
-    h.update(part);
-    drop_pages(in, part);
-  }
-  return h.digest();
-}
-
 /// The names of the program's inputs and outputs: remembered by `cache`, else read.
 IoNames names_for_inputs(const LoadFlags& f, RunInputs& in, CompileCache* cache) {
   std::string key = cache ? names_key(in.bytes, f.vjp_order, f.entry) : "";
-  drop_pages(in, in.bytes);  // hashed: not needed resident unless the program is read
   if (cache)
     if (std::optional<IoNames> names = find_names(*cache, key)) return *names;
   IoNames names = io_names(ensure_program(f, in), f.entry);
@@ -161,8 +103,7 @@ void zero_inputs(const LoadFlags& f, RunInputs& in) {
 RunInputs read_run_inputs(const LoadFlags& f, const std::vector<std::string>& specs,
                           CompileCache* cache, bool zeros_when_none) {
   RunInputs in;
-  read_program_bytes(f.program, in);
-  in.digest = hash_program(in);
+  in.bytes = read_program_file_bytes(f.program);
   bool named = inputs_by_name(specs);
   if (named) in.io = names_for_inputs(f, in, cache);
   if (specs.empty() && zeros_when_none) {
@@ -187,9 +128,7 @@ RunInputs load_run_inputs(const RunOptions& o, CompileCache* cache) {
 }
 
 void release_program(RunInputs& in) {
-  in.bytes = {};
-  in.mapped = false;
-  in.bytes_owner.reset();
+  std::string().swap(in.bytes);
   in.program.reset();
 }
 

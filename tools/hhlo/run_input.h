@@ -5,7 +5,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,16 +41,8 @@ void add_run_options(CLI::App& sub, RunOptions& o);
 
 /// What `hhlo run`, `bench` and `tune` have read before they load a plugin.
 struct RunInputs {
-  /// The program file's bytes (text, bytecode or a jax.export artifact), read once: a regular
-  /// file mapped read-only (its pages dropped from the process once hashed, read again from the
-  /// page cache only when the program is parsed), else read into memory; `bytes_owner` keeps
-  /// them.
-  std::string_view bytes;
-  std::shared_ptr<const void> bytes_owner;
-  /// True when `bytes` are a mapping of the file.
-  bool mapped = false;
-  /// The SHA-256 of `bytes` (hhlo::sha256), for LoadRequest::digest.
-  std::string digest;
+  /// The program file's bytes (text, bytecode or a jax.export artifact), read once.
+  std::string bytes;
   /// The program read from `bytes` (ensure_program), when it had to be (inputs by name whose
   /// names the cache did not remember, zeros of its input types); hhlo::load takes it.
   std::optional<Program> program;

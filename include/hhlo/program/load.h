@@ -82,11 +82,6 @@ struct LoadRequest {
   std::string_view bytes;
   /// The program file, read when `bytes` is empty (read_file: a pipe too; a blank file is refused).
   std::string path;
-  /// The SHA-256 of `bytes` (32 raw bytes, as hhlo::sha256 gives it) when the caller hashed them
-  /// already (`hhlo run` hashes a mapped program file page by page, so that its text need not
-  /// stay resident while the executable loads); "": load hashes them. It must be theirs: the
-  /// load key and the records found by it are over it.
-  std::string digest;
   /// The program's name in messages; "" is `path`, else "program".
   std::string name;
   /// What is loaded (the load key's fields).
