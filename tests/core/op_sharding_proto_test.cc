@@ -12,25 +12,13 @@
 #include <string>
 
 #include "hhlo/core/error.h"
+#include "proto_bytes.h"
 
 namespace hhlo {
 namespace {
 
-std::string bytes(std::initializer_list<int> b) {
-  std::string s;
-  for (int c : b) s += static_cast<char>(c);
-  return s;
-}
-
-/// A length-delimited field: key (number << 3 | 2), varint length, payload.
-std::string message_field(int number, const std::string& payload) {
-  std::string s(1, static_cast<char>(number << 3 | 2));
-  for (size_t n = payload.size();; n >>= 7) {
-    s += static_cast<char>((n & 0x7f) | (n >= 0x80 ? 0x80 : 0));
-    if (n < 0x80) break;
-  }
-  return s + payload;
-}
+using test_proto::bytes;
+using test_proto::message_field;
 
 std::string text(const std::string& proto) { return decode_op_sharding(proto, "t").to_string(); }
 

@@ -10,15 +10,12 @@
 
 #include "hhlo/core/key_fields.h"
 #include "hhlo/core/percentile.h"
+#include "proto_bytes.h"
 
 namespace hhlo {
 namespace {
 
-std::string bytes(std::initializer_list<int> b) {
-  std::string s;
-  for (int c : b) s += static_cast<char>(c);
-  return s;
-}
+using test_proto::bytes;
 
 TEST(ProtoWire, ReadsEachWireType) {
   // field 1 varint 150 (08 96 01), field 2 fixed64, field 3 "ab", field 4 fixed32, field 5 = 1.

@@ -8,21 +8,14 @@
 
 #include <string>
 
+#include "proto_bytes.h"
 #include "runtime/program_shape.h"
 
 namespace hhlo {
 namespace {
 
-std::string bytes(std::initializer_list<int> b) {
-  std::string s;
-  for (int c : b) s += static_cast<char>(c);
-  return s;
-}
-
-/// A length-delimited field (payloads under 128 bytes).
-std::string message_field(int number, const std::string& payload) {
-  return bytes({number << 3 | 2, static_cast<int>(payload.size())}) + payload;
-}
+using test_proto::bytes;
+using test_proto::message_field;
 
 const std::string kReplicated;                                        // type absent: REPLICATED
 const std::string kRows = bytes({0x08, 0x03, 0x1a, 0x02, 0x02, 0x01,  // devices=[2,1]<=[2]
