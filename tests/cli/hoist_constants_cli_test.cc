@@ -83,6 +83,17 @@ TEST(HoistConstantsCli, RunAndBenchGiveTheProgramsValues) {
   r = run_hhlo({"run", dir + "/p.mlir", "--hoist-constants", "-5"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.output, HasSubstr("--hoist-constants"));
+  // Past int64, fractions, inf and words are refused alike, naming the value.
+  for (const char* v : {"9223372036854775808", "99999999999999999999", "1e30", "inf", "abc"}) {
+    r = run_hhlo({"run", dir + "/p.mlir", "--hoist-constants", v});
+    EXPECT_EQ(r.exit_code, 1) << v << ": " << r.output;
+    EXPECT_THAT(r.output, HasSubstr(std::string("'") + v + "' is not a byte count"));
+  }
+  // The largest count is taken: no constant is that large, so nothing is hoisted.
+  r = run_hhlo(
+      {"run", dir + "/p.mlir", "-i", dir + "/x.npy", "--hoist-constants", "9223372036854775807"},
+      {.env = env});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
 // The tuner's candidates (oneDNN and unrolling rewrites of the prepared program) keep the bound

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <charconv>
 #include <limits>
 #include <sstream>
 
@@ -58,7 +59,18 @@ void add_hoist_option(CLI::App& sub, int64_t& min_bytes) {
                  "Keep the constants of @main of at least BYTES bytes (a model's weights) out of "
                  "the compiled program: bound to it once as device buffers, so the executable "
                  "and its cache entry hold no copy of them (opt-in; 0: off)")
-      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            // CLI11 2.1's Range let a count past int64 through (9223372036854775808 ran);
+            // from_chars says out of range for it.
+            int64_t n = 0;
+            auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+            if (ec != std::errc() || end != v.data() + v.size() || n < 0)
+              return fmt::format("'{}' is not a byte count from 0 to {}", v,
+                                 std::numeric_limits<int64_t>::max());
+            return "";
+          },
+          "BYTES"));
 }
 
 std::vector<ClientOption> execution_options(const std::string& mode, const std::string& platform) {
